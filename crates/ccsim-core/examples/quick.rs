@@ -1,0 +1,19 @@
+//! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs]`: run the
+//! reference dumbbell and print packets per CPU-second.
+use std::time::Instant;
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let n: usize = a.get(1).map_or(10, |s| s.parse().unwrap());
+    let mbps: u64 = a.get(2).map_or(100, |s| s.parse().unwrap());
+    let secs: u64 = a.get(3).map_or(60, |s| s.parse().unwrap());
+    let sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, ccsim_core::presets::tcp_defaults("newreno"));
+    let t = Instant::now();
+    let out = ccsim_core::run(&sc).unwrap();
+    let dt = t.elapsed().as_secs_f64();
+    let links = out.table("links").unwrap();
+    if let Some(ccsim_core::Column::F64(u)) = links.get("utilization") { println!("bottleneck utilization {:.4}", u[0]); }
+    let flows = out.table("flows").unwrap();
+    if let Some(ccsim_core::Column::F64(g)) = flows.get("goodput_bps") { println!("goodput Mb/s {:?}", g.iter().map(|x| (x/1e4).round()/100.0).collect::<Vec<_>>()); }
+    if let Some(ccsim_core::Column::U64(g)) = flows.get("timeouts") { println!("timeouts {:?}", g); }
+    println!("delivered {} pkts, {} events in {:.3} s: {:.2} Mpkt/s, {:.2} Mev/s", out.delivered_data_pkts, out.events, dt, out.delivered_data_pkts as f64 / dt / 1e6, out.events as f64 / dt / 1e6);
+}

@@ -1,0 +1,159 @@
+//! Congestion-control interface, modelled on Linux `struct tcp_congestion_ops`
+//! (include/net/tcp.h, net/ipv4/tcp_cong.c, Linux 6.x). Hook names and
+//! meanings are the kernel's so an algorithm file can be read beside its
+//! kernel counterpart. An algorithm never schedules events and never reads a
+//! clock: the sender hands it `now`, the ACK's newly acked count and RTT
+//! samples. Loss *recovery* (Tahoe / Reno / NewReno, later SACK) lives in the
+//! sender, as in Linux; an algorithm only says how the window grows and how
+//! far it falls.
+//!
+//! Units follow Linux: `cwnd` and `ssthresh` in segments, growth driven by the
+//! number of segments newly acknowledged (`acked`), not the number of ACKs.
+
+pub mod reno;
+
+use crate::units::SimTime;
+
+/// The part of the connection an algorithm may read and change (Linux's
+/// `tcp_sock` subset used by congestion modules).
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub now: SimTime,
+    /// Congestion window, segments (snd_cwnd).
+    pub cwnd: u32,
+    /// Slow-start threshold, segments (snd_ssthresh); u32::MAX = infinite.
+    pub ssthresh: u32,
+    /// Fractional growth counter (snd_cwnd_cnt).
+    pub cwnd_cnt: u32,
+    /// Upper bound on cwnd (snd_cwnd_clamp).
+    pub cwnd_clamp: u32,
+    /// Segments sent and not yet cumulatively acknowledged (FlightSize).
+    pub in_flight: u32,
+    /// Smoothed RTT, if a sample has been taken.
+    pub srtt: Option<SimTime>,
+    /// Smallest RTT sample seen.
+    pub min_rtt: Option<SimTime>,
+    /// cwnd before the last reduction (for undo_cwnd).
+    pub prior_cwnd: u32,
+    pub mss: u32,
+}
+
+impl CcState {
+    /// Linux `tcp_in_slow_start`.
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// Linux's congestion states (enum tcp_ca_state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    Disorder,
+    Cwr,
+    Recovery,
+    Loss,
+}
+
+/// Linux's `enum tcp_ca_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    TxStart,
+    CwndRestart,
+    CompleteCwr,
+    Loss,
+    EcnNoCe,
+    EcnIsCe,
+}
+
+/// One ACK's worth of information for `pkts_acked` (Linux `ack_sample`).
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Segments newly acknowledged by this ACK.
+    pub acked: u32,
+    /// RTT sample from this ACK (None under Karn's rule).
+    pub rtt: Option<SimTime>,
+    /// FlightSize before this ACK was processed.
+    pub in_flight: u32,
+}
+
+pub trait CongestionOps {
+    /// Linux-style name, as used in scenarios (`"newreno"`).
+    fn name(&self) -> &'static str;
+    /// Called once when the connection starts.
+    fn init(&mut self, _tp: &mut CcState) {}
+    /// New slow-start threshold after a loss (required, as in Linux).
+    fn ssthresh(&mut self, tp: &CcState) -> u32;
+    /// Grow the window on an ACK that acknowledges `acked` new segments while
+    /// the flow is cwnd-limited and not in recovery (required).
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32);
+    /// Notification of a change of congestion state.
+    fn set_state(&mut self, _tp: &CcState, _new: CaState) {}
+    /// Notification of a window event.
+    fn cwnd_event(&mut self, _tp: &CcState, _ev: CwndEvent) {}
+    /// Per-ACK hook with RTT sample and acked count.
+    fn pkts_acked(&mut self, _tp: &CcState, _sample: &AckSample) {}
+    /// Window to restore after a spurious reduction (tcp_reno_undo_cwnd).
+    fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
+        tp.cwnd.max(tp.prior_cwnd)
+    }
+}
+
+/// Linux `tcp_slow_start`: grow cwnd by the acked count, never past
+/// ssthresh; return the acked segments left over for congestion avoidance.
+#[inline]
+pub fn slow_start(tp: &mut CcState, acked: u32) -> u32 {
+    let cwnd = tp.cwnd.saturating_add(acked).min(tp.ssthresh);
+    let used = cwnd - tp.cwnd;
+    tp.cwnd = cwnd.min(tp.cwnd_clamp);
+    acked - used
+}
+
+/// Linux `tcp_cong_avoid_ai`: +1 segment for every `w` segments acked
+/// (RFC 5681 §3.1 congestion avoidance with w = cwnd is "+1 SMSS per RTT",
+/// counted in acked segments as the RFC's byte-counting alternative).
+#[inline]
+pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
+    let w = w.max(1);
+    // If credits accumulated at a higher w, apply them gently now.
+    if tp.cwnd_cnt >= w {
+        tp.cwnd_cnt = 0;
+        tp.cwnd = tp.cwnd.saturating_add(1);
+    }
+    tp.cwnd_cnt += acked;
+    if tp.cwnd_cnt >= w {
+        let delta = tp.cwnd_cnt / w;
+        tp.cwnd_cnt -= delta * w;
+        tp.cwnd = tp.cwnd.saturating_add(delta);
+    }
+    tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
+}
+
+/// Build an algorithm by its scenario name.
+pub fn by_name(name: &str) -> Option<Box<dyn CongestionOps>> {
+    match name {
+        "tahoe" | "reno" | "newreno" => Some(Box::new(reno::Reno::new(name))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit {
+    use super::*;
+    /// A network-free view of the connection for algorithm unit tests.
+    pub fn state(cwnd: u32, ssthresh: u32) -> CcState {
+        CcState {
+            now: 0,
+            cwnd,
+            ssthresh,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX,
+            in_flight: cwnd,
+            srtt: None,
+            min_rtt: None,
+            prior_cwnd: cwnd,
+            mss: 1448,
+        }
+    }
+}

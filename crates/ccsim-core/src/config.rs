@@ -1,0 +1,254 @@
+//! The resolved scenario: what Python hands to the core after parsing units
+//! and expanding topology builders. Every quantity is explicit and in base
+//! units (bits per second, picoseconds, bytes, segments). Unknown fields are
+//! refused, and `validate` re-checks every value so a bad scenario built by
+//! hand from Python (or JSON) gets an error naming the field, never a panic.
+
+use crate::units::SimTime;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub duration_ps: SimTime,
+    pub seed: u64,
+    /// Sampling period of the time series; None = no time series.
+    #[serde(default)]
+    pub sample_interval_ps: Option<SimTime>,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkCfg>,
+    pub flows: Vec<FlowCfg>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay_ps: SimTime,
+    pub queue: QueueCfg,
+    #[serde(default)]
+    pub loss: LossCfg,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum QueueCfg {
+    Droptail {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+    },
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum LossCfg {
+    #[default]
+    None,
+    Bernoulli { p: f64 },
+    /// 1-based numbers of the packets to lose, counted on this link direction.
+    Scripted { drop: Vec<u64> },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowCfg {
+    pub src: u32,
+    pub dst: u32,
+    pub start_ps: SimTime,
+    pub app: AppCfg,
+    pub tcp: TcpCfg,
+    #[serde(default)]
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum AppCfg {
+    /// Unlimited data.
+    Bulk,
+    /// A transfer of `bytes` application bytes; records its completion time.
+    File { bytes: u64 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCfg {
+    pub cc: String,
+    pub mss: u32,
+    pub header_bytes: u32,
+    pub initial_window: u32,
+    /// Segments; None = "arbitrarily high" (RFC 5681 §3.1).
+    pub initial_ssthresh: Option<u32>,
+    pub min_rto_ps: SimTime,
+    pub initial_rto_ps: SimTime,
+    pub max_rto_ps: SimTime,
+    /// RFC 6298's clock granularity G.
+    pub clock_granularity_ps: SimTime,
+    /// Per-flow cap on cwnd, segments (Linux snd_cwnd_clamp).
+    pub max_cwnd: Option<u32>,
+    /// Receiver's advertised window in bytes; None = unlimited.
+    pub rwnd_bytes: Option<u64>,
+    pub delayed_ack: bool,
+    pub delack_timeout_ps: SimTime,
+    /// Full-sized segments per delayed ACK (RFC 5681: 2).
+    pub delack_count: u32,
+    pub handshake: bool,
+    pub dupthresh: u32,
+}
+
+pub const KNOWN_CC: &[&str] = &["tahoe", "reno", "newreno"];
+
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+fn err<T>(field: String, msg: impl std::fmt::Display) -> Result<T, ConfigError> {
+    Err(ConfigError(format!("{field}: {msg}")))
+}
+
+impl Scenario {
+    pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+        let sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.duration_ps == 0 {
+            return err("duration_ps".into(), "must be > 0 (got 0)");
+        }
+        if let Some(0) = self.sample_interval_ps {
+            return err("sample_interval_ps".into(), "must be > 0 when given (got 0)");
+        }
+        if self.nodes.is_empty() {
+            return err("nodes".into(), "at least one node is required");
+        }
+        let n = self.nodes.len() as u32;
+        for (i, l) in self.links.iter().enumerate() {
+            let f = |k: &str| format!("links[{i}] ({}).{k}", l.name);
+            if l.from >= n {
+                return err(f("from"), format!("node index {} out of range 0..{}", l.from, n));
+            }
+            if l.to >= n {
+                return err(f("to"), format!("node index {} out of range 0..{}", l.to, n));
+            }
+            if l.from == l.to {
+                return err(f("to"), format!("a link must join two different nodes (both are {})", l.from));
+            }
+            if l.rate_bps == 0 {
+                return err(f("rate_bps"), "must be > 0 (got 0)");
+            }
+            match &l.queue {
+                QueueCfg::Droptail { limit_pkts, limit_bytes } => {
+                    if limit_pkts.is_none() && limit_bytes.is_none() {
+                        return err(f("queue"), "droptail needs limit_pkts or limit_bytes");
+                    }
+                    if let Some(0) = limit_pkts {
+                        return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                    }
+                }
+            }
+            match &l.loss {
+                LossCfg::None => {}
+                LossCfg::Bernoulli { p } => {
+                    if !(0.0..=1.0).contains(p) || p.is_nan() {
+                        return err(f("loss.p"), format!("must be a probability in [0, 1] (got {p})"));
+                    }
+                }
+                LossCfg::Scripted { drop } => {
+                    if drop.iter().any(|&k| k == 0) {
+                        return err(f("loss.drop"), "packet numbers are 1-based (got 0)");
+                    }
+                    if drop.windows(2).any(|w| w[0] >= w[1]) {
+                        return err(f("loss.drop"), "packet numbers must be strictly increasing");
+                    }
+                }
+            }
+        }
+        for (i, fl) in self.flows.iter().enumerate() {
+            let f = |k: &str| format!("flows[{i}].{k}");
+            if fl.src >= n {
+                return err(f("src"), format!("node index {} out of range 0..{}", fl.src, n));
+            }
+            if fl.dst >= n {
+                return err(f("dst"), format!("node index {} out of range 0..{}", fl.dst, n));
+            }
+            if fl.src == fl.dst {
+                return err(f("dst"), format!("source and destination are the same node ({})", self.nodes[fl.src as usize]));
+            }
+            if let AppCfg::File { bytes: 0 } = fl.app {
+                return err(f("app.bytes"), "a file transfer needs at least 1 byte (got 0)");
+            }
+            let t = &fl.tcp;
+            if !KNOWN_CC.contains(&t.cc.as_str()) {
+                return err(f("tcp.cc"), format!("unknown algorithm {:?}; accepted: {}", t.cc, KNOWN_CC.join(", ")));
+            }
+            if t.mss == 0 {
+                return err(f("tcp.mss"), "must be ≥ 1 byte (got 0)");
+            }
+            if t.mss > 65_495 {
+                return err(f("tcp.mss"), format!("must be ≤ 65495 bytes (got {})", t.mss));
+            }
+            if t.header_bytes > 1_000 {
+                return err(f("tcp.header_bytes"), format!("must be ≤ 1000 (got {})", t.header_bytes));
+            }
+            if t.initial_window == 0 {
+                return err(f("tcp.initial_window"), "must be ≥ 1 segment (got 0)");
+            }
+            if let Some(s) = t.initial_ssthresh {
+                if s < 2 {
+                    return err(f("tcp.initial_ssthresh"), format!("must be ≥ 2 segments (got {s})"));
+                }
+            }
+            if t.min_rto_ps == 0 {
+                return err(f("tcp.min_rto"), "must be > 0 (got 0)");
+            }
+            if t.initial_rto_ps == 0 {
+                return err(f("tcp.initial_rto"), "must be > 0 (got 0)");
+            }
+            if t.max_rto_ps < t.min_rto_ps {
+                return err(f("tcp.max_rto"), "must be ≥ min_rto");
+            }
+            if let Some(0) = t.max_cwnd {
+                return err(f("tcp.max_cwnd"), "must be ≥ 1 segment (got 0)");
+            }
+            if let Some(r) = t.rwnd_bytes {
+                if r < t.mss as u64 {
+                    return err(f("tcp.rwnd"), format!("must hold at least one segment of {} bytes (got {r})", t.mss));
+                }
+            }
+            if t.delayed_ack && t.delack_timeout_ps == 0 {
+                return err(f("tcp.delack_timeout"), "must be > 0 when delayed_ack is on (got 0)");
+            }
+            if t.delack_count == 0 {
+                return err(f("tcp.delack_count"), "must be ≥ 1 (got 0)");
+            }
+            if t.dupthresh == 0 {
+                return err(f("tcp.dupthresh"), "must be ≥ 1 (got 0)");
+            }
+            let pkt = t.mss as u64 + t.header_bytes as u64;
+            for l in &self.links {
+                if let QueueCfg::Droptail { limit_bytes: Some(b), .. } = l.queue {
+                    if b < pkt {
+                        return err(
+                            format!("links ({}).queue.limit_bytes", l.name),
+                            format!("{b} bytes is smaller than one packet of flow {i} ({pkt} bytes)"),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,191 @@
+//! One direction of a link: a FIFO transmitter of fixed rate, a queue
+//! discipline, a loss model and a propagation delay.
+//!
+//! Speed: because the FIFO drains at a fixed rate, a packet's transmission
+//! start, end and arrival at the far end are all known when it is admitted.
+//! The link therefore keeps every packet it holds (waiting, in service or
+//! propagating) in one ring ordered by arrival time and schedules a single
+//! event: the arrival of its head packet. Queue occupancy at any instant is
+//! the number of ring entries whose transmission has not started yet.
+
+use crate::loss::LossModel;
+use crate::packet::Packet;
+use crate::queue::{QueueDisc, QueueState, Verdict};
+use crate::units::{serialization_ps, SimTime};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    pub tx_start: SimTime,
+    pub arrive: SimTime,
+    pub pkt: Packet,
+    pub lost: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Packets offered to the link (admitted + dropped by the queue).
+    pub pkts_offered: u64,
+    pub pkts_tx: u64,
+    pub bytes_tx: u64,
+    /// Packets refused by the queue discipline.
+    pub drops: u64,
+    /// Packets lost on the wire by the loss model.
+    pub losses: u64,
+    /// Picoseconds the transmitter was busy (clipped to the run at the end).
+    pub busy_ps: u64,
+    pub max_waiting_pkts: u32,
+    pub max_waiting_bytes: u64,
+}
+
+pub enum Admission {
+    Dropped,
+    /// Accepted; `Some(t)` when the ring was empty and the caller must
+    /// schedule this link's arrival event at `t`.
+    Accepted(Option<SimTime>),
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: SimTime,
+    pub disc: Box<dyn QueueDisc>,
+    pub loss: LossModel,
+    ring: VecDeque<Slot>,
+    waiting_pkts: u32,
+    waiting_bytes: u64,
+    busy_until: SimTime,
+    pub stats: LinkStats,
+}
+
+impl Link {
+    pub fn new(
+        name: String,
+        from: u32,
+        to: u32,
+        rate_bps: u64,
+        delay: SimTime,
+        disc: Box<dyn QueueDisc>,
+        loss: LossModel,
+    ) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate_bps,
+            delay,
+            disc,
+            loss,
+            ring: VecDeque::with_capacity(256),
+            waiting_pkts: 0,
+            waiting_bytes: 0,
+            busy_until: 0,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Bring the waiting counters up to `now`: packets whose transmission has
+    /// started leave the queue. Waiting packets are the ring's tail.
+    #[inline]
+    fn advance(&mut self, now: SimTime) {
+        while self.waiting_pkts > 0 {
+            let idx = self.ring.len() - self.waiting_pkts as usize;
+            let s = &self.ring[idx];
+            if s.tx_start <= now {
+                self.waiting_pkts -= 1;
+                self.waiting_bytes -= s.pkt.size as u64;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Offer a packet to the link at time `now`.
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Admission {
+        self.advance(now);
+        self.stats.pkts_offered += 1;
+        let idle = self.busy_until <= now;
+        let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle };
+        if self.disc.admit(now, q, &pkt) == Verdict::Drop {
+            self.stats.drops += 1;
+            return Admission::Dropped;
+        }
+        let tx_start = if idle { now } else { self.busy_until };
+        let ser = serialization_ps(pkt.size, self.rate_bps);
+        let tx_end = tx_start + ser;
+        self.busy_until = tx_end;
+        self.stats.busy_ps += ser;
+        self.stats.pkts_tx += 1;
+        self.stats.bytes_tx += pkt.size as u64;
+        if tx_start > now {
+            self.waiting_pkts += 1;
+            self.waiting_bytes += pkt.size as u64;
+            if self.waiting_pkts > self.stats.max_waiting_pkts {
+                self.stats.max_waiting_pkts = self.waiting_pkts;
+            }
+            if self.waiting_bytes > self.stats.max_waiting_bytes {
+                self.stats.max_waiting_bytes = self.waiting_bytes;
+            }
+        }
+        let lost = self.loss.lose();
+        let arrive = tx_end + self.delay;
+        let was_empty = self.ring.is_empty();
+        self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
+        Admission::Accepted(if was_empty { Some(arrive) } else { None })
+    }
+
+    /// Remove the head packet if it has arrived by `now`.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: SimTime) -> Option<Slot> {
+        // A packet that has arrived has also started transmission: settle the
+        // waiting counters first so they never count a popped packet.
+        self.advance(now);
+        match self.ring.front() {
+            Some(s) if s.arrive <= now => {
+                let s = self.ring.pop_front().unwrap();
+                if s.lost {
+                    self.stats.losses += 1;
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        self.ring.front().map(|s| s.arrive)
+    }
+
+    /// (waiting packets, waiting bytes) at `now`.
+    pub fn queue_at(&mut self, now: SimTime) -> (u32, u64) {
+        self.advance(now);
+        (self.waiting_pkts, self.waiting_bytes)
+    }
+
+    /// Every packet the link holds: waiting, in service or propagating.
+    pub fn held(&self) -> usize {
+        self.ring.len()
+    }
+
+    pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
+        self.ring.iter()
+    }
+
+    /// Busy time within [0, end]: remove the part of transmissions after `end`.
+    pub fn busy_within(&self, end: SimTime) -> u64 {
+        let mut over = 0u64;
+        for s in self.ring.iter().rev() {
+            let ser = serialization_ps(s.pkt.size, self.rate_bps);
+            let tx_end = s.tx_start + ser;
+            if tx_end <= end {
+                break;
+            }
+            over += tx_end - s.tx_start.max(end);
+        }
+        self.stats.busy_ps - over
+    }
+}

@@ -1,0 +1,72 @@
+//! Reference scenarios built directly in Rust, for the criterion benchmark
+//! and the core's integration tests. Users build scenarios in Python
+//! (`ccsim.scenario`); this mirrors its `dumbbell` builder for the one shape
+//! the benchmarks need.
+
+use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, QueueCfg, Scenario, TcpCfg};
+use crate::units::{PS_PER_MS, PS_PER_S};
+
+pub fn tcp_defaults(cc: &str) -> TcpCfg {
+    TcpCfg {
+        cc: cc.to_string(),
+        mss: 1448,
+        header_bytes: 40,
+        initial_window: 10,
+        initial_ssthresh: None,
+        min_rto_ps: 200 * PS_PER_MS,
+        initial_rto_ps: PS_PER_S,
+        max_rto_ps: 60 * PS_PER_S,
+        clock_granularity_ps: PS_PER_MS,
+        max_cwnd: None,
+        rwnd_bytes: None,
+        delayed_ack: true,
+        delack_timeout_ps: 200 * PS_PER_MS,
+        delack_count: 2,
+        handshake: false,
+        dupthresh: 3,
+    }
+}
+
+/// The benchmark dumbbell of docs/performance.md: `n` bulk flows 10 ms apart,
+/// access links `access_bps` / 1 ms, bottleneck `bneck_bps` / 18 ms
+/// (40 ms base RTT), DropTail of one BDP in packets.
+pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp: TcpCfg) -> Scenario {
+    let mut nodes = vec!["r0".to_string(), "r1".to_string()];
+    let mut links = Vec::new();
+    let pkt = (tcp.mss + tcp.header_bytes) as u64;
+    let rtt_ps = 40 * PS_PER_MS;
+    let bdp_pkts = ((bneck_bps as u128 * rtt_ps as u128 / 8 / PS_PER_S as u128) as u64).div_ceil(pkt) as u32;
+    let access_bdp = ((access_bps as u128 * rtt_ps as u128 / 8 / PS_PER_S as u128) as u64).div_ceil(pkt) as u32;
+    let mut link = |name: String, a: u32, b: u32, rate: u64, delay: u64, lim: u32| {
+        for (x, y, suffix) in [(a, b, "fwd"), (b, a, "rev")] {
+            links.push(LinkCfg {
+                name: format!("{name}.{suffix}"),
+                from: x,
+                to: y,
+                rate_bps: rate,
+                delay_ps: delay,
+                queue: QueueCfg::Droptail { limit_pkts: Some(lim), limit_bytes: None },
+                loss: LossCfg::None,
+            });
+        }
+    };
+    link("bottleneck".into(), 0, 1, bneck_bps, 18 * PS_PER_MS, bdp_pkts);
+    let mut flows = Vec::new();
+    for i in 0..n {
+        nodes.push(format!("s{i}"));
+        let s = (nodes.len() - 1) as u32;
+        nodes.push(format!("d{i}"));
+        let d = (nodes.len() - 1) as u32;
+        link(format!("access_s{i}"), s, 0, access_bps, PS_PER_MS, access_bdp);
+        link(format!("access_d{i}"), 1, d, access_bps, PS_PER_MS, access_bdp);
+        flows.push(FlowCfg {
+            src: s,
+            dst: d,
+            start_ps: i as u64 * 10 * PS_PER_MS,
+            app: AppCfg::Bulk,
+            tcp: tcp.clone(),
+            label: String::new(),
+        });
+    }
+    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows }
+}

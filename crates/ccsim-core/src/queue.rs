@@ -1,0 +1,71 @@
+//! Queue disciplines. A discipline decides, when a packet reaches a link,
+//! whether it joins the FIFO. The link computes each packet's departure time
+//! at admission (a FIFO with a fixed rate makes it known), so disciplines that
+//! decide at enqueue time (DropTail, the RED family) cost no event of their
+//! own. Disciplines that decide at dequeue (CoDel) will need the link's
+//! transmitter event; see docs/architecture.md.
+
+use crate::packet::Packet;
+use crate::units::SimTime;
+
+/// What the FIFO holds when a packet arrives: packets waiting (not counting
+/// the one being serialized) and their bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueState {
+    pub waiting_pkts: u32,
+    pub waiting_bytes: u64,
+    /// True when the transmitter is idle, so the packet would start at once.
+    pub idle: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueue,
+    Drop,
+}
+
+pub trait QueueDisc {
+    fn name(&self) -> &'static str;
+    fn admit(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict;
+    /// Largest number of waiting packets / bytes this discipline allows
+    /// (None when it is not limited in that unit); used for invariant checks.
+    fn limit_pkts(&self) -> Option<u32>;
+    fn limit_bytes(&self) -> Option<u64>;
+}
+
+/// Tail drop: refuse an arriving packet when the waiting packets (or bytes,
+/// counting the arriving packet) would exceed the limit. The packet in
+/// service does not count, as in ns-2's DropTail where the link holds it.
+pub struct DropTail {
+    pub limit_pkts: Option<u32>,
+    pub limit_bytes: Option<u64>,
+}
+
+impl QueueDisc for DropTail {
+    fn name(&self) -> &'static str {
+        "droptail"
+    }
+    #[inline]
+    fn admit(&mut self, _now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
+        if q.idle {
+            return Verdict::Enqueue;
+        }
+        if let Some(l) = self.limit_pkts {
+            if q.waiting_pkts >= l {
+                return Verdict::Drop;
+            }
+        }
+        if let Some(l) = self.limit_bytes {
+            if q.waiting_bytes + pkt.size as u64 > l {
+                return Verdict::Drop;
+            }
+        }
+        Verdict::Enqueue
+    }
+    fn limit_pkts(&self) -> Option<u32> {
+        self.limit_pkts
+    }
+    fn limit_bytes(&self) -> Option<u64> {
+        self.limit_bytes
+    }
+}

@@ -1,0 +1,413 @@
+//! The simulation: one owned value holding the scheduler, links, routes and
+//! flows; no global state. `Simulation::new` builds it from a validated
+//! scenario, `run` executes it, `output` returns the columns.
+
+use crate::config::{LossCfg, QueueCfg, Scenario};
+use crate::link::{Admission, Link};
+use crate::loss::LossModel;
+use crate::packet::{PktKind, Packet};
+use crate::queue::DropTail;
+use crate::record::{Column, FlowSeries, LinkSeries, SimOutput, Table};
+use crate::rng::{Stream, StreamKind};
+use crate::sched::{Event, Scheduler};
+use crate::tcp::TcpFlow;
+use crate::units::{ps_to_s, SimTime};
+use crate::config::ConfigError;
+use std::collections::VecDeque;
+
+pub struct Simulation {
+    pub now: SimTime,
+    duration: SimTime,
+    sample_interval: Option<SimTime>,
+    sched: Scheduler,
+    nodes: Vec<String>,
+    pub links: Vec<Link>,
+    link_pending: Vec<bool>,
+    routes: Vec<Vec<u32>>,
+    pub flows: Vec<TcpFlow>,
+    out: Vec<Packet>,
+    fseries: FlowSeries,
+    lseries: LinkSeries,
+    delivered_data_pkts: u64,
+}
+
+/// Shortest path by hop count (ties: lowest link index first), as a list of
+/// link indices. Deterministic for a given scenario.
+fn bfs_route(n_nodes: usize, adj: &[Vec<(u32, u32)>], src: u32, dst: u32) -> Option<Vec<u32>> {
+    let mut parent: Vec<Option<u32>> = vec![None; n_nodes];
+    let mut seen = vec![false; n_nodes];
+    let mut q = VecDeque::new();
+    seen[src as usize] = true;
+    q.push_back(src);
+    while let Some(u) = q.pop_front() {
+        if u == dst {
+            break;
+        }
+        for &(v, l) in &adj[u as usize] {
+            if !seen[v as usize] {
+                seen[v as usize] = true;
+                parent[v as usize] = Some(l);
+                q.push_back(v);
+            }
+        }
+    }
+    if !seen[dst as usize] {
+        return None;
+    }
+    let mut path = Vec::new();
+    let mut v = dst;
+    while v != src {
+        let l = parent[v as usize]?;
+        path.push(l);
+        v = adj_from(adj, l, v)?;
+    }
+    path.reverse();
+    Some(path)
+}
+
+fn adj_from(adj: &[Vec<(u32, u32)>], link: u32, to: u32) -> Option<u32> {
+    // Find the node whose adjacency list holds (to, link).
+    adj.iter().position(|a| a.iter().any(|&(v, l)| l == link && v == to)).map(|u| u as u32)
+}
+
+impl Simulation {
+    pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
+        sc.validate()?;
+        let n = sc.nodes.len();
+        let mut links = Vec::with_capacity(sc.links.len());
+        let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+        for (i, l) in sc.links.iter().enumerate() {
+            let disc = match l.queue {
+                QueueCfg::Droptail { limit_pkts, limit_bytes } => Box::new(DropTail { limit_pkts, limit_bytes }),
+            };
+            let loss = match &l.loss {
+                LossCfg::None => LossModel::None,
+                LossCfg::Bernoulli { p } => {
+                    LossModel::Bernoulli { p: *p, rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) }
+                }
+                LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
+            };
+            links.push(Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss));
+            adj[l.from as usize].push((l.to, i as u32));
+        }
+        let mut routes: Vec<Vec<u32>> = Vec::new();
+        let mut route_cache: std::collections::HashMap<(u32, u32), u32> = Default::default();
+        let mut route_of = |s: u32, d: u32, what: &str, i: usize| -> Result<u32, ConfigError> {
+            if let Some(&r) = route_cache.get(&(s, d)) {
+                return Ok(r);
+            }
+            let p = bfs_route(n, &adj, s, d).ok_or_else(|| {
+                ConfigError(format!(
+                    "flows[{i}]: no {what} path from node {:?} to node {:?}; accepted: nodes joined by links",
+                    sc.nodes[s as usize], sc.nodes[d as usize]
+                ))
+            })?;
+            routes.push(p);
+            let r = (routes.len() - 1) as u32;
+            route_cache.insert((s, d), r);
+            Ok(r)
+        };
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (i, f) in sc.flows.iter().enumerate() {
+            let fwd = route_of(f.src, f.dst, "forward", i)?;
+            let rev = route_of(f.dst, f.src, "reverse (ACK)", i)?;
+            flows.push(TcpFlow::new(i as u32, f.clone(), fwd, rev));
+        }
+        let mut sched = Scheduler::new();
+        if let Some(iv) = sc.sample_interval_ps {
+            let _ = iv;
+            sched.schedule(0, Event::Sample);
+        }
+        for (i, f) in flows.iter().enumerate() {
+            if f.start <= sc.duration_ps {
+                sched.schedule(f.start, Event::FlowStart(i as u32));
+            }
+        }
+        let nl = links.len();
+        Ok(Simulation {
+            now: 0,
+            duration: sc.duration_ps,
+            sample_interval: sc.sample_interval_ps,
+            sched,
+            nodes: sc.nodes.clone(),
+            links,
+            link_pending: vec![false; nl],
+            routes,
+            flows,
+            out: Vec::with_capacity(64),
+            fseries: FlowSeries::default(),
+            lseries: LinkSeries::default(),
+            delivered_data_pkts: 0,
+        })
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.sched.popped
+    }
+
+    /// Put a packet on the next link of its route.
+    #[inline]
+    fn forward(&mut self, pkt: Packet) {
+        let l = self.routes[pkt.route as usize][pkt.hop as usize] as usize;
+        match self.links[l].enqueue(self.now, pkt) {
+            Admission::Dropped => self.flows[pkt.flow as usize].stats.pkts_dropped += 1,
+            Admission::Accepted(_) => {
+                if !self.link_pending[l] {
+                    self.link_pending[l] = true;
+                    let t = self.links[l].next_arrival().expect("ring holds the packet just admitted");
+                    self.sched.schedule(t, Event::LinkArrival(l as u32));
+                }
+            }
+        }
+    }
+
+    /// Inject the packets a flow just produced and re-arm its timer event.
+    #[inline]
+    fn flush(&mut self, f: usize, mut out: Vec<Packet>) {
+        for p in out.drain(..) {
+            self.flows[p.flow as usize].stats.pkts_injected += 1;
+            self.forward(p);
+        }
+        self.out = out;
+        let flow = &mut self.flows[f];
+        if let Some(d) = flow.next_deadline() {
+            if d < flow.timer_event_at {
+                flow.timer_event_at = d;
+                self.sched.schedule(d, Event::FlowTimer(f as u32));
+            }
+        }
+    }
+
+    #[inline]
+    fn deliver(&mut self, pkt: Packet) {
+        let f = pkt.flow as usize;
+        let mut out = std::mem::take(&mut self.out);
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        flow.stats.pkts_arrived += 1;
+        match pkt.kind {
+            PktKind::Data => {
+                self.delivered_data_pkts += 1;
+                flow.on_data(now, &pkt, &mut out)
+            }
+            PktKind::Syn => flow.on_data(now, &pkt, &mut out),
+            PktKind::Ack | PktKind::SynAck => flow.on_ack(now, &pkt, &mut out),
+        }
+        self.flush(f, out);
+    }
+
+    fn on_link_arrival(&mut self, l: usize) {
+        self.link_pending[l] = false;
+        while let Some(slot) = self.links[l].pop_arrived(self.now) {
+            let mut pkt = slot.pkt;
+            if slot.lost {
+                self.flows[pkt.flow as usize].stats.pkts_dropped += 1;
+                continue;
+            }
+            let hop = pkt.hop as usize + 1;
+            if hop < self.routes[pkt.route as usize].len() {
+                pkt.hop = hop as u16;
+                self.forward(pkt);
+            } else {
+                self.deliver(pkt);
+            }
+        }
+        if !self.link_pending[l] {
+            if let Some(t) = self.links[l].next_arrival() {
+                self.link_pending[l] = true;
+                self.sched.schedule(t, Event::LinkArrival(l as u32));
+            }
+        }
+    }
+
+    fn on_flow_timer(&mut self, f: usize) {
+        if self.flows[f].timer_event_at != self.now {
+            return; // superseded by an earlier event for this flow
+        }
+        self.flows[f].timer_event_at = SimTime::MAX;
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[f].on_timer(self.now, &mut out);
+        self.flush(f, out);
+    }
+
+    fn on_flow_start(&mut self, f: usize) {
+        let mut out = std::mem::take(&mut self.out);
+        self.flows[f].start(self.now, &mut out);
+        self.flush(f, out);
+    }
+
+    fn sample(&mut self) {
+        let t = ps_to_s(self.now);
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &mut self.fseries;
+            s.time_s.push(t);
+            s.flow.push(i as u64);
+            s.cwnd.push(f.tp.cwnd as u64);
+            s.ssthresh.push(if f.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.tp.ssthresh as f64 });
+            s.srtt_s.push(f.rtt.srtt.map_or(f64::NAN, ps_to_s));
+            s.rto_s.push(ps_to_s(f.rtt.rto()));
+            s.inflight_bytes.push(f.inflight_bytes());
+            s.delivered_bytes.push(f.delivered_bytes());
+            s.pkts_injected.push(f.stats.pkts_injected);
+            s.pkts_arrived.push(f.stats.pkts_arrived);
+            s.pkts_dropped.push(f.stats.pkts_dropped);
+        }
+        let now = self.now;
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let (qp, qb) = l.queue_at(now);
+            let s = &mut self.lseries;
+            s.time_s.push(t);
+            s.link.push(i as u64);
+            s.queue_pkts.push(qp as u64);
+            s.queue_bytes.push(qb);
+            s.held_pkts.push(l.held() as u64);
+            s.drops.push(l.stats.drops);
+            s.losses.push(l.stats.losses);
+            s.bytes_tx.push(l.stats.bytes_tx);
+        }
+    }
+
+    pub fn run(&mut self) {
+        while let Some((t, ev)) = self.sched.pop_until(self.duration) {
+            self.now = t;
+            match ev {
+                Event::LinkArrival(l) => self.on_link_arrival(l as usize),
+                Event::FlowTimer(f) => self.on_flow_timer(f as usize),
+                Event::FlowStart(f) => self.on_flow_start(f as usize),
+                Event::Sample => {
+                    self.sample();
+                    if let Some(iv) = self.sample_interval {
+                        let next = self.now + iv;
+                        if next <= self.duration {
+                            self.sched.schedule(next, Event::Sample);
+                        }
+                    }
+                }
+            }
+        }
+        self.now = self.duration;
+    }
+
+    pub fn output(&mut self) -> SimOutput {
+        let end = self.duration;
+        let mut out = SimOutput {
+            events: self.sched.popped,
+            sim_time_s: ps_to_s(end),
+            delivered_data_pkts: self.delivered_data_pkts,
+            ..Default::default()
+        };
+
+        // ---- per-flow summary
+        let mut t = Table::new("flows");
+        let fl = &self.flows;
+        let col_u = |g: &dyn Fn(&TcpFlow) -> u64| Column::U64(fl.iter().map(g).collect());
+        let col_f = |g: &dyn Fn(&TcpFlow) -> f64| Column::F64(fl.iter().map(g).collect());
+        let active = |f: &TcpFlow| -> f64 {
+            let s = f.start.min(end);
+            let e = f.completed_at.unwrap_or(end).max(s);
+            ps_to_s(e - s)
+        };
+        t.push("id", col_u(&|f| f.id as u64));
+        t.push("src", Column::Str(fl.iter().map(|f| self.nodes[f.cfg.src as usize].clone()).collect()));
+        t.push("dst", Column::Str(fl.iter().map(|f| self.nodes[f.cfg.dst as usize].clone()).collect()));
+        t.push("cc", Column::Str(fl.iter().map(|f| f.cc_name().to_string()).collect()));
+        t.push("label", Column::Str(fl.iter().map(|f| f.cfg.label.clone()).collect()));
+        t.push("start_s", col_f(&|f| ps_to_s(f.start)));
+        t.push("delivered_bytes", col_u(&|f| f.delivered_bytes()));
+        t.push("goodput_bps", col_f(&|f| {
+            let a = active(f);
+            if a > 0.0 { f.delivered_bytes() as f64 * 8.0 / a } else { 0.0 }
+        }));
+        t.push("throughput_bps", col_f(&|f| {
+            let a = active(f);
+            if a > 0.0 { f.stats.data_bytes_sent as f64 * 8.0 / a } else { 0.0 }
+        }));
+        t.push("data_pkts_sent", col_u(&|f| f.stats.data_pkts_sent));
+        t.push("retransmits", col_u(&|f| f.stats.retransmits));
+        t.push("timeouts", col_u(&|f| f.stats.timeouts));
+        t.push("fast_retransmits", col_u(&|f| f.stats.fast_retransmits));
+        t.push("acks_sent", col_u(&|f| f.stats.acks_sent));
+        t.push("acks_received", col_u(&|f| f.stats.acks_received));
+        t.push("dupacks_received", col_u(&|f| f.stats.dupacks_received));
+        t.push("rtt_mean_s", col_f(&|f| {
+            if f.stats.rtt_samples > 0 { f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12 } else { f64::NAN }
+        }));
+        t.push("rtt_samples", col_u(&|f| f.stats.rtt_samples));
+        t.push("rto_mean_at_timeout_s", col_f(&|f| {
+            if f.stats.timeouts > 0 { f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12 } else { f64::NAN }
+        }));
+        t.push("fct_s", col_f(&|f| match f.completed_at {
+            Some(c) => ps_to_s(c - f.first_send.unwrap_or(f.start)),
+            None => f64::NAN,
+        }));
+        t.push("pkts_injected", col_u(&|f| f.stats.pkts_injected));
+        t.push("pkts_arrived", col_u(&|f| f.stats.pkts_arrived));
+        t.push("pkts_dropped", col_u(&|f| f.stats.pkts_dropped));
+        out.tables.push(t);
+
+        // ---- per-link summary
+        let mut t = Table::new("links");
+        let lk = &self.links;
+        t.push("id", Column::U64((0..lk.len() as u64).collect()));
+        t.push("name", Column::Str(lk.iter().map(|l| l.name.clone()).collect()));
+        t.push("from", Column::Str(lk.iter().map(|l| self.nodes[l.from as usize].clone()).collect()));
+        t.push("to", Column::Str(lk.iter().map(|l| self.nodes[l.to as usize].clone()).collect()));
+        t.push("rate_bps", Column::U64(lk.iter().map(|l| l.rate_bps).collect()));
+        t.push("delay_s", Column::F64(lk.iter().map(|l| ps_to_s(l.delay)).collect()));
+        t.push("queue", Column::Str(lk.iter().map(|l| l.disc.name().to_string()).collect()));
+        t.push("limit_pkts", Column::I64(lk.iter().map(|l| l.disc.limit_pkts().map_or(-1, |x| x as i64)).collect()));
+        t.push("limit_bytes", Column::I64(lk.iter().map(|l| l.disc.limit_bytes().map_or(-1, |x| x as i64)).collect()));
+        t.push("pkts_offered", Column::U64(lk.iter().map(|l| l.stats.pkts_offered).collect()));
+        t.push("pkts_tx", Column::U64(lk.iter().map(|l| l.stats.pkts_tx).collect()));
+        t.push("bytes_tx", Column::U64(lk.iter().map(|l| l.stats.bytes_tx).collect()));
+        t.push("drops", Column::U64(lk.iter().map(|l| l.stats.drops).collect()));
+        t.push("losses", Column::U64(lk.iter().map(|l| l.stats.losses).collect()));
+        t.push("max_queue_pkts", Column::U64(lk.iter().map(|l| l.stats.max_waiting_pkts as u64).collect()));
+        t.push("max_queue_bytes", Column::U64(lk.iter().map(|l| l.stats.max_waiting_bytes).collect()));
+        t.push("utilization", Column::F64(lk.iter().map(|l| l.busy_within(end) as f64 / end as f64).collect()));
+        out.tables.push(t);
+
+        // ---- time series
+        let fs = std::mem::take(&mut self.fseries);
+        let mut t = Table::new("flow_series");
+        t.push("time_s", Column::F64(fs.time_s));
+        t.push("flow", Column::U64(fs.flow));
+        t.push("cwnd", Column::U64(fs.cwnd));
+        t.push("ssthresh", Column::F64(fs.ssthresh));
+        t.push("srtt_s", Column::F64(fs.srtt_s));
+        t.push("rto_s", Column::F64(fs.rto_s));
+        t.push("inflight_bytes", Column::U64(fs.inflight_bytes));
+        t.push("delivered_bytes", Column::U64(fs.delivered_bytes));
+        t.push("pkts_injected", Column::U64(fs.pkts_injected));
+        t.push("pkts_arrived", Column::U64(fs.pkts_arrived));
+        t.push("pkts_dropped", Column::U64(fs.pkts_dropped));
+        out.tables.push(t);
+        let ls = std::mem::take(&mut self.lseries);
+        let mut t = Table::new("link_series");
+        t.push("time_s", Column::F64(ls.time_s));
+        t.push("link", Column::U64(ls.link));
+        t.push("queue_pkts", Column::U64(ls.queue_pkts));
+        t.push("queue_bytes", Column::U64(ls.queue_bytes));
+        t.push("held_pkts", Column::U64(ls.held_pkts));
+        t.push("drops", Column::U64(ls.drops));
+        t.push("losses", Column::U64(ls.losses));
+        t.push("bytes_tx", Column::U64(ls.bytes_tx));
+        out.tables.push(t);
+
+        // ---- event trace
+        let mut ev: Vec<(SimTime, u64, &'static str, f64)> = Vec::new();
+        for f in &self.flows {
+            for &(time, kind, v) in &f.events {
+                ev.push((time, f.id as u64, kind.name(), v));
+            }
+        }
+        ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut t = Table::new("events");
+        t.push("time_s", Column::F64(ev.iter().map(|e| ps_to_s(e.0)).collect()));
+        t.push("flow", Column::U64(ev.iter().map(|e| e.1).collect()));
+        t.push("kind", Column::Str(ev.iter().map(|e| e.2.to_string()).collect()));
+        t.push("value", Column::F64(ev.iter().map(|e| e.3).collect()));
+        out.tables.push(t);
+        out
+    }
+}
