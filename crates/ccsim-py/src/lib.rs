@@ -1,6 +1,91 @@
+//! Python bindings for ccsim-core. The boundary is deliberately thin: one
+//! resolved scenario (JSON text) goes in, result tables come out as columns
+//! (raw little-endian buffers that Python wraps as numpy arrays without
+//! parsing). The GIL is released while the simulation runs. A Rust panic is
+//! caught and raised as `ccsim.InternalError`, never an abort.
+
+use ccsim_core::{Column, SimOutput};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid: the message names the field, the value and what is accepted.");
+create_exception!(_core, InternalError, PyRuntimeError, "A bug inside the simulator core (a Rust panic); please report it with the scenario.");
+
+fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: T is a plain numeric type (f64/u64/i64) with no padding; the
+    // slice is reinterpreted as its raw bytes for the lifetime of `v`.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let tables = PyDict::new(py);
+    for t in &out.tables {
+        let cols = PyList::empty(py);
+        for (name, c) in &t.columns {
+            let (dtype, data): (&str, Bound<'py, PyAny>) = match c {
+                Column::F64(v) => ("f8", PyBytes::new(py, as_bytes(v)).into_any()),
+                Column::U64(v) => ("u8", PyBytes::new(py, as_bytes(v)).into_any()),
+                Column::I64(v) => ("i8", PyBytes::new(py, as_bytes(v)).into_any()),
+                Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+            };
+            cols.append((name.as_str(), dtype, data))?;
+        }
+        tables.set_item(t.name.as_str(), cols)?;
+    }
+    d.set_item("tables", tables)?;
+    d.set_item("events", out.events)?;
+    d.set_item("sim_time_s", out.sim_time_s)?;
+    d.set_item("delivered_data_pkts", out.delivered_data_pkts)?;
+    Ok(d)
+}
+
+/// Run `f` without the GIL; a panic inside becomes `InternalError`.
+fn guarded<T: Send, F: FnOnce() -> T + Send + std::panic::UnwindSafe>(py: Python<'_>, f: F) -> PyResult<T> {
+    py.detach(move || std::panic::catch_unwind(f)).map_err(|panic| {
+        let msg = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        InternalError::new_err(format!("simulator core panicked: {msg}"))
+    })
+}
+
+/// Run one resolved scenario (JSON text). Returns
+/// {"tables": {name: [(column, dtype, data), ...]}, "events", "sim_time_s",
+/// "delivered_data_pkts"}; numeric data are raw native-endian buffers.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let json = scenario_json.to_owned();
+    match guarded(py, move || ccsim_core::run_json(&json))? {
+        Ok(out) => to_py(py, &out),
+        Err(e) => Err(ScenarioError::new_err(e.to_string())),
+    }
+}
+
+/// Names of the congestion-control algorithms the core knows.
+#[pyfunction]
+fn algorithms() -> Vec<&'static str> {
+    ccsim_core::config::KNOWN_CC.to_vec()
+}
+
+/// Panic inside the core through the same guard as `run` (the test suite
+/// uses it to prove a panic becomes a Python exception, not an abort).
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> () { panic!("deliberate test panic") })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("x", ccsim_core::hello())?;
+    m.add("__version__", ccsim_core::VERSION)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

@@ -1,0 +1,38 @@
+# ccsim — two commands on a fresh machine:  make run   and   make test
+PY      ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.deps-stamp
+CARGO   ?= cargo
+export CARGO_TERM_COLOR = never
+
+.PHONY: run test build develop test-rust test-python bench clean
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet -r requirements.lock
+	touch $(STAMP)
+
+# Build the Rust core and install the package (editable) into .venv.
+develop: $(STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+
+build: develop
+
+run: develop
+	$(VENV)/bin/ccsim run examples/dumbbell.toml --out results/dumbbell
+
+test: test-rust test-python
+
+test-rust:
+	$(CARGO) test --release --workspace --quiet
+
+test-python: develop
+	$(VPY) -m pytest tests
+
+bench: develop
+	$(VENV)/bin/ccsim bench
+
+clean:
+	rm -rf $(VENV) target results

@@ -1,0 +1,76 @@
+"""Plots of a run's time series: cwnd, throughput and queue over time."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from .results import read  # noqa: E402
+
+
+def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
+    """Write cwnd.png, throughput.png and queue.png into `out_dir` from the
+    Parquet files a run wrote there; return the paths written."""
+    out = Path(out_dir)
+    d = read(out)
+    fs, ls, links = d["flow_series"], d["link_series"], d["links"]
+    written = []
+    if fs.height == 0:
+        return written
+    flows = sorted(fs["flow"].unique().to_list())[:max_flows]
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for f in flows:
+        s = fs.filter(pl.col("flow") == f)
+        ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=f"flow {f}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_title("Congestion window")
+    if len(flows) <= 10:
+        ax.legend(fontsize=7, ncol=2)
+    written.append(_save(fig, out / "cwnd.png"))
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for f in flows:
+        s = fs.filter(pl.col("flow") == f)
+        t = s["time_s"].to_numpy()
+        b = s["delivered_bytes"].to_numpy().astype(float)
+        if len(t) > 1:
+            rate = np.diff(b) * 8 / np.diff(t) / 1e6
+            ax.plot(t[1:], rate, lw=0.8, label=f"flow {f}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("goodput (Mb/s)")
+    ax.set_title("Goodput per sample interval")
+    if len(flows) <= 10:
+        ax.legend(fontsize=7, ncol=2)
+    written.append(_save(fig, out / "throughput.png"))
+
+    # Queues: the links that ever queued anything (at most 6, busiest first).
+    peak = ls.group_by("link").agg(pl.col("queue_pkts").max().alias("peak")).sort("peak", descending=True)
+    busy = [r["link"] for r in peak.iter_rows(named=True) if r["peak"] > 0][:6]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    names = dict(zip(links["id"].to_list(), links["name"].to_list()))
+    for l in busy:
+        s = ls.filter(pl.col("link") == l)
+        ax.plot(s["time_s"], s["queue_pkts"], lw=0.8, label=names.get(l, str(l)))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets)")
+    ax.set_title("Queue length (sampled)")
+    if busy:
+        ax.legend(fontsize=7)
+    written.append(_save(fig, out / "queue.png"))
+    return written
+
+
+def _save(fig, path: Path) -> Path:
+    tmp = path.with_name("." + path.name + ".tmp.png")
+    fig.tight_layout()
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    tmp.replace(path)
+    return path

@@ -1,0 +1,137 @@
+"""Run results: columns from the core as numpy arrays and polars DataFrames,
+written as Parquet with a JSON manifest.
+
+Tables: ``flows`` (per-flow summary), ``links`` (per-link summary),
+``flow_series`` and ``link_series`` (sampled every ``sim.sample_interval``),
+``events`` (timeouts, fast retransmits, recovery ends, completions).
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from . import _core
+from .scenario import Scenario
+
+TABLES = ("flows", "links", "flow_series", "link_series", "events")
+
+
+def _columns(raw_cols) -> dict[str, np.ndarray | list]:
+    cols: dict[str, np.ndarray | list] = {}
+    for name, dtype, data in raw_cols:
+        if dtype == "str":
+            cols[name] = list(data)
+        else:
+            cols[name] = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("="))
+    return cols
+
+
+class Result:
+    """The outcome of one run."""
+
+    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):
+        self.scenario = scenario
+        self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
+        self.events_processed = int(raw["events"])
+        self.sim_time_s = float(raw["sim_time_s"])
+        self.delivered_data_pkts = int(raw["delivered_data_pkts"])
+        self.wall_time_s = wall_time_s
+        self.cpu_time_s = cpu_time_s
+        self._frames: dict[str, pl.DataFrame] = {}
+
+    def table(self, name: str) -> pl.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = pl.DataFrame(self.columns[name])
+        return self._frames[name]
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        return self.table("flows")
+
+    @property
+    def links(self) -> pl.DataFrame:
+        return self.table("links")
+
+    @property
+    def flow_series(self) -> pl.DataFrame:
+        return self.table("flow_series")
+
+    @property
+    def link_series(self) -> pl.DataFrame:
+        return self.table("link_series")
+
+    @property
+    def events(self) -> pl.DataFrame:
+        return self.table("events")
+
+    def manifest(self) -> dict:
+        return {
+            "ccsim_version": _core.__version__,
+            "source": self.scenario.source,
+            "seed": self.scenario.seed,
+            "scenario": self.scenario.raw,
+            "resolved": self.scenario.core,
+            "sim_time_s": self.sim_time_s,
+            "wall_time_s": self.wall_time_s,
+            "cpu_time_s": self.cpu_time_s,
+            "events": self.events_processed,
+            "delivered_data_pkts": self.delivered_data_pkts,
+            "python": platform.python_version(),
+            "created_unix": time.time(),
+        }
+
+    def summary_json(self) -> dict:
+        """The `ccsim run --json` object."""
+        f = self.columns["flows"]
+        flows = []
+        for i in range(len(f["id"])):
+            fct = float(f["fct_s"][i])
+            flows.append({
+                "id": int(f["id"][i]), "src": f["src"][i], "dst": f["dst"][i], "cc": f["cc"][i],
+                "goodput_bps": float(f["goodput_bps"][i]), "throughput_bps": float(f["throughput_bps"][i]),
+                "retransmits": int(f["retransmits"][i]), "timeouts": int(f["timeouts"][i]),
+                "fct_s": None if np.isnan(fct) else fct,
+            })
+        lk = self.columns["links"]
+        links = [{"name": lk["name"][i], "drops": int(lk["drops"][i]) + int(lk["losses"][i]),
+                  "utilization": float(lk["utilization"][i])} for i in range(len(lk["name"]))]
+        return {"flows": flows, "links": links, "sim_time_s": self.sim_time_s,
+                "wall_time_s": self.wall_time_s, "events": self.events_processed}
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write every table as Parquet and a manifest.json into `out_dir`.
+        Each file is written to a temporary name and renamed into place, so an
+        interrupted write never leaves a truncated file or damages earlier
+        results."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            tmp = out / f".{name}.parquet.tmp"
+            self.table(name).write_parquet(tmp)
+            os.replace(tmp, out / f"{name}.parquet")
+        tmp = out / ".manifest.json.tmp"
+        tmp.write_text(json.dumps(self.manifest(), indent=2, default=str))
+        os.replace(tmp, out / "manifest.json")
+        return out
+
+
+def run_scenario(sc: Scenario) -> Result:
+    payload = sc.to_core_json()
+    w0, c0 = time.perf_counter(), time.process_time()
+    raw = _core.run(payload)
+    w1, c1 = time.perf_counter(), time.process_time()
+    return Result(sc, raw, w1 - w0, c1 - c0)
+
+
+def read(out_dir: str | Path) -> dict[str, pl.DataFrame]:
+    """Read the tables a run wrote (name -> DataFrame) plus 'manifest'."""
+    out = Path(out_dir)
+    d: dict = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
+    d["manifest"] = json.loads((out / "manifest.json").read_text())
+    return d

@@ -1,0 +1,622 @@
+"""Scenarios: parse (TOML / YAML / Python builder), validate, resolve.
+
+A scenario is written as a nested mapping with four sections: ``sim``,
+``topology``, ``tcp`` (defaults for every flow) and ``flows`` (a list of flow
+groups). TOML files, YAML files and the :class:`Builder` all produce this
+mapping, and :class:`Scenario` validates it in one place: every error names
+the field, the value and what is accepted; unknown keys are errors. The
+validated scenario is then *resolved* into the explicit form the Rust core
+runs (nodes, links, flows, every quantity in base units). See
+docs/scenario.md for the format.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .errors import ScenarioError
+from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_size, parse_time
+
+# --------------------------------------------------------------------------
+# Schema pieces
+
+
+def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
+    if not isinstance(d, dict):
+        raise ScenarioError(where, d, "a table (mapping)")
+    for k in d:
+        if k not in allowed:
+            raise ScenarioError(
+                f"{where}.{k}" if where else k,
+                message=f"{where + '.' if where else ''}{k}: unknown key; accepted keys: {', '.join(sorted(allowed))}",
+            )
+
+
+def _int(field: str, v, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ScenarioError(field, v, "an integer")
+    if lo is not None and v < lo:
+        raise ScenarioError(field, v, f"an integer ≥ {lo}")
+    if hi is not None and v > hi:
+        raise ScenarioError(field, v, f"an integer ≤ {hi}")
+    return v
+
+
+def _bool(field: str, v) -> bool:
+    if not isinstance(v, bool):
+        raise ScenarioError(field, v, "true or false")
+    return v
+
+
+def _str(field: str, v, choices: list[str] | None = None) -> str:
+    if not isinstance(v, str):
+        raise ScenarioError(field, v, "a string" + (f" (one of {', '.join(choices)})" if choices else ""))
+    if choices is not None and v not in choices:
+        raise ScenarioError(field, v, f"one of {', '.join(repr(c) for c in choices)}")
+    return v
+
+
+def _prob(field: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
+        raise ScenarioError(field, v, "a probability between 0 and 1")
+    return float(v)
+
+
+# TCP options: name -> (default, documentation). The resolver converts them.
+TCP_DEFAULTS: dict[str, Any] = {
+    "cc": "newreno",
+    "mss": 1448,
+    "header_bytes": 40,
+    "initial_window": 10,
+    "initial_ssthresh": "inf",
+    "min_rto": "200ms",
+    "initial_rto": "1s",
+    "max_rto": "60s",
+    "clock_granularity": "1ms",
+    "max_cwnd": None,
+    "rwnd": None,
+    "delayed_ack": True,
+    "delack_timeout": "200ms",
+    "delack_count": 2,
+    "handshake": False,
+    "dupthresh": 3,
+}
+
+TCP_DOC: dict[str, str] = {
+    "cc": "congestion control: tahoe, reno, newreno (more to come)",
+    "mss": "maximum segment size, payload bytes",
+    "header_bytes": "TCP/IP header bytes added to every packet (data and ACK)",
+    "initial_window": "initial cwnd, segments (RFC 6928 / Linux: 10)",
+    "initial_ssthresh": "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)",
+    "min_rto": "lower bound on the computed RTO (RFC 6298 says 1s; Linux 200ms)",
+    "initial_rto": "RTO before the first RTT sample (RFC 6298: 1s)",
+    "max_rto": "upper bound on the RTO, back-off included (RFC 6298: at least 60s)",
+    "clock_granularity": "G in RTO = SRTT + max(G, 4·RTTVAR)",
+    "max_cwnd": "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap",
+    "rwnd": "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited",
+    "delayed_ack": "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)",
+    "delack_timeout": "delayed-ACK timer",
+    "delack_count": "full-sized segments per delayed ACK",
+    "handshake": "open with SYN / SYN-ACK (one RTT) before data",
+    "dupthresh": "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)",
+}
+
+SIM_KEYS = {"duration", "seed", "sample_interval"}
+FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
+LOSS_KINDS = ["none", "bernoulli", "scripted"]
+QUEUE_KINDS = ["droptail"]
+TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
+
+_SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
+                "reverse_buffer", "reverse_loss", "bdp_rtt"}
+_DUMBBELL_KEYS = {"kind", "bottleneck_rate", "bottleneck_delay", "access_rate", "access_delay", "buffer",
+                  "queue", "access_buffer", "loss", "reverse_loss", "reverse_bottleneck_rate", "bdp_rtt"}
+_PARKING_KEYS = {"kind", "hops", "hop_rate", "hop_delay", "access_rate", "access_delay", "buffer", "queue",
+                 "access_buffer", "bdp_rtt"}
+_EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
+_EXPLICIT_LINK_KEYS = {"a", "b", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
+                       "reverse_buffer", "reverse_loss"}
+FLOW_TOPO_KEYS = {
+    "single_link": {"direction"},
+    "dumbbell": {"direction", "rtt"},
+    "parking_lot": {"path"},
+    "explicit": {"src", "dst"},
+}
+
+
+def _loss(field: str, v) -> dict:
+    if v is None:
+        return {"kind": "none"}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, "a table like { kind = \"bernoulli\", p = 0.01 }")
+    kind = _str(f"{field}.kind", v.get("kind"), LOSS_KINDS)
+    if kind == "none":
+        _check_keys(field, v, {"kind"})
+        return {"kind": "none"}
+    if kind == "bernoulli":
+        _check_keys(field, v, {"kind", "p"})
+        if "p" not in v:
+            raise ScenarioError(f"{field}.p", message=f"{field}.p: missing; a bernoulli loss needs p (0..1)")
+        return {"kind": "bernoulli", "p": _prob(f"{field}.p", v["p"])}
+    _check_keys(field, v, {"kind", "drop"})
+    drops = v.get("drop")
+    if not isinstance(drops, list) or not drops:
+        raise ScenarioError(f"{field}.drop", drops, "a non-empty list of 1-based packet numbers")
+    out = [_int(f"{field}.drop[{i}]", x, lo=1) for i, x in enumerate(drops)]
+    if any(a >= b for a, b in zip(out, out[1:])):
+        raise ScenarioError(f"{field}.drop", drops, "strictly increasing packet numbers")
+    return {"kind": "scripted", "drop": out}
+
+
+# --------------------------------------------------------------------------
+# Resolution helpers
+
+
+@dataclass
+class _Net:
+    nodes: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+    links: list[dict] = field(default_factory=list)
+    # (link index, Buffer, field name) whose limit depends on the BDP RTT
+    pending_buffers: list[tuple[int, Buffer, str]] = field(default_factory=list)
+
+    def node(self, name: str) -> int:
+        if name not in self.index:
+            self.index[name] = len(self.nodes)
+            self.nodes.append(name)
+        return self.index[name]
+
+    def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: str,
+            loss: dict, name: str | None = None) -> int:
+        ia, ib = self.node(a), self.node(b)
+        self.links.append({
+            "name": name or f"{a}->{b}", "from": ia, "to": ib, "rate_bps": rate, "delay_ps": delay,
+            "queue": {"kind": queue}, "loss": loss,
+        })
+        i = len(self.links) - 1
+        self.pending_buffers.append((i, buf, buf_field))
+        return i
+
+    def duplex(self, a, b, rate, delay, buf, buf_field, queue, loss=None, *, rev_rate=None, rev_delay=None,
+               rev_buf=None, rev_buf_field=None, rev_loss=None, name=None, rev_name=None):
+        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name)
+        r = self.add(b, a, rev_rate or rate, delay if rev_delay is None else rev_delay, rev_buf or buf,
+                     rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name)
+        return f, r
+
+
+def _resolve_buffers(net: _Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: int, rtt_field: str) -> None:
+    for i, buf, fld in net.pending_buffers:
+        link = net.links[i]
+        q = link["queue"]
+        if buf.kind == "pkt":
+            q["limit_pkts"] = int(buf.amount)
+        elif buf.kind == "bytes":
+            if buf.amount < max_pkt:
+                raise ScenarioError(fld, message=(
+                    f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "
+                    f"expected a buffer of at least one packet"))
+            q["limit_bytes"] = int(buf.amount)
+        else:
+            if bdp_rtt_ps is None:
+                raise ScenarioError(rtt_field, message=(
+                    f"{rtt_field}: needed to size '{buf.amount:g}bdp' buffers in an explicit topology; "
+                    "expected a time such as '40ms'"))
+            bdp_bytes = link["rate_bps"] * bdp_rtt_ps / 8 / PS_PER_S
+            pkts = round(buf.amount * bdp_bytes / pkt_bytes)
+            if pkts < 1:
+                raise ScenarioError(fld, message=(
+                    f"{fld}: '{buf.amount:g}bdp' is {buf.amount * bdp_bytes:.0f} bytes on link {link['name']}, "
+                    f"less than one {pkt_bytes}-byte packet; expected a buffer of at least one packet"))
+            q["limit_pkts"] = int(pkts)
+
+
+# --------------------------------------------------------------------------
+# The scenario
+
+
+class Scenario:
+    """A validated scenario. Build with :meth:`from_file`, :meth:`from_toml`,
+    :meth:`from_yaml`, :meth:`from_dict` or :class:`Builder`."""
+
+    def __init__(self, raw: dict, *, source: str = "<dict>"):
+        self.raw = copy.deepcopy(raw)
+        self.source = source
+        self.core = self._resolve(self.raw)
+
+    # ---- constructors
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "<dict>") -> "Scenario":
+        return cls(d, source=source)
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
+        try:
+            d = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(source, message=f"{source}: malformed TOML: {e}") from None
+        return cls(d, source=source)
+
+    @classmethod
+    def from_yaml(cls, text: str, source: str = "<yaml>") -> "Scenario":
+        import yaml
+
+        try:
+            d = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ScenarioError(source, message=f"{source}: malformed YAML: {str(e).splitlines()[0]}") from None
+        if not isinstance(d, dict):
+            raise ScenarioError(source, message=f"{source}: expected a mapping at the top level")
+        return cls(d, source=source)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Scenario":
+        p = Path(path)
+        try:
+            text = p.read_text()
+        except OSError as e:
+            raise ScenarioError(str(p), message=f"{p}: cannot read scenario file: {e.strerror}") from None
+        if p.suffix in (".yaml", ".yml"):
+            return cls.from_yaml(text, source=str(p))
+        if p.suffix == ".toml":
+            return cls.from_toml(text, source=str(p))
+        raise ScenarioError(str(p), message=f"{p}: unknown scenario file type {p.suffix!r}; expected .toml, .yaml or .yml")
+
+    def with_seed(self, seed: int) -> "Scenario":
+        raw = copy.deepcopy(self.raw)
+        raw.setdefault("sim", {})["seed"] = seed
+        return Scenario(raw, source=self.source)
+
+    @property
+    def seed(self) -> int:
+        return self.core["seed"]
+
+    @property
+    def duration_s(self) -> float:
+        return self.core["duration_ps"] / PS_PER_S
+
+    def to_core_json(self) -> str:
+        return json.dumps(self.core)
+
+    def run(self, seed: int | None = None):
+        """Run the scenario and return a :class:`ccsim.results.Result`."""
+        from .results import run_scenario
+
+        sc = self if seed is None else self.with_seed(seed)
+        return run_scenario(sc)
+
+    # ---- validation and resolution
+    def _resolve(self, raw: dict) -> dict:
+        _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
+        for sec in ("sim", "topology", "flows"):
+            if sec not in raw:
+                raise ScenarioError(sec, message=f"{sec}: missing section; a scenario needs [sim], [topology] and [[flows]]")
+        sim = raw["sim"]
+        _check_keys("sim", sim, SIM_KEYS)
+        if "duration" not in sim:
+            raise ScenarioError("sim.duration", message="sim.duration: missing; expected a time such as '60s'")
+        duration = parse_time("sim.duration", sim["duration"], allow_zero=False)
+        seed = _int("sim.seed", sim.get("seed", 1), lo=0, hi=2**64 - 1)
+        si = sim.get("sample_interval", "100ms")
+        sample = None if si == "off" else parse_time("sim.sample_interval", si, allow_zero=False)
+
+        tcp_sec = raw.get("tcp", {})
+        _check_keys("tcp", tcp_sec, set(TCP_DEFAULTS))
+        tcp_base = self._tcp_merge("tcp", tcp_sec, {k: (v, f"tcp.{k} (default)") for k, v in TCP_DEFAULTS.items()})
+        tcp_defaults = self._tcp_resolve(tcp_base)
+        topo = raw["topology"]
+        if not isinstance(topo, dict):
+            raise ScenarioError("topology", topo, "a table with a 'kind' key")
+        kind = _str("topology.kind", topo.get("kind"), TOPOLOGY_KINDS)
+        groups = raw["flows"]
+        if not isinstance(groups, list) or not groups:
+            raise ScenarioError("flows", groups, "a non-empty list of flow groups ([[flows]])")
+
+        # Expand flow groups into single flows (topology placement comes later).
+        flows: list[dict] = []
+        extra_keys = FLOW_TOPO_KEYS[kind]
+        for gi, g in enumerate(groups):
+            where = f"flows[{gi}]"
+            _check_keys(where, g, FLOW_COMMON | extra_keys | set(TCP_DEFAULTS))
+            count = _int(f"{where}.count", g.get("count", 1), lo=1, hi=1_000_000)
+            app = _str(f"{where}.app", g.get("app", "bulk"), ["bulk", "file"])
+            if app == "file":
+                if "size" not in g:
+                    raise ScenarioError(f"{where}.size", message=f"{where}.size: missing; a file flow needs a size such as '100KB'")
+                appcfg = {"kind": "file", "bytes": parse_size(f"{where}.size", g["size"])}
+            else:
+                if "size" in g:
+                    raise ScenarioError(f"{where}.size", message=f"{where}.size: only file flows take a size (app = 'file')")
+                appcfg = {"kind": "bulk"}
+            start = parse_time(f"{where}.start", g.get("start", "0s"))
+            stagger = parse_time(f"{where}.stagger", g.get("stagger", "0s"))
+            label = _str(f"{where}.label", g.get("label", f"group{gi}"))
+            tcp_over = {k: g[k] for k in TCP_DEFAULTS if k in g}
+            tcp = self._tcp_resolve(self._tcp_merge(where, tcp_over, tcp_base)) if tcp_over else dict(tcp_defaults)
+            topo_opts = {k: g[k] for k in extra_keys if k in g}
+            for j in range(count):
+                st = start + j * stagger
+                if st > duration:
+                    raise ScenarioError(f"{where}.start", message=(
+                        f"{where}.start: flow {j} of this group would start at {st / PS_PER_S:g}s, after the "
+                        f"end of the run ({duration / PS_PER_S:g}s); expected start + (count-1)·stagger ≤ sim.duration"))
+                flows.append({"group": gi, "where": where, "start_ps": st, "app": appcfg, "tcp": tcp,
+                              "label": label, "topo": topo_opts})
+
+        pkt_default = tcp_defaults["mss"] + tcp_defaults["header_bytes"]
+        max_pkt = max(f["tcp"]["mss"] + f["tcp"]["header_bytes"] for f in flows)
+        net = _Net()
+        builder = {"single_link": self._single_link, "dumbbell": self._dumbbell,
+                   "parking_lot": self._parking_lot, "explicit": self._explicit}[kind]
+        base_rtts = builder(topo, flows, net)
+        bdp_rtt = self._bdp_rtt(topo, base_rtts)
+        _resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
+        core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
+                       "tcp": f["tcp"], "label": f["label"]} for f in flows]
+        return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "nodes": net.nodes,
+                "links": net.links, "flows": core_flows}
+
+    @staticmethod
+    def _tcp_merge(where: str, d: dict, base: dict) -> dict:
+        """Overlay options `d` (written at `where`) on `base`, a mapping of
+        option -> (raw value, field it came from)."""
+        out = dict(base)
+        for k, v in d.items():
+            out[k] = (v, f"{where}.{k}")
+        return out
+
+    @staticmethod
+    def _tcp_resolve(opts: dict) -> dict:
+        """Turn option -> (raw value, field) into the core's TCP config."""
+        names = list(_core.algorithms())
+        out: dict = {}
+        for k, (v, f) in opts.items():
+            if k == "cc":
+                out["cc"] = _str(f, v, names)
+            elif k == "mss":
+                out["mss"] = _int(f, v, lo=1, hi=65495)
+            elif k == "header_bytes":
+                out["header_bytes"] = _int(f, v, lo=0, hi=1000)
+            elif k == "initial_window":
+                out["initial_window"] = _int(f, v, lo=1, hi=10**9)
+            elif k == "initial_ssthresh":
+                out["initial_ssthresh"] = None if v == "inf" else _int(f, v, lo=2, hi=2**32 - 2)
+            elif k in ("min_rto", "initial_rto", "max_rto"):
+                out[f"{k}_ps"] = parse_time(f, v, allow_zero=False)
+            elif k == "clock_granularity":
+                out["clock_granularity_ps"] = parse_time(f, v)
+            elif k == "max_cwnd":
+                out["max_cwnd"] = None if v is None or v == "none" else _int(f, v, lo=1, hi=2**32 - 1)
+            elif k == "delayed_ack":
+                out["delayed_ack"] = _bool(f, v)
+            elif k == "delack_timeout":
+                out["delack_timeout_ps"] = parse_time(f, v, allow_zero=False)
+            elif k == "delack_count":
+                out["delack_count"] = _int(f, v, lo=1, hi=1000)
+            elif k == "handshake":
+                out["handshake"] = _bool(f, v)
+            elif k == "dupthresh":
+                out["dupthresh"] = _int(f, v, lo=1, hi=1000)
+        v, f = opts["rwnd"]
+        if v is None or v == "none":
+            out["rwnd_bytes"] = None
+        elif isinstance(v, str) and v.strip().endswith(("pkt", "pkts")):
+            out["rwnd_bytes"] = int(parse_buffer(f, v).amount) * out["mss"]
+        else:
+            out["rwnd_bytes"] = parse_size(f, v)
+            if out["rwnd_bytes"] < out["mss"]:
+                raise ScenarioError(f, v, f"a window of at least one segment ({out['mss']} bytes)")
+        if out["max_rto_ps"] < out["min_rto_ps"]:
+            raise ScenarioError(opts["max_rto"][1], message=f"{opts['max_rto'][1]}: must be ≥ min_rto")
+        return out
+
+    def _bdp_rtt(self, topo: dict, base_rtts: list[int] | None) -> int | None:
+        v = topo.get("bdp_rtt", "max")
+        if v in ("max", "mean"):
+            if not base_rtts:
+                return None
+            return max(base_rtts) if v == "max" else round(sum(base_rtts) / len(base_rtts))
+        return parse_time("topology.bdp_rtt", v, allow_zero=False)
+
+    # ---- topology builders: add nodes/links, place each flow (src, dst) and
+    # return the flows' base (propagation) RTTs in ps, or None if unknown.
+    def _single_link(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
+        _check_keys("topology", t, _SINGLE_KEYS)
+        rate = parse_rate("topology.rate", t.get("rate"))
+        delay = parse_time("topology.delay", t.get("delay"))
+        buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        rrate = parse_rate("topology.reverse_rate", t["reverse_rate"]) if "reverse_rate" in t else rate
+        rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
+        rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
+        net.duplex("a", "b", rate, delay, buf, "topology.buffer", queue, _loss("topology.loss", t.get("loss")),
+                   rev_rate=rrate, rev_delay=rdelay, rev_buf=rbuf,
+                   rev_buf_field="topology.reverse_buffer" if "reverse_buffer" in t else "topology.buffer",
+                   rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")))
+        for f in flows:
+            d = _str(f"{f['where']}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+            f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
+        return [delay + rdelay] * len(flows)
+
+    def _dumbbell(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
+        _check_keys("topology", t, _DUMBBELL_KEYS)
+        brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
+        bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay"))
+        arate = parse_rate("topology.access_rate", t.get("access_rate"))
+        adelay = parse_time("topology.access_delay", t.get("access_delay"))
+        buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+        abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
+        abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
+        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
+            if "reverse_bottleneck_rate" in t else brate
+        net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue,
+                   _loss("topology.loss", t.get("loss")), rev_rate=rrate,
+                   rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")))
+        rtts = []
+        for i, f in enumerate(flows):
+            w = f["where"]
+            d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+            acc = adelay
+            if "rtt" in f["topo"]:
+                rtt = parse_time(f"{w}.rtt", f["topo"]["rtt"], allow_zero=False)
+                acc2 = rtt // 2 - bdelay
+                if acc2 < 0:
+                    raise ScenarioError(f"{w}.rtt", message=(
+                        f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the bottleneck's round trip "
+                        f"({2 * bdelay / 1e9:g}ms); expected rtt ≥ 2 × bottleneck_delay"))
+                acc = acc2 // 2
+            src, dst = f"src{i}", f"dst{i}"
+            left, right = (src, dst) if d == "forward" else (dst, src)
+            net.duplex(left, "r0", arate, acc, abuf, abuf_field, queue)
+            net.duplex("r1", right, arate, acc, abuf, abuf_field, queue)
+            f["src"], f["dst"] = net.index[src], net.index[dst]
+            rtts.append(2 * (bdelay + 2 * acc))
+        return rtts
+
+    def _parking_lot(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
+        _check_keys("topology", t, _PARKING_KEYS)
+        hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
+        hrate = parse_rate("topology.hop_rate", t.get("hop_rate"))
+        hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
+        arate = parse_rate("topology.access_rate", t.get("access_rate"))
+        adelay = parse_time("topology.access_delay", t.get("access_delay"))
+        buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+        abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
+        abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
+        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        for h in range(hops):
+            net.duplex(f"r{h}", f"r{h + 1}", hrate, hdelay, buf, "topology.buffer", queue)
+        # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
+        # every hop; expand them now (flow order: group order, then hop).
+        expanded = []
+        for f in flows:
+            p = _str(f"{f['where']}.path", f["topo"].get("path", "through"), ["through", "cross", "cross_reverse"])
+            if p == "through":
+                expanded.append((f, p, None))
+            else:
+                for h in range(hops):
+                    expanded.append((dict(f), p, h))
+        flows[:] = [e[0] for e in expanded]
+        rtts = []
+        for i, (f, p, h) in enumerate(expanded):
+            src, dst = f"src{i}", f"dst{i}"
+            if p == "through":
+                a, b, nh = "r0", f"r{hops}", hops
+            elif p == "cross":
+                a, b, nh = f"r{h}", f"r{h + 1}", 1
+            else:
+                a, b, nh = f"r{h + 1}", f"r{h}", 1
+            net.duplex(src, a, arate, adelay, abuf, abuf_field, queue)
+            net.duplex(b, dst, arate, adelay, abuf, abuf_field, queue)
+            f["src"], f["dst"] = net.index[src], net.index[dst]
+            f["label"] = f["label"] if h is None else f"{f['label']}.hop{h + 1}"
+            rtts.append(2 * (2 * adelay + nh * hdelay))
+        return rtts
+
+    def _explicit(self, t: dict, flows: list[dict], net: _Net) -> None:
+        _check_keys("topology", t, _EXPLICIT_KEYS)
+        nodes = t.get("nodes")
+        if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
+            raise ScenarioError("topology.nodes", nodes, "a non-empty list of node names")
+        if len(set(nodes)) != len(nodes):
+            raise ScenarioError("topology.nodes", nodes, "node names without duplicates")
+        for n in nodes:
+            net.node(n)
+        links = t.get("links")
+        if not isinstance(links, list) or not links:
+            raise ScenarioError("topology.links", links, "a non-empty list of links ([[topology.links]])")
+        for i, l in enumerate(links):
+            w = f"topology.links[{i}]"
+            _check_keys(w, l, _EXPLICIT_LINK_KEYS)
+            a = _str(f"{w}.a", l.get("a"), nodes)
+            b = _str(f"{w}.b", l.get("b"), nodes)
+            if a == b:
+                raise ScenarioError(f"{w}.b", b, "a node other than a")
+            rate = parse_rate(f"{w}.rate", l.get("rate"))
+            delay = parse_time(f"{w}.delay", l.get("delay"))
+            buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
+            queue = _str(f"{w}.queue", l.get("queue", "droptail"), QUEUE_KINDS)
+            net.duplex(a, b, rate, delay, buf, f"{w}.buffer", queue, _loss(f"{w}.loss", l.get("loss")),
+                       rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
+                       rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
+                       rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
+                       rev_buf_field=f"{w}.reverse_buffer",
+                       rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")))
+        for f in flows:
+            w = f["where"]
+            for k in ("src", "dst"):
+                if k not in f["topo"]:
+                    raise ScenarioError(f"{w}.{k}", message=f"{w}.{k}: missing; flows in an explicit topology name their {k} node")
+            f["src"] = net.index[_str(f"{w}.src", f["topo"]["src"], nodes)]
+            f["dst"] = net.index[_str(f"{w}.dst", f["topo"]["dst"], nodes)]
+            if f["src"] == f["dst"]:
+                raise ScenarioError(f"{w}.dst", f["topo"]["dst"], "a node other than src")
+        return None
+
+
+# --------------------------------------------------------------------------
+# Python builder
+
+
+class Builder:
+    """Build a scenario in Python; produces the same mapping a TOML file does
+    and validates it through :class:`Scenario`.
+
+    >>> sc = (Builder(duration="60s", seed=1)
+    ...       .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="18ms",
+    ...                 access_rate="1Gbps", access_delay="1ms", buffer="1bdp")
+    ...       .tcp(cc="newreno", mss=1448)
+    ...       .flows(count=10, app="bulk", stagger="10ms")
+    ...       .build())
+    """
+
+    def __init__(self, duration: str, seed: int = 1, sample_interval: str | None = None):
+        self._d: dict = {"sim": {"duration": duration, "seed": seed}, "tcp": {}, "flows": []}
+        if sample_interval is not None:
+            self._d["sim"]["sample_interval"] = sample_interval
+
+    def topology(self, kind: str, **kw) -> "Builder":
+        self._d["topology"] = {"kind": kind, **kw}
+        return self
+
+    def single_link(self, **kw) -> "Builder":
+        return self.topology("single_link", **kw)
+
+    def dumbbell(self, **kw) -> "Builder":
+        return self.topology("dumbbell", **kw)
+
+    def parking_lot(self, **kw) -> "Builder":
+        return self.topology("parking_lot", **kw)
+
+    def explicit(self, nodes: list[str], links: list[dict], **kw) -> "Builder":
+        return self.topology("explicit", nodes=nodes, links=links, **kw)
+
+    def tcp(self, **kw) -> "Builder":
+        self._d["tcp"].update(kw)
+        return self
+
+    def flows(self, **kw) -> "Builder":
+        self._d["flows"].append(kw)
+        return self
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._d)
+
+    def build(self) -> Scenario:
+        return Scenario(self.to_dict(), source="<builder>")
+
+
+def load(path: str | Path) -> Scenario:
+    """Load and validate a scenario file (.toml, .yaml, .yml)."""
+    return Scenario.from_file(path)
+
+
+def _isfinite(x: float) -> bool:
+    return math.isfinite(x)

@@ -1,0 +1,98 @@
+"""Unit strings used in scenarios: rates ("10Mbps"), times ("40ms"), sizes
+("100KB") and buffers ("333pkt", "500KB", "1bdp").
+
+Decimal prefixes are powers of 1000 (KB = 1000 bytes, Mbps = 10^6 b/s);
+binary prefixes (KiB, MiB, GiB) are powers of 1024. Every parser raises
+``ScenarioError`` naming the field, the value and what is accepted.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from .errors import ScenarioError
+
+PS_PER_S = 10**12
+
+_NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?)"
+
+_RATE_UNITS = {"bps": 1, "kbps": 10**3, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}
+_TIME_UNITS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12, "min": 60 * 10**12}
+_SIZE_UNITS = {"B": 1, "KB": 10**3, "kB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def _parse(field: str, value, units: dict, what: str, example: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise ScenarioError(field, value, f"a {what} string with a unit, e.g. {example!r}")
+    m = re.fullmatch(r"\s*" + _NUM + r"\s*([A-Za-zµ]+)\s*", value)
+    if not m or m.group(2) not in units:
+        raise ScenarioError(field, value, f"a {what} with one of the units {', '.join(units)} (e.g. {example!r})")
+    x = float(m.group(1)) * units[m.group(2)]
+    if not math.isfinite(x):
+        raise ScenarioError(field, value, f"a finite {what}")
+    return x
+
+
+def parse_rate(field: str, value) -> int:
+    """Rate string -> bits per second (int, > 0)."""
+    x = _parse(field, value, _RATE_UNITS, "rate", "10Mbps")
+    bps = round(x)
+    if bps <= 0:
+        raise ScenarioError(field, value, "a rate above 0 bps, e.g. '10Mbps'")
+    return bps
+
+
+def parse_time(field: str, value, *, allow_zero: bool = True) -> int:
+    """Time string -> picoseconds (int, >= 0; > 0 unless allow_zero)."""
+    x = _parse(field, value, _TIME_UNITS, "time", "40ms")
+    ps = round(x)
+    if ps < 0 or (ps == 0 and not allow_zero):
+        raise ScenarioError(field, value, "a time above 0, e.g. '40ms'" if not allow_zero else "a time of 0 or more")
+    if ps >= 2**63:
+        raise ScenarioError(field, value, "a time below 106 days")
+    return ps
+
+
+def parse_size(field: str, value) -> int:
+    """Size string -> bytes (int, > 0)."""
+    x = _parse(field, value, _SIZE_UNITS, "size", "100KB")
+    b = round(x)
+    if b <= 0:
+        raise ScenarioError(field, value, "a size of at least 1 byte, e.g. '100KB'")
+    return b
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A buffer as written: packets, bytes, or a multiple of the BDP."""
+
+    kind: str  # "pkt" | "bytes" | "bdp"
+    amount: float
+
+
+def parse_buffer(field: str, value) -> Buffer:
+    accepted = "'<n>pkt' (e.g. '333pkt'), a size (e.g. '500KB') or '<x>bdp' (e.g. '1bdp')"
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise ScenarioError(field, value, accepted)
+    m = re.fullmatch(r"\s*" + _NUM + r"\s*(pkt|pkts|bdp)\s*", value)
+    if m:
+        x = float(m.group(1))
+        if m.group(2) == "bdp":
+            if not (x > 0 and math.isfinite(x)):
+                raise ScenarioError(field, value, "a BDP multiple above 0, e.g. '1bdp'")
+            return Buffer("bdp", x)
+        if x != int(x) or x < 1:
+            raise ScenarioError(field, value, "a whole number of packets, at least 1, e.g. '333pkt'")
+        return Buffer("pkt", int(x))
+    try:
+        return Buffer("bytes", parse_size(field, value))
+    except ScenarioError:
+        raise ScenarioError(field, value, accepted) from None
+
+
+def fmt_rate(bps: float) -> str:
+    for unit, k in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if bps >= k:
+            return f"{bps / k:.3g}{unit}"
+    return f"{bps:.3g}bps"
