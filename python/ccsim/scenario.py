@@ -86,6 +86,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "delack_count": 2,
     "handshake": False,
     "dupthresh": 3,
+    "abc_limit": 2,
 }
 
 TCP_DOC: dict[str, str] = {
@@ -105,6 +106,7 @@ TCP_DOC: dict[str, str] = {
     "delack_count": "full-sized segments per delayed ACK",
     "handshake": "open with SYN / SYN-ACK (one RTT) before data",
     "dupthresh": "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)",
+    "abc_limit": "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)",
 }
 
 SIM_KEYS = {"duration", "seed", "sample_interval"}
@@ -403,6 +405,8 @@ class Scenario:
                 out["handshake"] = _bool(f, v)
             elif k == "dupthresh":
                 out["dupthresh"] = _int(f, v, lo=1, hi=1000)
+            elif k == "abc_limit":
+                out["abc_limit"] = _int(f, v, lo=0, hi=2**32 - 1)
         v, f = opts["rwnd"]
         if v is None or v == "none":
             out["rwnd_bytes"] = None

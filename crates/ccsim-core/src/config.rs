@@ -99,6 +99,9 @@ pub struct TcpCfg {
     pub delack_count: u32,
     pub handshake: bool,
     pub dupthresh: u32,
+    /// Appropriate Byte Counting limit L in slow start, segments per ACK
+    /// (RFC 3465 §2.3; RFC 5681 eq. 2 is L = 1); 0 = no limit (Linux).
+    pub abc_limit: u32,
 }
 
 pub const KNOWN_CC: &[&str] = &["tahoe", "reno", "newreno"];

@@ -24,6 +24,7 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
         delack_count: 2,
         handshake: false,
         dupthresh: 3,
+        abc_limit: 2,
     }
 }
 

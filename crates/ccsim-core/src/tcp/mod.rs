@@ -454,7 +454,11 @@ impl TcpFlow {
             } else {
                 self.dupacks = 0;
                 if prior_in_flight >= self.tp.cwnd {
-                    self.cc.cong_avoid(&mut self.tp, acked);
+                    // In slow start an ACK may grow cwnd by at most L segments
+                    // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
+                    let l = self.cfg.tcp.abc_limit;
+                    let credit = if l > 0 && self.tp.in_slow_start() { acked.min(l) } else { acked };
+                    self.cc.cong_avoid(&mut self.tp, credit);
                     self.tp.cwnd = self.tp.cwnd.min(self.tp.cwnd_clamp).max(1);
                 }
             }

@@ -1,0 +1,23 @@
+from ccsim import Builder
+
+
+def single_link(duration="60s", seed=1, rate="20Mbps", delay="30ms", buffer="1bdp", loss=None,
+                sample_interval="100ms", tcp=None, flows=None, **topo):
+    b = Builder(duration=duration, seed=seed, sample_interval=sample_interval)
+    t = dict(rate=rate, delay=delay, buffer=buffer, **topo)
+    if loss is not None:
+        t["loss"] = loss
+    b.single_link(**t)
+    b.tcp(**(tcp or {}))
+    for f in flows or [dict(app="bulk")]:
+        b.flows(**f)
+    return b.build()
+
+
+def dumbbell(n=10, duration="60s", seed=1, rate="100Mbps", buffer="1bdp", tcp=None, sample_interval="100ms", **flow):
+    return (Builder(duration=duration, seed=seed, sample_interval=sample_interval)
+            .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate="1Gbps",
+                      access_delay="1ms", buffer=buffer)
+            .tcp(**(tcp or {}))
+            .flows(count=n, app="bulk", stagger="10ms", **flow)
+            .build())
