@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from . import _core
+from .errors import ScenarioError
 from .scenario import Scenario
 
 TABLES = ("flows", "links", "flow_series", "link_series", "events")
@@ -124,7 +125,14 @@ class Result:
 def run_scenario(sc: Scenario) -> Result:
     payload = sc.to_core_json()
     w0, c0 = time.perf_counter(), time.process_time()
-    raw = _core.run(payload)
+    try:
+        raw = _core.run(payload)
+    except _core.ScenarioError as e:
+        if isinstance(e, ScenarioError):
+            raise
+        # The core re-validates the resolved scenario (and checks routes);
+        # present its message as the same exception type the parser raises.
+        raise ScenarioError("scenario", message=str(e)) from None
     w1, c1 = time.perf_counter(), time.process_time()
     return Result(sc, raw, w1 - w0, c1 - c0)
 

@@ -1,0 +1,172 @@
+"""Bad input gets a clear error naming the field, the value and what is
+accepted - never a panic, a hang or a silently wrong run."""
+import json
+import textwrap
+
+import pytest
+
+import ccsim
+from ccsim import Builder, Scenario, ScenarioError
+from ccsim import _core
+
+GOOD = textwrap.dedent("""
+    [sim]
+    duration = "10s"
+    [topology]
+    kind = "single_link"
+    rate = "10Mbps"
+    delay = "10ms"
+    [[flows]]
+    app = "bulk"
+""")
+
+
+def err(text):
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_toml(textwrap.dedent(text))
+    return str(e.value)
+
+
+def test_good_baseline_is_accepted():
+    Scenario.from_toml(GOOD)
+
+
+def test_malformed_toml():
+    m = err("[sim\nduration = 1")
+    assert "malformed TOML" in m
+
+
+def test_malformed_yaml():
+    with pytest.raises(ScenarioError, match="malformed YAML"):
+        Scenario.from_yaml("sim: [unclosed")
+
+
+def test_unknown_algorithm_lists_accepted_names():
+    m = err(GOOD + '\n[tcp]\ncc = "bbr9"\n')
+    assert "tcp.cc" in m and "'bbr9'" in m and "newreno" in m
+
+
+def test_unknown_top_level_and_nested_keys():
+    assert "colour" in err(GOOD + "\ncolour = 1\n")
+    m = err(GOOD.replace('kind = "single_link"', 'kind = "single_link"\nspeed = "1Gbps"'))
+    assert "topology.speed" in m and "accepted keys" in m
+    m = err(GOOD + '\n[tcp]\nmsss = 1000\n')
+    assert "tcp.msss" in m
+    m = err(GOOD.replace('app = "bulk"', 'app = "bulk"\nstagger_ms = 3'))
+    assert "flows[0].stagger_ms" in m
+
+
+def test_unknown_option_value():
+    m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nqueue = "fq"'))
+    assert "topology.queue" in m and "droptail" in m
+
+
+@pytest.mark.parametrize("rate", ['"-10Mbps"', '"0Mbps"', '"10"', "10", '"10 furlongs"'])
+def test_bad_rates(rate):
+    m = err(GOOD.replace('rate = "10Mbps"', f"rate = {rate}"))
+    assert "topology.rate" in m and "Mbps" in m
+
+
+def test_negative_time():
+    m = err(GOOD.replace('delay = "10ms"', 'delay = "-1ms"'))
+    assert "topology.delay" in m
+
+
+def test_zero_duration():
+    assert "sim.duration" in err(GOOD.replace('"10s"', '"0s"'))
+
+
+def test_zero_mss():
+    m = err(GOOD + "\n[tcp]\nmss = 0\n")
+    assert "tcp.mss" in m and "≥ 1" in m
+
+
+@pytest.mark.parametrize("buf", ['"0pkt"', '"100B"', '"0.0001bdp"', '"lots"'])
+def test_buffer_smaller_than_a_packet(buf):
+    m = err(GOOD.replace('delay = "10ms"', f'delay = "10ms"\nbuffer = {buf}'))
+    assert "topology.buffer" in m
+
+
+def test_probability_out_of_range():
+    m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { kind = "bernoulli", p = 1.5 }'))
+    assert "topology.loss.p" in m and "probability" in m
+
+
+def test_flow_between_unconnected_nodes():
+    b = (Builder(duration="1s")
+         .explicit(nodes=["a", "b", "c"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
+         .flows(src="a", dst="c"))
+    with pytest.raises(ScenarioError, match=r"flows\[0\].*no forward path.*\Wa\W.*\Wc\W"):
+        b.build().run()
+
+
+def test_unknown_node_name():
+    b = (Builder(duration="1s")
+         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
+         .flows(src="a", dst="z"))
+    with pytest.raises(ScenarioError, match=r"flows\[0\].dst.*'z'"):
+        b.build()
+
+
+def test_flow_starting_after_the_end():
+    m = err(GOOD.replace('app = "bulk"', 'app = "bulk"\nstart = "20s"'))
+    assert "flows[0].start" in m
+
+
+def test_file_flow_needs_size():
+    assert "flows[0].size" in err(GOOD.replace('app = "bulk"', 'app = "file"'))
+
+
+def test_rtt_shorter_than_bottleneck():
+    m = err("""
+        [sim]
+        duration = "1s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck_rate = "10Mbps"
+        bottleneck_delay = "20ms"
+        access_rate = "100Mbps"
+        access_delay = "1ms"
+        [[flows]]
+        rtt = "10ms"
+    """)
+    assert "flows[0].rtt" in m
+
+
+def test_bdp_buffer_in_explicit_topology_needs_bdp_rtt():
+    b = (Builder(duration="1s")
+         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}])
+         .flows(src="a", dst="b"))
+    with pytest.raises(ScenarioError, match="topology.bdp_rtt"):
+        b.build()
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ScenarioError, match="cannot read"):
+        ccsim.load(tmp_path / "nope.toml")
+
+
+def test_core_rejects_bad_resolved_scenarios_without_panicking():
+    # The core re-validates what it is given (the JSON boundary is public).
+    good = Scenario.from_toml(GOOD).core
+    bad = json.loads(json.dumps(good))
+    bad["flows"][0]["tcp"]["mss"] = 0
+    with pytest.raises(_core.ScenarioError, match=r"flows\[0\].tcp.mss"):
+        _core.run(json.dumps(bad))
+    bad = json.loads(json.dumps(good))
+    bad["links"][0]["rate_bps"] = 0
+    with pytest.raises(_core.ScenarioError, match="rate_bps"):
+        _core.run(json.dumps(bad))
+    bad = json.loads(json.dumps(good))
+    bad["links"][0]["bogus"] = 1
+    with pytest.raises(_core.ScenarioError, match="bogus"):
+        _core.run(json.dumps(bad))
+    with pytest.raises(_core.ScenarioError):
+        _core.run("{not json")
+
+
+def test_rust_panic_becomes_python_exception():
+    with pytest.raises(ccsim.InternalError, match="deliberate test panic"):
+        _core._panic_for_test()
+    # and the interpreter is still fine afterwards
+    assert Scenario.from_toml(GOOD).run().flows.height == 1

@@ -1,0 +1,117 @@
+"""The README's contract: the example files run as written, the CLI's JSON
+shape, error exit status, results on disk, plots and bench output."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import ccsim
+from conftest import ROOT
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "ccsim", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_examples_run_as_written(tmp_path):
+    for name in ("dumbbell", "lossy_link"):
+        out = tmp_path / name
+        r = cli("run", str(ROOT / "examples" / f"{name}.toml"), "--out", str(out), "--json")
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        assert set(d) == {"flows", "links", "sim_time_s", "wall_time_s", "events"}
+        assert set(d["flows"][0]) == {"id", "src", "dst", "cc", "goodput_bps", "throughput_bps", "retransmits",
+                                      "timeouts", "fct_s"}
+        assert set(d["links"][0]) == {"name", "drops", "utilization"}
+        assert d["flows"][0]["fct_s"] is None  # bulk flows never finish
+        for f in ("flows", "links", "flow_series", "link_series", "events"):
+            assert (out / f"{f}.parquet").exists()
+        for p in ("cwnd.png", "throughput.png", "queue.png"):
+            assert (out / p).stat().st_size > 1000
+        m = json.loads((out / "manifest.json").read_text())
+        assert m["seed"] in (1, 7) and m["ccsim_version"] == ccsim.__version__ and m["events"] == d["events"]
+    d = json.loads(cli("run", str(ROOT / "examples" / "dumbbell.toml"), "--out", str(tmp_path / "x"), "--json").stdout)
+    assert len(d["flows"]) == 10
+
+
+def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path):
+    toml_sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
+    import yaml
+    import tomllib
+
+    y = tmp_path / "d.yaml"
+    y.write_text(yaml.safe_dump(tomllib.loads((ROOT / "examples" / "dumbbell.toml").read_text())))
+    assert ccsim.load(y).core == toml_sc.core
+    b = (ccsim.Builder(duration="60s", seed=1, sample_interval="100ms")
+         .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="18ms", access_rate="1Gbps", access_delay="1ms",
+                   buffer="1bdp", queue="droptail")
+         .tcp(cc="newreno", mss=1448, delayed_ack=True, initial_window=10, min_rto="200ms")
+         .flows(count=10, app="bulk", start="0s", stagger="10ms")
+         .build())
+    assert b.core == toml_sc.core
+
+
+def test_dumbbell_bdp_buffer_resolution():
+    # 100 Mb/s × 40 ms = 500 000 bytes = 336.02 packets of 1448 + 40 bytes.
+    sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
+    bott = [l for l in sc.core["links"] if l["name"] == "r0->r1"][0]
+    assert bott["queue"]["limit_pkts"] == round(100e6 * 0.040 / 8 / 1488)
+    assert bott["delay_ps"] == 18 * 10**9
+
+
+def test_error_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sim]\nduration = "1s"\n[topology]\nkind = "ring"\n[[flows]]\n')
+    r = cli("run", str(bad), "--out", str(tmp_path / "o"))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "topology.kind" in lines[0] and "dumbbell" in lines[0]
+    assert not (tmp_path / "o").exists()
+
+
+def test_failed_run_does_not_touch_earlier_results(tmp_path):
+    out = tmp_path / "o"
+    ok = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(out), "--no-plots")
+    assert ok.returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    bad = tmp_path / "bad.toml"
+    bad.write_text((ROOT / "examples" / "lossy_link.toml").read_text().replace('"20Mbps"', '"0Mbps"'))
+    r = cli("run", str(bad), "--out", str(out))
+    assert r.returncode == 2
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_plot_command(tmp_path):
+    out = tmp_path / "o"
+    assert cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(out), "--no-plots").returncode == 0
+    r = cli("plot", str(out))
+    assert r.returncode == 0 and (out / "cwnd.png").exists()
+    assert cli("plot", str(tmp_path)).returncode == 2
+
+
+def test_bench_json_shape():
+    r = cli("bench", "--json", "--repeat", "1")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    names = [s["name"] for s in d["scenarios"]]
+    assert len(names) == 2
+    for s in d["scenarios"]:
+        assert set(s) == {"name", "delivered_pkts", "events", "cpu_s", "pkts_per_cpu_s", "events_per_cpu_s"}
+        assert s["delivered_pkts"] > 100_000
+        assert s["pkts_per_cpu_s"] == pytest.approx(s["delivered_pkts"] / s["cpu_s"])
+
+
+def test_results_read_back(tmp_path):
+    res = ccsim.load(ROOT / "examples" / "lossy_link.toml").run()
+    res.write(tmp_path)
+    back = ccsim.read(tmp_path)
+    assert back["flows"].equals(res.flows)
+    assert back["manifest"]["scenario"]["topology"]["kind"] == "single_link"
+
+
+def test_list_command():
+    r = cli("list")
+    assert r.returncode == 0 and "newreno" in r.stdout and "abc_limit" in r.stdout
