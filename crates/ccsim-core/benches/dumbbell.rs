@@ -1,1 +1,21 @@
-fn main(){}
+//! Criterion benchmark of the reference dumbbell (docs/performance.md).
+//! `cargo bench -p ccsim-core --bench dumbbell`. Shortened to 10 s of
+//! simulated time per iteration so criterion can take enough samples; the
+//! full reference figures come from `ccsim bench`.
+use ccsim_core::presets::{dumbbell, tcp_defaults};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dumbbell");
+    g.sample_size(10);
+    for (name, rate) in [("100M_10flows_10s", 100_000_000u64), ("1G_10flows_10s", 1_000_000_000)] {
+        let sc = dumbbell(10, rate, 1_000_000_000, 10, tcp_defaults("newreno"));
+        let pkts = ccsim_core::run(&sc).unwrap().delivered_data_pkts;
+        g.throughput(Throughput::Elements(pkts));
+        g.bench_function(name, |b| b.iter(|| ccsim_core::run(&sc).unwrap()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
