@@ -36,8 +36,9 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
     let mut links = Vec::new();
     let pkt = (tcp.mss + tcp.header_bytes) as u64;
     let rtt_ps = 40 * PS_PER_MS;
-    let bdp_pkts = ((bneck_bps as u128 * rtt_ps as u128 / 8 / PS_PER_S as u128) as u64).div_ceil(pkt) as u32;
-    let access_bdp = ((access_bps as u128 * rtt_ps as u128 / 8 / PS_PER_S as u128) as u64).div_ceil(pkt) as u32;
+    // round(rate · RTT / 8 / packet), as the Python builder sizes "1bdp"
+    let bdp_pkts = ((bneck_bps as f64 * rtt_ps as f64 / 8.0 / PS_PER_S as f64) / pkt as f64).round() as u32;
+    let access_bdp = ((access_bps as f64 * rtt_ps as f64 / 8.0 / PS_PER_S as f64) / pkt as f64).round() as u32;
     let mut link = |name: String, a: u32, b: u32, rate: u64, delay: u64, lim: u32| {
         for (x, y, suffix) in [(a, b, "fwd"), (b, a, "rev")] {
             links.push(LinkCfg {
