@@ -170,3 +170,8 @@ def test_rust_panic_becomes_python_exception():
         _core._panic_for_test()
     # and the interpreter is still fine afterwards
     assert Scenario.from_toml(GOOD).run().flows.height == 1
+
+
+def test_time_series_too_large_is_refused_not_a_crash():
+    m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\nsample_interval = "1ns"'))
+    assert "sim.sample_interval" in m and "rows" in m

@@ -110,6 +110,8 @@ TCP_DOC: dict[str, str] = {
 }
 
 SIM_KEYS = {"duration", "seed", "sample_interval"}
+# Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
+MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
 LOSS_KINDS = ["none", "bernoulli", "scripted"]
 QUEUE_KINDS = ["droptail"]
@@ -359,6 +361,13 @@ class Scenario:
         base_rtts = builder(topo, flows, net)
         bdp_rtt = self._bdp_rtt(topo, base_rtts)
         _resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
+        if sample is not None:
+            rows = (duration // sample + 1) * (len(flows) + len(net.links))
+            if rows > MAX_SERIES_ROWS:
+                raise ScenarioError("sim.sample_interval", message=(
+                    f"sim.sample_interval: {si!r} over {duration / PS_PER_S:g}s gives {rows:,} time-series rows "
+                    f"({len(flows)} flows + {len(net.links)} link directions); expected at most "
+                    f"{MAX_SERIES_ROWS:,}: use a longer interval or 'off'"))
         core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
                        "tcp": f["tcp"], "label": f["label"]} for f in flows]
         return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "nodes": net.nodes,

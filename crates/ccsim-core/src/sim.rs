@@ -332,6 +332,7 @@ impl Simulation {
         t.push("rtt_mean_s", col_f(&|f| {
             if f.stats.rtt_samples > 0 { f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12 } else { f64::NAN }
         }));
+        t.push("rtt_min_s", col_f(&|f| f.rtt.min_rtt.map_or(f64::NAN, ps_to_s)));
         t.push("rtt_samples", col_u(&|f| f.stats.rtt_samples));
         t.push("rto_mean_at_timeout_s", col_f(&|f| {
             if f.stats.timeouts > 0 { f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12 } else { f64::NAN }

@@ -1,0 +1,52 @@
+"""Topology builders: the structure they promise, and behaviour that follows
+from it (propagation RTT, multi-bottleneck penalty)."""
+import polars as pl
+import pytest
+
+from ccsim import Builder
+
+
+def test_dumbbell_per_flow_rtt_sets_propagation_delay():
+    # rtt = 60 ms and 120 ms: minimum RTT sample = base RTT + serialization of
+    # one 1488-byte data packet on three hops and one 40-byte ACK on three hops.
+    sc = (Builder(duration="10s", sample_interval="off")
+          .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay="1ms",
+                    buffer="1bdp")
+          .tcp(delayed_ack=False)
+          .flows(rtt="60ms", max_cwnd=4)
+          .flows(rtt="120ms", max_cwnd=4, direction="reverse")
+          .build())
+    res = sc.run()
+    ser = 1488 * 8 * (2 / 1e9 + 1 / 100e6) + 40 * 8 * (2 / 1e9 + 1 / 100e6)
+    got = res.flows["rtt_min_s"].to_list()
+    assert got[0] == pytest.approx(0.060 + ser, abs=2e-6)
+    assert got[1] == pytest.approx(0.120 + ser, abs=2e-6)
+    # the reverse flow's data crosses r1 -> r0
+    assert res.links.filter(pl.col("name") == "r1->r0")["bytes_tx"][0] > res.links.filter(pl.col("name") == "r0->r1")["bytes_tx"][0] / 2
+
+
+def test_parking_lot_structure_and_multi_hop_penalty():
+    # 3 hops, one through flow and one cross flow per hop in each direction.
+    hops = 3
+    sc = (Builder(duration="60s", sample_interval="off")
+          .parking_lot(hops=hops, hop_rate="10Mbps", hop_delay="10ms", access_rate="100Mbps", access_delay="2ms",
+                       buffer="50pkt")
+          .flows(path="through", label="C1")
+          .flows(path="cross", label="fwd")
+          .flows(path="cross_reverse", label="rev")
+          .build())
+    core = sc.core
+    assert len(core["flows"]) == 1 + 2 * hops
+    assert len(core["nodes"]) == (hops + 1) + 2 * len(core["flows"])
+    res = sc.run()
+    f = res.flows
+    c1 = f.filter(pl.col("label") == "C1")["goodput_bps"][0]
+    cross = f.filter(pl.col("label").str.starts_with("fwd"))["goodput_bps"].to_list()
+    # Each hop is shared by C1 and one forward cross flow; the through flow
+    # sees every hop's losses and a longer RTT, so it gets less than any cross
+    # flow (Floyd 1991, "Connections with multiple congested gateways").
+    assert all(c1 < x for x in cross), (c1, cross)
+    # Every data packet of a cross flow crosses exactly its one hop: the hop's
+    # forward link carries C1, its own cross flow and the reverse cross flow's ACKs.
+    for h in range(hops):
+        assert res.links.filter(pl.col("name") == f"r{h}->r{h + 1}")["pkts_tx"][0] > 0
