@@ -161,6 +161,10 @@ def test_core_rejects_bad_resolved_scenarios_without_panicking():
     bad["links"][0]["bogus"] = 1
     with pytest.raises(_core.ScenarioError, match="bogus"):
         _core.run(json.dumps(bad))
+    bad = json.loads(json.dumps(good))
+    bad["flows"][0]["tcp"]["max_rto_ps"] = 2**64 - 1
+    with pytest.raises(_core.ScenarioError, match=r"flows\[0\].tcp.max_rto"):
+        _core.run(json.dumps(bad))
     with pytest.raises(_core.ScenarioError):
         _core.run("{not json")
 

@@ -49,8 +49,8 @@ def parse_time(field: str, value, *, allow_zero: bool = True) -> int:
     ps = round(x)
     if ps < 0 or (ps == 0 and not allow_zero):
         raise ScenarioError(field, value, "a time above 0, e.g. '40ms'" if not allow_zero else "a time of 0 or more")
-    if ps >= 2**63:
-        raise ScenarioError(field, value, "a time below 106 days")
+    if ps > 2**62:
+        raise ScenarioError(field, value, "a time of at most 2^62 ps (about 53 days)")
     return ps
 
 

@@ -104,6 +104,10 @@ pub struct TcpCfg {
     pub abc_limit: u32,
 }
 
+/// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
+/// of two times never overflow.
+pub const MAX_TIME_PS: SimTime = 1 << 62;
+
 pub const KNOWN_CC: &[&str] = &["tahoe", "reno", "newreno"];
 
 #[derive(Debug)]
@@ -128,6 +132,33 @@ impl Scenario {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // Every time must leave room for `now + time` without overflow.
+        let check_t = |f: String, t: SimTime| -> Result<(), ConfigError> {
+            if t > MAX_TIME_PS {
+                return err(f, format!("{t} ps is beyond the largest supported time ({MAX_TIME_PS} ps, about 53 days)"));
+            }
+            Ok(())
+        };
+        check_t("duration_ps".into(), self.duration_ps)?;
+        if let Some(s) = self.sample_interval_ps {
+            check_t("sample_interval_ps".into(), s)?;
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            check_t(format!("links[{i}].delay_ps"), l.delay_ps)?;
+        }
+        for (i, fl) in self.flows.iter().enumerate() {
+            let t = &fl.tcp;
+            check_t(format!("flows[{i}].start_ps"), fl.start_ps)?;
+            for (k, v) in [
+                ("min_rto", t.min_rto_ps),
+                ("initial_rto", t.initial_rto_ps),
+                ("max_rto", t.max_rto_ps),
+                ("clock_granularity", t.clock_granularity_ps),
+                ("delack_timeout", t.delack_timeout_ps),
+            ] {
+                check_t(format!("flows[{i}].tcp.{k}"), v)?;
+            }
+        }
         if self.duration_ps == 0 {
             return err("duration_ps".into(), "must be > 0 (got 0)");
         }
