@@ -32,9 +32,11 @@ pub struct Simulation {
 }
 
 /// Shortest path by hop count (ties: lowest link index first), as a list of
-/// link indices. Deterministic for a given scenario.
+/// link indices. Deterministic for a given scenario. `adj[u]` lists
+/// (neighbour, link) in link order.
 fn bfs_route(n_nodes: usize, adj: &[Vec<(u32, u32)>], src: u32, dst: u32) -> Option<Vec<u32>> {
-    let mut parent: Vec<Option<u32>> = vec![None; n_nodes];
+    // parent[v] = (link into v, node it came from)
+    let mut parent: Vec<Option<(u32, u32)>> = vec![None; n_nodes];
     let mut seen = vec![false; n_nodes];
     let mut q = VecDeque::new();
     seen[src as usize] = true;
@@ -46,7 +48,7 @@ fn bfs_route(n_nodes: usize, adj: &[Vec<(u32, u32)>], src: u32, dst: u32) -> Opt
         for &(v, l) in &adj[u as usize] {
             if !seen[v as usize] {
                 seen[v as usize] = true;
-                parent[v as usize] = Some(l);
+                parent[v as usize] = Some((l, u));
                 q.push_back(v);
             }
         }
@@ -57,17 +59,12 @@ fn bfs_route(n_nodes: usize, adj: &[Vec<(u32, u32)>], src: u32, dst: u32) -> Opt
     let mut path = Vec::new();
     let mut v = dst;
     while v != src {
-        let l = parent[v as usize]?;
+        let (l, u) = parent[v as usize]?;
         path.push(l);
-        v = adj_from(adj, l, v)?;
+        v = u;
     }
     path.reverse();
     Some(path)
-}
-
-fn adj_from(adj: &[Vec<(u32, u32)>], link: u32, to: u32) -> Option<u32> {
-    // Find the node whose adjacency list holds (to, link).
-    adj.iter().position(|a| a.iter().any(|&(v, l)| l == link && v == to)).map(|u| u as u32)
 }
 
 impl Simulation {
@@ -114,8 +111,7 @@ impl Simulation {
             flows.push(TcpFlow::new(i as u32, f.clone(), fwd, rev));
         }
         let mut sched = Scheduler::new();
-        if let Some(iv) = sc.sample_interval_ps {
-            let _ = iv;
+        if sc.sample_interval_ps.is_some() {
             sched.schedule(0, Event::Sample);
         }
         for (i, f) in flows.iter().enumerate() {
