@@ -24,31 +24,28 @@ def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
         return written
     flows = sorted(fs["flow"].unique().to_list())[:max_flows]
 
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for f in flows:
-        s = fs.filter(pl.col("flow") == f)
-        ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=f"flow {f}")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("cwnd (segments)")
-    ax.set_title("Congestion window")
-    if len(flows) <= 10:
-        ax.legend(fontsize=7, ncol=2)
-    written.append(_save(fig, out / "cwnd.png"))
+    def cwnd(s):
+        return s["time_s"].to_numpy(), s["cwnd"].to_numpy()
 
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for f in flows:
-        s = fs.filter(pl.col("flow") == f)
+    def goodput(s):
         t = s["time_s"].to_numpy()
         b = s["delivered_bytes"].to_numpy().astype(float)
-        if len(t) > 1:
-            rate = np.diff(b) * 8 / np.diff(t) / 1e6
-            ax.plot(t[1:], rate, lw=0.8, label=f"flow {f}")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("goodput (Mb/s)")
-    ax.set_title("Goodput per sample interval")
-    if len(flows) <= 10:
-        ax.legend(fontsize=7, ncol=2)
-    written.append(_save(fig, out / "throughput.png"))
+        return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
+
+    per_flow = [("cwnd.png", "Congestion window", "cwnd (segments)", cwnd),
+                ("throughput.png", "Goodput per sample interval", "goodput (Mb/s)", goodput)]
+    for fname, title, ylabel, series in per_flow:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for f in flows:
+            x, y = series(fs.filter(pl.col("flow") == f))
+            if len(x):
+                ax.plot(x, y, lw=0.8, label=f"flow {f}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        if len(flows) <= 10:
+            ax.legend(fontsize=7, ncol=2)
+        written.append(_save(fig, out / fname))
 
     # Queues: the links that ever queued anything (at most 6, busiest first).
     peak = ls.group_by("link").agg(pl.col("queue_pkts").max().alias("peak")).sort("peak", descending=True)
