@@ -87,12 +87,22 @@ TCP_DEFAULTS: dict[str, Any] = {
     "handshake": False,
     "dupthresh": 3,
     "abc_limit": 2,
+    "sack": "off",
+    "sack_blocks": 3,
+    "limited_transmit": False,
+    "prr": False,
+    "timestamps": False,
+    "ecn": False,
+    "pacing": "off",
+    "pacing_ss_ratio": 2.0,
+    "pacing_ca_ratio": 1.2,
+    "quickack": 0,
 }
 
 TCP_DOC: dict[str, str] = {
     "cc": "congestion control: tahoe, reno, newreno (more to come)",
     "mss": "maximum segment size, payload bytes",
-    "header_bytes": "TCP/IP header bytes added to every packet (data and ACK)",
+    "header_bytes": "TCP/IP header bytes on every packet without options; timestamps add 12, SACK blocks 4 + 8 per block",
     "initial_window": "initial cwnd, segments (RFC 6928 / Linux: 10)",
     "initial_ssthresh": "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)",
     "min_rto": "lower bound on the computed RTO (RFC 6298 says 1s; Linux 200ms)",
@@ -107,13 +117,24 @@ TCP_DOC: dict[str, str] = {
     "handshake": "open with SYN / SYN-ACK (one RTT) before data",
     "dupthresh": "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)",
     "abc_limit": "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)",
+    "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
+    "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
+    "limited_transmit": "RFC 3042: one new segment on each of the first two duplicate ACKs",
+    "prr": "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')",
+    "timestamps": "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet",
+    "ecn": "RFC 3168 ECN: data is ECT; CE echoed with ECE until CWR; one reduction per window",
+    "pacing": "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)",
+    "pacing_ss_ratio": "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)",
+    "pacing_ca_ratio": "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)",
+    "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
 }
 
-SIM_KEYS = {"duration", "seed", "sample_interval"}
+SIM_KEYS = {"duration", "seed", "sample_interval", "trace"}
+TRACE_KINDS = ["rtt", "seq"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
-LOSS_KINDS = ["none", "bernoulli", "scripted"]
+LOSS_KINDS = ["none", "bernoulli", "scripted", "ce_every", "ce_scripted"]
 QUEUE_KINDS = ["droptail"]
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
 
@@ -148,14 +169,21 @@ def _loss(field: str, v) -> dict:
         if "p" not in v:
             raise ScenarioError(f"{field}.p", message=f"{field}.p: missing; a bernoulli loss needs p (0..1)")
         return {"kind": "bernoulli", "p": _prob(f"{field}.p", v["p"])}
-    _check_keys(field, v, {"kind", "drop"})
-    drops = v.get("drop")
-    if not isinstance(drops, list) or not drops:
-        raise ScenarioError(f"{field}.drop", drops, "a non-empty list of 1-based packet numbers")
-    out = [_int(f"{field}.drop[{i}]", x, lo=1) for i, x in enumerate(drops)]
+    if kind == "ce_every":
+        # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
+        _check_keys(field, v, {"kind", "n"})
+        if "n" not in v:
+            raise ScenarioError(f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet")
+        return {"kind": "ce_every", "n": _int(f"{field}.n", v["n"], lo=1)}
+    key = "drop" if kind == "scripted" else "mark"
+    _check_keys(field, v, {"kind", key})
+    nums = v.get(key)
+    if not isinstance(nums, list) or not nums:
+        raise ScenarioError(f"{field}.{key}", nums, "a non-empty list of 1-based packet numbers")
+    out = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
     if any(a >= b for a, b in zip(out, out[1:])):
-        raise ScenarioError(f"{field}.drop", drops, "strictly increasing packet numbers")
-    return {"kind": "scripted", "drop": out}
+        raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
+    return {"kind": kind, key: out}
 
 
 # --------------------------------------------------------------------------
@@ -193,6 +221,11 @@ class _Net:
         r = self.add(b, a, rev_rate or rate, delay if rev_delay is None else rev_delay, rev_buf or buf,
                      rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name)
         return f, r
+
+
+def _wire_bytes(tcp: dict) -> int:
+    """Bytes of a full-sized data packet: mss + headers (+12 with timestamps)."""
+    return tcp["mss"] + tcp["header_bytes"] + (12 if tcp["timestamps"] else 0)
 
 
 def _resolve_buffers(net: _Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: int, rtt_field: str) -> None:
@@ -307,6 +340,9 @@ class Scenario:
             raise ScenarioError("sim.duration", message="sim.duration: missing; expected a time such as '60s'")
         duration = parse_time("sim.duration", sim["duration"], allow_zero=False)
         seed = _int("sim.seed", sim.get("seed", 1), lo=0, hi=2**64 - 1)
+        trace = sim.get("trace", [])
+        if not isinstance(trace, list) or any(t not in TRACE_KINDS for t in trace):
+            raise ScenarioError("sim.trace", trace, f"a list of per-packet traces from {TRACE_KINDS}")
         si = sim.get("sample_interval", "100ms")
         sample = None if si == "off" else parse_time("sim.sample_interval", si, allow_zero=False)
 
@@ -353,8 +389,8 @@ class Scenario:
                 flows.append({"group": gi, "where": where, "start_ps": st, "app": appcfg, "tcp": tcp,
                               "label": label, "topo": topo_opts})
 
-        pkt_default = tcp_defaults["mss"] + tcp_defaults["header_bytes"]
-        max_pkt = max(f["tcp"]["mss"] + f["tcp"]["header_bytes"] for f in flows)
+        pkt_default = _wire_bytes(tcp_defaults)
+        max_pkt = max(_wire_bytes(f["tcp"]) for f in flows)
         net = _Net()
         builder = {"single_link": self._single_link, "dumbbell": self._dumbbell,
                    "parking_lot": self._parking_lot, "explicit": self._explicit}[kind]
@@ -371,7 +407,7 @@ class Scenario:
         core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
                        "tcp": f["tcp"], "label": f["label"]} for f in flows]
         return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "nodes": net.nodes,
-                "links": net.links, "flows": core_flows}
+                "links": net.links, "flows": core_flows, "trace": {k: k in trace for k in TRACE_KINDS}}
 
     @staticmethod
     def _tcp_merge(where: str, d: dict, base: dict) -> dict:
@@ -416,6 +452,20 @@ class Scenario:
                 out["dupthresh"] = _int(f, v, lo=1, hi=1000)
             elif k == "abc_limit":
                 out["abc_limit"] = _int(f, v, lo=0, hi=2**32 - 1)
+            elif k == "sack":
+                out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
+            elif k == "sack_blocks":
+                out["sack_blocks"] = _int(f, v, lo=1, hi=4)
+            elif k in ("limited_transmit", "prr", "timestamps", "ecn"):
+                out[k] = _bool(f, v)
+            elif k == "pacing":
+                out["pacing"] = _str(f, v, ["off", "linux", "window"])
+            elif k in ("pacing_ss_ratio", "pacing_ca_ratio"):
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= 100):
+                    raise ScenarioError(f, v, "a ratio in (0, 100], e.g. 2.0 for 200%")
+                out[k] = float(v)
+            elif k == "quickack":
+                out["quickack"] = _int(f, v, lo=0, hi=2**32 - 1)
         v, f = opts["rwnd"]
         if v is None or v == "none":
             out["rwnd_bytes"] = None
@@ -425,6 +475,13 @@ class Scenario:
             out["rwnd_bytes"] = parse_size(f, v)
             if out["rwnd_bytes"] < out["mss"]:
                 raise ScenarioError(f, v, f"a window of at least one segment ({out['mss']} bytes)")
+        if out["timestamps"] and out["sack_blocks"] > 3:
+            raise ScenarioError(opts["sack_blocks"][1], out["sack_blocks"],
+                                "at most 3 SACK blocks with timestamps (40 option bytes)")
+        if out["prr"] and out["sack"] != "rfc6675":
+            raise ScenarioError(opts["prr"][1], True, "prr = true only with sack = 'rfc6675' (PRR counts from the SACK scoreboard)")
+        if out["sack"] != "off" and out["cc"] == "tahoe":
+            raise ScenarioError(opts["sack"][1], out["sack"], "sack = 'off' with tahoe (Tahoe has no fast recovery)")
         if out["max_rto_ps"] < out["min_rto_ps"]:
             raise ScenarioError(opts["max_rto"][1], message=f"{opts['max_rto'][1]}: must be ≥ min_rto")
         return out

@@ -18,6 +18,22 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<LinkCfg>,
     pub flows: Vec<FlowCfg>,
+    /// Per-event traces (off by default: they grow with every packet).
+    #[serde(default)]
+    pub trace: TraceCfg,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCfg {
+    /// Every RTT sample a sender takes (table `rtt_trace`).
+    #[serde(default)]
+    pub rtt: bool,
+    /// Every data segment sent (new or retransmitted) and every ACK received,
+    /// with its sequence number (table `seq_trace`): the ns-2-style
+    /// sequence-number plot.
+    #[serde(default)]
+    pub seq: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -52,6 +68,40 @@ pub enum LossCfg {
     Bernoulli { p: f64 },
     /// 1-based numbers of the packets to lose, counted on this link direction.
     Scripted { drop: Vec<u64> },
+    /// Test marker: set CE on every n-th ECN-capable packet.
+    CeEvery { n: u64 },
+    /// Test marker: set CE on these 1-based ECN-capable packets.
+    CeScripted { mark: Vec<u64> },
+}
+
+/// Loss recovery with selective acknowledgments.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SackCfg {
+    /// No SACK option: recovery follows the algorithm's name (Tahoe, Reno,
+    /// NewReno).
+    #[default]
+    Off,
+    /// RFC 6675 conservative SACK recovery (scoreboard, IsLost, pipe, NextSeg,
+    /// rescue retransmission).
+    Rfc6675,
+    /// ns-2 `Agent/TCP/Sack1` (Fall & Floyd 1996): ACK-counted pipe, every
+    /// hole below the highest SACK is presumed lost.
+    Sack1,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingCfg {
+    #[default]
+    Off,
+    /// Linux internal pacing: rate = ratio · mss · max(cwnd, packets_out) / srtt,
+    /// ratio = ss_ratio while cwnd < ssthresh/2, else ca_ratio; or the rate the
+    /// algorithm sets (BBR).
+    Linux,
+    /// Leaky-bucket pacing of the ns-2 studies (Aggarwal, Savage & Anderson
+    /// 2000): one segment every srtt/cwnd.
+    Window,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -102,6 +152,54 @@ pub struct TcpCfg {
     /// Appropriate Byte Counting limit L in slow start, segments per ACK
     /// (RFC 3465 §2.3; RFC 5681 eq. 2 is L = 1); 0 = no limit (Linux).
     pub abc_limit: u32,
+    #[serde(default)]
+    pub sack: SackCfg,
+    /// Most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps).
+    #[serde(default = "default_sack_blocks")]
+    pub sack_blocks: u32,
+    /// RFC 3042 limited transmit.
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// RFC 6937 proportional rate reduction during SACK recovery.
+    #[serde(default)]
+    pub prr: bool,
+    /// RFC 7323 timestamps: RTT from every ACK, 12 option bytes per packet.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// RFC 3168 ECN: data is ECT, the receiver echoes CE with ECE until CWR.
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub pacing: PacingCfg,
+    #[serde(default = "default_ss_ratio")]
+    pub pacing_ss_ratio: f64,
+    #[serde(default = "default_ca_ratio")]
+    pub pacing_ca_ratio: f64,
+    /// Receiver ACKs each of the first `quickack` data segments at once
+    /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
+    #[serde(default)]
+    pub quickack: u32,
+}
+
+fn default_sack_blocks() -> u32 {
+    3
+}
+fn default_ss_ratio() -> f64 {
+    2.0
+}
+fn default_ca_ratio() -> f64 {
+    1.2
+}
+
+/// TCP option bytes on the wire (RFC 7323 timestamps with two NOPs; RFC 2018
+/// SACK with two NOPs: 4 + 8 per block).
+pub const TS_OPTION_BYTES: u32 = 12;
+pub fn sack_option_bytes(blocks: u32) -> u32 {
+    if blocks == 0 {
+        0
+    } else {
+        4 + 8 * blocks
+    }
 }
 
 /// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
@@ -200,12 +298,18 @@ impl Scenario {
                         return err(f("loss.p"), format!("must be a probability in [0, 1] (got {p})"));
                     }
                 }
-                LossCfg::Scripted { drop } => {
-                    if drop.iter().any(|&k| k == 0) {
-                        return err(f("loss.drop"), "packet numbers are 1-based (got 0)");
+                LossCfg::Scripted { drop: v } | LossCfg::CeScripted { mark: v } => {
+                    let k = if matches!(l.loss, LossCfg::Scripted { .. }) { "loss.drop" } else { "loss.mark" };
+                    if v.iter().any(|&k| k == 0) {
+                        return err(f(k), "packet numbers are 1-based (got 0)");
                     }
-                    if drop.windows(2).any(|w| w[0] >= w[1]) {
-                        return err(f("loss.drop"), "packet numbers must be strictly increasing");
+                    if v.windows(2).any(|w| w[0] >= w[1]) {
+                        return err(f(k), "packet numbers must be strictly increasing");
+                    }
+                }
+                LossCfg::CeEvery { n } => {
+                    if *n == 0 {
+                        return err(f("loss.n"), "must be ≥ 1 (got 0)");
                     }
                 }
             }
@@ -271,7 +375,25 @@ impl Scenario {
             if t.dupthresh == 0 {
                 return err(f("tcp.dupthresh"), "must be ≥ 1 (got 0)");
             }
-            let pkt = t.mss as u64 + t.header_bytes as u64;
+            if t.sack != SackCfg::Off && t.cc == "tahoe" {
+                return err(f("tcp.sack"), "tahoe has no fast recovery to drive with SACK; accepted: sack = \"off\" with tahoe, or another algorithm");
+            }
+            let max_blocks = if t.timestamps { 3 } else { 4 };
+            if t.sack_blocks == 0 || t.sack_blocks > max_blocks {
+                return err(
+                    f("tcp.sack_blocks"),
+                    format!("must be 1..={max_blocks} (40 option bytes{}; got {})", if t.timestamps { " with timestamps" } else { "" }, t.sack_blocks),
+                );
+            }
+            if t.prr && t.sack != SackCfg::Rfc6675 {
+                return err(f("tcp.prr"), "PRR needs the RFC 6675 scoreboard; accepted: prr = true only with sack = \"rfc6675\"");
+            }
+            for (k, v) in [("pacing_ss_ratio", t.pacing_ss_ratio), ("pacing_ca_ratio", t.pacing_ca_ratio)] {
+                if !(v.is_finite() && v > 0.0 && v <= 100.0) {
+                    return err(f(&format!("tcp.{k}")), format!("must be a ratio in (0, 100] (got {v})"));
+                }
+            }
+            let pkt = t.mss as u64 + t.header_bytes as u64 + if t.timestamps { TS_OPTION_BYTES as u64 } else { 0 };
             for l in &self.links {
                 if let QueueCfg::Droptail { limit_bytes: Some(b), .. } = l.queue {
                     if b < pkt {

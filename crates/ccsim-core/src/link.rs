@@ -9,7 +9,7 @@
 //! the number of ring entries whose transmission has not started yet.
 
 use crate::loss::LossModel;
-use crate::packet::Packet;
+use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::queue::{QueueDisc, QueueState, Verdict};
 use crate::units::{serialization_ps, SimTime};
 use std::collections::VecDeque;
@@ -32,6 +32,8 @@ pub struct LinkStats {
     pub drops: u64,
     /// Packets lost on the wire by the loss model.
     pub losses: u64,
+    /// ECN-capable packets this link marked CE (queue or test marker).
+    pub marks: u64,
     /// Picoseconds the transmitter was busy (clipped to the run at the end).
     pub busy_ps: u64,
     pub max_waiting_pkts: u32,
@@ -112,14 +114,26 @@ impl Link {
 
     /// Offer a packet to the link at time `now`.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Admission {
+    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet) -> Admission {
         self.advance(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
         let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle };
-        if self.disc.admit(now, q, &pkt) == Verdict::Drop {
-            self.stats.drops += 1;
-            return Admission::Dropped;
+        match self.disc.admit(now, q, &pkt) {
+            Verdict::Enqueue => {}
+            Verdict::Drop => {
+                self.stats.drops += 1;
+                return Admission::Dropped;
+            }
+            Verdict::Mark => {
+                if pkt.ecn & ECN_ECT != 0 {
+                    pkt.ecn |= ECN_CE;
+                    self.stats.marks += 1;
+                } else {
+                    self.stats.drops += 1;
+                    return Admission::Dropped;
+                }
+            }
         }
         let tx_start = if idle { now } else { self.busy_until };
         let ser = self.ser_ps(pkt.size);
@@ -138,7 +152,11 @@ impl Link {
                 self.stats.max_waiting_bytes = self.waiting_bytes;
             }
         }
-        let lost = self.loss.lose();
+        let was_ce = pkt.ecn & ECN_CE != 0;
+        let lost = self.loss.apply(&mut pkt);
+        if !was_ce && pkt.ecn & ECN_CE != 0 {
+            self.stats.marks += 1;
+        }
         let arrive = tx_end + self.delay;
         let was_empty = self.ring.is_empty();
         self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
@@ -213,7 +231,7 @@ mod tests {
     use crate::queue::DropTail;
 
     fn pkt(size: u32) -> Packet {
-        Packet { seq: 0, sent_at: 0, flow: 0, size, route: 0, hop: 0, kind: PktKind::Data }
+        Packet::new(PktKind::Data, 0, 0, 0, size, 0)
     }
 
     fn link(rate: u64, limit: u32) -> Link {

@@ -3,7 +3,7 @@
 //! (`ccsim.scenario`); this mirrors its `dumbbell` builder for the one shape
 //! the benchmarks need.
 
-use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, QueueCfg, Scenario, TcpCfg};
+use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, PacingCfg, QueueCfg, SackCfg, Scenario, TcpCfg, TraceCfg};
 use crate::units::{PS_PER_MS, PS_PER_S};
 
 pub fn tcp_defaults(cc: &str) -> TcpCfg {
@@ -25,6 +25,16 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
         handshake: false,
         dupthresh: 3,
         abc_limit: 2,
+        sack: SackCfg::Off,
+        sack_blocks: 3,
+        limited_transmit: false,
+        prr: false,
+        timestamps: false,
+        ecn: false,
+        pacing: PacingCfg::Off,
+        pacing_ss_ratio: 2.0,
+        pacing_ca_ratio: 1.2,
+        quickack: 0,
     }
 }
 
@@ -70,5 +80,5 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
             label: String::new(),
         });
     }
-    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows }
+    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows, trace: TraceCfg::default() }
 }

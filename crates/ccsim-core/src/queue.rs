@@ -22,6 +22,9 @@ pub struct QueueState {
 pub enum Verdict {
     Enqueue,
     Drop,
+    /// Enqueue with CE set if the packet is ECN-capable; drop it otherwise
+    /// (RFC 3168 §5: a router marks instead of dropping only ECT packets).
+    Mark,
 }
 
 pub trait QueueDisc {

@@ -70,6 +70,12 @@ pub struct FlowSeries {
     pub pkts_injected: Vec<u64>,
     pub pkts_arrived: Vec<u64>,
     pub pkts_dropped: Vec<u64>,
+    pub snd_una: Vec<u64>,
+    pub snd_max: Vec<u64>,
+    pub retransmits: Vec<u64>,
+    pub ca_state: Vec<u64>,
+    pub pacing_rate_bps: Vec<f64>,
+    pub delivery_rate_bps: Vec<f64>,
 }
 
 #[derive(Default)]

@@ -83,6 +83,8 @@ impl Simulation {
                     LossModel::Bernoulli { p: *p, rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) }
                 }
                 LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
+                LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
+                LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },
             };
             links.push(Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss));
             adj[l.from as usize].push((l.to, i as u32));
@@ -108,7 +110,9 @@ impl Simulation {
         for (i, f) in sc.flows.iter().enumerate() {
             let fwd = route_of(f.src, f.dst, "forward", i)?;
             let rev = route_of(f.dst, f.src, "reverse (ACK)", i)?;
-            flows.push(TcpFlow::new(i as u32, f.clone(), fwd, rev));
+            let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev);
+            flow.enable_trace(sc.trace.rtt, sc.trace.seq);
+            flows.push(flow);
         }
         let mut sched = Scheduler::new();
         if sc.sample_interval_ps.is_some() {
@@ -247,6 +251,12 @@ impl Simulation {
             s.pkts_injected.push(f.stats.pkts_injected);
             s.pkts_arrived.push(f.stats.pkts_arrived);
             s.pkts_dropped.push(f.stats.pkts_dropped);
+            s.snd_una.push(f.snd_una);
+            s.snd_max.push(f.snd_max);
+            s.retransmits.push(f.stats.retransmits);
+            s.ca_state.push(f.ca_state_code());
+            s.pacing_rate_bps.push(f.pacing_rate_bps);
+            s.delivery_rate_bps.push(f.delivery_rate_bps);
         }
         let now = self.now;
         for (i, l) in self.links.iter_mut().enumerate() {
@@ -322,6 +332,8 @@ impl Simulation {
         t.push("retransmits", col_u(&|f| f.stats.retransmits));
         t.push("timeouts", col_u(&|f| f.stats.timeouts));
         t.push("fast_retransmits", col_u(&|f| f.stats.fast_retransmits));
+        t.push("ecn_reductions", col_u(&|f| f.stats.ecn_reductions));
+        t.push("ce_received", col_u(&|f| f.stats.ce_received));
         t.push("acks_sent", col_u(&|f| f.stats.acks_sent));
         t.push("acks_received", col_u(&|f| f.stats.acks_received));
         t.push("dupacks_received", col_u(&|f| f.stats.dupacks_received));
@@ -359,6 +371,7 @@ impl Simulation {
         t.push("bytes_tx", Column::U64(lk.iter().map(|l| l.stats.bytes_tx).collect()));
         t.push("drops", Column::U64(lk.iter().map(|l| l.stats.drops).collect()));
         t.push("losses", Column::U64(lk.iter().map(|l| l.stats.losses).collect()));
+        t.push("marks", Column::U64(lk.iter().map(|l| l.stats.marks).collect()));
         t.push("max_queue_pkts", Column::U64(lk.iter().map(|l| l.stats.max_waiting_pkts as u64).collect()));
         t.push("max_queue_bytes", Column::U64(lk.iter().map(|l| l.stats.max_waiting_bytes).collect()));
         t.push("utilization", Column::F64(lk.iter().map(|l| l.busy_within(end) as f64 / end as f64).collect()));
@@ -378,6 +391,12 @@ impl Simulation {
         t.push("pkts_injected", Column::U64(fs.pkts_injected));
         t.push("pkts_arrived", Column::U64(fs.pkts_arrived));
         t.push("pkts_dropped", Column::U64(fs.pkts_dropped));
+        t.push("snd_una", Column::U64(fs.snd_una));
+        t.push("snd_max", Column::U64(fs.snd_max));
+        t.push("retransmits", Column::U64(fs.retransmits));
+        t.push("ca_state", Column::U64(fs.ca_state));
+        t.push("pacing_rate_bps", Column::F64(fs.pacing_rate_bps));
+        t.push("delivery_rate_bps", Column::F64(fs.delivery_rate_bps));
         out.tables.push(t);
         let ls = std::mem::take(&mut self.lseries);
         let mut t = Table::new("link_series");
@@ -404,6 +423,36 @@ impl Simulation {
         t.push("flow", Column::U64(ev.iter().map(|e| e.1).collect()));
         t.push("kind", Column::Str(ev.iter().map(|e| e.2.to_string()).collect()));
         t.push("value", Column::F64(ev.iter().map(|e| e.3).collect()));
+        out.tables.push(t);
+
+        // ---- per-packet traces (only flows that asked for them)
+        let mut rt = (Vec::new(), Vec::new(), Vec::new());
+        let mut st = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for f in &mut self.flows {
+            if let Some(tr) = f.trace.take() {
+                for (t, r) in tr.rtt {
+                    rt.0.push(ps_to_s(t));
+                    rt.1.push(f.id as u64);
+                    rt.2.push(ps_to_s(r));
+                }
+                for (t, k, s) in tr.seq {
+                    st.0.push(ps_to_s(t));
+                    st.1.push(f.id as u64);
+                    st.2.push(["send", "rexmit", "ack"][k as usize].to_string());
+                    st.3.push(s);
+                }
+            }
+        }
+        let mut t = Table::new("rtt_trace");
+        t.push("time_s", Column::F64(rt.0));
+        t.push("flow", Column::U64(rt.1));
+        t.push("rtt_s", Column::F64(rt.2));
+        out.tables.push(t);
+        let mut t = Table::new("seq_trace");
+        t.push("time_s", Column::F64(st.0));
+        t.push("flow", Column::U64(st.1));
+        t.push("kind", Column::Str(st.2));
+        t.push("seq", Column::U64(st.3));
         out.tables.push(t);
         out
     }

@@ -36,6 +36,17 @@ pub struct CcState {
     /// cwnd before the last reduction (for undo_cwnd).
     pub prior_cwnd: u32,
     pub mss: u32,
+    /// Segments delivered so far, cumulatively or by SACK (Linux tp->delivered).
+    pub delivered: u64,
+    /// Segments in the network by RFC 6675's reckoning (Linux
+    /// tcp_packets_in_flight): outstanding − SACKed − lost + retransmitted.
+    /// Without SACK it equals `in_flight`.
+    pub pipe: u32,
+    /// Pacing rate the algorithm asks for, bytes per second (BBR sets it;
+    /// Linux sk_pacing_rate). None = let the sender's pacing mode decide.
+    pub pacing_rate: Option<f64>,
+    /// True while the application leaves the window unused (tcp_rate.c).
+    pub app_limited: bool,
 }
 
 impl CcState {
@@ -78,6 +89,38 @@ pub struct AckSample {
     pub in_flight: u32,
 }
 
+/// One delivery-rate sample (Linux `struct rate_sample`, net/ipv4/tcp_rate.c;
+/// draft-cheng-iccrg-delivery-rate-estimation-01).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// Segments delivered over `interval`; None when this ACK gives no
+    /// valid sample (nothing delivered, or the interval was shorter than the
+    /// minimum RTT, which only ACK compression or reordering can cause).
+    pub delivered: Option<u64>,
+    pub interval: SimTime,
+    /// The sample was taken while the flow was application-limited, so it
+    /// may under-estimate the path.
+    pub is_app_limited: bool,
+    /// Segments newly acked or SACKed by this ACK.
+    pub acked_sacked: u32,
+    /// Segments newly marked lost by this ACK.
+    pub losses: u32,
+    /// `pipe` before this ACK.
+    pub prior_in_flight: u32,
+    /// RTT sample of this ACK, if any.
+    pub rtt: Option<SimTime>,
+}
+
+impl RateSample {
+    /// Delivery rate in segments per second, if valid.
+    pub fn rate_pps(&self) -> Option<f64> {
+        match self.delivered {
+            Some(d) if self.interval > 0 => Some(d as f64 * crate::units::PS_PER_S as f64 / self.interval as f64),
+            _ => None,
+        }
+    }
+}
+
 pub trait CongestionOps {
     /// Linux-style name, as used in scenarios (`"newreno"`).
     fn name(&self) -> &'static str;
@@ -98,6 +141,16 @@ pub trait CongestionOps {
     fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
         tp.cwnd.max(tp.prior_cwnd)
     }
+    /// True if the algorithm runs its own window (and pacing) from rate
+    /// samples (Linux `cong_control`, BBR). The sender then calls
+    /// `cong_control` on every ACK instead of `cong_avoid` and leaves cwnd
+    /// alone in recovery, CWR and at recovery exit; only an RTO still sets
+    /// cwnd (to 1), as Linux's tcp_enter_loss does.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+    /// Per-ACK control with the delivery-rate sample.
+    fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
 }
 
 /// Linux `tcp_slow_start`: grow cwnd by the acked count, never past
@@ -154,6 +207,10 @@ pub(crate) mod testkit {
             min_rtt: None,
             prior_cwnd: cwnd,
             mss: 1448,
+            delivered: 0,
+            pipe: cwnd,
+            pacing_rate: None,
+            app_limited: false,
         }
     }
 }

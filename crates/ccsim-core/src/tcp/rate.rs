@@ -1,0 +1,106 @@
+//! Delivery-rate estimation after Linux `net/ipv4/tcp_rate.c` (v6.x) and
+//! draft-cheng-iccrg-delivery-rate-estimation-01. Every (re)transmission
+//! records the connection's delivered count and times (`TcpFlow::stamp`);
+//! when segments are acked or SACKed, the most recently sent of them gives
+//! the sample: delivered since it was sent, over the longer of its send
+//! interval and its ACK interval. Samples shorter than the minimum RTT are
+//! discarded, as in Linux.
+
+use super::{TcpFlow, TxRec, APP_LIMITED, EVER_RETRANS};
+use crate::cc::RateSample;
+use crate::units::{SimTime, PS_PER_S};
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct RateState {
+    /// Segments delivered (acked or SACKed) so far.
+    pub delivered: u64,
+    /// When `delivered` last changed.
+    pub delivered_at: SimTime,
+    /// Send time of the most recently sent segment that has been delivered.
+    pub first_tx: SimTime,
+    /// Delivered count at which the app-limited period ends (0 = not limited).
+    pub app_limited: u64,
+}
+
+/// The most recently sent segment delivered by the current ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RateCand {
+    have: bool,
+    seq: u64,
+    sent_at: SimTime,
+    prior_delivered: u64,
+    prior_at: SimTime,
+    first_tx: SimTime,
+    app_limited: bool,
+    retrans: bool,
+}
+
+impl RateCand {
+    /// tcp_rate_skb_delivered: keep the segment sent last.
+    #[inline]
+    pub fn offer(&mut self, r: &TxRec, seq: u64) {
+        if !self.have || (r.sent_at, seq) > (self.sent_at, self.seq) {
+            *self = RateCand {
+                have: true,
+                seq,
+                sent_at: r.sent_at,
+                prior_delivered: r.delivered,
+                prior_at: r.delivered_at,
+                first_tx: r.first_tx,
+                app_limited: r.flags & APP_LIMITED != 0,
+                retrans: r.flags & EVER_RETRANS != 0,
+            };
+        }
+    }
+}
+
+impl TcpFlow {
+    /// tcp_rate_gen.
+    pub(super) fn rate_sample(
+        &mut self,
+        now: SimTime,
+        c: RateCand,
+        acked_sacked: u64,
+        losses: u32,
+        prior_in_flight: u32,
+        rtt: Option<SimTime>,
+    ) -> RateSample {
+        let st = &mut self.rate;
+        if st.app_limited != 0 && st.delivered > st.app_limited {
+            st.app_limited = 0;
+        }
+        if acked_sacked > 0 {
+            st.delivered_at = now;
+        }
+        let mut rs = RateSample {
+            delivered: None,
+            interval: 0,
+            is_app_limited: c.app_limited,
+            acked_sacked: acked_sacked.min(u32::MAX as u64) as u32,
+            losses,
+            prior_in_flight,
+            rtt,
+        };
+        if !c.have {
+            return rs;
+        }
+        st.first_tx = c.sent_at;
+        let delivered = st.delivered - c.prior_delivered;
+        let send_elapsed = c.sent_at.saturating_sub(c.first_tx);
+        let ack_elapsed = now.saturating_sub(c.prior_at);
+        let interval = send_elapsed.max(ack_elapsed);
+        let _ = c.retrans;
+        if interval == 0 || self.rtt.min_rtt.is_some_and(|m| interval < m) {
+            return rs;
+        }
+        rs.delivered = Some(delivered);
+        rs.interval = interval;
+        // Linux keeps the sample for tcp_info unless it is app-limited and
+        // slower than the one it has.
+        let bps = delivered as f64 * self.cfg.tcp.mss as f64 * 8.0 * PS_PER_S as f64 / interval as f64;
+        if !rs.is_app_limited || bps >= self.delivery_rate_bps {
+            self.delivery_rate_bps = bps;
+        }
+        rs
+    }
+}
