@@ -1372,3 +1372,6 @@ impl TcpFlow {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
