@@ -1,0 +1,229 @@
+"""TCP mechanics of issue 3 checked against their specifications: SACK
+recovery (RFC 6675, ns-2 Sack1) against NewReno and Reno (Fall & Floyd 1996),
+ECN (RFC 3168), pacing (Linux tcp_update_pacing_rate; Aggarwal et al. 2000),
+delivery-rate samples (tcp_rate.c), timestamps (RFC 7323), limited transmit
+(RFC 3042) and the receiver's quick-ACK. The per-rule vectors (IsLost,
+NextSeg, PRR, Sack1's pipe) are Rust unit tests in crates/ccsim-core/src/tcp/tests.rs."""
+import numpy as np
+import polars as pl
+import pytest
+
+from helpers import single_link
+
+
+def _window_run(drops, **tcp):
+    # A stable 30-segment window (cwnd capped, ssthresh 30) in congestion
+    # avoidance, no congestion loss; the link drops the listed data packets.
+    opts = dict(cc="newreno", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
+    opts.update(tcp)
+    sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                     loss={"kind": "scripted", "drop": drops}, sample_interval="off", tcp=opts)
+    res = sc.run()
+    f = res.flows.row(0, named=True)
+    dur = res.events.filter(pl.col("kind") == "recovery_end")["value"].to_list()
+    return f, dur
+
+
+@pytest.mark.parametrize("sack", ["rfc6675", "sack1"])
+@pytest.mark.parametrize("k", [1, 2, 3, 6])
+def test_sack_recovers_k_losses_in_about_one_rtt(sack, k):
+    f, dur = _window_run([100 + 2 * i for i in range(k)], sack=sack)
+    assert f["timeouts"] == 0
+    assert f["fast_retransmits"] == 1           # one reduction for the window
+    assert f["retransmits"] == k                # each hole sent once, nothing else
+    assert len(dur) == 1
+    # All holes are repaired in the first recovery round: the episode lasts
+    # about one RTT (plus the time pipe takes to fall below the halved cwnd),
+    # never one RTT per loss as NewReno does.
+    assert dur[0] < 2.0 * f["rtt_mean_s"], (dur, f["rtt_mean_s"])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_newreno_needs_one_rtt_per_loss_where_sack_needs_one(k):
+    drops = [100 + 2 * i for i in range(k)]
+    nr, d_nr = _window_run(drops)
+    sk, d_sk = _window_run(drops, sack="rfc6675")
+    rtt = nr["rtt_mean_s"]
+    assert d_nr[0] == pytest.approx(k * rtt, rel=0.15)
+    assert d_sk[0] < d_nr[0]
+
+
+def test_newreno_six_losses_take_six_rtts_or_time_out():
+    # RFC 6582's Impatient variant resets the timer only on the first partial
+    # ACK, so six RTTs of recovery (~250 ms) outlast the 200 ms-floored RTO.
+    f, dur = _window_run([100 + 2 * i for i in range(6)])
+    assert f["timeouts"] >= 1 or dur[0] >= 5.5 * f["rtt_mean_s"]
+
+
+def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses():
+    # Fall & Floyd 1996 Fig. 3: Reno without SACK cannot repair two losses in
+    # one recovery; with SACK (Fig. 5) one episode suffices.
+    f, _ = _window_run([100, 102], cc="reno")
+    assert f["fast_retransmits"] + f["timeouts"] >= 2
+    g, _ = _window_run([100, 102], cc="reno", sack="sack1")
+    assert g["fast_retransmits"] == 1 and g["timeouts"] == 0
+
+
+def test_prr_keeps_sending_through_recovery():
+    # RFC 6937 §1: PRR spreads the window reduction over the recovery round
+    # instead of going silent until pipe falls to ssthresh (RFC 6675). With
+    # one loss in a 30-segment window: RFC 6675 waits ~ half a window of ACKs
+    # before the first new segment, PRR sends one about every second ACK.
+    def first_new_after_retransmit(prr):
+        sc = single_link(duration="4s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                         loss={"kind": "scripted", "drop": [100]}, sample_interval="off",
+                         tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, sack="rfc6675", prr=prr))
+        sc.core["trace"] = {"rtt": False, "seq": True}
+        st = sc.run().table("seq_trace")
+        rows = st.rows(named=True)
+        i = next(j for j, r in enumerate(rows) if r["kind"] == "rexmit")
+        acks = 0
+        for r in rows[i + 1:]:
+            if r["kind"] == "ack":
+                acks += 1
+            elif r["kind"] == "send":
+                return acks
+    a_prr = first_new_after_retransmit(True)
+    a_6675 = first_new_after_retransmit(False)
+    assert a_prr <= 2
+    # pipe starts at 30 − 3 SACKed = 27 (+1 retransmission), cwnd 15: about
+    # 12 more ACKs before RFC 6675 may send.
+    assert 10 <= a_6675 <= 14, a_6675
+
+
+def test_ecn_flow_through_marking_link_has_no_retransmissions():
+    # One mark every 200 ECN-capable packets (> one 60-segment window apart):
+    # each mark is one reduction, and nothing is lost or retransmitted.
+    sc = single_link(duration="20s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                     loss={"kind": "ce_every", "n": 200}, sample_interval="off",
+                     tcp=dict(ecn=True, max_cwnd=60))
+    res = sc.run()
+    f = res.flows.row(0, named=True)
+    marks = res.links.filter(pl.col("name") == "a->b")["marks"][0]
+    assert marks > 20
+    assert f["retransmits"] == 0 and f["timeouts"] == 0
+    assert f["ce_received"] == marks
+    assert f["ecn_reductions"] == marks
+
+
+def test_two_marks_in_one_window_give_one_reduction():
+    # ns-3 tcp-ecn-test case 6 in spirit: CE on two packets of the same
+    # window must reduce cwnd once (RFC 3168 §6.1.2).
+    sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                     loss={"kind": "ce_scripted", "mark": [100, 105]}, sample_interval="off",
+                     tcp=dict(ecn=True, max_cwnd=30, initial_ssthresh=30))
+    f = sc.run().flows.row(0, named=True)
+    assert f["ce_received"] == 2
+    assert f["ecn_reductions"] == 1
+    assert f["retransmits"] == 0
+
+
+def test_non_ecn_flow_ignores_marks():
+    sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                     loss={"kind": "ce_every", "n": 10}, sample_interval="off", tcp=dict(ecn=False))
+    res = sc.run()
+    assert res.links["marks"].sum() == 0  # not ECN-capable: the marker leaves them alone
+    assert res.flows["ecn_reductions"][0] == 0
+
+
+def _send_gaps(pacing, **tcp):
+    # 1 Gb/s so serialization (12 us) is far below any pacing gap; the window
+    # is fixed at 40 segments from the start (IW 40, cap 40).
+    opts = dict(pacing=pacing, max_cwnd=40, initial_window=40, delayed_ack=False)
+    opts.update(tcp)
+    sc = single_link(duration="3s", rate="1Gbps", delay="50ms", buffer="1000pkt", sample_interval="off", tcp=opts)
+    sc.core["trace"] = {"rtt": False, "seq": True}
+    res = sc.run()
+    st = res.table("seq_trace").filter(pl.col("kind") == "send")
+    t = st["time_s"].to_numpy()
+    return t, res.flows.row(0, named=True)
+
+
+@pytest.mark.parametrize("ssthresh,ratio", [("inf", 2.0), (40, 1.2)])
+def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh, ratio):
+    # tcp_update_pacing_rate: rate = ratio · mss · max(cwnd, packets_out)/srtt
+    # with ratio 200% while cwnd < ssthresh/2, else 120%: one segment every
+    # srtt/(ratio · cwnd).
+    t, f = _send_gaps("linux", initial_ssthresh=ssthresh)
+    g = np.diff(t)[t[1:] > 0.5]
+    expected = f["rtt_mean_s"] / (ratio * 40)
+    assert np.median(g) == pytest.approx(expected, rel=0.05)
+
+
+def test_window_pacing_gap_is_srtt_over_cwnd():
+    t, f = _send_gaps("window")
+    g = np.diff(t)[t[1:] > 0.5]
+    assert np.median(g) == pytest.approx(f["rtt_mean_s"] / 40, rel=0.05)
+
+
+def test_unpaced_flow_sends_window_back_to_back():
+    # Without pacing the initial window leaves in one burst (the link then
+    # serializes it back to back), and every later window follows the ACKs.
+    t, _ = _send_gaps("off")
+    assert (t[:40] == t[0]).all()
+    # With pacing, the initial window is also unpaced (no RTT sample yet,
+    # as in Linux), but the next round is spread out.
+    tp, _ = _send_gaps("linux")
+    assert (tp[:40] == tp[0]).all()
+    assert np.diff(tp[40:80]).min() > 1e-3
+
+
+def test_delivery_rate_converges_to_bottleneck():
+    # tcp_rate.c on a loss-free path (window capped below BDP + buffer): the
+    # samples converge to the bottleneck's payload rate, 20 Mb/s × 1448/1488.
+    sc = single_link(duration="10s", rate="20Mbps", delay="20ms", buffer="200pkt", sample_interval="1s",
+                     tcp=dict(max_cwnd=150, sack="rfc6675"))
+    res = sc.run()
+    assert res.flows["retransmits"][0] == 0
+    dr = res.flow_series.filter(pl.col("time_s") >= 3)["delivery_rate_bps"].to_numpy()
+    assert dr == pytest.approx(20e6 * 1448 / 1488, rel=0.02)
+
+
+def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
+    # RFC 7323: with timestamps every ACK that acks new data yields a sample
+    # (including those for retransmitted segments); without them Karn's rule
+    # drops samples for retransmissions. The option adds 12 bytes per packet.
+    def run(ts):
+        sc = single_link(duration="10s", rate="10Mbps", delay="20ms", buffer="1bdp",
+                         loss={"kind": "bernoulli", "p": 0.01}, sample_interval="off",
+                         tcp=dict(timestamps=ts, delayed_ack=True), seed=5)
+        return sc.run()
+    on, off = run(True), run(False)
+    fon, foff = on.flows.row(0, named=True), off.flows.row(0, named=True)
+
+    def per_new_ack(f):  # samples per ACK that is not a duplicate
+        return f["rtt_samples"] / (f["acks_received"] - f["dupacks_received"])
+    assert per_new_ack(fon) > 0.99
+    assert per_new_ack(foff) < per_new_ack(fon)
+    assert foff["retransmits"] > 0
+    lon = on.links.filter(pl.col("name") == "a->b").row(0, named=True)
+    assert lon["bytes_tx"] == lon["pkts_tx"] * (1448 + 40 + 12)
+
+
+def test_limited_transmit_sends_one_segment_per_early_dupack():
+    # RFC 3042: the first two duplicate ACKs each release one new segment.
+    def sends_between_loss_and_fr(lt):
+        sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
+                         loss={"kind": "scripted", "drop": [100]}, sample_interval="off",
+                         tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, limited_transmit=lt))
+        sc.core["trace"] = {"rtt": False, "seq": True}
+        rows = sc.run().table("seq_trace").rows(named=True)
+        # segment 99 is the 100th data packet; count new sends between the
+        # first dup ACK and the fast retransmit.
+        first_dup = next(i for i, r in enumerate(rows) if r["kind"] == "ack" and r["seq"] == 99
+                         and any(x["kind"] == "ack" and x["seq"] == 99 for x in rows[:i]))
+        fr = next(i for i, r in enumerate(rows) if r["kind"] == "rexmit")
+        return sum(1 for r in rows[first_dup:fr] if r["kind"] == "send")
+    assert sends_between_loss_and_fr(False) == 0
+    assert sends_between_loss_and_fr(True) == 2
+
+
+def test_quickack_acks_first_segments_at_once():
+    def acks(q):
+        sc = single_link(duration="2s", rate="10Mbps", delay="20ms", buffer="200pkt", sample_interval="off",
+                         tcp=dict(delayed_ack=True, quickack=q), flows=[dict(app="file", size="28960B")])
+        return sc.run().flows["acks_sent"][0]
+    # 20 segments: delayed ACK every 2nd = 10 ACKs; quick-ACK for the first 16
+    # gives 16 + 2 = 18.
+    assert acks(0) == 10
+    assert acks(16) == 18
