@@ -3,6 +3,8 @@
 (a) 10 NewReno flows, access 1 Gb/s / 1 ms, bottleneck 100 Mb/s / 18 ms
 (40 ms RTT), DropTail of one BDP, 1448-byte segments, unlimited data, flows
 10 ms apart, 60 s. (b) the same with a 1 Gb/s bottleneck for 20 s.
+The `_sack_ts` variants turn on RFC 6675 SACK and RFC 7323 timestamps
+(delayed ACK is on in all of them), as issue 3 asks.
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 from __future__ import annotations
@@ -25,6 +27,8 @@ def reference(name: str, cc: str = "newreno", **tcp) -> "Builder":
 SCENARIOS = {
     "a_dumbbell_100M_newreno": lambda: reference("a"),
     "b_dumbbell_1G_newreno": lambda: reference("b"),
+    "a_dumbbell_100M_newreno_sack_ts": lambda: reference("a", sack="rfc6675", timestamps=True),
+    "b_dumbbell_1G_newreno_sack_ts": lambda: reference("b", sack="rfc6675", timestamps=True),
 }
 
 

@@ -476,8 +476,13 @@ impl TcpFlow {
     }
 
     /// Earliest pending timer deadline (RTO, delayed ACK or pacing).
+    #[inline]
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.rto_deadline, self.delack_deadline, self.pacing_deadline].into_iter().flatten().min()
+        let a = self.rto_deadline.unwrap_or(SimTime::MAX);
+        let b = self.delack_deadline.unwrap_or(SimTime::MAX);
+        let c = self.pacing_deadline.unwrap_or(SimTime::MAX);
+        let m = a.min(b).min(c);
+        (m != SimTime::MAX).then_some(m)
     }
 
     // ------------------------------------------------------------ sender
@@ -1132,10 +1137,6 @@ impl TcpFlow {
         let newly_lost = if self.sack == SackCfg::Rfc6675 && new_sacked > 0 { self.update_lost() } else { 0 };
         let acked_sacked = self.rate.delivered - delivered_before;
         let acked = newly.min(u32::MAX as u64) as u32;
-        self.sync_tp(now);
-        if newly > 0 {
-            self.cc.pkts_acked(&self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
-        }
 
         // --- loss recovery
         let mut restart_timer = true;
@@ -1240,6 +1241,9 @@ impl TcpFlow {
         let losses = self.lost_out.saturating_sub(lost_before).max(newly_lost);
         let rs = self.rate_sample(now, cand, acked_sacked, losses, prior_pipe, sample);
         self.sync_tp(now);
+        if newly > 0 {
+            self.cc.pkts_acked(&self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+        }
         if self.cc_owns_cwnd {
             self.cc.cong_control(&mut self.tp, &rs);
             self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
