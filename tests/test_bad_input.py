@@ -179,3 +179,37 @@ def test_rust_panic_becomes_python_exception():
 def test_time_series_too_large_is_refused_not_a_crash():
     m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\nsample_interval = "1ns"'))
     assert "sim.sample_interval" in m and "rows" in m
+
+
+@pytest.mark.parametrize("tcp,field,words", [
+    ('sack = "yes"', "tcp.sack", "'rfc6675'"),
+    ('prr = true', "tcp.prr", "sack = 'rfc6675'"),
+    ('cc = "tahoe"\nsack = "rfc6675"', "tcp.sack", "tahoe"),
+    ('timestamps = true\nsack_blocks = 4', "tcp.sack_blocks", "at most 3"),
+    ('pacing = "fq"', "tcp.pacing", "'window'"),
+    ('pacing_ss_ratio = 0', "tcp.pacing_ss_ratio", "(0, 100]"),
+    ('quickack = -1', "tcp.quickack", ""),
+])
+def test_bad_tcp_mechanics_options(tcp, field, words):
+    m = err(GOOD.replace("[[flows]]", f"[tcp]\n{tcp}\n[[flows]]"))
+    assert field in m and words in m, m
+
+
+def test_bad_trace_and_marker():
+    m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\ntrace = ["pcap"]'))
+    assert "sim.trace" in m and "'rtt'" in m
+    m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { kind = "ce_every", n = 0 }'))
+    assert "topology.loss.n" in m
+
+
+def test_core_rejects_bad_mechanics_options_directly():
+    # The core re-validates what Python hands it (a scenario built by hand).
+    sc = Scenario.from_toml(GOOD)
+    core = json.loads(sc.to_core_json())
+    core["flows"][0]["tcp"]["prr"] = True
+    with pytest.raises(_core.ScenarioError, match=r"flows\[0\].tcp.prr"):
+        _core.run(json.dumps(core))
+    core["flows"][0]["tcp"]["prr"] = False
+    core["flows"][0]["tcp"]["sack"] = "maybe"
+    with pytest.raises(_core.ScenarioError, match="sack"):
+        _core.run(json.dumps(core))
