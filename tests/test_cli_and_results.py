@@ -29,7 +29,7 @@ def test_examples_run_as_written(tmp_path):
         assert d["flows"][0]["fct_s"] is None  # bulk flows never finish
         for f in ("flows", "links", "flow_series", "link_series", "events"):
             assert (out / f"{f}.parquet").exists()
-        for p in ("cwnd.png", "throughput.png", "queue.png"):
+        for p in ("cwnd.png", "throughput.png", "seq.png", "queue.png"):
             assert (out / p).stat().st_size > 1000
         m = json.loads((out / "manifest.json").read_text())
         assert m["seed"] in (1, 7) and m["ccsim_version"] == ccsim.__version__ and m["events"] == d["events"]

@@ -1,4 +1,4 @@
-"""Plots of a run's time series: cwnd, throughput and queue over time."""
+"""Plots of a run's time series: cwnd, throughput, sequence progress and queue over time."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +14,7 @@ from .results import read  # noqa: E402
 
 
 def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
-    """Write cwnd.png, throughput.png and queue.png into `out_dir` from the
+    """Write cwnd.png, throughput.png, seq.png and queue.png into `out_dir` from the
     Parquet files a run wrote there; return the paths written."""
     out = Path(out_dir)
     d = read(out)
@@ -32,8 +32,12 @@ def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
         b = s["delivered_bytes"].to_numpy().astype(float)
         return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
 
+    def seq(s):
+        return s["time_s"].to_numpy(), s["snd_una"].to_numpy()
+
     per_flow = [("cwnd.png", "Congestion window", "cwnd (segments)", cwnd),
-                ("throughput.png", "Goodput per sample interval", "goodput (Mb/s)", goodput)]
+                ("throughput.png", "Goodput per sample interval", "goodput (Mb/s)", goodput),
+                ("seq.png", "Sequence progress (cumulatively acked segment)", "snd_una (segments)", seq)]
     for fname, title, ylabel, series in per_flow:
         fig, ax = plt.subplots(figsize=(9, 4.5))
         for f in flows:
