@@ -3,7 +3,7 @@
 //! meanings are the kernel's so an algorithm file can be read beside its
 //! kernel counterpart. An algorithm never schedules events and never reads a
 //! clock: the sender hands it `now`, the ACK's newly acked count and RTT
-//! samples. Loss *recovery* (Tahoe / Reno / NewReno, later SACK) lives in the
+//! samples. Loss *recovery* (Tahoe / Reno / NewReno, SACK, PRR) lives in the
 //! sender, as in Linux; an algorithm only says how the window grows and how
 //! far it falls.
 //!
