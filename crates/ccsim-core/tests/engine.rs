@@ -11,6 +11,15 @@ fn u64s(c: Option<&Column>) -> Vec<u64> {
     }
 }
 
+/// (packets injected, arrived, dropped) summed over flows, and packets held by links.
+fn counts(sim: &Simulation) -> (u64, u64, u64, u64) {
+    let held = sim.links.iter().map(|l| l.held() as u64).sum();
+    let inj = sim.flows.iter().map(|f| f.stats.pkts_injected).sum();
+    let arr = sim.flows.iter().map(|f| f.stats.pkts_arrived).sum();
+    let drp = sim.flows.iter().map(|f| f.stats.pkts_dropped).sum();
+    (inj, arr, drp, held)
+}
+
 fn lossy_dumbbell(p: f64) -> Scenario {
     let mut sc = dumbbell(4, 20_000_000, 100_000_000, 10, tcp_defaults("newreno"));
     sc.links[0].loss = LossCfg::Bernoulli { p };
@@ -23,10 +32,7 @@ fn conservation_holds_at_end_of_run() {
     let sc = lossy_dumbbell(0.01);
     let mut sim = Simulation::new(&sc).unwrap();
     sim.run();
-    let held: u64 = sim.links.iter().map(|l| l.held() as u64).sum();
-    let inj: u64 = sim.flows.iter().map(|f| f.stats.pkts_injected).sum();
-    let arr: u64 = sim.flows.iter().map(|f| f.stats.pkts_arrived).sum();
-    let drp: u64 = sim.flows.iter().map(|f| f.stats.pkts_dropped).sum();
+    let (inj, arr, drp, held) = counts(&sim);
     assert!(inj > 10_000);
     assert_eq!(inj, arr + drp + held);
     // Link-level view: what links refused or lost is what flows saw dropped
@@ -120,10 +126,7 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
         sc.links[0].queue = QueueCfg::Droptail { limit_pkts: Some(8), limit_bytes: None };
         let mut sim = Simulation::new(&sc).unwrap();
         sim.run();
-        let held: u64 = sim.links.iter().map(|l| l.held() as u64).sum();
-        let inj: u64 = sim.flows.iter().map(|f| f.stats.pkts_injected).sum();
-        let arr: u64 = sim.flows.iter().map(|f| f.stats.pkts_arrived).sum();
-        let drp: u64 = sim.flows.iter().map(|f| f.stats.pkts_dropped).sum();
+        let (inj, arr, drp, held) = counts(&sim);
         assert_eq!(inj, arr + drp + held, "{sack:?} prr {prr} lt {lt} ts {ts} ecn {ecn} {pacing:?}");
         for f in &sim.flows {
             assert!(f.delivered_bytes() > 100_000, "{sack:?}: flow {} starved", f.id);

@@ -746,8 +746,11 @@ impl TcpFlow {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         // tcp_rate_check_app_limited: nothing left to send and window unused.
-        if self.snd_max >= self.total_segs && self.pipe() < self.tp.cwnd && self.lost_out <= self.retrans_out {
-            self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
+        if self.snd_max >= self.total_segs && self.lost_out <= self.retrans_out {
+            let pipe = self.pipe();
+            if pipe < self.tp.cwnd {
+                self.rate.app_limited = (self.rate.delivered + pipe as u64).max(1);
+            }
         }
     }
 
@@ -1247,7 +1250,7 @@ impl TcpFlow {
         if self.cc_owns_cwnd {
             self.cc.cong_control(&mut self.tp, &rs);
             self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
-        } else if grow && !self.in_cwr_just_reduced() && prior_in_flight >= self.tp.cwnd {
+        } else if grow && prior_in_flight >= self.tp.cwnd {
             // In slow start an ACK may grow cwnd by at most L segments
             // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
             let l = self.cfg.tcp.abc_limit;
@@ -1264,13 +1267,6 @@ impl TcpFlow {
             }
         }
         self.try_send(now, out);
-    }
-
-    /// Growth is allowed in CWR after the reducing ACK (RFC 3168 reduces
-    /// once and then continues as usual); kept as a hook for PRR-in-CWR.
-    #[inline]
-    fn in_cwr_just_reduced(&self) -> bool {
-        false
     }
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {

@@ -6,7 +6,7 @@
 //! interval and its ACK interval. Samples shorter than the minimum RTT are
 //! discarded, as in Linux.
 
-use super::{TcpFlow, TxRec, APP_LIMITED, EVER_RETRANS};
+use super::{TcpFlow, TxRec, APP_LIMITED};
 use crate::cc::RateSample;
 use crate::units::{SimTime, PS_PER_S};
 
@@ -32,7 +32,6 @@ pub(super) struct RateCand {
     prior_at: SimTime,
     first_tx: SimTime,
     app_limited: bool,
-    retrans: bool,
 }
 
 impl RateCand {
@@ -48,7 +47,6 @@ impl RateCand {
                 prior_at: r.delivered_at,
                 first_tx: r.first_tx,
                 app_limited: r.flags & APP_LIMITED != 0,
-                retrans: r.flags & EVER_RETRANS != 0,
             };
         }
     }
@@ -89,7 +87,6 @@ impl TcpFlow {
         let send_elapsed = c.sent_at.saturating_sub(c.first_tx);
         let ack_elapsed = now.saturating_sub(c.prior_at);
         let interval = send_elapsed.max(ack_elapsed);
-        let _ = c.retrans;
         if interval == 0 || self.rtt.min_rtt.is_some_and(|m| interval < m) {
             return rs;
         }
