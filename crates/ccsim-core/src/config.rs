@@ -129,6 +129,12 @@ pub enum AppCfg {
 #[serde(deny_unknown_fields)]
 pub struct TcpCfg {
     pub cc: String,
+    /// Named parameter set of the algorithm (`ccsim list cc`).
+    #[serde(default)]
+    pub cc_preset: Option<String>,
+    /// Single algorithm parameters, applied over the preset.
+    #[serde(default)]
+    pub cc_params: std::collections::BTreeMap<String, crate::cc::params::Value>,
     pub mss: u32,
     pub header_bytes: u32,
     pub initial_window: u32,
@@ -206,7 +212,6 @@ pub fn sack_option_bytes(blocks: u32) -> u32 {
 /// of two times never overflow.
 pub const MAX_TIME_PS: SimTime = 1 << 62;
 
-pub const KNOWN_CC: &[&str] = &["tahoe", "reno", "newreno"];
 
 #[derive(Debug)]
 pub struct ConfigError(pub String);
@@ -329,8 +334,11 @@ impl Scenario {
                 return err(f("app.bytes"), "a file transfer needs at least 1 byte (got 0)");
             }
             let t = &fl.tcp;
-            if !KNOWN_CC.contains(&t.cc.as_str()) {
-                return err(f("tcp.cc"), format!("unknown algorithm {:?}; accepted: {}", t.cc, KNOWN_CC.join(", ")));
+            let Some(spec) = crate::cc::spec(&t.cc) else {
+                return err(f("tcp.cc"), format!("unknown algorithm {:?}; accepted: {}", t.cc, crate::cc::names().join(", ")));
+            };
+            if let Err((k, m)) = crate::cc::params::resolve(spec, t.cc_preset.as_deref(), &t.cc_params) {
+                return err(f(&format!("tcp.{k}")), m);
             }
             if t.mss == 0 {
                 return err(f("tcp.mss"), "must be ≥ 1 byte (got 0)");

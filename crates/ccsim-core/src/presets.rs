@@ -9,6 +9,8 @@ use crate::units::{PS_PER_MS, PS_PER_S};
 pub fn tcp_defaults(cc: &str) -> TcpCfg {
     TcpCfg {
         cc: cc.to_string(),
+        cc_preset: None,
+        cc_params: Default::default(),
         mss: 1448,
         header_bytes: 40,
         initial_window: 10,

@@ -13,6 +13,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub enum StreamKind {
     LinkLoss = 1,
     Flow = 2,
+    /// A congestion-control algorithm's own draws (BBR's gain-cycle start).
+    Cc = 3,
 }
 
 /// SplitMix64 finaliser, used only to mix the derivation key.

@@ -110,7 +110,7 @@ impl Simulation {
         for (i, f) in sc.flows.iter().enumerate() {
             let fwd = route_of(f.src, f.dst, "forward", i)?;
             let rev = route_of(f.dst, f.src, "reverse (ACK)", i)?;
-            let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev);
+            let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
             flow.enable_trace(sc.trace.rtt, sc.trace.seq);
             flows.push(flow);
         }

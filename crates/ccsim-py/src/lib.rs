@@ -69,7 +69,14 @@ fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>
 /// Names of the congestion-control algorithms the core knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
-    ccsim_core::config::KNOWN_CC.to_vec()
+    ccsim_core::cc::names()
+}
+
+/// Every algorithm with its source, parameters (kind, default, meaning) and
+/// presets, as JSON.
+#[pyfunction]
+fn algorithm_specs() -> String {
+    ccsim_core::cc::params::specs_json(ccsim_core::cc::ALGORITHMS)
 }
 
 /// Panic inside the core through the same guard as `run` (the test suite
@@ -86,6 +93,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

@@ -10,9 +10,18 @@
 //! Units follow Linux: `cwnd` and `ssthresh` in segments, growth driven by the
 //! number of segments newly acknowledged (`acked`), not the number of ACKs.
 
+pub mod bbr;
+pub mod bic;
+pub mod cubic;
+pub mod highspeed;
+pub mod params;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
+pub mod westwood;
 
 use crate::units::SimTime;
+use params::{AlgoSpec, Params};
 
 /// The part of the connection an algorithm may read and change (Linux's
 /// `tcp_sock` subset used by congestion modules).
@@ -47,6 +56,20 @@ pub struct CcState {
     pub pacing_rate: Option<f64>,
     /// True while the application leaves the window unused (tcp_rate.c).
     pub app_limited: bool,
+    /// Oldest unacknowledged segment (snd_una), in segments.
+    pub snd_una: u64,
+    /// Next new segment to send (Linux snd_nxt: highest sent + 1).
+    pub snd_nxt: u64,
+    /// Current congestion state (icsk_ca_state).
+    pub ca_state: CaState,
+    /// When `delivered` last grew (tp->delivered_mstamp).
+    pub delivered_at: SimTime,
+    /// The sender paces its segments (Linux sk_pacing_status != NONE).
+    pub paced: bool,
+    /// Set by the algorithm to mark the flow application-limited from now
+    /// until what is in flight is delivered (BBR in PROBE_RTT; Linux writes
+    /// tp->app_limited). The sender applies and clears it.
+    pub mark_app_limited: bool,
 }
 
 impl CcState {
@@ -57,8 +80,8 @@ impl CcState {
     }
 }
 
-/// Linux's congestion states (enum tcp_ca_state).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Linux's congestion states (enum tcp_ca_state), in the kernel's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaState {
     Open,
     Disorder,
@@ -109,6 +132,9 @@ pub struct RateSample {
     pub prior_in_flight: u32,
     /// RTT sample of this ACK, if any.
     pub rtt: Option<SimTime>,
+    /// `delivered` when the sampled segment was sent (rs->prior_delivered);
+    /// 0 when the ACK delivered nothing.
+    pub prior_delivered: u64,
 }
 
 impl RateSample {
@@ -133,10 +159,15 @@ pub trait CongestionOps {
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32);
     /// Notification of a change of congestion state.
     fn set_state(&mut self, _tp: &CcState, _new: CaState) {}
-    /// Notification of a window event.
-    fn cwnd_event(&mut self, _tp: &CcState, _ev: CwndEvent) {}
+    /// Notification of a window event. Like Linux's hook it may set cwnd
+    /// and ssthresh (Westwood+ does at CompleteCwr and Loss).
+    fn cwnd_event(&mut self, _tp: &mut CcState, _ev: CwndEvent) {}
+    /// Called for every ACK before the window is grown (Linux
+    /// `in_ack_event`); `acked` is the number of segments newly
+    /// cumulatively acknowledged, 0 for a duplicate ACK.
+    fn in_ack_event(&mut self, _tp: &CcState, _acked: u32) {}
     /// Per-ACK hook with RTT sample and acked count.
-    fn pkts_acked(&mut self, _tp: &CcState, _sample: &AckSample) {}
+    fn pkts_acked(&mut self, _tp: &mut CcState, _sample: &AckSample) {}
     /// Window to restore after a spurious reduction (tcp_reno_undo_cwnd).
     fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
         tp.cwnd.max(tp.prior_cwnd)
@@ -183,12 +214,50 @@ pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
     tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
 }
 
-/// Build an algorithm by its scenario name.
+/// Every algorithm the core knows, in the order `ccsim list cc` prints them.
+pub const ALGORITHMS: &[&AlgoSpec] = &[
+    &reno::TAHOE,
+    &reno::RENO,
+    &reno::NEWRENO,
+    &vegas::SPEC,
+    &westwood::SPEC_WESTWOOD,
+    &westwood::SPEC_PLUS,
+    &highspeed::SPEC,
+    &scalable::SPEC,
+    &bic::SPEC,
+    &cubic::SPEC,
+    &bbr::SPEC,
+];
+
+pub fn spec(name: &str) -> Option<&'static AlgoSpec> {
+    ALGORITHMS.iter().copied().find(|s| s.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    ALGORITHMS.iter().map(|s| s.name).collect()
+}
+
+/// Build an algorithm from its scenario name and resolved parameters.
+/// `rng` is the algorithm's own random stream (BBR's gain-cycle start).
+pub fn build(name: &str, p: &Params, rng: crate::rng::Stream) -> Option<Box<dyn CongestionOps>> {
+    Some(match name {
+        "tahoe" | "reno" | "newreno" => Box::new(reno::Reno::new(name)),
+        "vegas" => Box::new(vegas::Vegas::new(p)),
+        "westwood" => Box::new(westwood::Westwood::new_original(p)),
+        "westwoodplus" => Box::new(westwood::Westwood::new_plus(p)),
+        "highspeed" => Box::new(highspeed::HighSpeed::new(p)),
+        "scalable" => Box::new(scalable::Scalable::new(p)),
+        "bic" => Box::new(bic::Bic::new(p)),
+        "cubic" => Box::new(cubic::Cubic::new(p)),
+        "bbr" => Box::new(bbr::Bbr::new(p, rng)),
+        _ => return None,
+    })
+}
+
+/// Build with default parameters (tests, benches).
 pub fn by_name(name: &str) -> Option<Box<dyn CongestionOps>> {
-    match name {
-        "tahoe" | "reno" | "newreno" => Some(Box::new(reno::Reno::new(name))),
-        _ => None,
-    }
+    let p = params::resolve(spec(name)?, None, &Default::default()).ok()?;
+    build(name, &p, crate::rng::Stream::new(0, crate::rng::StreamKind::Cc, 0))
 }
 
 #[cfg(test)]
@@ -211,6 +280,23 @@ pub(crate) mod testkit {
             pipe: cwnd,
             pacing_rate: None,
             app_limited: false,
+            snd_una: 0,
+            snd_nxt: cwnd as u64,
+            ca_state: CaState::Open,
+            delivered_at: 0,
+            paced: false,
+            mark_app_limited: false,
         }
+    }
+
+    /// Default parameters of an algorithm, for unit tests.
+    pub fn defaults(name: &str) -> Params {
+        params::resolve(spec(name).unwrap(), None, &Default::default()).unwrap()
+    }
+
+    /// Parameters of a preset with overrides, for unit tests.
+    pub fn with(name: &str, preset: Option<&str>, kv: &[(&str, params::Value)]) -> Params {
+        let o = kv.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        params::resolve(spec(name).unwrap(), preset, &o).unwrap()
     }
 }

@@ -8,7 +8,27 @@
 //! Deviations: Linux's `tcp_reno_ssthresh` halves cwnd; we halve FlightSize
 //! as the RFC says (they agree whenever the flow is cwnd-limited).
 
+use super::params::AlgoSpec;
 use super::{cong_avoid_ai, slow_start, CcState, CongestionOps};
+
+pub const TAHOE: AlgoSpec = AlgoSpec {
+    name: "tahoe",
+    source: "Jacobson 1988; RFC 5681 window rules; fast retransmit then slow start from 1 (ns-2 Agent/TCP)",
+    params: &[],
+    presets: &[],
+};
+pub const RENO: AlgoSpec = AlgoSpec {
+    name: "reno",
+    source: "RFC 5681 (fast retransmit / fast recovery, one loss per window); Linux tcp_cong.c window rules",
+    params: &[],
+    presets: &[],
+};
+pub const NEWRENO: AlgoSpec = AlgoSpec {
+    name: "newreno",
+    source: "RFC 6582 NewReno recovery on RFC 5681 window rules; Linux tcp_cong.c (tcp_reno_cong_avoid)",
+    params: &[],
+    presets: &[],
+};
 
 pub struct Reno {
     name: &'static str,

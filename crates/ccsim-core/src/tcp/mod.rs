@@ -268,9 +268,12 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
-    pub fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32) -> Self {
+    pub fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32, seed: u64) -> Self {
         let t = &cfg.tcp;
-        let cc = cc::by_name(&t.cc).expect("algorithm name validated by config");
+        let params = cc::params::resolve(cc::spec(&t.cc).expect("algorithm name validated by config"), t.cc_preset.as_deref(), &t.cc_params)
+            .expect("algorithm parameters validated by config");
+        let rng = crate::rng::Stream::new(seed, crate::rng::StreamKind::Cc, id as u64);
+        let cc = cc::build(&t.cc, &params, rng).expect("algorithm name validated by config");
         let recovery = match t.cc.as_str() {
             "tahoe" => Recovery::Tahoe,
             "reno" => Recovery::Reno,
@@ -300,6 +303,12 @@ impl TcpFlow {
             pipe: 0,
             pacing_rate: None,
             app_limited: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            ca_state: CaState::Open,
+            delivered_at: 0,
+            paced: t.pacing != PacingCfg::Off,
+            mark_app_limited: false,
         };
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
         let rtt = RttEstimator::new(t.min_rto_ps, t.max_rto_ps, t.initial_rto_ps, t.clock_granularity_ps);
@@ -457,11 +466,15 @@ impl TcpFlow {
         self.tp.srtt = self.rtt.srtt;
         self.tp.min_rtt = self.rtt.min_rtt;
         self.tp.delivered = self.rate.delivered;
+        self.tp.delivered_at = self.rate.delivered_at;
         self.tp.app_limited = self.rate.app_limited != 0;
+        self.tp.snd_una = self.snd_una;
+        self.tp.snd_nxt = self.snd_max;
     }
 
     fn set_ca_state(&mut self, s: CaState) {
         self.cc.set_state(&self.tp, s);
+        self.tp.ca_state = s;
     }
 
     #[inline]
@@ -902,7 +915,7 @@ impl TcpFlow {
         self.events.push((now, FlowEventKind::RecoveryEnd, d));
         self.sync_tp(now);
         self.set_ca_state(CaState::Open);
-        self.cc.cwnd_event(&self.tp, CwndEvent::CompleteCwr);
+        self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
     }
 
     fn fast_retransmit_allowed(&self, ack: u64) -> bool {
@@ -1237,19 +1250,25 @@ impl TcpFlow {
             self.in_cwr = false;
             self.sync_tp(now);
             self.set_ca_state(CaState::Open);
-            self.cc.cwnd_event(&self.tp, CwndEvent::CompleteCwr);
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
         }
 
         // --- delivery-rate sample and window growth
         let losses = self.lost_out.saturating_sub(lost_before).max(newly_lost);
         let rs = self.rate_sample(now, cand, acked_sacked, losses, prior_pipe, sample);
         self.sync_tp(now);
+        self.cc.in_ack_event(&self.tp, acked);
         if newly > 0 {
-            self.cc.pkts_acked(&self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+            self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
         }
         if self.cc_owns_cwnd {
             self.cc.cong_control(&mut self.tp, &rs);
             self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
+            if self.tp.mark_app_limited {
+                // Linux: tp->app_limited = (delivered + in flight) ?: 1.
+                self.tp.mark_app_limited = false;
+                self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
+            }
         } else if grow && prior_in_flight >= self.tp.cwnd {
             // In slow start an ACK may grow cwnd by at most L segments
             // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
@@ -1314,7 +1333,7 @@ impl TcpFlow {
                 self.last_action = LastAction::Timeout;
                 self.rtt.back_off();
                 self.set_ca_state(CaState::Loss);
-                self.cc.cwnd_event(&self.tp, CwndEvent::Loss);
+                self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
                 match self.sack {
                     SackCfg::Off => self.snd_nxt = self.snd_una,
                     SackCfg::Sack1 => {

@@ -78,6 +78,7 @@ impl TcpFlow {
             losses,
             prior_in_flight,
             rtt,
+            prior_delivered: if c.have { c.prior_delivered } else { 0 },
         };
         if !c.have {
             return rs;

@@ -18,7 +18,7 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
         None => AppCfg::Bulk,
     };
     let cfg = FlowCfg { src: 0, dst: 1, start_ps: 0, app, tcp: t, label: String::new() };
-    TcpFlow::new(0, cfg, 0, 1)
+    TcpFlow::new(0, cfg, 0, 1, 0)
 }
 
 /// Deliver an ACK for `ack` carrying SACK blocks `blocks` at time `now`.
