@@ -90,8 +90,13 @@ def cmd_list(a) -> int:
     from .scenario import LOSS_KINDS, QUEUE_KINDS, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_KINDS
 
     what = a.what
-    if what in ("cc", "all"):
-        print("congestion control:", ", ".join(_core.algorithms()))
+    if what == "cc":
+        from . import algorithms
+
+        for name in _core.algorithms():
+            print(algorithms.describe(name))
+    elif what == "all":
+        print("congestion control:", ", ".join(_core.algorithms()), "(details: ccsim list cc)")
     if what in ("tcp", "all"):
         print("tcp options (default):")
         for k, v in TCP_DEFAULTS.items():

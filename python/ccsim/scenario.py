@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import _core
+from . import _core, algorithms
 from .errors import ScenarioError
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_size, parse_time
 
@@ -71,6 +71,8 @@ def _prob(field: str, v) -> float:
 # TCP options: name -> (default, documentation). The resolver converts them.
 TCP_DEFAULTS: dict[str, Any] = {
     "cc": "newreno",
+    "cc_preset": None,
+    "cc_params": {},
     "mss": 1448,
     "header_bytes": 40,
     "initial_window": 10,
@@ -100,7 +102,9 @@ TCP_DEFAULTS: dict[str, Any] = {
 }
 
 TCP_DOC: dict[str, str] = {
-    "cc": "congestion control: tahoe, reno, newreno (more to come)",
+    "cc": "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')",
+    "cc_preset": "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults",
+    "cc_params": "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')",
     "mss": "maximum segment size, payload bytes",
     "header_bytes": "TCP/IP header bytes on every packet without options; timestamps add 12, SACK blocks 4 + 8 per block",
     "initial_window": "initial cwnd, segments (RFC 6928 / Linux: 10)",
@@ -426,6 +430,8 @@ class Scenario:
         for k, (v, f) in opts.items():
             if k == "cc":
                 out["cc"] = _str(f, v, names)
+            elif k in ("cc_preset", "cc_params"):
+                pass  # checked below, once cc is known
             elif k == "mss":
                 out["mss"] = _int(f, v, lo=1, hi=65495)
             elif k == "header_bytes":
@@ -466,6 +472,8 @@ class Scenario:
                 out[k] = float(v)
             elif k == "quickack":
                 out["quickack"] = _int(f, v, lo=0, hi=2**32 - 1)
+        (pv, pf), (mv, mf) = opts["cc_preset"], opts["cc_params"]
+        out["cc_preset"], out["cc_params"] = algorithms.check(out["cc"], pv, pf, mv, mf)
         v, f = opts["rwnd"]
         if v is None or v == "none":
             out["rwnd_bytes"] = None
