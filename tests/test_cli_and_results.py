@@ -97,7 +97,8 @@ def test_bench_json_shape():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     names = [s["name"] for s in d["scenarios"]]
-    assert len(names) == 4 and any(n.endswith("_sack_ts") for n in names)
+    assert len(names) == 6 and any(n.endswith("_sack_ts") for n in names)
+    assert any("_cubic_" in n for n in names) and any("_bbr_" in n for n in names)
     for s in d["scenarios"]:
         assert set(s) == {"name", "delivered_pkts", "events", "cpu_s", "pkts_per_cpu_s", "events_per_cpu_s"}
         assert s["delivered_pkts"] > 100_000

@@ -29,6 +29,8 @@ SCENARIOS = {
     "b_dumbbell_1G_newreno": lambda: reference("b"),
     "a_dumbbell_100M_newreno_sack_ts": lambda: reference("a", sack="rfc6675", timestamps=True),
     "b_dumbbell_1G_newreno_sack_ts": lambda: reference("b", sack="rfc6675", timestamps=True),
+    "a_dumbbell_100M_cubic_sack_ts": lambda: reference("a", "cubic", sack="rfc6675", timestamps=True),
+    "a_dumbbell_100M_bbr_sack_ts": lambda: reference("a", "bbr", sack="rfc6675", timestamps=True),
 }
 
 

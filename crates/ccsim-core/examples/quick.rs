@@ -1,16 +1,20 @@
-//! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs] [sack]`: run the
-//! reference dumbbell and print packets per CPU-second; `sack` turns on RFC 6675
-//! SACK and timestamps.
+//! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs] [sack|plain] [cc]`:
+//! run the reference dumbbell and print packets per CPU-second; `sack` turns
+//! on RFC 6675 SACK and timestamps, `sackpace` adds Linux pacing; `cc` picks the algorithm (newreno).
 use std::time::Instant;
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let n: usize = a.get(1).map_or(10, |s| s.parse().unwrap());
     let mbps: u64 = a.get(2).map_or(100, |s| s.parse().unwrap());
     let secs: u64 = a.get(3).map_or(60, |s| s.parse().unwrap());
-    let mut tcp = ccsim_core::presets::tcp_defaults("newreno");
-    if a.get(4).is_some_and(|s| s == "sack") {
+    let cc = a.get(5).map_or("newreno", |s| s.as_str());
+    let mut tcp = ccsim_core::presets::tcp_defaults(cc);
+    if a.get(4).is_some_and(|s| s.starts_with("sack")) {
         tcp.sack = ccsim_core::config::SackCfg::Rfc6675;
         tcp.timestamps = true;
+    }
+    if a.get(4).is_some_and(|s| s.ends_with("pace")) {
+        tcp.pacing = ccsim_core::config::PacingCfg::Linux;
     }
     let sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, tcp);
     let t = Instant::now();
