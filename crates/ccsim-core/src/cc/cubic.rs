@@ -626,12 +626,11 @@ mod tests {
     #[test]
     fn timeout_resets_linux_state() {
         let mut c = cubic(None);
-        let mut tp = state(100, 200);
+        let tp = state(100, 200);
         c.ssthresh(&tp);
         c.delay_min = 5000;
         c.set_state(&tp, CaState::Loss);
         assert_eq!((c.last_max_cwnd, c.delay_min, c.epoch_start), (0, 0, None));
-        tp.cwnd = 1;
     }
 
     fn sample(ms: f64) -> AckSample {

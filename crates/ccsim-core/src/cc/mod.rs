@@ -214,6 +214,21 @@ pub fn cong_avoid_ai(tp: &mut CcState, w: u32, acked: u32) {
     tp.cwnd = tp.cwnd.min(tp.cwnd_clamp);
 }
 
+/// Linux `tcp_reno_cong_avoid`: slow start, then +1 segment per cwnd acked.
+/// Reno, NewReno, Tahoe and Westwood(+) grow this way.
+#[inline]
+pub fn reno_cong_avoid(tp: &mut CcState, acked: u32) {
+    let mut acked = acked;
+    if tp.in_slow_start() {
+        acked = slow_start(tp, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    let w = tp.cwnd;
+    cong_avoid_ai(tp, w, acked);
+}
+
 /// Every algorithm the core knows, in the order `ccsim list cc` prints them.
 pub const ALGORITHMS: &[&AlgoSpec] = &[
     &reno::TAHOE,

@@ -9,7 +9,7 @@
 //! as the RFC says (they agree whenever the flow is cwnd-limited).
 
 use super::params::AlgoSpec;
-use super::{cong_avoid_ai, slow_start, CcState, CongestionOps};
+use super::{reno_cong_avoid, CcState, CongestionOps};
 
 pub const TAHOE: AlgoSpec = AlgoSpec {
     name: "tahoe",
@@ -55,17 +55,10 @@ impl CongestionOps for Reno {
         (tp.in_flight / 2).max(2)
     }
 
+    // Slow start, then cwnd += 1 per cwnd segments acked (RFC 5681 eq. 3,
+    // counted per segment).
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        // cwnd += 1 per cwnd segments acked   (RFC 5681 eq. 3, counted per segment)
-        let w = tp.cwnd;
-        cong_avoid_ai(tp, w, acked);
+        reno_cong_avoid(tp, acked);
     }
 }
 

@@ -39,7 +39,7 @@
 //! paper, not checked against a stored copy (docs/model.md).
 
 use super::params::{choice, num, AlgoSpec, Lit, Params, Preset};
-use super::{cong_avoid_ai, slow_start, AckSample, CcState, CongestionOps, CwndEvent};
+use super::{AckSample, CcState, CongestionOps, CwndEvent};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
 
 pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
@@ -305,15 +305,7 @@ impl CongestionOps for Westwood {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = slow_start(tp, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        let w = tp.cwnd;
-        cong_avoid_ai(tp, w, acked);
+        super::reno_cong_avoid(tp, acked);
     }
 }
 
