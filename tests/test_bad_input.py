@@ -189,6 +189,8 @@ def test_time_series_too_large_is_refused_not_a_crash():
     ('pacing = "fq"', "tcp.pacing", "'window'"),
     ('pacing_ss_ratio = 0', "tcp.pacing_ss_ratio", "(0, 100]"),
     ('quickack = -1', "tcp.quickack", ""),
+    ('min_tso_segs = 0', "tcp.min_tso_segs", "1"),
+    ('tso = "auto"', "tcp.tso", "true"),
 ])
 def test_bad_tcp_mechanics_options(tcp, field, words):
     m = err(GOOD.replace("[[flows]]", f"[tcp]\n{tcp}\n[[flows]]"))

@@ -143,8 +143,8 @@ def _send_gaps(pacing, **tcp):
 def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh, ratio):
     # tcp_update_pacing_rate: rate = ratio · mss · max(cwnd, packets_out)/srtt
     # with ratio 200% while cwnd < ssthresh/2, else 120%: one segment every
-    # srtt/(ratio · cwnd).
-    t, f = _send_gaps("linux", initial_ssthresh=ssthresh)
+    # srtt/(ratio · cwnd). One segment per release (tso = false).
+    t, f = _send_gaps("linux", initial_ssthresh=ssthresh, tso=False)
     g = np.diff(t)[t[1:] > 0.5]
     expected = f["rtt_mean_s"] / (ratio * 40)
     assert np.median(g) == pytest.approx(expected, rel=0.05)
@@ -163,9 +163,49 @@ def test_unpaced_flow_sends_window_back_to_back():
     assert (t[:40] == t[0]).all()
     # With pacing, the initial window is also unpaced (no RTT sample yet,
     # as in Linux), but the next round is spread out.
-    tp, _ = _send_gaps("linux")
+    tp, _ = _send_gaps("linux", tso=False)
     assert (tp[:40] == tp[0]).all()
     assert np.diff(tp[40:80]).min() > 1e-3
+
+
+def _bursts(t):
+    # (start time, segments) of each group of sends at the same instant
+    starts, counts = np.unique(t, return_counts=True)
+    return starts, counts
+
+
+def test_linux_pacing_with_tso_sends_what_an_ack_frees_as_one_burst():
+    # Delayed ACKs free two segments at a time; with TSO autosizing at this
+    # rate (1.2 mss·cwnd/srtt >> 10 < mss, so min_tso_segs = 2) they leave
+    # back to back and the next release waits 2 mss / rate (Linux
+    # tcp_wstamp_ns); without TSO they leave one pacing gap apart.
+    t, f = _send_gaps("linux", initial_ssthresh=40, delayed_ack=True)
+    rate = 1.2 * 1448 * 40 / f["rtt_mean_s"]
+    assert rate / 1024 < 1448
+    starts, counts = _bursts(t[t > 0.5])
+    assert (counts == 2).all()
+    assert np.median(np.diff(starts)) == pytest.approx(2 * 1448 / rate, rel=0.05)
+    t1, _ = _send_gaps("linux", initial_ssthresh=40, delayed_ack=True, tso=False)
+    assert (_bursts(t1[t1 > 0.5])[1] == 1).all()
+
+
+def test_bbr_bursts_follow_tcp_tso_autosize():
+    # Linux tcp_tso_autosize: segs = max(min_tso_segs, floor((rate >> 10) / mss)).
+    # A lone BBR flow on 100 Mb/s paces at gain · 0.99 · bottleneck payload
+    # rate, so its PROBE_BW bursts are floor(gain · 0.99 · 12.5e6 · 1448/1488
+    # / 1024 / 1448) segments: 6, 8 and 10 at gains 0.75, 1 and 1.25.
+    sc = single_link(duration="10s", rate="100Mbps", delay="20ms", buffer="2bdp", sample_interval="off",
+                     tcp=dict(cc="bbr", sack="rfc6675"))
+    sc.core["trace"] = {"rtt": False, "seq": True}
+    st = sc.run().table("seq_trace").filter((pl.col("kind") == "send") & (pl.col("time_s") > 3))
+    _, counts = _bursts(st["time_s"].to_numpy())
+    payload_rate = 100e6 / 8 * 1448 / 1488
+    want = {g: int(g * 0.99 * payload_rate / 1024 // 1448) for g in (0.75, 1.0, 1.25)}
+    assert sorted(want.values()) == [6, 8, 10]
+    sizes, n = np.unique(counts, return_counts=True)
+    share = dict(zip(sizes.tolist(), (n / n.sum()).tolist()))
+    assert sum(share.get(v, 0) for v in want.values()) > 0.95
+    assert max(share, key=share.get) == want[1.0]  # most of the cycle is at gain 1
 
 
 def test_delivery_rate_converges_to_bottleneck():

@@ -98,6 +98,8 @@ TCP_DEFAULTS: dict[str, Any] = {
     "pacing": "off",
     "pacing_ss_ratio": 2.0,
     "pacing_ca_ratio": 1.2,
+    "tso": True,
+    "min_tso_segs": 2,
     "quickack": 0,
 }
 
@@ -130,6 +132,8 @@ TCP_DOC: dict[str, str] = {
     "pacing": "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)",
     "pacing_ss_ratio": "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)",
     "pacing_ca_ratio": "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)",
+    "tso": "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)",
+    "min_tso_segs": "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)",
     "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
 }
 
@@ -462,7 +466,7 @@ class Scenario:
                 out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
             elif k == "sack_blocks":
                 out["sack_blocks"] = _int(f, v, lo=1, hi=4)
-            elif k in ("limited_transmit", "prr", "timestamps", "ecn"):
+            elif k in ("limited_transmit", "prr", "timestamps", "ecn", "tso"):
                 out[k] = _bool(f, v)
             elif k == "pacing":
                 out["pacing"] = _str(f, v, ["off", "linux", "window"])
@@ -472,6 +476,8 @@ class Scenario:
                 out[k] = float(v)
             elif k == "quickack":
                 out["quickack"] = _int(f, v, lo=0, hi=2**32 - 1)
+            elif k == "min_tso_segs":
+                out["min_tso_segs"] = _int(f, v, lo=1, hi=255)
         (pv, pf), (mv, mf) = opts["cc_preset"], opts["cc_params"]
         out["cc_preset"], out["cc_params"] = algorithms.check(out["cc"], pv, pf, mv, mf)
         v, f = opts["rwnd"]

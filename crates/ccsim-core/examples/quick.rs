@@ -1,6 +1,7 @@
-//! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs] [sack|plain] [cc]`:
+//! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs] [sack|plain] [cc] [buffer_bdp]`:
 //! run the reference dumbbell and print packets per CPU-second; `sack` turns
-//! on RFC 6675 SACK and timestamps, `sackpace` adds Linux pacing; `cc` picks the algorithm (newreno).
+//! on RFC 6675 SACK and timestamps, `sackpace` adds Linux pacing; `cc` picks the algorithm (newreno);
+//! `buffer_bdp` scales the bottleneck buffer (1).
 use std::time::Instant;
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -16,7 +17,13 @@ fn main() {
     if a.get(4).is_some_and(|s| s.ends_with("pace")) {
         tcp.pacing = ccsim_core::config::PacingCfg::Linux;
     }
-    let sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, tcp);
+    let mut sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, tcp);
+    let buf: f64 = a.get(6).map_or(1.0, |s| s.parse().unwrap());
+    for l in sc.links.iter_mut().take(2) {
+        if let ccsim_core::config::QueueCfg::Droptail { limit_pkts: Some(p), .. } = &mut l.queue {
+            *p = (*p as f64 * buf).round() as u32;
+        }
+    }
     let t = Instant::now();
     let out = ccsim_core::run(&sc).unwrap();
     let dt = t.elapsed().as_secs_f64();

@@ -181,10 +181,29 @@ pub struct TcpCfg {
     pub pacing_ss_ratio: f64,
     #[serde(default = "default_ca_ratio")]
     pub pacing_ca_ratio: f64,
+    /// Linux TSO/GSO autosizing of paced bursts (tcp_tso_autosize, Linux
+    /// 3.12–5.17): when the pacing timer allows, a Linux-paced flow releases
+    /// max(min_tso_segs, ⌊(rate >> 10) / mss⌋) segments (under 64 KB) back to
+    /// back, then waits their length at the pacing rate. `false`: one
+    /// segment per release (ns-3). Not used by `pacing = "window"`.
+    #[serde(default = "default_true")]
+    pub tso: bool,
+    /// Fewest segments per paced burst (sysctl tcp_min_tso_segs, 2); an
+    /// algorithm with a min_tso_segs hook (BBR) overrides it.
+    #[serde(default = "default_min_tso_segs")]
+    pub min_tso_segs: u32,
     /// Receiver ACKs each of the first `quickack` data segments at once
     /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
     #[serde(default)]
     pub quickack: u32,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_min_tso_segs() -> u32 {
+    2
 }
 
 fn default_sack_blocks() -> u32 {
@@ -200,6 +219,8 @@ fn default_ca_ratio() -> f64 {
 /// TCP option bytes on the wire (RFC 7323 timestamps with two NOPs; RFC 2018
 /// SACK with two NOPs: 4 + 8 per block).
 pub const TS_OPTION_BYTES: u32 = 12;
+/// Largest tcp.min_tso_segs (Linux's sysctl is a u8, at least 1).
+pub const MAX_TSO_SEGS: u32 = 255;
 pub fn sack_option_bytes(blocks: u32) -> u32 {
     if blocks == 0 {
         0
@@ -400,6 +421,9 @@ impl Scenario {
                 if !(v.is_finite() && v > 0.0 && v <= 100.0) {
                     return err(f(&format!("tcp.{k}")), format!("must be a ratio in (0, 100] (got {v})"));
                 }
+            }
+            if t.min_tso_segs == 0 || t.min_tso_segs > MAX_TSO_SEGS {
+                return err(f("tcp.min_tso_segs"), format!("must be 1..={MAX_TSO_SEGS} segments (got {})", t.min_tso_segs));
             }
             let pkt = t.mss as u64 + t.header_bytes as u64 + if t.timestamps { TS_OPTION_BYTES as u64 } else { 0 };
             for l in &self.links {

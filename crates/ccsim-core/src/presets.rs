@@ -36,6 +36,8 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
         pacing: PacingCfg::Off,
         pacing_ss_ratio: 2.0,
         pacing_ca_ratio: 1.2,
+        tso: true,
+        min_tso_segs: 2,
         quickack: 0,
     }
 }

@@ -23,6 +23,10 @@ pub struct Simulation {
     nodes: Vec<String>,
     pub links: Vec<Link>,
     link_pending: Vec<bool>,
+    /// Times of each flow's timer events in the scheduler, latest first: a
+    /// new event is pushed only when it is earlier than all of them, and
+    /// events fire earliest first, so the top is always the next to fire.
+    timer_events: Vec<Vec<SimTime>>,
     routes: Vec<Vec<u32>>,
     pub flows: Vec<TcpFlow>,
     out: Vec<Packet>,
@@ -132,6 +136,7 @@ impl Simulation {
             nodes: sc.nodes.clone(),
             links,
             link_pending: vec![false; nl],
+            timer_events: vec![Vec::with_capacity(4); flows.len()],
             routes,
             flows,
             out: Vec::with_capacity(64),
@@ -169,10 +174,10 @@ impl Simulation {
             self.forward(p);
         }
         self.out = out;
-        let flow = &mut self.flows[f];
-        if let Some(d) = flow.next_deadline() {
-            if d < flow.timer_event_at {
-                flow.timer_event_at = d;
+        if let Some(d) = self.flows[f].next_deadline() {
+            let pending = &mut self.timer_events[f];
+            if pending.last().is_none_or(|&t| d < t) {
+                pending.push(d);
                 self.sched.schedule(d, Event::FlowTimer(f as u32));
             }
         }
@@ -221,10 +226,8 @@ impl Simulation {
     }
 
     fn on_flow_timer(&mut self, f: usize) {
-        if self.flows[f].timer_event_at != self.now {
-            return; // superseded by an earlier event for this flow
-        }
-        self.flows[f].timer_event_at = SimTime::MAX;
+        let t = self.timer_events[f].pop();
+        debug_assert_eq!(t, Some(self.now));
         let mut out = std::mem::take(&mut self.out);
         self.flows[f].on_timer(self.now, &mut out);
         self.flush(f, out);

@@ -182,6 +182,25 @@ pub trait CongestionOps {
     }
     /// Per-ACK control with the delivery-rate sample.
     fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
+    /// Fewest segments per paced burst, if the algorithm decides it (Linux
+    /// `min_tso_segs`, BBR); otherwise the sender's `tcp.min_tso_segs`.
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// GSO limit on one burst: 64 KB less one byte and the header reserve
+/// (Linux sk_gso_max_size − 1 − MAX_TCP_HEADER; MAX_TCP_HEADER taken as 320).
+pub const GSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
+
+/// Segments per paced burst (Linux tcp_tso_autosize, 3.12–5.17): what the
+/// pacing rate sends in 2^-10 s (`sk_pacing_rate >> sk_pacing_shift`), under
+/// the GSO limit, at least `min_segs`. Linux 5.18 adds an allowance of
+/// 64 KB >> (min_rtt / 512 µs), which vanishes above a few ms of RTT.
+#[inline]
+pub fn tso_autosize(rate_bytes_per_s: f64, mss: u32, min_segs: u32) -> u32 {
+    let bytes = (rate_bytes_per_s / 1024.0).min(GSO_MAX_BYTES);
+    ((bytes / mss as f64) as u32).max(min_segs)
 }
 
 /// Linux `tcp_slow_start`: grow cwnd by the acked count, never past

@@ -235,6 +235,9 @@ pub struct TcpFlow {
     pacing_deadline: Option<SimTime>,
     /// Rate used for the last paced segment, bit/s (0 = unpaced).
     pub pacing_rate_bps: f64,
+    /// Pacing rate of the current release, bytes/s: computed once per
+    /// send opportunity, as Linux updates sk_pacing_rate once per ACK.
+    pace_rate: Option<f64>,
     // delivery rate
     rate: RateState,
     dup_credit: u64,
@@ -260,8 +263,6 @@ pub struct TcpFlow {
     ack_id: u32,
     pub completed_at: Option<SimTime>,
 
-    /// Time of this flow's pending timer event in the scheduler (MAX = none).
-    pub timer_event_at: SimTime,
     pub stats: FlowStats,
     pub events: Vec<(SimTime, FlowEventKind, f64)>,
     pub trace: Option<Box<FlowTrace>>,
@@ -361,6 +362,7 @@ impl TcpFlow {
             pace_next: 0,
             pacing_deadline: None,
             pacing_rate_bps: 0.0,
+            pace_rate: None,
             rate: RateState::default(),
             dup_credit: 0,
             delivery_rate_bps: 0.0,
@@ -381,7 +383,6 @@ impl TcpFlow {
             sack_log: VecDeque::new(),
             ack_id: 0,
             completed_at: None,
-            timer_event_at: SimTime::MAX,
             stats: FlowStats::default(),
             events: Vec::new(),
             trace: None,
@@ -519,15 +520,15 @@ impl TcpFlow {
         self.tp.pacing_rate.is_some() || self.cfg.tcp.pacing != PacingCfg::Off
     }
 
-    /// Gap to leave after sending `payload` bytes, or None when unpaced (no
-    /// rate yet: Linux paces nothing before the first RTT sample).
-    fn pacing_gap(&mut self, payload: u32) -> Option<SimTime> {
-        let mss = self.cfg.tcp.mss as f64;
-        let srtt_s = self.rtt.srtt.map(|s| s as f64 / PS_PER_S as f64);
-        let (rate, gap) = if let Some(r) = self.tp.pacing_rate {
-            (r, payload as f64 / r)
+    /// Pacing rate in bytes/s, or None when unpaced (no rate yet: Linux
+    /// paces nothing before the first RTT sample). For `window` pacing the
+    /// rate is cwnd·mss/srtt, of which the gap uses only srtt/cwnd.
+    fn pacing_rate_now(&self) -> Option<f64> {
+        let r = if let Some(r) = self.tp.pacing_rate {
+            r
         } else {
-            let srtt = srtt_s.filter(|&s| s > 0.0)?;
+            let srtt = self.rtt.srtt.map(|s| s as f64 / PS_PER_S as f64).filter(|&s| s > 0.0)?;
+            let mss = self.cfg.tcp.mss as f64;
             let cwnd = self.tp.cwnd.max(1) as f64;
             match self.cfg.tcp.pacing {
                 PacingCfg::Off => return None,
@@ -538,18 +539,43 @@ impl TcpFlow {
                     } else {
                         self.cfg.tcp.pacing_ca_ratio
                     };
-                    let segs = cwnd.max((self.snd_max - self.snd_una) as f64);
-                    let r = ratio * mss * segs / srtt;
-                    (r, payload as f64 / r)
+                    ratio * mss * cwnd.max((self.snd_max - self.snd_una) as f64) / srtt
                 }
-                PacingCfg::Window => (cwnd * mss / srtt, srtt / cwnd),
+                PacingCfg::Window => cwnd * mss / srtt,
             }
         };
-        if !(rate > 0.0) || !gap.is_finite() {
-            return None;
+        (r > 0.0 && r.is_finite()).then_some(r)
+    }
+
+    /// True when the flow paces by ns-2's leaky bucket (one segment every
+    /// srtt/cwnd) rather than at a Linux-style byte rate.
+    #[inline]
+    fn window_paced(&self) -> bool {
+        self.tp.pacing_rate.is_none() && self.cfg.tcp.pacing == PacingCfg::Window
+    }
+
+    /// Segments one pacing release may send back to back: Linux's TSO/GSO
+    /// autosizing for Linux-style pacing (`tcp.tso`), else one.
+    fn pacing_burst(&self) -> u32 {
+        if !self.cfg.tcp.tso || self.window_paced() {
+            return 1;
         }
+        match self.pace_rate {
+            Some(r) => {
+                let min = self.cc.min_tso_segs().unwrap_or(self.cfg.tcp.min_tso_segs);
+                crate::cc::tso_autosize(r, self.cfg.tcp.mss, min)
+            }
+            None => 1,
+        }
+    }
+
+    /// Gap to leave after sending `payload` bytes, or None when unpaced.
+    fn pacing_gap(&mut self, payload: u32) -> Option<SimTime> {
+        let rate = self.pace_rate?;
+        // Window pacing: srtt/cwnd per segment whatever its payload.
+        let bytes = if self.window_paced() { self.cfg.tcp.mss } else { payload };
         self.pacing_rate_bps = rate * 8.0;
-        Some((gap * PS_PER_S as f64).round() as SimTime)
+        Some((bytes as f64 / rate * PS_PER_S as f64 + 0.5) as SimTime)
     }
 
     /// Record the rate state a (re)transmission carries (tcp_rate_skb_sent).
@@ -727,11 +753,23 @@ impl TcpFlow {
         }
         let mut sent = false;
         let paced = self.pacing_active();
+        // A release of a paced flow: a burst of up to `quota` segments back
+        // to back (one TSO/GSO packet), each adding its length at the pacing
+        // rate to the next departure time (Linux tcp_wstamp_ns).
+        let mut quota = if !paced {
+            u32::MAX
+        } else if now >= self.pace_next {
+            self.pace_rate = self.pacing_rate_now();
+            self.pacing_burst()
+        } else {
+            0
+        };
         while let Some(p) = self.pick() {
-            if paced && now < self.pace_next {
+            if quota == 0 {
                 self.pacing_deadline = Some(self.pace_next);
                 break;
             }
+            quota -= 1;
             match p {
                 Pick::Next => {
                     // Go-back-N resends from snd_nxt; otherwise new data at snd_max.

@@ -242,15 +242,21 @@ impl Bbr {
         }
     }
 
+    /// bbr_min_tso_segs: one segment below 1.2 Mb/s, else two.
+    fn min_segs(&self) -> u32 {
+        if self.pacing_rate * 8.0 < MIN_TSO_RATE_BPS {
+            1
+        } else {
+            2
+        }
+    }
+
     /// Segments per send quantum (bbr_tso_segs_goal).
     fn tso_segs_goal(&self, mss: u32) -> u32 {
-        let min = if self.pacing_rate * 8.0 < MIN_TSO_RATE_BPS { 1 } else { 2 };
         if !self.tso {
-            return min;
+            return self.min_segs();
         }
-        // Linux: pacing_rate >> sk_pacing_shift (10) bytes, under 64 KB.
-        let bytes = (self.pacing_rate / 1024.0).min(65536.0 - 1.0 - 320.0);
-        ((bytes / mss as f64) as u32).max(min).min(0x7f)
+        super::tso_autosize(self.pacing_rate, mss, self.min_segs()).min(0x7f)
     }
 
     fn bdp(&self, bw: f64, gain: f64) -> u32 {
@@ -622,6 +628,10 @@ impl CongestionOps for Bbr {
 
     fn has_cong_control(&self) -> bool {
         true
+    }
+
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.min_segs())
     }
 
     fn cong_control(&mut self, tp: &mut CcState, rs: &RateSample) {
