@@ -118,7 +118,7 @@ impl Link {
         self.advance(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
-        let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle };
+        let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle, idle_since: self.busy_until };
         match self.disc.admit(now, q, &pkt) {
             Verdict::Enqueue => {}
             Verdict::Drop => {

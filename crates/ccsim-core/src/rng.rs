@@ -15,6 +15,8 @@ pub enum StreamKind {
     Flow = 2,
     /// A congestion-control algorithm's own draws (BBR's gain-cycle start).
     Cc = 3,
+    /// A queue discipline's draws (RED's early drops), per link direction.
+    Queue = 4,
 }
 
 /// SplitMix64 finaliser, used only to mix the derivation key.

@@ -5,6 +5,10 @@
 //! own. Disciplines that decide at dequeue (CoDel) will need the link's
 //! transmitter event; see docs/architecture.md.
 
+mod red;
+
+pub use red::{Red, RedParams};
+
 use crate::packet::Packet;
 use crate::units::SimTime;
 
@@ -16,6 +20,8 @@ pub struct QueueState {
     pub waiting_bytes: u64,
     /// True when the transmitter is idle, so the packet would start at once.
     pub idle: bool,
+    /// When the transmitter last went idle (meaningful when `idle`).
+    pub idle_since: SimTime,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +40,15 @@ pub trait QueueDisc {
     /// (None when it is not limited in that unit); used for invariant checks.
     fn limit_pkts(&self) -> Option<u32>;
     fn limit_bytes(&self) -> Option<u64>;
+    /// The discipline's averaged queue, if it keeps one (RED: packets, or
+    /// mean-size packets in byte mode), for the link time series.
+    fn avg_queue(&self) -> Option<f64> {
+        None
+    }
+    /// Current maximum marking/drop probability (adaptive RED moves it).
+    fn max_p(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Tail drop: refuse an arriving packet when the waiting packets (or bytes,
