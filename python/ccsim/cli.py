@@ -87,7 +87,7 @@ def cmd_bench(a) -> int:
 
 
 def cmd_list(a) -> int:
-    from .scenario import LOSS_KINDS, QUEUE_KINDS, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_KINDS
+    from .scenario import LOSS_KINDS, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_KINDS
 
     what = a.what
     if what == "cc":
@@ -105,6 +105,9 @@ def cmd_list(a) -> int:
         print("topologies:", ", ".join(TOPOLOGY_KINDS))
     if what in ("queue", "all"):
         print("queues:", ", ".join(QUEUE_KINDS))
+        print("  RED-family options (queue = {kind = \"red\", ...}):")
+        for k, d in RED_DOC.items():
+            print(f"    {k}: {d}")
     if what in ("loss", "all"):
         print("loss models:", ", ".join(LOSS_KINDS))
     return 0

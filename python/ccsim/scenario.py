@@ -143,7 +143,65 @@ TRACE_KINDS = ["rtt", "seq"]
 MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
 LOSS_KINDS = ["none", "bernoulli", "scripted", "ce_every", "ce_scripted"]
-QUEUE_KINDS = ["droptail"]
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red"]
+# RED options (queue tables): name -> what it means. Thresholds are in packets
+# (mean-size packets in byte mode); omitted values are set as ns-2 does.
+RED_DOC: dict[str, str] = {
+    "min_th": "lower threshold, packets; default max(5, target_delay·C/2) (ns-2 automatic)",
+    "max_th": "upper threshold, packets; default 3·min_th",
+    "max_p": "drop probability at max_th (default 0.1, ns-2 linterm 10)",
+    "w_q": "EWMA weight (default 0.002, Floyd & Jacobson); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
+    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (default false; true for gentle_red and adaptive_red)",
+    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1 (default true)",
+    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize (default false)",
+    "mean_pktsize": "bytes (default 500, ns-2); sets the idle-time decay and byte mode",
+    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_; default false)",
+    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); none by default",
+    "target_delay": "adaptive RED / automatic min_th target (default 5ms)",
+    "interval": "adaptive RED update interval (default 0.5s)",
+    "alpha": "adaptive RED additive step cap (0.01) / Feng divisor (3)",
+    "beta": "adaptive RED decrease factor (0.9) / Feng multiplier (2)",
+    "top": "adaptive RED upper bound on max_p (0.5)",
+    "bottom": "adaptive RED lower bound on max_p (default min(0.01, 80000/rate))",
+}
+
+
+def _queue(field: str, v) -> dict:
+    """A topology's queue: a kind name or a table {kind = ..., options}."""
+    if isinstance(v, str):
+        v = {"kind": v}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
+    kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
+    if kind == "droptail":
+        _check_keys(field, v, {"kind"})
+        return {"kind": "droptail"}
+    _check_keys(field, v, {"kind", *RED_DOC})
+    out: dict = {"kind": "red", "w_q": 0.002, "gentle": kind in ("gentle_red", "adaptive_red"),
+                 "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}
+    for k, x in v.items():
+        f = f"{field}.{k}"
+        if k == "kind":
+            continue
+        if k in ("min_th", "max_th", "alpha", "beta"):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+                raise ScenarioError(f, x, "a number ≥ 0")
+            out[k] = float(x)
+        elif k in ("max_p", "top", "bottom", "mark_p"):
+            out[k] = _prob(f, x)
+        elif k == "w_q":
+            out[k] = None if x == "auto" else _prob(f, x)
+        elif k in ("gentle", "wait", "bytes", "ecn"):
+            out[k] = _bool(f, x)
+            if k == "gentle" and kind in ("gentle_red", "adaptive_red") and not out[k]:
+                raise ScenarioError(f, x, f"true for kind '{kind}' (use kind 'red' for RED without gentle)")
+        elif k == "mean_pktsize":
+            out[k] = _int(f, x, lo=1, hi=65535)
+        elif k in ("target_delay", "interval"):
+            out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
+    if "min_th" in out and "max_th" in out and not out["max_th"] > out["min_th"]:
+        raise ScenarioError(f"{field}.max_th", out["max_th"], f"greater than min_th = {out['min_th']:g}")
+    return out
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
 
 _SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
@@ -212,12 +270,12 @@ class _Net:
             self.nodes.append(name)
         return self.index[name]
 
-    def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: str,
+    def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: dict | str,
             loss: dict, name: str | None = None) -> int:
         ia, ib = self.node(a), self.node(b)
         self.links.append({
             "name": name or f"{a}->{b}", "from": ia, "to": ib, "rate_bps": rate, "delay_ps": delay,
-            "queue": {"kind": queue}, "loss": loss,
+            "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue}, "loss": loss,
         })
         i = len(self.links) - 1
         self.pending_buffers.append((i, buf, buf_field))
@@ -515,7 +573,7 @@ class Scenario:
         rate = parse_rate("topology.rate", t.get("rate"))
         delay = parse_time("topology.delay", t.get("delay"))
         buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
-        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        queue = _queue("topology.queue", t.get("queue", "droptail"))
         rrate = parse_rate("topology.reverse_rate", t["reverse_rate"]) if "reverse_rate" in t else rate
         rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
         rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
@@ -537,7 +595,7 @@ class Scenario:
         buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
         abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
         abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
-        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        queue = _queue("topology.queue", t.get("queue", "droptail"))
         rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
             if "reverse_bottleneck_rate" in t else brate
         net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue,
@@ -558,8 +616,8 @@ class Scenario:
                 acc = acc2 // 2
             src, dst = f"src{i}", f"dst{i}"
             left, right = (src, dst) if d == "forward" else (dst, src)
-            net.duplex(left, "r0", arate, acc, abuf, abuf_field, queue)
-            net.duplex("r1", right, arate, acc, abuf, abuf_field, queue)
+            net.duplex(left, "r0", arate, acc, abuf, abuf_field, "droptail")
+            net.duplex("r1", right, arate, acc, abuf, abuf_field, "droptail")
             f["src"], f["dst"] = net.index[src], net.index[dst]
             rtts.append(2 * (bdelay + 2 * acc))
         return rtts
@@ -574,7 +632,7 @@ class Scenario:
         buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
         abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
         abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
-        queue = _str("topology.queue", t.get("queue", "droptail"), QUEUE_KINDS)
+        queue = _queue("topology.queue", t.get("queue", "droptail"))
         for h in range(hops):
             net.duplex(f"r{h}", f"r{h + 1}", hrate, hdelay, buf, "topology.buffer", queue)
         # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
@@ -597,8 +655,8 @@ class Scenario:
                 a, b, nh = f"r{h}", f"r{h + 1}", 1
             else:
                 a, b, nh = f"r{h + 1}", f"r{h}", 1
-            net.duplex(src, a, arate, adelay, abuf, abuf_field, queue)
-            net.duplex(b, dst, arate, adelay, abuf, abuf_field, queue)
+            net.duplex(src, a, arate, adelay, abuf, abuf_field, "droptail")
+            net.duplex(b, dst, arate, adelay, abuf, abuf_field, "droptail")
             f["src"], f["dst"] = net.index[src], net.index[dst]
             f["label"] = f["label"] if h is None else f"{f['label']}.hop{h + 1}"
             rtts.append(2 * (2 * adelay + nh * hdelay))
@@ -626,7 +684,7 @@ class Scenario:
             rate = parse_rate(f"{w}.rate", l.get("rate"))
             delay = parse_time(f"{w}.delay", l.get("delay"))
             buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
-            queue = _str(f"{w}.queue", l.get("queue", "droptail"), QUEUE_KINDS)
+            queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
             net.duplex(a, b, rate, delay, buf, f"{w}.buffer", queue, _loss(f"{w}.loss", l.get("loss")),
                        rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
                        rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,

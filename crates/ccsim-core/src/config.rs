@@ -58,6 +58,75 @@ pub enum QueueCfg {
         #[serde(default)]
         limit_bytes: Option<u64>,
     },
+    /// The RED family (queue/red.rs); None values are set automatically
+    /// from the link as ns-2's initialize_params does.
+    Red {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+        #[serde(default)]
+        min_th: Option<f64>,
+        #[serde(default)]
+        max_th: Option<f64>,
+        #[serde(default = "red_max_p")]
+        max_p: f64,
+        #[serde(default)]
+        w_q: Option<f64>,
+        #[serde(default)]
+        gentle: bool,
+        #[serde(default = "default_true")]
+        wait: bool,
+        #[serde(default)]
+        bytes: bool,
+        #[serde(default = "red_mean_pktsize")]
+        mean_pktsize: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default)]
+        mark_p: Option<f64>,
+        #[serde(default)]
+        adaptive: RedAdaptiveCfg,
+        #[serde(default = "red_target_delay")]
+        target_delay_ps: SimTime,
+        #[serde(default = "red_interval")]
+        interval_ps: SimTime,
+        #[serde(default)]
+        alpha: Option<f64>,
+        #[serde(default)]
+        beta: Option<f64>,
+        #[serde(default = "red_top")]
+        top: f64,
+        #[serde(default)]
+        bottom: Option<f64>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedAdaptiveCfg {
+    #[default]
+    Off,
+    /// Floyd, Gummadi & Shenker 2001.
+    Floyd,
+    /// Feng, Kandlur, Saha & Shin 1999.
+    Feng,
+}
+
+fn red_max_p() -> f64 {
+    0.1
+}
+fn red_mean_pktsize() -> u32 {
+    500
+}
+fn red_target_delay() -> SimTime {
+    5 * crate::units::PS_PER_MS
+}
+fn red_interval() -> SimTime {
+    crate::units::PS_PER_S / 2
+}
+fn red_top() -> f64 {
+    0.5
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -316,6 +385,50 @@ impl Scenario {
                         return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
                     }
                 }
+                QueueCfg::Red { limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, mean_pktsize, mark_p, alpha, beta, top, bottom, adaptive, interval_ps, .. } => {
+                    if limit_pkts.is_none() && limit_bytes.is_none() {
+                        return err(f("queue"), "red needs limit_pkts or limit_bytes (the hard limit)");
+                    }
+                    if let Some(0) = limit_pkts {
+                        return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                    }
+                    let prob = |k: &str, v: f64, lo_open: bool| -> Result<(), ConfigError> {
+                        let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
+                        if ok { Ok(()) } else { err(f(&format!("queue.{k}")), format!("must be a probability in {}0, 1] (got {v})", if lo_open { "(" } else { "[" })) }
+                    };
+                    prob("max_p", *max_p, true)?;
+                    prob("top", *top, true)?;
+                    if let Some(w) = w_q { prob("w_q", *w, true)?; }
+                    if let Some(m) = mark_p { prob("mark_p", *m, true)?; }
+                    if let Some(b) = bottom { prob("bottom", *b, false)?; }
+                    if *mean_pktsize == 0 {
+                        return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
+                    }
+                    if let Some(lo) = min_th {
+                        if !(lo.is_finite() && *lo >= 0.0) {
+                            return err(f("queue.min_th"), format!("must be ≥ 0 packets (got {lo})"));
+                        }
+                    }
+                    if let (Some(lo), Some(hi)) = (min_th, max_th) {
+                        if !(hi.is_finite() && hi > lo) {
+                            return err(f("queue.max_th"), format!("must be greater than min_th = {lo} (got {hi})"));
+                        }
+                    } else if let Some(hi) = max_th {
+                        if !(hi.is_finite() && *hi > 0.0) {
+                            return err(f("queue.max_th"), format!("must be > 0 packets (got {hi})"));
+                        }
+                    }
+                    for (k, v) in [("alpha", alpha), ("beta", beta)] {
+                        if let Some(v) = v {
+                            if !(v.is_finite() && *v > 0.0) {
+                                return err(f(&format!("queue.{k}")), format!("must be > 0 (got {v})"));
+                            }
+                        }
+                    }
+                    if *adaptive == RedAdaptiveCfg::Floyd && *interval_ps == 0 {
+                        return err(f("queue.interval"), "must be > 0 for adaptive RED (got 0)");
+                    }
+                }
             }
             match &l.loss {
                 LossCfg::None => {}
@@ -427,7 +540,7 @@ impl Scenario {
             }
             let pkt = t.mss as u64 + t.header_bytes as u64 + if t.timestamps { TS_OPTION_BYTES as u64 } else { 0 };
             for l in &self.links {
-                if let QueueCfg::Droptail { limit_bytes: Some(b), .. } = l.queue {
+                if let QueueCfg::Droptail { limit_bytes: Some(b), .. } | QueueCfg::Red { limit_bytes: Some(b), .. } = l.queue {
                     if b < pkt {
                         return err(
                             format!("links ({}).queue.limit_bytes", l.name),

@@ -85,6 +85,10 @@ pub struct LinkSeries {
     pub queue_pkts: Vec<u64>,
     pub queue_bytes: Vec<u64>,
     pub held_pkts: Vec<u64>,
+    /// RED's average queue (NaN for other disciplines).
+    pub avg_queue: Vec<f64>,
+    /// RED's current max_p (NaN for other disciplines).
+    pub max_p: Vec<f64>,
     pub drops: Vec<u64>,
     pub losses: Vec<u64>,
     pub bytes_tx: Vec<u64>,

@@ -7,7 +7,7 @@
 
 mod red;
 
-pub use red::{Red, RedParams};
+pub use red::{Adaptive, Red, RedParams};
 
 use crate::packet::Packet;
 use crate::units::SimTime;

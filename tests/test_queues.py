@@ -1,0 +1,57 @@
+"""RED family end to end (the formulas are checked in queue::red::tests, Rust)."""
+import math
+
+import polars as pl
+import pytest
+
+from ccsim.errors import ScenarioError
+from helpers import single_link
+
+
+def _run(queue, ecn=True, **kw):
+    sc = single_link(duration="30s", rate="10Mbps", delay="20ms", buffer="200pkt", queue=queue,
+                     sample_interval="1s", tcp=dict(ecn=ecn), flows=[{"count": 4}], **kw)
+    return sc.run()
+
+
+def test_red_with_ecn_marks_ecn_capable_flows_and_traces_the_average():
+    r = _run({"kind": "gentle_red", "min_th": 5, "max_th": 15, "ecn": True})
+    link = r.links.row(0, named=True)
+    # early decisions on ECT data are marks; only non-ECT packets
+    # (retransmissions, RFC 3168 §6.1.5) and forced drops above 2·max_th are dropped
+    assert link["marks"] > 2 * link["drops"]
+    assert r.flows["ecn_reductions"].sum() > 0
+    ls = r.link_series.filter(pl.col("link") == 0)
+    assert all(math.isfinite(x) for x in ls["avg_queue"])
+    assert ls["avg_queue"].mean() < 30
+    # the reverse (ACK) direction is RED too, the access-free single link has no droptail
+    assert all(math.isfinite(x) for x in r.link_series["avg_queue"])
+
+
+def test_red_without_ecn_drops_instead_of_marking():
+    link = _run({"kind": "red", "min_th": 5, "max_th": 15}, ecn=False).links.row(0, named=True)
+    assert link["marks"] == 0 and link["drops"] > 0
+
+
+def test_adaptive_red_keeps_max_p_within_its_bounds():
+    r = _run("adaptive_red")
+    mp = r.link_series.filter(pl.col("link") == 0)["max_p"]
+    assert mp.min() >= 0.008 * 0.9 and mp.max() <= 0.5 + 0.01
+
+
+def test_droptail_links_have_no_average():
+    r = _run("droptail")
+    assert r.link_series["avg_queue"].is_nan().all()
+
+
+@pytest.mark.parametrize("queue,field", [
+    ({"kind": "red", "min_th": 10, "max_th": 5}, "topology.queue.max_th"),
+    ({"kind": "red", "max_p": 2}, "topology.queue.max_p"),
+    ({"kind": "gentle_red", "gentle": False}, "topology.queue.gentle"),
+    ({"kind": "codel"}, "topology.queue.kind"),
+    ({"kind": "red", "minth": 5}, "minth"),
+])
+def test_bad_red_options_name_the_field(queue, field):
+    with pytest.raises(ScenarioError) as e:
+        _run(queue)
+    assert field in str(e.value)
