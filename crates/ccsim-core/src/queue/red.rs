@@ -57,6 +57,58 @@ pub struct RedParams {
     pub link_bps: u64,
 }
 
+impl RedParams {
+    /// RED parameters with ns-2's automatic values (red.cc initialize_params):
+    /// C = link rate in mean-size packets/s; min_th = max(5, target_delay·C/2);
+    /// max_th = 3·min_th; w_q = 1 − exp(−1/(10·RTT·C)) with RTT = max(0.1 s,
+    /// 3·(delay + 1/C)) (ns-2 q_weight_ = −1); bottom = min(0.01, 80000/rate).
+    pub fn from_link(l: &crate::config::LinkCfg) -> RedParams {
+        use crate::config::{QueueCfg, RedAdaptiveCfg};
+        use crate::units::ps_to_s;
+        let QueueCfg::Red {
+            limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, gentle, wait, bytes, mean_pktsize, ecn, mark_p,
+            adaptive, target_delay_ps, interval_ps, alpha, beta, top, bottom,
+        } = &l.queue
+        else {
+            unreachable!("RedParams::from_link is called for RED links only")
+        };
+        let c = l.rate_bps as f64 / (8.0 * *mean_pktsize as f64);
+        let min = min_th.unwrap_or_else(|| (ps_to_s(*target_delay_ps) * c / 2.0).max(5.0));
+        let max = max_th.unwrap_or(3.0 * min);
+        let w = w_q.unwrap_or_else(|| {
+            let rtt = (3.0 * (ps_to_s(l.delay_ps) + 1.0 / c)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * c)).exp()
+        });
+        let adaptive = match adaptive {
+            RedAdaptiveCfg::Off => Adaptive::Off,
+            RedAdaptiveCfg::Floyd => Adaptive::Floyd {
+                interval: *interval_ps,
+                alpha: alpha.unwrap_or(0.01),
+                beta: beta.unwrap_or(0.9),
+                top: *top,
+                bottom: bottom.unwrap_or((80_000.0 / l.rate_bps as f64).min(0.01)),
+            },
+            RedAdaptiveCfg::Feng => Adaptive::Feng { alpha: alpha.unwrap_or(3.0), beta: beta.unwrap_or(2.0) },
+        };
+        RedParams {
+            limit_pkts: *limit_pkts,
+            limit_bytes: *limit_bytes,
+            min_th: min,
+            max_th: max,
+            max_p: *max_p,
+            w_q: w,
+            gentle: *gentle,
+            wait: *wait,
+            bytes: *bytes,
+            mean_pktsize: *mean_pktsize,
+            ecn: *ecn,
+            mark_p: *mark_p,
+            adaptive,
+            link_bps: l.rate_bps,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Adaptive {
     Off,
