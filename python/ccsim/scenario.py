@@ -20,52 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from . import _core, algorithms
+from ._check import _bool, _check_keys, _int, _prob, _str
 from .errors import ScenarioError
+from .netmodels import LOSS_KINDS, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_size, parse_time
 
 # --------------------------------------------------------------------------
 # Schema pieces
-
-
-def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
-    if not isinstance(d, dict):
-        raise ScenarioError(where, d, "a table (mapping)")
-    for k in d:
-        if k not in allowed:
-            raise ScenarioError(
-                f"{where}.{k}" if where else k,
-                message=f"{where + '.' if where else ''}{k}: unknown key; accepted keys: {', '.join(sorted(allowed))}",
-            )
-
-
-def _int(field: str, v, lo: int | None = None, hi: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ScenarioError(field, v, "an integer")
-    if lo is not None and v < lo:
-        raise ScenarioError(field, v, f"an integer ≥ {lo}")
-    if hi is not None and v > hi:
-        raise ScenarioError(field, v, f"an integer ≤ {hi}")
-    return v
-
-
-def _bool(field: str, v) -> bool:
-    if not isinstance(v, bool):
-        raise ScenarioError(field, v, "true or false")
-    return v
-
-
-def _str(field: str, v, choices: list[str] | None = None) -> str:
-    if not isinstance(v, str):
-        raise ScenarioError(field, v, "a string" + (f" (one of {', '.join(choices)})" if choices else ""))
-    if choices is not None and v not in choices:
-        raise ScenarioError(field, v, f"one of {', '.join(repr(c) for c in choices)}")
-    return v
-
-
-def _prob(field: str, v) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
-        raise ScenarioError(field, v, "a probability between 0 and 1")
-    return float(v)
 
 
 # TCP options: name -> (default, documentation). The resolver converts them.
@@ -142,66 +103,6 @@ TRACE_KINDS = ["rtt", "seq"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
-LOSS_KINDS = ["none", "bernoulli", "scripted", "ce_every", "ce_scripted"]
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red"]
-# RED options (queue tables): name -> what it means. Thresholds are in packets
-# (mean-size packets in byte mode); omitted values are set as ns-2 does.
-RED_DOC: dict[str, str] = {
-    "min_th": "lower threshold, packets; default max(5, target_delay·C/2) (ns-2 automatic)",
-    "max_th": "upper threshold, packets; default 3·min_th",
-    "max_p": "drop probability at max_th (default 0.1, ns-2 linterm 10)",
-    "w_q": "EWMA weight (default 0.002, Floyd & Jacobson); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
-    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (default false; true for gentle_red and adaptive_red)",
-    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1 (default true)",
-    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize (default false)",
-    "mean_pktsize": "bytes (default 500, ns-2); sets the idle-time decay and byte mode",
-    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_; default false)",
-    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); none by default",
-    "target_delay": "adaptive RED / automatic min_th target (default 5ms)",
-    "interval": "adaptive RED update interval (default 0.5s)",
-    "alpha": "adaptive RED additive step cap (0.01) / Feng divisor (3)",
-    "beta": "adaptive RED decrease factor (0.9) / Feng multiplier (2)",
-    "top": "adaptive RED upper bound on max_p (0.5)",
-    "bottom": "adaptive RED lower bound on max_p (default min(0.01, 80000/rate))",
-}
-
-
-def _queue(field: str, v) -> dict:
-    """A topology's queue: a kind name or a table {kind = ..., options}."""
-    if isinstance(v, str):
-        v = {"kind": v}
-    if not isinstance(v, dict):
-        raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
-    kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
-    if kind == "droptail":
-        _check_keys(field, v, {"kind"})
-        return {"kind": "droptail"}
-    _check_keys(field, v, {"kind", *RED_DOC})
-    out: dict = {"kind": "red", "w_q": 0.002, "gentle": kind in ("gentle_red", "adaptive_red"),
-                 "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}
-    for k, x in v.items():
-        f = f"{field}.{k}"
-        if k == "kind":
-            continue
-        if k in ("min_th", "max_th", "alpha", "beta"):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-                raise ScenarioError(f, x, "a number ≥ 0")
-            out[k] = float(x)
-        elif k in ("max_p", "top", "bottom", "mark_p"):
-            out[k] = _prob(f, x)
-        elif k == "w_q":
-            out[k] = None if x == "auto" else _prob(f, x)
-        elif k in ("gentle", "wait", "bytes", "ecn"):
-            out[k] = _bool(f, x)
-            if k == "gentle" and kind in ("gentle_red", "adaptive_red") and not out[k]:
-                raise ScenarioError(f, x, f"true for kind '{kind}' (use kind 'red' for RED without gentle)")
-        elif k == "mean_pktsize":
-            out[k] = _int(f, x, lo=1, hi=65535)
-        elif k in ("target_delay", "interval"):
-            out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
-    if "min_th" in out and "max_th" in out and not out["max_th"] > out["min_th"]:
-        raise ScenarioError(f"{field}.max_th", out["max_th"], f"greater than min_th = {out['min_th']:g}")
-    return out
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
 
 _SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
@@ -219,37 +120,6 @@ FLOW_TOPO_KEYS = {
     "parking_lot": {"path"},
     "explicit": {"src", "dst"},
 }
-
-
-def _loss(field: str, v) -> dict:
-    if v is None:
-        return {"kind": "none"}
-    if not isinstance(v, dict):
-        raise ScenarioError(field, v, "a table like { kind = \"bernoulli\", p = 0.01 }")
-    kind = _str(f"{field}.kind", v.get("kind"), LOSS_KINDS)
-    if kind == "none":
-        _check_keys(field, v, {"kind"})
-        return {"kind": "none"}
-    if kind == "bernoulli":
-        _check_keys(field, v, {"kind", "p"})
-        if "p" not in v:
-            raise ScenarioError(f"{field}.p", message=f"{field}.p: missing; a bernoulli loss needs p (0..1)")
-        return {"kind": "bernoulli", "p": _prob(f"{field}.p", v["p"])}
-    if kind == "ce_every":
-        # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
-        _check_keys(field, v, {"kind", "n"})
-        if "n" not in v:
-            raise ScenarioError(f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet")
-        return {"kind": "ce_every", "n": _int(f"{field}.n", v["n"], lo=1)}
-    key = "drop" if kind == "scripted" else "mark"
-    _check_keys(field, v, {"kind", key})
-    nums = v.get(key)
-    if not isinstance(nums, list) or not nums:
-        raise ScenarioError(f"{field}.{key}", nums, "a non-empty list of 1-based packet numbers")
-    out = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
-    if any(a >= b for a, b in zip(out, out[1:])):
-        raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
-    return {"kind": kind, key: out}
 
 
 # --------------------------------------------------------------------------

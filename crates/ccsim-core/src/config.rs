@@ -113,6 +113,9 @@ pub enum RedAdaptiveCfg {
     Feng,
 }
 
+fn one() -> f64 {
+    1.0
+}
 fn red_max_p() -> f64 {
     0.1
 }
@@ -135,6 +138,27 @@ pub enum LossCfg {
     #[default]
     None,
     Bernoulli { p: f64 },
+    /// Bit errors: P(loss) = 1 − (1 − ber)^(8·size).
+    Ber { ber: f64 },
+    /// Gilbert–Elliott per-packet chain (loss.rs).
+    GilbertElliott {
+        p: f64,
+        r: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+    /// Time-driven two-state channel (loss.rs); durations in ps.
+    TwoState {
+        good: crate::rng::Dist,
+        bad: crate::rng::Dist,
+        #[serde(default)]
+        loss_good: f64,
+        loss_bad: f64,
+        to_bad_after_good: f64,
+        to_bad_after_bad: f64,
+    },
     /// 1-based numbers of the packets to lose, counted on this link direction.
     Scripted { drop: Vec<u64> },
     /// Test marker: set CE on every n-th ECN-capable packet.
@@ -435,6 +459,34 @@ impl Scenario {
                 LossCfg::Bernoulli { p } => {
                     if !(0.0..=1.0).contains(p) || p.is_nan() {
                         return err(f("loss.p"), format!("must be a probability in [0, 1] (got {p})"));
+                    }
+                }
+                LossCfg::Ber { ber } => {
+                    if !(0.0..=1.0).contains(ber) || ber.is_nan() {
+                        return err(f("loss.ber"), format!("must be a bit-error probability in [0, 1] (got {ber})"));
+                    }
+                }
+                LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => {
+                    for (k, v) in [("p", p), ("r", r), ("loss_good", loss_good), ("loss_bad", loss_bad)] {
+                        if !(0.0..=1.0).contains(v) || v.is_nan() {
+                            return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
+                        }
+                    }
+                    if *p + *r == 0.0 {
+                        return err(f("loss.r"), "p and r cannot both be 0 (the chain would never move)");
+                    }
+                }
+                LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
+                    for (k, v) in [("loss_good", loss_good), ("loss_bad", loss_bad), ("to_bad_after_good", to_bad_after_good), ("to_bad_after_bad", to_bad_after_bad)] {
+                        if !(0.0..=1.0).contains(v) || v.is_nan() {
+                            return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
+                        }
+                    }
+                    for (k, d) in [("good", good), ("bad", bad)] {
+                        d.check(&f(&format!("loss.{k}")), true).map_err(ConfigError)?;
+                        if d.mean() > MAX_TIME_PS as f64 {
+                            return err(f(&format!("loss.{k}")), format!("mean {} ps is beyond the largest supported time", d.mean()));
+                        }
                     }
                 }
                 LossCfg::Scripted { drop: v } | LossCfg::CeScripted { mark: v } => {

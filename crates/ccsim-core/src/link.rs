@@ -153,7 +153,7 @@ impl Link {
             }
         }
         let was_ce = pkt.ecn & ECN_CE != 0;
-        let lost = self.loss.apply(&mut pkt);
+        let lost = self.loss.apply(tx_start, &mut pkt);
         if !was_ce && pkt.ecn & ECN_CE != 0 {
             self.stats.marks += 1;
         }

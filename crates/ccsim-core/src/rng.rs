@@ -47,6 +47,76 @@ impl Stream {
     pub fn bernoulli(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
+
+    /// Exponential with the given mean (inversion: −mean·ln(1 − U)).
+    #[inline]
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * (-self.uniform()).ln_1p()
+    }
+}
+
+/// A distribution of a non-negative quantity (a time in ps, a size in bytes,
+/// a count), sampled by inversion from a component's own stream.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum Dist {
+    /// Always `value`.
+    Fixed { value: f64 },
+    /// Exponential with mean `mean`.
+    Exponential { mean: f64 },
+    /// Pareto (type I) with mean `mean` and shape `shape` > 1, as ns-2's
+    /// RandomVariable/Pareto (avg_, shape_): scale x_m = mean·(shape − 1)/shape,
+    /// P(X > x) = (x_m/x)^shape for x ≥ x_m.
+    Pareto { mean: f64, shape: f64 },
+    /// Uniform in [min, max].
+    Uniform { min: f64, max: f64 },
+}
+
+impl Dist {
+    pub fn sample(&self, s: &mut Stream) -> f64 {
+        match *self {
+            Dist::Fixed { value } => value,
+            Dist::Exponential { mean } => s.exponential(mean),
+            Dist::Pareto { mean, shape } => {
+                let scale = mean * (shape - 1.0) / shape;
+                // 1 − U is in (0, 1], so the power is finite.
+                scale * (1.0 - s.uniform()).powf(-1.0 / shape)
+            }
+            Dist::Uniform { min, max } => min + (max - min) * s.uniform(),
+        }
+    }
+
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Dist::Fixed { value } => value,
+            Dist::Exponential { mean } | Dist::Pareto { mean, .. } => mean,
+            Dist::Uniform { min, max } => (min + max) / 2.0,
+        }
+    }
+
+    /// Check the parameters; `what` names the field, `lo_open`: the value
+    /// must be > 0 (a duration), else ≥ 0.
+    pub fn check(&self, what: &str, lo_open: bool) -> Result<(), String> {
+        let ok = |v: f64| v.is_finite() && if lo_open { v > 0.0 } else { v >= 0.0 };
+        let bound = if lo_open { "> 0" } else { "≥ 0" };
+        match *self {
+            Dist::Fixed { value } if !ok(value) => Err(format!("{what}.value: must be finite and {bound} (got {value})")),
+            Dist::Exponential { mean } if !(mean.is_finite() && mean > 0.0) => {
+                Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
+            }
+            Dist::Pareto { mean, .. } if !(mean.is_finite() && mean > 0.0) => {
+                Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
+            }
+            Dist::Pareto { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
+                Err(format!("{what}.shape: must be > 1 so the mean exists (got {shape})"))
+            }
+            Dist::Uniform { min, .. } if !ok(min) => Err(format!("{what}.min: must be finite and {bound} (got {min})")),
+            Dist::Uniform { min, max } if !(max.is_finite() && max >= min) => {
+                Err(format!("{what}.max: must be finite and ≥ min = {min} (got {max})"))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -72,5 +142,45 @@ mod tests {
         let k = (0..n).filter(|_| s.bernoulli(0.01)).count();
         let est = k as f64 / n as f64;
         assert!((est - 0.01).abs() < 5.0 * (0.01f64 * 0.99 / n as f64).sqrt(), "{est}");
+    }
+
+    /// Kolmogorov–Smirnov distance between a sample and a CDF.
+    fn ks(mut x: Vec<f64>, cdf: impl Fn(f64) -> f64) -> f64 {
+        x.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let n = x.len() as f64;
+        x.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let f = cdf(v);
+                (f - i as f64 / n).abs().max(((i + 1) as f64 / n - f).abs())
+            })
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn distributions_match_their_cdfs() {
+        // KS critical value at level 0.001 is 1.95/√n.
+        let n = 100_000;
+        let crit = 1.95 / (n as f64).sqrt();
+        let mut s = Stream::new(7, StreamKind::Flow, 1);
+        let draw = |d: Dist, s: &mut Stream| (0..n).map(|_| d.sample(s)).collect::<Vec<f64>>();
+        let e = draw(Dist::Exponential { mean: 2.5 }, &mut s);
+        assert!(ks(e, |x| 1.0 - (-x / 2.5).exp()) < crit);
+        // Pareto mean 10 KB, shape 1.2 (ns-2 web object sizes): x_m = 10e3·0.2/1.2.
+        let xm = 10e3 * 0.2 / 1.2;
+        let p = draw(Dist::Pareto { mean: 10e3, shape: 1.2 }, &mut s);
+        assert!(p.iter().all(|&v| v >= xm));
+        assert!(ks(p, |x| 1.0 - (xm / x).powf(1.2)) < crit);
+        let u = draw(Dist::Uniform { min: 20.0, max: 250.0 }, &mut s);
+        assert!(ks(u, |x| (x - 20.0) / 230.0) < crit);
+        assert_eq!(Dist::Fixed { value: 3.0 }.sample(&mut s), 3.0);
+    }
+
+    #[test]
+    fn dist_check_names_the_bad_parameter() {
+        assert!(Dist::Pareto { mean: 1.0, shape: 1.0 }.check("d", true).unwrap_err().contains("d.shape"));
+        assert!(Dist::Fixed { value: 0.0 }.check("d", true).unwrap_err().contains("d.value"));
+        assert!(Dist::Fixed { value: 0.0 }.check("d", false).is_ok());
+        assert!(Dist::Uniform { min: 2.0, max: 1.0 }.check("d", false).unwrap_err().contains("d.max"));
     }
 }

@@ -92,6 +92,26 @@ impl Simulation {
                 LossCfg::Bernoulli { p } => {
                     LossModel::Bernoulli { p: *p, rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) }
                 }
+                LossCfg::Ber { ber } => LossModel::Ber { ber: *ber, last: (0, 0.0), rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) },
+                LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => LossModel::GilbertElliott(Box::new(crate::loss::GilbertElliott {
+                    p: *p,
+                    r: *r,
+                    loss_good: *loss_good,
+                    loss_bad: *loss_bad,
+                    bad: false,
+                    rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64),
+                })),
+                LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
+                    LossModel::TwoStateTime(Box::new(crate::loss::TwoStateTime::new(
+                        *good,
+                        *bad,
+                        *loss_good,
+                        *loss_bad,
+                        *to_bad_after_good,
+                        *to_bad_after_bad,
+                        Stream::new(sc.seed, StreamKind::LinkLoss, i as u64),
+                    )))
+                }
                 LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
                 LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
                 LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },

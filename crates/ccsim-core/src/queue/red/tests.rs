@@ -1,6 +1,6 @@
 //! RED against its formulas (Floyd & Jacobson 1993; ns-2 red.cc).
 use super::*;
-use crate::packet::{PktKind, ECN_CE};
+use crate::packet::PktKind;
 use crate::rng::StreamKind;
 
 fn params() -> RedParams {

@@ -1,0 +1,48 @@
+"""Checks shared by the scenario parsers: each raises ``ScenarioError`` naming
+the field, the value and what is accepted."""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ScenarioError
+
+
+def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
+    if not isinstance(d, dict):
+        raise ScenarioError(where, d, "a table (mapping)")
+    for k in d:
+        if k not in allowed:
+            raise ScenarioError(
+                f"{where}.{k}" if where else k,
+                message=f"{where + '.' if where else ''}{k}: unknown key; accepted keys: {', '.join(sorted(allowed))}",
+            )
+
+
+def _int(field: str, v, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ScenarioError(field, v, "an integer")
+    if lo is not None and v < lo:
+        raise ScenarioError(field, v, f"an integer ≥ {lo}")
+    if hi is not None and v > hi:
+        raise ScenarioError(field, v, f"an integer ≤ {hi}")
+    return v
+
+
+def _bool(field: str, v) -> bool:
+    if not isinstance(v, bool):
+        raise ScenarioError(field, v, "true or false")
+    return v
+
+
+def _str(field: str, v, choices: list[str] | None = None) -> str:
+    if not isinstance(v, str):
+        raise ScenarioError(field, v, "a string" + (f" (one of {', '.join(choices)})" if choices else ""))
+    if choices is not None and v not in choices:
+        raise ScenarioError(field, v, f"one of {', '.join(repr(c) for c in choices)}")
+    return v
+
+
+def _prob(field: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
+        raise ScenarioError(field, v, "a probability between 0 and 1")
+    return float(v)

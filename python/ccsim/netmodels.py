@@ -1,0 +1,204 @@
+"""Network models a scenario names on its links: queue disciplines and loss
+models (parsed and checked here, run by the Rust core: queue/, loss.rs), and
+the random distributions that loss channels and traffic sources draw from."""
+from __future__ import annotations
+
+import math
+
+from ._check import _bool, _check_keys, _int, _prob, _str
+from .errors import ScenarioError
+from .units import parse_size, parse_time
+
+LOSS_KINDS = ["none", "bernoulli", "ber", "gilbert", "two_state", "scripted", "ce_every", "ce_scripted"]
+# Loss models: kind -> {option: meaning}. Each link direction draws from its own stream.
+LOSS_DOC: dict[str, dict[str, str]] = {
+    "none": {},
+    "bernoulli": {"p": "each packet lost independently with probability p"},
+    "ber": {"ber": "bit-error rate: a packet of s bytes is lost with 1 − (1 − ber)^(8·s) (ACKs less than data)"},
+    "gilbert": {
+        "p": "P(Good → Bad) before each packet",
+        "r": "P(Bad → Good) before each packet (simple Gilbert: mean burst 1/r)",
+        "loss_good": "loss probability in Good (1 − k; default 0)",
+        "loss_bad": "loss probability in Bad (1 − h; default 1)",
+    },
+    "two_state": {
+        "good": "time spent in Good: a time ('1s') or a distribution table",
+        "bad": "time spent in Bad: a time ('10ms') or a distribution table",
+        "durations": "'fixed' (default) or 'exponential' for plain times",
+        "loss_good": "loss probability in Good (default 0)",
+        "loss_bad": "loss probability in Bad (required)",
+        "to_bad_after_good": "P(next state is Bad) when Good ends (default 1: alternate)",
+        "to_bad_after_bad": "P(next state is Bad) when Bad ends (default 0: alternate; seed 000 uses 0.5 and 0.5)",
+    },
+    "scripted": {"drop": "1-based numbers of the packets to lose on this link direction (tests)"},
+    "ce_every": {"n": "test marker: CE on every n-th ECN-capable packet"},
+    "ce_scripted": {"mark": "test marker: CE on these 1-based ECN-capable packets"},
+}
+DIST_KINDS = ["fixed", "exponential", "pareto", "uniform"]
+DIST_DOC = {
+    "fixed": "{dist = 'fixed', value = X}, or X alone",
+    "exponential": "{dist = 'exponential', mean = X}",
+    "pareto": "{dist = 'pareto', mean = X, shape = a} (a > 1; ns-2 Pareto: scale = mean·(a − 1)/a)",
+    "uniform": "{dist = 'uniform', min = X, max = Y}",
+}
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red"]
+# RED options (queue tables): name -> what it means. Thresholds are in packets
+# (mean-size packets in byte mode); omitted values are set as ns-2 does.
+RED_DOC: dict[str, str] = {
+    "min_th": "lower threshold, packets; default max(5, target_delay·C/2) (ns-2 automatic)",
+    "max_th": "upper threshold, packets; default 3·min_th",
+    "max_p": "drop probability at max_th (default 0.1, ns-2 linterm 10)",
+    "w_q": "EWMA weight (default 0.002, Floyd & Jacobson); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
+    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (default false; true for gentle_red and adaptive_red)",
+    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1 (default true)",
+    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize (default false)",
+    "mean_pktsize": "bytes (default 500, ns-2); sets the idle-time decay and byte mode",
+    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_; default false)",
+    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); none by default",
+    "target_delay": "adaptive RED / automatic min_th target (default 5ms)",
+    "interval": "adaptive RED update interval (default 0.5s)",
+    "alpha": "adaptive RED additive step cap (0.01) / Feng divisor (3)",
+    "beta": "adaptive RED decrease factor (0.9) / Feng multiplier (2)",
+    "top": "adaptive RED upper bound on max_p (0.5)",
+    "bottom": "adaptive RED lower bound on max_p (default min(0.01, 80000/rate))",
+}
+
+
+def _queue(field: str, v) -> dict:
+    """A topology's queue: a kind name or a table {kind = ..., options}."""
+    if isinstance(v, str):
+        v = {"kind": v}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
+    kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
+    if kind == "droptail":
+        _check_keys(field, v, {"kind"})
+        return {"kind": "droptail"}
+    _check_keys(field, v, {"kind", *RED_DOC})
+    out: dict = {"kind": "red", "w_q": 0.002, "gentle": kind in ("gentle_red", "adaptive_red"),
+                 "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}
+    for k, x in v.items():
+        f = f"{field}.{k}"
+        if k == "kind":
+            continue
+        if k in ("min_th", "max_th", "alpha", "beta"):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+                raise ScenarioError(f, x, "a number ≥ 0")
+            out[k] = float(x)
+        elif k in ("max_p", "top", "bottom", "mark_p"):
+            out[k] = _prob(f, x)
+        elif k == "w_q":
+            out[k] = None if x == "auto" else _prob(f, x)
+        elif k in ("gentle", "wait", "bytes", "ecn"):
+            out[k] = _bool(f, x)
+            if k == "gentle" and kind in ("gentle_red", "adaptive_red") and not out[k]:
+                raise ScenarioError(f, x, f"true for kind '{kind}' (use kind 'red' for RED without gentle)")
+        elif k == "mean_pktsize":
+            out[k] = _int(f, x, lo=1, hi=65535)
+        elif k in ("target_delay", "interval"):
+            out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
+    if "min_th" in out and "max_th" in out and not out["max_th"] > out["min_th"]:
+        raise ScenarioError(f"{field}.max_th", out["max_th"], f"greater than min_th = {out['min_th']:g}")
+    return out
+
+
+def _loss(field: str, v) -> dict:
+    if v is None:
+        return {"kind": "none"}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, "a table like { kind = \"bernoulli\", p = 0.01 }")
+    kind = _str(f"{field}.kind", v.get("kind"), LOSS_KINDS)
+    if kind == "none":
+        _check_keys(field, v, {"kind"})
+        return {"kind": "none"}
+    if kind == "bernoulli":
+        _check_keys(field, v, {"kind", "p"})
+        if "p" not in v:
+            raise ScenarioError(f"{field}.p", message=f"{field}.p: missing; a bernoulli loss needs p (0..1)")
+        return {"kind": "bernoulli", "p": _prob(f"{field}.p", v["p"])}
+    if kind in ("ber", "gilbert", "two_state"):
+        _check_keys(field, v, {"kind", *LOSS_DOC[kind]})
+        required = {"ber": ["ber"], "gilbert": ["p", "r"], "two_state": ["good", "bad", "loss_bad"]}[kind]
+        for k in required:
+            if k not in v:
+                raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(required)}")
+        if kind == "ber":
+            return {"kind": "ber", "ber": _prob(f"{field}.ber", v["ber"])}
+        if kind == "gilbert":
+            out = {"kind": "gilbert_elliott", "p": _prob(f"{field}.p", v["p"]), "r": _prob(f"{field}.r", v["r"]),
+                   "loss_good": _prob(f"{field}.loss_good", v.get("loss_good", 0.0)),
+                   "loss_bad": _prob(f"{field}.loss_bad", v.get("loss_bad", 1.0))}
+            if out["p"] + out["r"] == 0:
+                raise ScenarioError(f"{field}.r", v["r"], "p + r > 0 (with both 0 the chain never moves)")
+            return out
+        plain = _str(f"{field}.durations", v.get("durations", "fixed"), ["fixed", "exponential"])
+        return {"kind": "two_state",
+                "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
+                "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
+                "loss_good": _prob(f"{field}.loss_good", v.get("loss_good", 0.0)),
+                "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"]),
+                "to_bad_after_good": _prob(f"{field}.to_bad_after_good", v.get("to_bad_after_good", 1.0)),
+                "to_bad_after_bad": _prob(f"{field}.to_bad_after_bad", v.get("to_bad_after_bad", 0.0))}
+    if kind == "ce_every":
+        # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
+        _check_keys(field, v, {"kind", "n"})
+        if "n" not in v:
+            raise ScenarioError(f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet")
+        return {"kind": "ce_every", "n": _int(f"{field}.n", v["n"], lo=1)}
+    key = "drop" if kind == "scripted" else "mark"
+    _check_keys(field, v, {"kind", key})
+    nums = v.get(key)
+    if not isinstance(nums, list) or not nums:
+        raise ScenarioError(f"{field}.{key}", nums, "a non-empty list of 1-based packet numbers")
+    out = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
+    if any(a >= b for a, b in zip(out, out[1:])):
+        raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
+    return {"kind": kind, key: out}
+
+
+def _quantity(field: str, x, unit: str) -> float:
+    """One value of a distribution: a time string -> ps, a size string ->
+    bytes, or a plain number (unit 'number')."""
+    if unit == "time":
+        return float(parse_time(field, x))
+    if unit == "size":
+        return float(parse_size(field, x))
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0:
+        raise ScenarioError(field, x, "a finite number ≥ 0")
+    return float(x)
+
+
+def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = False) -> dict:
+    """A distribution of times ('time': strings like '1s' -> ps), sizes
+    ('size': '10KB' -> bytes) or plain numbers ('number').
+
+    Accepts a single value (a `plain` distribution with that mean: 'fixed' or
+    'exponential') or a table {dist = kind, ...} (see DIST_DOC). Returns the
+    core's form {kind, ...} in base units. `positive`: values must be > 0
+    (durations of states), so the mean and the lower end must be > 0."""
+    if not isinstance(v, dict):
+        x = _quantity(field, v, unit)
+        if positive and x <= 0:
+            raise ScenarioError(field, v, "a value above 0")
+        return {"kind": "fixed", "value": x} if plain == "fixed" else {"kind": "exponential", "mean": x}
+    kind = _str(f"{field}.dist", v.get("dist"), DIST_KINDS)
+    keys = {"fixed": ["value"], "exponential": ["mean"], "pareto": ["mean", "shape"], "uniform": ["min", "max"]}[kind]
+    _check_keys(field, v, {"dist", *keys})
+    for k in keys:
+        if k not in v:
+            raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; {DIST_DOC[kind]}")
+    out: dict = {"kind": kind}
+    for k in keys:
+        if k == "shape":
+            a = v[k]
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not (a > 1 and math.isfinite(a)):
+                raise ScenarioError(f"{field}.shape", a, "a number > 1 (the Pareto mean is infinite for shape ≤ 1)")
+            out[k] = float(a)
+        else:
+            out[k] = _quantity(f"{field}.{k}", v[k], unit)
+    if kind == "uniform" and out["max"] < out["min"]:
+        raise ScenarioError(f"{field}.max", v["max"], f"a value ≥ min ({v['min']})")
+    lo = {"fixed": "value", "exponential": "mean", "pareto": "mean", "uniform": "min"}[kind]
+    if (positive or kind in ("exponential", "pareto")) and out[lo] <= 0:
+        raise ScenarioError(f"{field}.{lo}", v[lo], "a value above 0")
+    return out
