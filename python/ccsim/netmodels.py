@@ -34,11 +34,12 @@ LOSS_DOC: dict[str, dict[str, str]] = {
     "ce_every": {"n": "test marker: CE on every n-th ECN-capable packet"},
     "ce_scripted": {"mark": "test marker: CE on these 1-based ECN-capable packets"},
 }
-DIST_KINDS = ["fixed", "exponential", "pareto", "uniform"]
+DIST_KINDS = ["fixed", "exponential", "pareto", "pareto2", "uniform"]
 DIST_DOC = {
     "fixed": "{dist = 'fixed', value = X}, or X alone",
     "exponential": "{dist = 'exponential', mean = X}",
     "pareto": "{dist = 'pareto', mean = X, shape = a} (a > 1; ns-2 Pareto: scale = mean·(a − 1)/a)",
+    "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
 QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red"]
@@ -182,7 +183,8 @@ def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = Fal
             raise ScenarioError(field, v, "a value above 0")
         return {"kind": "fixed", "value": x} if plain == "fixed" else {"kind": "exponential", "mean": x}
     kind = _str(f"{field}.dist", v.get("dist"), DIST_KINDS)
-    keys = {"fixed": ["value"], "exponential": ["mean"], "pareto": ["mean", "shape"], "uniform": ["min", "max"]}[kind]
+    keys = {"fixed": ["value"], "exponential": ["mean"], "pareto": ["mean", "shape"], "pareto2": ["mean", "shape"],
+            "uniform": ["min", "max"]}[kind]
     _check_keys(field, v, {"dist", *keys})
     for k in keys:
         if k not in v:
@@ -198,7 +200,7 @@ def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = Fal
             out[k] = _quantity(f"{field}.{k}", v[k], unit)
     if kind == "uniform" and out["max"] < out["min"]:
         raise ScenarioError(f"{field}.max", v["max"], f"a value ≥ min ({v['min']})")
-    lo = {"fixed": "value", "exponential": "mean", "pareto": "mean", "uniform": "min"}[kind]
-    if (positive or kind in ("exponential", "pareto")) and out[lo] <= 0:
+    lo = {"fixed": "value", "exponential": "mean", "pareto": "mean", "pareto2": "mean", "uniform": "min"}[kind]
+    if (positive or kind in ("exponential", "pareto", "pareto2")) and out[lo] <= 0:
         raise ScenarioError(f"{field}.{lo}", v[lo], "a value above 0")
     return out

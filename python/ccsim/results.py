@@ -3,7 +3,9 @@ written as Parquet with a JSON manifest.
 
 Tables: ``flows`` (per-flow summary), ``links`` (per-link summary),
 ``flow_series`` and ``link_series`` (sampled every ``sim.sample_interval``),
-``events`` (timeouts, fast retransmits, recovery ends, completions).
+``events`` (timeouts, fast retransmits, recovery ends, completions),
+``transfers`` (every file and repeated object: size, start, end, FCT),
+``udp`` (per UDP source), and ``rtt_trace`` / ``seq_trace`` when asked for.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from . import _core
 from .errors import ScenarioError
 from .scenario import Scenario
 
-TABLES = ("flows", "links", "flow_series", "link_series", "events")
+TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace")
 
 
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
@@ -71,6 +73,14 @@ class Result:
     def events(self) -> pl.DataFrame:
         return self.table("events")
 
+    @property
+    def transfers(self) -> pl.DataFrame:
+        return self.table("transfers")
+
+    @property
+    def udp(self) -> pl.DataFrame:
+        return self.table("udp")
+
     def manifest(self) -> dict:
         return {
             "ccsim_version": _core.__version__,
@@ -113,6 +123,8 @@ class Result:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
+            if name not in self.columns:
+                continue
             tmp = out / f".{name}.parquet.tmp"
             self.table(name).write_parquet(tmp)
             os.replace(tmp, out / f"{name}.parquet")

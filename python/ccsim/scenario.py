@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import _core, algorithms
+import numpy as np
+
+from . import _core, algorithms, traffic
+from .traffic import per_flow_times
 from ._check import _bool, _check_keys, _int, _prob, _str
 from .errors import ScenarioError
 from .netmodels import LOSS_KINDS, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
@@ -62,6 +65,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "tso": True,
     "min_tso_segs": 2,
     "quickack": 0,
+    "idle_restart": True,
 }
 
 TCP_DOC: dict[str, str] = {
@@ -96,13 +100,14 @@ TCP_DOC: dict[str, str] = {
     "tso": "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)",
     "min_tso_segs": "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)",
     "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
+    "idle_restart": "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)",
 }
 
 SIM_KEYS = {"duration", "seed", "sample_interval", "trace"}
 TRACE_KINDS = ["rtt", "seq"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
-FLOW_COMMON = {"count", "app", "size", "start", "stagger", "label"}
+FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
 
 _SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
@@ -301,29 +306,35 @@ class Scenario:
             where = f"flows[{gi}]"
             _check_keys(where, g, FLOW_COMMON | extra_keys | set(TCP_DEFAULTS))
             count = _int(f"{where}.count", g.get("count", 1), lo=1, hi=1_000_000)
-            app = _str(f"{where}.app", g.get("app", "bulk"), ["bulk", "file"])
-            if app == "file":
-                if "size" not in g:
-                    raise ScenarioError(f"{where}.size", message=f"{where}.size: missing; a file flow needs a size such as '100KB'")
-                appcfg = {"kind": "file", "bytes": parse_size(f"{where}.size", g["size"])}
-            else:
-                if "size" in g:
-                    raise ScenarioError(f"{where}.size", message=f"{where}.size: only file flows take a size (app = 'file')")
-                appcfg = {"kind": "bulk"}
-            start = parse_time(f"{where}.start", g.get("start", "0s"))
+            start_v = g.get("start", "0s")
             stagger = parse_time(f"{where}.stagger", g.get("stagger", "0s"))
+            if isinstance(start_v, dict) and "stagger" in g:
+                raise ScenarioError(f"{where}.stagger", message=(
+                    f"{where}.stagger: not allowed with a drawn or spread start; expected one of start = <dist> or stagger"))
+            rng = np.random.default_rng([seed % 2**63, gi, 1])
+            starts = per_flow_times(f"{where}.start", start_v, count, rng)
+            if not isinstance(start_v, dict):
+                starts = [starts[0] + j * stagger for j in range(count)]
             label = _str(f"{where}.label", g.get("label", f"group{gi}"))
             tcp_over = {k: g[k] for k in TCP_DEFAULTS if k in g}
             tcp = self._tcp_resolve(self._tcp_merge(where, tcp_over, tcp_base)) if tcp_over else dict(tcp_defaults)
+            appcfg = traffic.app(where, g, tcp["mss"])
             topo_opts = {k: g[k] for k in extra_keys if k in g}
+            rtts = None
+            if "rtt" in topo_opts:
+                rtts = per_flow_times(f"{where}.rtt", topo_opts["rtt"], count,
+                                      np.random.default_rng([seed % 2**63, gi, 2]), allow_zero=False)
             for j in range(count):
-                st = start + j * stagger
+                st = starts[j]
                 if st > duration:
                     raise ScenarioError(f"{where}.start", message=(
                         f"{where}.start: flow {j} of this group would start at {st / PS_PER_S:g}s, after the "
-                        f"end of the run ({duration / PS_PER_S:g}s); expected start + (count-1)·stagger ≤ sim.duration"))
+                        f"end of the run ({duration / PS_PER_S:g}s); expected every start ≤ sim.duration"))
+                topo_j = dict(topo_opts)
+                if rtts is not None:
+                    topo_j["rtt_ps"] = rtts[j]
                 flows.append({"group": gi, "where": where, "start_ps": st, "app": appcfg, "tcp": tcp,
-                              "label": label, "topo": topo_opts})
+                              "label": label, "topo": topo_j})
 
         pkt_default = _wire_bytes(tcp_defaults)
         max_pkt = max(_wire_bytes(f["tcp"]) for f in flows)
@@ -341,9 +352,11 @@ class Scenario:
                     f"({len(flows)} flows + {len(net.links)} link directions); expected at most "
                     f"{MAX_SERIES_ROWS:,}: use a longer interval or 'off'"))
         core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
-                       "tcp": f["tcp"], "label": f["label"]} for f in flows]
+                       "tcp": f["tcp"], "label": f["label"]} for f in flows if f["app"]["kind"] != "udp"]
+        udp = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "label": f["label"],
+                **{k: v for k, v in f["app"].items() if k != "kind"}} for f in flows if f["app"]["kind"] == "udp"]
         return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "nodes": net.nodes,
-                "links": net.links, "flows": core_flows, "trace": {k: k in trace for k in TRACE_KINDS}}
+                "links": net.links, "flows": core_flows, "udp": udp, "trace": {k: k in trace for k in TRACE_KINDS}}
 
     @staticmethod
     def _tcp_merge(where: str, d: dict, base: dict) -> dict:
@@ -394,7 +407,7 @@ class Scenario:
                 out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
             elif k == "sack_blocks":
                 out["sack_blocks"] = _int(f, v, lo=1, hi=4)
-            elif k in ("limited_transmit", "prr", "timestamps", "ecn", "tso"):
+            elif k in ("limited_transmit", "prr", "timestamps", "ecn", "tso", "idle_restart"):
                 out[k] = _bool(f, v)
             elif k == "pacing":
                 out["pacing"] = _str(f, v, ["off", "linux", "window"])
@@ -476,8 +489,8 @@ class Scenario:
             w = f["where"]
             d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
             acc = adelay
-            if "rtt" in f["topo"]:
-                rtt = parse_time(f"{w}.rtt", f["topo"]["rtt"], allow_zero=False)
+            if "rtt_ps" in f["topo"]:
+                rtt = f["topo"]["rtt_ps"]
                 acc2 = rtt // 2 - bdelay
                 if acc2 < 0:
                     raise ScenarioError(f"{w}.rtt", message=(

@@ -18,6 +18,9 @@ pub struct Scenario {
     pub nodes: Vec<String>,
     pub links: Vec<LinkCfg>,
     pub flows: Vec<FlowCfg>,
+    /// UDP sources (constant bit rate, optionally ON-OFF).
+    #[serde(default)]
+    pub udp: Vec<UdpCfg>,
     /// Per-event traces (off by default: they grow with every packet).
     #[serde(default)]
     pub trace: TraceCfg,
@@ -210,12 +213,56 @@ pub struct FlowCfg {
 }
 
 #[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpCfg {
+    pub src: u32,
+    pub dst: u32,
+    pub start_ps: SimTime,
+    #[serde(default)]
+    pub stop_ps: Option<SimTime>,
+    /// Sending rate while ON, bit/s.
+    pub rate_bps: u64,
+    /// Bytes per packet on the wire.
+    pub size: u32,
+    /// ns-2 CBR random_: each gap scaled by U[0.5, 1.5).
+    #[serde(default)]
+    pub random: bool,
+    /// ON and OFF period distributions (ps); both or neither.
+    #[serde(default)]
+    pub on: Option<crate::rng::Dist>,
+    #[serde(default)]
+    pub off: Option<crate::rng::Dist>,
+    #[serde(default)]
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum AppCfg {
     /// Unlimited data.
     Bulk,
     /// A transfer of `bytes` application bytes; records its completion time.
     File { bytes: u64 },
+    /// Unlimited data during ON periods, none during OFF periods; period
+    /// lengths drawn from `on` and `off` (ps). Starts ON unless `start_off`.
+    OnOff {
+        on: crate::rng::Dist,
+        off: crate::rng::Dist,
+        #[serde(default)]
+        start_off: bool,
+    },
+    /// Unlimited data during the listed [start, end) intervals (ps,
+    /// increasing, disjoint), none outside them.
+    Schedule { on: Vec<[SimTime; 2]> },
+    /// Repeated transfers, each on a fresh connection: a size drawn from
+    /// `size` (bytes), then, once the receiver has it all, a think time drawn
+    /// from `think` (ps) before the next; `count` transfers at most.
+    Repeat {
+        size: crate::rng::Dist,
+        think: crate::rng::Dist,
+        #[serde(default)]
+        count: Option<u64>,
+    },
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -285,6 +332,10 @@ pub struct TcpCfg {
     /// algorithm with a min_tso_segs hook (BBR) overrides it.
     #[serde(default = "default_min_tso_segs")]
     pub min_tso_segs: u32,
+    /// Restart the window after idle (RFC 2861 / Linux
+    /// tcp_slow_start_after_idle, on by default in Linux).
+    #[serde(default = "default_true")]
+    pub idle_restart: bool,
     /// Receiver ACKs each of the first `quickack` data segments at once
     /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
     #[serde(default)]
@@ -516,8 +567,37 @@ impl Scenario {
             if fl.src == fl.dst {
                 return err(f("dst"), format!("source and destination are the same node ({})", self.nodes[fl.src as usize]));
             }
-            if let AppCfg::File { bytes: 0 } = fl.app {
-                return err(f("app.bytes"), "a file transfer needs at least 1 byte (got 0)");
+            match &fl.app {
+                AppCfg::Bulk => {}
+                AppCfg::File { bytes } => {
+                    if *bytes == 0 {
+                        return err(f("app.bytes"), "a file transfer needs at least 1 byte (got 0)");
+                    }
+                }
+                AppCfg::OnOff { on, off, .. } => {
+                    on.check(&f("app.on"), true).map_err(ConfigError)?;
+                    off.check(&f("app.off"), true).map_err(ConfigError)?;
+                }
+                AppCfg::Schedule { on } => {
+                    let mut prev = 0;
+                    for (k, [a, b]) in on.iter().enumerate() {
+                        if b <= a {
+                            return err(f(&format!("app.on[{k}]")), format!("an interval must end after it starts (got [{a}, {b}] ps)"));
+                        }
+                        if k > 0 && *a < prev {
+                            return err(f(&format!("app.on[{k}]")), "intervals must be increasing and disjoint");
+                        }
+                        check_t(f(&format!("app.on[{k}]")), *b)?;
+                        prev = *b;
+                    }
+                }
+                AppCfg::Repeat { size, think, count } => {
+                    size.check(&f("app.size"), true).map_err(ConfigError)?;
+                    think.check(&f("app.think"), false).map_err(ConfigError)?;
+                    if let Some(0) = count {
+                        return err(f("app.count"), "must be ≥ 1 transfer when given (got 0)");
+                    }
+                }
             }
             let t = &fl.tcp;
             let Some(spec) = crate::cc::spec(&t.cc) else {
@@ -600,6 +680,38 @@ impl Scenario {
                         );
                     }
                 }
+            }
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            let f = |k: &str| format!("udp[{i}].{k}");
+            check_t(f("start_ps"), u.start_ps)?;
+            if let Some(s) = u.stop_ps {
+                check_t(f("stop_ps"), s)?;
+                if s <= u.start_ps {
+                    return err(f("stop_ps"), format!("must be after start_ps = {} (got {s})", u.start_ps));
+                }
+            }
+            for (k, v) in [("src", u.src), ("dst", u.dst)] {
+                if v >= n {
+                    return err(f(k), format!("node index {v} out of range 0..{n}"));
+                }
+            }
+            if u.src == u.dst {
+                return err(f("dst"), format!("source and destination are the same node ({})", self.nodes[u.src as usize]));
+            }
+            if u.rate_bps == 0 {
+                return err(f("rate_bps"), "must be > 0 (got 0)");
+            }
+            if u.size == 0 || u.size > 65_535 {
+                return err(f("size"), format!("must be 1..=65535 bytes (got {})", u.size));
+            }
+            match (&u.on, &u.off) {
+                (None, None) => {}
+                (Some(on), Some(off)) => {
+                    on.check(&f("on"), true).map_err(ConfigError)?;
+                    off.check(&f("off"), true).map_err(ConfigError)?;
+                }
+                _ => return err(f("on"), "an ON-OFF source needs both on and off (or neither, for constant bit rate)"),
             }
         }
         Ok(())

@@ -5,6 +5,7 @@
 pub mod cc;
 pub mod config;
 pub mod link;
+pub mod app;
 pub mod loss;
 pub mod packet;
 pub mod presets;

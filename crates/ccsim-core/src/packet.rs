@@ -21,6 +21,8 @@ pub enum PktKind {
     Ack,
     Syn,
     SynAck,
+    /// A datagram of a UDP source (`flow` indexes the UDP sources).
+    Udp,
 }
 
 /// IP ECN field bits (RFC 3168 §5): ECN-capable transport, congestion experienced.
@@ -49,6 +51,8 @@ pub struct Packet {
     /// ACK with FLAG_SACK: id of its entry in the flow's SACK log.
     pub aux: u32,
     pub hop: u16,
+    /// Connection number of the flow slot that sent it (see TcpFlow::conn).
+    pub conn: u16,
     pub kind: PktKind,
     /// ECN_ECT / ECN_CE bits.
     pub ecn: u8,
@@ -58,7 +62,7 @@ pub struct Packet {
 
 impl Packet {
     pub fn new(kind: PktKind, seq: u64, ts: SimTime, flow: u32, size: u32, route: u32) -> Self {
-        Packet { seq, ts, flow, size, route, aux: 0, hop: 0, kind, ecn: 0, flags: 0 }
+        Packet { seq, ts, flow, size, route, aux: 0, hop: 0, conn: 0, kind, ecn: 0, flags: 0 }
     }
 }
 

@@ -39,6 +39,7 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
         tso: true,
         min_tso_segs: 2,
         quickack: 0,
+        idle_restart: true,
     }
 }
 
@@ -84,5 +85,5 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
             label: String::new(),
         });
     }
-    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows, trace: TraceCfg::default() }
+    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows, udp: Vec::new(), trace: TraceCfg::default() }
 }

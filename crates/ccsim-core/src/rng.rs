@@ -17,6 +17,10 @@ pub enum StreamKind {
     Cc = 3,
     /// A queue discipline's draws (RED's early drops), per link direction.
     Queue = 4,
+    /// A TCP flow's application (ON-OFF periods, transfer sizes, think times).
+    App = 5,
+    /// A UDP source (ON-OFF periods, CBR jitter).
+    Udp = 6,
 }
 
 /// SplitMix64 finaliser, used only to mix the derivation key.
@@ -68,6 +72,10 @@ pub enum Dist {
     /// RandomVariable/Pareto (avg_, shape_): scale x_m = mean·(shape − 1)/shape,
     /// P(X > x) = (x_m/x)^shape for x ≥ x_m.
     Pareto { mean: f64, shape: f64 },
+    /// Pareto type II (Lomax) with mean `mean` and shape > 1, as ns-2's
+    /// RandomVariable/ParetoII (the WebTraf object sizes): scale
+    /// λ = mean·(shape − 1), P(X > x) = (1 + x/λ)^−shape for x ≥ 0.
+    Pareto2 { mean: f64, shape: f64 },
     /// Uniform in [min, max].
     Uniform { min: f64, max: f64 },
 }
@@ -82,6 +90,10 @@ impl Dist {
                 // 1 − U is in (0, 1], so the power is finite.
                 scale * (1.0 - s.uniform()).powf(-1.0 / shape)
             }
+            Dist::Pareto2 { mean, shape } => {
+                let scale = mean * (shape - 1.0);
+                scale * ((1.0 - s.uniform()).powf(-1.0 / shape) - 1.0)
+            }
             Dist::Uniform { min, max } => min + (max - min) * s.uniform(),
         }
     }
@@ -89,7 +101,7 @@ impl Dist {
     pub fn mean(&self) -> f64 {
         match *self {
             Dist::Fixed { value } => value,
-            Dist::Exponential { mean } | Dist::Pareto { mean, .. } => mean,
+            Dist::Exponential { mean } | Dist::Pareto { mean, .. } | Dist::Pareto2 { mean, .. } => mean,
             Dist::Uniform { min, max } => (min + max) / 2.0,
         }
     }
@@ -104,10 +116,10 @@ impl Dist {
             Dist::Exponential { mean } if !(mean.is_finite() && mean > 0.0) => {
                 Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
             }
-            Dist::Pareto { mean, .. } if !(mean.is_finite() && mean > 0.0) => {
+            Dist::Pareto { mean, .. } | Dist::Pareto2 { mean, .. } if !(mean.is_finite() && mean > 0.0) => {
                 Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
             }
-            Dist::Pareto { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
+            Dist::Pareto { shape, .. } | Dist::Pareto2 { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
                 Err(format!("{what}.shape: must be > 1 so the mean exists (got {shape})"))
             }
             Dist::Uniform { min, .. } if !ok(min) => Err(format!("{what}.min: must be finite and {bound} (got {min})")),
@@ -171,6 +183,10 @@ mod tests {
         let p = draw(Dist::Pareto { mean: 10e3, shape: 1.2 }, &mut s);
         assert!(p.iter().all(|&v| v >= xm));
         assert!(ks(p, |x| 1.0 - (xm / x).powf(1.2)) < crit);
+        // Pareto II (ns-2 WebTraf objects: mean 12, shape 1.2): λ = 12·0.2.
+        let lam = 12.0 * 0.2;
+        let p2 = draw(Dist::Pareto2 { mean: 12.0, shape: 1.2 }, &mut s);
+        assert!(ks(p2, |x| 1.0 - (1.0 + x / lam).powf(-1.2)) < crit);
         let u = draw(Dist::Uniform { min: 20.0, max: 250.0 }, &mut s);
         assert!(ks(u, |x| (x - 20.0) / 230.0) < crit);
         assert_eq!(Dist::Fixed { value: 3.0 }.sample(&mut s), 3.0);

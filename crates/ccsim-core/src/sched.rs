@@ -18,6 +18,10 @@ pub enum Event {
     FlowStart(u32),
     /// Record one row of every time series.
     Sample,
+    /// Flow `0`'s application acts (ON/OFF switch, next transfer).
+    App(u32),
+    /// UDP source `0` sends.
+    Udp(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -10,6 +10,7 @@ use crate::queue::DropTail;
 use crate::record::{Column, FlowSeries, LinkSeries, SimOutput, Table};
 use crate::rng::{Stream, StreamKind};
 use crate::sched::{Event, Scheduler};
+use crate::app::{draw_ps, App, Transfer, UdpSource};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
 use crate::config::ConfigError;
@@ -29,6 +30,10 @@ pub struct Simulation {
     timer_events: Vec<Vec<SimTime>>,
     routes: Vec<Vec<u32>>,
     pub flows: Vec<TcpFlow>,
+    apps: Vec<App>,
+    pub udp: Vec<UdpSource>,
+    /// Finished transfers (files and repeated objects), in completion order.
+    transfers: Vec<Transfer>,
     out: Vec<Packet>,
     fseries: FlowSeries,
     lseries: LinkSeries,
@@ -144,6 +149,14 @@ impl Simulation {
             flow.enable_trace(sc.trace.rtt, sc.trace.seq);
             flows.push(flow);
         }
+        let mut udp = Vec::with_capacity(sc.udp.len());
+        for (i, u) in sc.udp.iter().enumerate() {
+            let r = bfs_route(n, &adj, u.src, u.dst).ok_or_else(|| {
+                ConfigError(format!("udp[{i}]: no path from node {:?} to node {:?}; accepted: nodes joined by links", sc.nodes[u.src as usize], sc.nodes[u.dst as usize]))
+            })?;
+            routes.push(r);
+            udp.push(UdpSource::new(i as u32, u.clone(), (routes.len() - 1) as u32, sc.seed));
+        }
         let mut sched = Scheduler::new();
         if sc.sample_interval_ps.is_some() {
             sched.schedule(0, Event::Sample);
@@ -153,6 +166,13 @@ impl Simulation {
                 sched.schedule(f.start, Event::FlowStart(i as u32));
             }
         }
+        for (i, u) in udp.iter_mut().enumerate() {
+            let t = u.start();
+            if t <= sc.duration_ps {
+                sched.schedule(t, Event::Udp(i as u32));
+            }
+        }
+        let apps = sc.flows.iter().enumerate().map(|(i, f)| App::new(&f.app, sc.seed, i as u32)).collect();
         let nl = links.len();
         Ok(Simulation {
             now: 0,
@@ -165,6 +185,9 @@ impl Simulation {
             timer_events: vec![Vec::with_capacity(4); flows.len()],
             routes,
             flows,
+            apps,
+            udp,
+            transfers: Vec::new(),
             out: Vec::with_capacity(64),
             fseries: FlowSeries::default(),
             lseries: LinkSeries::default(),
@@ -181,7 +204,7 @@ impl Simulation {
     fn forward(&mut self, pkt: Packet) {
         let l = self.routes[pkt.route as usize][pkt.hop as usize] as usize;
         match self.links[l].enqueue(self.now, pkt) {
-            Admission::Dropped => self.flows[pkt.flow as usize].stats.pkts_dropped += 1,
+            Admission::Dropped => self.count_drop(&pkt),
             Admission::Accepted(_) => {
                 if !self.link_pending[l] {
                     self.link_pending[l] = true;
@@ -192,11 +215,22 @@ impl Simulation {
         }
     }
 
+    #[inline]
+    fn count_drop(&mut self, pkt: &Packet) {
+        if pkt.kind == PktKind::Udp {
+            self.udp[pkt.flow as usize].stats.pkts_dropped += 1;
+        } else {
+            self.flows[pkt.flow as usize].stats.pkts_dropped += 1;
+        }
+    }
+
     /// Inject the packets a flow just produced and re-arm its timer event.
     #[inline]
     fn flush(&mut self, f: usize, mut out: Vec<Packet>) {
-        for p in out.drain(..) {
-            self.flows[p.flow as usize].stats.pkts_injected += 1;
+        let conn = self.flows[f].conn;
+        for mut p in out.drain(..) {
+            p.conn = conn;
+            self.flows[f].stats.pkts_injected += 1;
             self.forward(p);
         }
         self.out = out;
@@ -212,19 +246,124 @@ impl Simulation {
     #[inline]
     fn deliver(&mut self, pkt: Packet) {
         let f = pkt.flow as usize;
+        if pkt.kind == PktKind::Udp {
+            let s = &mut self.udp[f].stats;
+            s.pkts_received += 1;
+            s.bytes_received += pkt.size as u64;
+            return;
+        }
         let mut out = std::mem::take(&mut self.out);
         let now = self.now;
         let flow = &mut self.flows[f];
+        if pkt.conn != flow.conn {
+            // A late packet of the slot's previous connection: discarded,
+            // as a closed connection's segments would be.
+            flow.stats.stale_pkts += 1;
+            self.out = out;
+            return;
+        }
         flow.stats.pkts_arrived += 1;
         match pkt.kind {
             PktKind::Data => {
                 self.delivered_data_pkts += 1;
-                flow.on_data(now, &pkt, &mut out)
+                flow.on_data(now, &pkt, &mut out);
+                if let Some(done) = flow.completed_at {
+                    if let App::Repeat { current: Some(_), .. } = self.apps[f] {
+                        self.transfer_done(f, done);
+                    }
+                }
             }
             PktKind::Syn => flow.on_data(now, &pkt, &mut out),
             PktKind::Ack | PktKind::SynAck => flow.on_ack(now, &pkt, &mut out),
+            PktKind::Udp => unreachable!("UDP packets are handled above"),
         }
         self.flush(f, out);
+    }
+
+    /// A repeated transfer finished at `done`: record it and schedule the
+    /// next one after a think time.
+    fn transfer_done(&mut self, f: usize, done: SimTime) {
+        let App::Repeat { think, rng, left, current, done: n, .. } = &mut self.apps[f] else { return };
+        let mut tr = current.take().expect("a transfer was in progress");
+        tr.end = Some(done);
+        self.transfers.push(tr);
+        *n += 1;
+        if left.is_some_and(|l| *n >= l) {
+            return;
+        }
+        // A think time may be 0 (back-to-back transfers).
+        let next = done + (think.sample(rng).round().max(0.0)).min(crate::config::MAX_TIME_PS as f64) as SimTime;
+        if next <= self.duration {
+            self.sched.schedule(next, Event::App(f as u32));
+        }
+    }
+
+    /// Start the next transfer of a repeating app on a fresh connection.
+    fn start_transfer(&mut self, f: usize, first: bool) {
+        let now = self.now;
+        let App::Repeat { size, rng, current, done, .. } = &mut self.apps[f] else { return };
+        let bytes = App::draw_size(size, rng);
+        *current = Some(Transfer { flow: f as u32, index: *done, bytes, start: now, end: None });
+        let mut out = std::mem::take(&mut self.out);
+        if first {
+            self.flows[f].reconnect_first(bytes);
+            self.flows[f].start(now, &mut out);
+        } else {
+            self.flows[f].reconnect(now, bytes, &mut out);
+        }
+        self.flush(f, out);
+    }
+
+    fn on_app(&mut self, f: usize) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        match &mut self.apps[f] {
+            App::Plain => {}
+            App::OnOff { on, off, rng, is_on } => {
+                *is_on = !*is_on;
+                let d = draw_ps(if *is_on { on } else { off }, rng);
+                if *is_on {
+                    self.flows[f].app_resume(now, &mut out);
+                } else {
+                    self.flows[f].app_pause();
+                }
+                if now + d <= self.duration {
+                    self.sched.schedule(now + d, Event::App(f as u32));
+                }
+            }
+            App::Schedule { toggles, next } => {
+                // Toggle k (0-based) turns the application ON when k is even.
+                let k = *next;
+                *next += 1;
+                if k % 2 == 0 {
+                    self.flows[f].app_resume(now, &mut out);
+                } else {
+                    self.flows[f].app_pause();
+                }
+                if let Some(&t) = toggles.get(k + 1) {
+                    if t <= self.duration {
+                        self.sched.schedule(t, Event::App(f as u32));
+                    }
+                }
+            }
+            App::Repeat { .. } => {
+                self.out = out;
+                return self.start_transfer(f, false);
+            }
+        }
+        self.flush(f, out);
+    }
+
+    fn on_udp(&mut self, u: usize) {
+        let mut out = std::mem::take(&mut self.out);
+        let next = self.udp[u].fire(self.now, &mut out);
+        for p in out.drain(..) {
+            self.forward(p);
+        }
+        self.out = out;
+        if let Some(t) = next.filter(|&t| t <= self.duration) {
+            self.sched.schedule(t, Event::Udp(u as u32));
+        }
     }
 
     fn on_link_arrival(&mut self, l: usize) {
@@ -232,7 +371,7 @@ impl Simulation {
         while let Some(slot) = self.links[l].pop_arrived(self.now) {
             let mut pkt = slot.pkt;
             if slot.lost {
-                self.flows[pkt.flow as usize].stats.pkts_dropped += 1;
+                self.count_drop(&pkt);
                 continue;
             }
             let hop = pkt.hop as usize + 1;
@@ -260,8 +399,37 @@ impl Simulation {
     }
 
     fn on_flow_start(&mut self, f: usize) {
+        let now = self.now;
+        match &mut self.apps[f] {
+            App::Plain => {}
+            App::OnOff { on, off, rng, is_on } => {
+                let d = draw_ps(if *is_on { on } else { off }, rng);
+                if !*is_on {
+                    self.flows[f].app_pause();
+                }
+                if now + d <= self.duration {
+                    self.sched.schedule(now + d, Event::App(f as u32));
+                }
+            }
+            App::Schedule { toggles, next } => {
+                // Skip toggles already past; the app starts in the state
+                // they leave it in.
+                while *next < toggles.len() && toggles[*next] <= now {
+                    *next += 1;
+                }
+                if *next % 2 == 0 {
+                    self.flows[f].app_pause();
+                }
+                if let Some(&t) = toggles.get(*next) {
+                    if t <= self.duration {
+                        self.sched.schedule(t, Event::App(f as u32));
+                    }
+                }
+            }
+            App::Repeat { .. } => return self.start_transfer(f, true),
+        }
         let mut out = std::mem::take(&mut self.out);
-        self.flows[f].start(self.now, &mut out);
+        self.flows[f].start(now, &mut out);
         self.flush(f, out);
     }
 
@@ -311,6 +479,8 @@ impl Simulation {
                 Event::LinkArrival(l) => self.on_link_arrival(l as usize),
                 Event::FlowTimer(f) => self.on_flow_timer(f as usize),
                 Event::FlowStart(f) => self.on_flow_start(f as usize),
+                Event::App(f) => self.on_app(f as usize),
+                Event::Udp(u) => self.on_udp(u as usize),
                 Event::Sample => {
                     self.sample();
                     if let Some(iv) = self.sample_interval {
@@ -339,9 +509,13 @@ impl Simulation {
         let fl = &self.flows;
         let col_u = |g: &dyn Fn(&TcpFlow) -> u64| Column::U64(fl.iter().map(g).collect());
         let col_f = |g: &dyn Fn(&TcpFlow) -> f64| Column::F64(fl.iter().map(g).collect());
+        let repeat: Vec<bool> = self.apps.iter().map(|a| matches!(a, App::Repeat { .. })).collect();
+        // A single transfer is active until it completes; every other app
+        // (bulk, ON-OFF, schedule, repeated transfers) until the end.
+        let single_done = |f: &TcpFlow| if repeat[f.id as usize] { None } else { f.completed_at };
         let active = |f: &TcpFlow| -> f64 {
             let s = f.start.min(end);
-            let e = f.completed_at.unwrap_or(end).max(s);
+            let e = single_done(f).unwrap_or(end).max(s);
             ps_to_s(e - s)
         };
         t.push("id", col_u(&|f| f.id as u64));
@@ -376,13 +550,54 @@ impl Simulation {
         t.push("rto_mean_at_timeout_s", col_f(&|f| {
             if f.stats.timeouts > 0 { f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12 } else { f64::NAN }
         }));
-        t.push("fct_s", col_f(&|f| match f.completed_at {
+        t.push("fct_s", col_f(&|f| match single_done(f) {
             Some(c) => ps_to_s(c - f.first_send.unwrap_or(f.start)),
             None => f64::NAN,
         }));
         t.push("pkts_injected", col_u(&|f| f.stats.pkts_injected));
         t.push("pkts_arrived", col_u(&|f| f.stats.pkts_arrived));
         t.push("pkts_dropped", col_u(&|f| f.stats.pkts_dropped));
+        t.push("idle_restarts", col_u(&|f| f.stats.idle_restarts));
+        t.push("stale_pkts", col_u(&|f| f.stats.stale_pkts));
+        out.tables.push(t);
+
+        // ---- transfers: every file and repeated object, finished or not
+        let mut tr: Vec<Transfer> = self.transfers.clone();
+        for (i, (f, a)) in self.flows.iter().zip(&self.apps).enumerate() {
+            match a {
+                App::Plain => {
+                    if let (crate::config::AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
+                        tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, end: f.completed_at });
+                    }
+                }
+                App::Repeat { current: Some(c), .. } => tr.push(*c),
+                _ => {}
+            }
+        }
+        tr.sort_by_key(|t| (t.flow, t.index));
+        let mut t = Table::new("transfers");
+        t.push("flow", Column::U64(tr.iter().map(|x| x.flow as u64).collect()));
+        t.push("label", Column::Str(tr.iter().map(|x| self.flows[x.flow as usize].cfg.label.clone()).collect()));
+        t.push("index", Column::U64(tr.iter().map(|x| x.index).collect()));
+        t.push("bytes", Column::U64(tr.iter().map(|x| x.bytes).collect()));
+        t.push("start_s", Column::F64(tr.iter().map(|x| ps_to_s(x.start)).collect()));
+        t.push("end_s", Column::F64(tr.iter().map(|x| x.end.map_or(f64::NAN, ps_to_s)).collect()));
+        t.push("fct_s", Column::F64(tr.iter().map(|x| x.end.map_or(f64::NAN, |e| ps_to_s(e - x.start))).collect()));
+        out.tables.push(t);
+
+        // ---- UDP sources
+        let u = &self.udp;
+        let mut t = Table::new("udp");
+        t.push("id", Column::U64(u.iter().map(|x| x.id as u64).collect()));
+        t.push("label", Column::Str(u.iter().map(|x| x.cfg.label.clone()).collect()));
+        t.push("src", Column::Str(u.iter().map(|x| self.nodes[x.cfg.src as usize].clone()).collect()));
+        t.push("dst", Column::Str(u.iter().map(|x| self.nodes[x.cfg.dst as usize].clone()).collect()));
+        t.push("rate_bps", Column::U64(u.iter().map(|x| x.cfg.rate_bps).collect()));
+        t.push("pkts_sent", Column::U64(u.iter().map(|x| x.stats.pkts_sent).collect()));
+        t.push("bytes_sent", Column::U64(u.iter().map(|x| x.stats.bytes_sent).collect()));
+        t.push("pkts_received", Column::U64(u.iter().map(|x| x.stats.pkts_received).collect()));
+        t.push("bytes_received", Column::U64(u.iter().map(|x| x.stats.bytes_received).collect()));
+        t.push("pkts_dropped", Column::U64(u.iter().map(|x| x.stats.pkts_dropped).collect()));
         out.tables.push(t);
 
         // ---- per-link summary

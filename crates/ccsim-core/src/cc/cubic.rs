@@ -43,7 +43,7 @@
 //! per-ACK cap L (8 segments unpaced) is the sender's `abc_limit`.
 
 use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset};
-use super::{cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps};
+use super::{CwndEvent, cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
@@ -443,6 +443,27 @@ impl CongestionOps for Cubic {
             w
         };
         ((w as u64 * self.beta_i / BETA_SCALE) as u32).max(2)
+    }
+
+    /// Linux bictcp_cwnd_event (since 4.1): after an idle period shift the
+    /// epoch start by the idle time so cwnd keeps to the cubic curve rather
+    /// than jumping ahead, never past now. RFC 9438 §5.8 asks the same for
+    /// t_epoch in application-limited periods.
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CwndEvent) {
+        if ev != CwndEvent::TxStart {
+            return;
+        }
+        let idle = tp.now.saturating_sub(tp.lsndtime);
+        if self.rfc {
+            if let Some(t) = self.t_epoch {
+                self.t_epoch = Some((t + idle).min(tp.now));
+            }
+        } else if let Some(e) = self.epoch_start {
+            let delta = jiffies(tp.now).saturating_sub(jiffies(tp.lsndtime));
+            if delta > 0 {
+                self.epoch_start = Some((e + delta).min(jiffies(tp.now)));
+            }
+        }
     }
 
     fn set_state(&mut self, tp: &CcState, new: CaState) {

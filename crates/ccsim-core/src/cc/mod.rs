@@ -64,6 +64,8 @@ pub struct CcState {
     pub ca_state: CaState,
     /// When `delivered` last grew (tp->delivered_mstamp).
     pub delivered_at: SimTime,
+    /// When data was last sent (tp->lsndtime); read by TxStart handlers.
+    pub lsndtime: SimTime,
     /// The sender paces its segments (Linux sk_pacing_status != NONE).
     pub paced: bool,
     /// Set by the algorithm to mark the flow application-limited from now
@@ -318,6 +320,7 @@ pub(crate) mod testkit {
             snd_nxt: cwnd as u64,
             ca_state: CaState::Open,
             delivered_at: 0,
+            lsndtime: 0,
             paced: false,
             mark_app_limited: false,
         }

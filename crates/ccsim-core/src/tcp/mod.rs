@@ -140,6 +140,11 @@ pub struct FlowStats {
     pub pkts_injected: u64,
     pub pkts_arrived: u64,
     pub pkts_dropped: u64,
+    /// Window restarts after idle (RFC 2861, `tcp.idle_restart`).
+    pub idle_restarts: u64,
+    /// Packets of an earlier connection of this slot that arrived after a
+    /// new one opened (repeated transfers), discarded.
+    pub stale_pkts: u64,
 }
 
 /// Per-packet traces, kept only when the scenario asks for them.
@@ -180,6 +185,17 @@ pub struct TcpFlow {
     pub cfg: FlowCfg,
     total_segs: u64,
     file_bytes: Option<u64>,
+    /// New data may be sent below this segment: `total_segs` while the
+    /// application has data, `snd_max` while an ON-OFF source is OFF.
+    send_limit: u64,
+    /// Connection number of this flow slot: packets carry it, and packets of
+    /// an earlier connection (a repeated transfer's late ACK) are discarded.
+    pub conn: u16,
+    /// Application bytes delivered by earlier connections of this slot.
+    delivered_base: u64,
+    /// When data was last sent (Linux lsndtime), for the idle checks.
+    last_send: Option<SimTime>,
+    seed: u64,
     recovery: Recovery,
     sack: SackCfg,
     cc: Box<dyn CongestionOps>,
@@ -281,8 +297,10 @@ impl TcpFlow {
             _ => Recovery::NewReno,
         };
         let (total_segs, file_bytes) = match cfg.app {
-            AppCfg::Bulk => (u64::MAX, None),
+            AppCfg::Bulk | AppCfg::OnOff { .. } | AppCfg::Schedule { .. } => (u64::MAX, None),
             AppCfg::File { bytes } => (bytes.div_ceil(t.mss as u64), Some(bytes)),
+            // Sized by reconnect_first before the first transfer starts.
+            AppCfg::Repeat { .. } => (0, Some(0)),
         };
         let clamp = t.max_cwnd.unwrap_or(u32::MAX);
         let rwnd_segs = match t.rwnd_bytes {
@@ -308,6 +326,7 @@ impl TcpFlow {
             snd_nxt: 0,
             ca_state: CaState::Open,
             delivered_at: 0,
+            lsndtime: 0,
             paced: t.pacing != PacingCfg::Off,
             mark_app_limited: false,
         };
@@ -321,6 +340,11 @@ impl TcpFlow {
             start: cfg.start_ps,
             total_segs,
             file_bytes,
+            send_limit: total_segs,
+            conn: 0,
+            delivered_base: 0,
+            last_send: None,
+            seed,
             recovery,
             sack: t.sack,
             cc,
@@ -418,7 +442,88 @@ impl TcpFlow {
     }
 
     pub fn delivered_bytes(&self) -> u64 {
-        self.bytes_upto(self.rcv_nxt)
+        self.delivered_base + self.bytes_upto(self.rcv_nxt)
+    }
+
+    // ------------------------------------------------------------ application
+
+    /// The application stops writing (an ON-OFF source turns OFF): data
+    /// already sent is still delivered and retransmitted, nothing new goes.
+    pub fn app_pause(&mut self) {
+        self.send_limit = self.snd_max.min(self.total_segs);
+    }
+
+    /// The application writes again (OFF → ON). With `tcp.idle_restart`,
+    /// a sender with nothing outstanding that has been silent for more than
+    /// an RTO restarts its window as Linux tcp_cwnd_restart does (RFC 2861):
+    /// ssthresh = max(ssthresh, ¾·cwnd), cwnd halved once per RTO of
+    /// idleness, but not below min(initial window, cwnd).
+    pub fn app_resume(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.send_limit == self.total_segs {
+            return;
+        }
+        self.send_limit = self.total_segs;
+        if self.state != SenderState::Established {
+            return;
+        }
+        if let Some(last) = self.last_send {
+            let rto = self.rtt.rto();
+            if self.cfg.tcp.idle_restart && self.snd_una == self.snd_max && now - last > rto {
+                let cwnd = self.tp.cwnd;
+                if !self.in_recovery && !self.in_cwr {
+                    self.tp.ssthresh = self.tp.ssthresh.max((cwnd >> 1) + (cwnd >> 2));
+                }
+                let restart = self.cfg.tcp.initial_window.min(cwnd);
+                let mut c = cwnd;
+                let mut delta = (now - last) as i128;
+                loop {
+                    delta -= rto as i128;
+                    if delta <= 0 || c <= restart {
+                        break;
+                    }
+                    c >>= 1;
+                }
+                self.tp.cwnd = c.max(restart);
+                self.tp.cwnd_cnt = 0;
+                self.stats.idle_restarts += 1;
+                self.sync_tp(now);
+                self.cc.cwnd_event(&mut self.tp, CwndEvent::CwndRestart);
+            }
+        }
+        self.try_send(now, out);
+    }
+
+    /// Size the slot's first connection (a repeating app, before start).
+    pub fn reconnect_first(&mut self, bytes: u64) {
+        self.file_bytes = Some(bytes);
+        self.total_segs = bytes.div_ceil(self.cfg.tcp.mss as u64);
+        self.send_limit = self.total_segs;
+    }
+
+    /// Start this slot's next connection: a fresh TCP connection (new
+    /// congestion state, sequence space and RTT estimate) carrying `bytes`,
+    /// as ns-2 web and short-flow models open one connection per object.
+    /// Counters, events and traces carry on across connections.
+    pub fn reconnect(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
+        let mut cfg = self.cfg.clone();
+        cfg.app = AppCfg::File { bytes };
+        cfg.start_ps = now;
+        let conn = self.conn.wrapping_add(1);
+        let seed = self.seed ^ ((conn as u64) << 40);
+        let mut next = TcpFlow::new(self.id, cfg, self.fwd_route, self.rev_route, seed);
+        next.seed = self.seed;
+        next.conn = conn;
+        next.delivered_base = self.delivered_bytes();
+        next.stats = std::mem::take(&mut self.stats);
+        next.events = std::mem::take(&mut self.events);
+        next.trace = self.trace.take();
+        next.cfg.app = self.cfg.app.clone();
+        next.start = self.start;
+        // The slot's first connection keeps its start; per-transfer times
+        // are the simulation's transfer records.
+        next.file_bytes = Some(bytes);
+        *self = next;
+        self.start(now, out);
     }
 
     pub fn inflight_bytes(&self) -> u64 {
@@ -595,6 +700,14 @@ impl TcpFlow {
     }
 
     fn send_segment(&mut self, seq: u64, now: SimTime, out: &mut Vec<Packet>) {
+        // tcp_event_data_sent: sending with nothing in flight is CA_EVENT_TX_START
+        // (not for the connection's first segment, where there is no idle time).
+        if self.snd_max > 0 && self.pipe() == 0 {
+            self.sync_tp(now);
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::TxStart);
+        }
+        self.last_send = Some(now);
+        self.tp.lsndtime = now;
         let payload = self.seg_payload(seq);
         let size = payload + self.data_hdr;
         let mut pkt = Packet::new(PktKind::Data, seq, now, self.id, size, self.fwd_route);
@@ -654,7 +767,7 @@ impl TcpFlow {
     /// New data may go if the file has more and the receiver window allows.
     #[inline]
     fn new_data_allowed(&self, wnd: u64) -> bool {
-        self.snd_max < self.total_segs && self.snd_max < self.snd_una + wnd
+        self.snd_max < self.send_limit && self.snd_max < self.snd_una + wnd
     }
 
     /// Window for sending outside recovery: cwnd (plus RFC 3042's allowance
@@ -700,7 +813,7 @@ impl TcpFlow {
             SackCfg::Rfc6675 => self.new_data_allowed(self.send_window()).then_some(Pick::Next),
             _ => {
                 let wnd = self.send_window();
-                (self.snd_nxt < self.total_segs && self.snd_nxt < self.snd_una + wnd).then_some(Pick::Next)
+                (self.snd_nxt < self.send_limit.max(self.snd_max) && self.snd_nxt < self.snd_una + wnd).then_some(Pick::Next)
             }
         }
     }
@@ -797,7 +910,7 @@ impl TcpFlow {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         // tcp_rate_check_app_limited: nothing left to send and window unused.
-        if self.snd_max >= self.total_segs && self.lost_out <= self.retrans_out {
+        if self.snd_max >= self.send_limit && self.lost_out <= self.retrans_out {
             let pipe = self.pipe();
             if pipe < self.tp.cwnd {
                 self.rate.app_limited = (self.rate.delivered + pipe as u64).max(1);

@@ -33,7 +33,7 @@
 mod minmax;
 
 use super::params::{flag, int, num, AlgoSpec, Params, Preset};
-use super::{CaState, CcState, CongestionOps, RateSample};
+use super::{CaState, CcState, CongestionOps, CwndEvent, RateSample};
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
 pub use minmax::MaxFilter;
@@ -614,6 +614,23 @@ impl CongestionOps for Bbr {
         self.full_bw_cnt = 0;
         self.reset_lt(tp);
         tp.cwnd
+    }
+
+    /// bbr_cwnd_event: restarting from idle while application-limited.
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CwndEvent) {
+        if ev == CwndEvent::TxStart && tp.app_limited {
+            self.idle_restart = true;
+            self.ack_epoch_stamp = tp.now;
+            self.ack_epoch_acked = 0;
+            // Pace at the estimated bandwidth: no need for more speed when
+            // restarting from idle and app-limited.
+            if self.mode == Mode::ProbeBw {
+                self.set_pacing_rate(tp, self.bw(), 1.0);
+                tp.pacing_rate = Some(self.pacing_rate);
+            } else if self.mode == Mode::ProbeRtt {
+                self.check_probe_rtt_done(tp);
+            }
+        }
     }
 
     fn set_state(&mut self, tp: &CcState, new: CaState) {
