@@ -120,8 +120,9 @@ def app(where: str, g: dict, mss: int) -> dict:
     if out["size"] > 65535:
         raise ScenarioError(f"{where}.packet_size", g["packet_size"], "at most 65535 bytes")
     if ("on" in g) != ("off" in g):
-        raise ScenarioError(f"{where}.{'off' if 'on' in g else 'on'}", message=(
-            f"{where}: an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"))
+        missing = f"{where}.{'off' if 'on' in g else 'on'}"
+        raise ScenarioError(missing, message=(
+            f"{missing}: missing; an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"))
     if "on" in g:
         p = _plain(where, g)
         out["on"] = dist(f"{where}.on", g["on"], "time", plain=p, positive=True)
