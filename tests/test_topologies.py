@@ -4,6 +4,7 @@ import polars as pl
 import pytest
 
 from ccsim import Builder
+from ccsim.errors import ScenarioError
 
 
 def test_dumbbell_per_flow_rtt_sets_propagation_delay():
@@ -50,3 +51,47 @@ def test_parking_lot_structure_and_multi_hop_penalty():
     # forward link carries C1, its own cross flow and the reverse cross flow's ACKs.
     for h in range(hops):
         assert res.links.filter(pl.col("name") == f"r{h}->r{h + 1}")["pkts_tx"][0] > 0
+
+
+def _wireless(**kw):
+    from ccsim import Builder
+    t = dict(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms",
+             wireless_rate="2Mbps", wireless_delay="20ms", wireless_loss={"kind": "bernoulli", "p": 0.01})
+    t.update(kw)
+    return (Builder("5s").topology("wireless", **t)
+            .flows(count=1, rtt="250ms", label="w")
+            .flows(count=2, path="wired", label="cross")
+            .flows(count=2, path="wired", direction="reverse", label="rev")
+            .build())
+
+
+def test_wireless_last_hop_carries_the_wireless_flows_only():
+    core = _wireless().core
+    links = {l["name"]: l for l in core["links"]}
+    ms = 10**9
+    # the wireless flow: src0 – r0 (access set by rtt) – r1 – mobile; one-way 125 ms
+    assert links["src0->r0"]["delay_ps"] + 10 * ms + 20 * ms == 125 * ms
+    assert links["wireless"]["rate_bps"] == 2_000_000 and links["wireless"]["loss"]["kind"] == "bernoulli"
+    # the reverse direction gets the same model (its own stream in the core)
+    assert links["wireless_reverse"]["loss"] == links["wireless"]["loss"]
+    nodes = core["nodes"]
+    assert nodes[core["flows"][0]["dst"]] == "mobile"
+    assert all(nodes[f["dst"]] != "mobile" and nodes[f["src"]] != "mobile" for f in core["flows"][1:])
+
+
+def test_wireless_reverse_loss_can_differ_and_errors_name_fields():
+    core = _wireless(wireless_reverse_loss={"kind": "none"}).core
+    links = {l["name"]: l for l in core["links"]}
+    assert links["wireless_reverse"]["loss"]["kind"] == "none"
+    with pytest.raises(ScenarioError, match=r"^topology\.wireless_rate"):
+        _wireless(wireless_rate="fast")
+
+
+def test_satellite_is_a_geo_dumbbell_with_loss_both_ways():
+    from ccsim import Builder
+    sc = (Builder("5s").topology("satellite", bottleneck_rate="10Mbps", access_rate="100Mbps", access_delay="10ms",
+                                 loss={"kind": "bernoulli", "p": 0.001})
+          .flows(count=2).build())
+    fwd, rev = sc.core["links"][:2]
+    assert fwd["delay_ps"] == rev["delay_ps"] == 275 * 10**9
+    assert fwd["loss"] == rev["loss"] == {"kind": "bernoulli", "p": 0.001}

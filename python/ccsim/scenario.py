@@ -108,7 +108,41 @@ TRACE_KINDS = ["rtt", "seq"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
-TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "explicit"]
+TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
+# Topology builders: kind -> {key: meaning}; flow-group keys are listed under "flows:".
+TOPOLOGY_DOC: dict[str, dict[str, str]] = {
+    "single_link": {
+        "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link)",
+        "buffer, queue, loss": "forward direction (buffer default '1bdp', queue default 'droptail')",
+        "reverse_rate, reverse_delay, reverse_buffer, reverse_loss": "the b → a direction (default: as forward, no loss)",
+        "flows: direction": "'forward' (a → b) or 'reverse'",
+    },
+    "dumbbell": {
+        "bottleneck_rate, bottleneck_delay": "the r0 – r1 link",
+        "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
+        "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
+        "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution or {spread = [a, b]} sets the access delays",
+    },
+    "parking_lot": {
+        "hops, hop_rate, hop_delay": "N router-to-router hops r0 – … – rN",
+        "access_rate, access_delay, access_buffer, buffer, queue": "access links and hop queues",
+        "flows: path": "'through' (all hops), 'cross' (one flow per hop, C1's direction), 'cross_reverse'",
+    },
+    "wireless": {
+        "bottleneck_rate, bottleneck_delay, access_rate, access_delay, buffer, queue": "the wired part, as a dumbbell",
+        "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows",
+        "wireless_loss, wireless_reverse_loss": "loss on the last hop (reverse default: the same model, own stream)",
+        "flows: path, direction, rtt": "path 'wireless' (default: src – r0 – r1 – mobile) or 'wired' (cross/reverse traffic on the dumbbell)",
+    },
+    "satellite": {
+        "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
+    },
+    "explicit": {
+        "nodes, links": "[[topology.links]] tables: a, b, rate, delay, buffer, queue, loss and reverse_* options",
+        "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
+        "flows: src, dst": "node names",
+    },
+}
 
 _SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
                 "reverse_buffer", "reverse_loss", "bdp_rtt"}
@@ -119,9 +153,13 @@ _PARKING_KEYS = {"kind", "hops", "hop_rate", "hop_delay", "access_rate", "access
 _EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
 _EXPLICIT_LINK_KEYS = {"a", "b", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
                        "reverse_buffer", "reverse_loss"}
+_WIRELESS_KEYS = _DUMBBELL_KEYS | {"wireless_rate", "wireless_delay", "wireless_buffer", "wireless_loss",
+                                  "wireless_reverse_loss"}
 FLOW_TOPO_KEYS = {
     "single_link": {"direction"},
     "dumbbell": {"direction", "rtt"},
+    "satellite": {"direction", "rtt"},
+    "wireless": {"direction", "rtt", "path"},
     "parking_lot": {"path"},
     "explicit": {"src", "dst"},
 }
@@ -339,8 +377,8 @@ class Scenario:
         pkt_default = _wire_bytes(tcp_defaults)
         max_pkt = max(_wire_bytes(f["tcp"]) for f in flows)
         net = _Net()
-        builder = {"single_link": self._single_link, "dumbbell": self._dumbbell,
-                   "parking_lot": self._parking_lot, "explicit": self._explicit}[kind]
+        builder = {"single_link": self._single_link, "dumbbell": self._dumbbell, "satellite": self._satellite,
+                   "wireless": self._wireless, "parking_lot": self._parking_lot, "explicit": self._explicit}[kind]
         base_rtts = builder(topo, flows, net)
         bdp_rtt = self._bdp_rtt(topo, base_rtts)
         _resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
@@ -469,10 +507,11 @@ class Scenario:
             f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
         return [delay + rdelay] * len(flows)
 
-    def _dumbbell(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
-        _check_keys("topology", t, _DUMBBELL_KEYS)
+    def _dumbbell(self, t: dict, flows: list[dict], net: _Net, *, keys: set[str] = _DUMBBELL_KEYS,
+                  default_delay: str | None = None, loss_both_ways: bool = False) -> list[int]:
+        _check_keys("topology", t, keys)
         brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
-        bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay"))
+        bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
         arate = parse_rate("topology.access_rate", t.get("access_rate"))
         adelay = parse_time("topology.access_delay", t.get("access_delay"))
         buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
@@ -481,29 +520,64 @@ class Scenario:
         queue = _queue("topology.queue", t.get("queue", "droptail"))
         rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
             if "reverse_bottleneck_rate" in t else brate
-        net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue,
-                   _loss("topology.loss", t.get("loss")), rev_rate=rrate,
-                   rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")))
+        loss = _loss("topology.loss", t.get("loss"))
+        rloss = _loss("topology.reverse_loss", t["reverse_loss"]) if "reverse_loss" in t \
+            else (loss if loss_both_ways else {"kind": "none"})
+        net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue, loss, rev_rate=rrate, rev_loss=rloss)
+        wl = None
+        if "wireless_rate" in keys:
+            wrate = parse_rate("topology.wireless_rate", t.get("wireless_rate"))
+            wdelay = parse_time("topology.wireless_delay", t.get("wireless_delay"))
+            wbuf = parse_buffer("topology.wireless_buffer", t["wireless_buffer"]) if "wireless_buffer" in t else buf
+            wloss = _loss("topology.wireless_loss", t.get("wireless_loss"))
+            wrloss = _loss("topology.wireless_reverse_loss", t["wireless_reverse_loss"]) \
+                if "wireless_reverse_loss" in t else wloss
+            net.duplex("r1", "mobile", wrate, wdelay, wbuf,
+                       "topology.wireless_buffer" if "wireless_buffer" in t else "topology.buffer",
+                       "droptail", wloss, rev_loss=wrloss, name="wireless", rev_name="wireless_reverse")
+            wl = wdelay
         rtts = []
         for i, f in enumerate(flows):
             w = f["where"]
             d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+            wireless = wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"),
+                                                ["wireless", "wired"]) == "wireless"
+            far = wl if wireless else 0
             acc = adelay
             if "rtt_ps" in f["topo"]:
                 rtt = f["topo"]["rtt_ps"]
-                acc2 = rtt // 2 - bdelay
-                if acc2 < 0:
+                if wireless:
+                    # one access link on the wired side sets the RTT
+                    acc = rtt // 2 - bdelay - far
+                else:
+                    acc = (rtt // 2 - bdelay) // 2
+                if acc < 0:
                     raise ScenarioError(f"{w}.rtt", message=(
-                        f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the bottleneck's round trip "
-                        f"({2 * bdelay / 1e9:g}ms); expected rtt ≥ 2 × bottleneck_delay"))
-                acc = acc2 // 2
+                        f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the path's fixed round trip "
+                        f"({2 * (bdelay + far) / 1e9:g}ms); expected a longer rtt"))
             src, dst = f"src{i}", f"dst{i}"
+            if wireless:
+                left, right = (src, "mobile") if d == "forward" else ("mobile", src)
+                net.duplex(src, "r0", arate, acc, abuf, abuf_field, "droptail")
+                f["src"], f["dst"] = net.index[left], net.index[right]
+                rtts.append(2 * (acc + bdelay + far))
+                continue
             left, right = (src, dst) if d == "forward" else (dst, src)
             net.duplex(left, "r0", arate, acc, abuf, abuf_field, "droptail")
             net.duplex("r1", right, arate, acc, abuf, abuf_field, "droptail")
             f["src"], f["dst"] = net.index[src], net.index[dst]
             rtts.append(2 * (bdelay + 2 * acc))
         return rtts
+
+    def _satellite(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
+        """A dumbbell whose bottleneck is a GEO hop (W5 of seed 000): 275 ms
+        one way unless given, the loss model on both directions."""
+        return self._dumbbell(t, flows, net, default_delay="275ms", loss_both_ways=True)
+
+    def _wireless(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
+        """A wired dumbbell plus a shared last hop r1 – mobile with its own
+        loss model in each direction (W4 of seed 000)."""
+        return self._dumbbell(t, flows, net, keys=_WIRELESS_KEYS)
 
     def _parking_lot(self, t: dict, flows: list[dict], net: _Net) -> list[int]:
         _check_keys("topology", t, _PARKING_KEYS)
