@@ -116,3 +116,9 @@ def test_results_read_back(tmp_path):
 def test_list_command():
     r = cli("list")
     assert r.returncode == 0 and "newreno" in r.stdout and "abc_limit" in r.stdout
+    # every queue, loss model, traffic type and topology is listed with its options
+    from ccsim.netmodels import LOSS_DOC
+    from ccsim.scenario import QUEUE_KINDS, TOPOLOGY_DOC
+    from ccsim.traffic import APP_DOC
+    for name in [*QUEUE_KINDS, *LOSS_DOC, *APP_DOC, *TOPOLOGY_DOC, "wireless_loss", "to_bad_after_good", "think", "pareto2"]:
+        assert name in r.stdout, name

@@ -87,7 +87,9 @@ def cmd_bench(a) -> int:
 
 
 def cmd_list(a) -> int:
-    from .scenario import LOSS_KINDS, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_KINDS
+    from .netmodels import DIST_DOC, LOSS_DOC
+    from .scenario import QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
+    from .traffic import APP_DOC
 
     what = a.what
     if what == "cc":
@@ -102,14 +104,33 @@ def cmd_list(a) -> int:
         for k, v in TCP_DEFAULTS.items():
             print(f"  {k} = {v!r}: {TCP_DOC[k]}")
     if what in ("topology", "all"):
-        print("topologies:", ", ".join(TOPOLOGY_KINDS))
+        print("topologies (topology = {kind = ..., options}):")
+        for kind, opts in TOPOLOGY_DOC.items():
+            print(f"  {kind}")
+            for k, d in opts.items():
+                print(f"    {k}: {d}")
     if what in ("queue", "all"):
         print("queues:", ", ".join(QUEUE_KINDS))
         print("  RED-family options (queue = {kind = \"red\", ...}):")
         for k, d in RED_DOC.items():
             print(f"    {k}: {d}")
     if what in ("loss", "all"):
-        print("loss models:", ", ".join(LOSS_KINDS))
+        print("loss models (loss = {kind = ..., options}; each link direction has its own random stream):")
+        for kind, opts in LOSS_DOC.items():
+            print(f"  {kind}")
+            for k, d in opts.items():
+                print(f"    {k}: {d}")
+    if what in ("traffic", "all"):
+        print("traffic (flow group: app = ..., options in the group):")
+        for kind, opts in APP_DOC.items():
+            print(f"  {kind}")
+            for k, d in opts.items():
+                print(f"    {k}: {d}")
+        print("  every group: count, start (a time, a distribution or {spread = [a, b]}), stagger, label")
+    if what in ("traffic", "loss", "all"):
+        print("distributions (times or sizes):")
+        for k, d in DIST_DOC.items():
+            print(f"  {k}: {d}")
     return 0
 
 
@@ -131,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--json", action="store_true")
     b.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest counts")
     b.set_defaults(fn=cmd_bench)
-    ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models")
-    ls.add_argument("what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss"])
+    ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models, traffic")
+    ls.add_argument("what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss", "traffic"])
     ls.set_defaults(fn=cmd_list)
 
     a = p.parse_args(argv)

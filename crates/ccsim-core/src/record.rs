@@ -67,6 +67,9 @@ pub struct FlowSeries {
     pub rto_s: Vec<f64>,
     pub inflight_bytes: Vec<u64>,
     pub delivered_bytes: Vec<u64>,
+    /// Data bytes put on the wire (headers and retransmissions included).
+    pub bytes_sent: Vec<u64>,
+    pub acks_received: Vec<u64>,
     pub pkts_injected: Vec<u64>,
     pub pkts_arrived: Vec<u64>,
     pub pkts_dropped: Vec<u64>,

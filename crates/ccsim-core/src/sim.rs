@@ -445,6 +445,8 @@ impl Simulation {
             s.rto_s.push(ps_to_s(f.rtt.rto()));
             s.inflight_bytes.push(f.inflight_bytes());
             s.delivered_bytes.push(f.delivered_bytes());
+            s.bytes_sent.push(f.stats.data_bytes_sent);
+            s.acks_received.push(f.stats.acks_received);
             s.pkts_injected.push(f.stats.pkts_injected);
             s.pkts_arrived.push(f.stats.pkts_arrived);
             s.pkts_dropped.push(f.stats.pkts_dropped);
@@ -634,6 +636,8 @@ impl Simulation {
         t.push("rto_s", Column::F64(fs.rto_s));
         t.push("inflight_bytes", Column::U64(fs.inflight_bytes));
         t.push("delivered_bytes", Column::U64(fs.delivered_bytes));
+        t.push("bytes_sent", Column::U64(fs.bytes_sent));
+        t.push("acks_received", Column::U64(fs.acks_received));
         t.push("pkts_injected", Column::U64(fs.pkts_injected));
         t.push("pkts_arrived", Column::U64(fs.pkts_arrived));
         t.push("pkts_dropped", Column::U64(fs.pkts_dropped));
