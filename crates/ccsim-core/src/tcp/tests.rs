@@ -227,3 +227,50 @@ fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
     assert_eq!(&e.blocks[..e.n as usize], &[(6, 8), (4, 5)]);
     assert_eq!(last.size, 40 + 4 + 16);
 }
+
+#[test]
+fn idle_restart_follows_tcp_cwnd_restart() {
+    // Linux tcp_cwnd_restart / RFC 2861 by hand: cwnd set to 80 (then grown
+    // by the ACKs), idle for 3.5 RTOs with nothing outstanding → while
+    // (delta −= rto) > 0 and cwnd > restart: three halvings, floor
+    // min(IW = 10, cwnd); ssthresh = max(ssthresh, ¾·cwnd).
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Off, |t| t.initial_window = 10);
+    f.start(0, &mut out);
+    f.tp.cwnd = 80;
+    f.tp.ssthresh = 50;
+    let sent = f.snd_max;
+    ack(&mut f, MS, sent, &[], &mut out); // everything acknowledged
+    f.app_pause();
+    out.clear();
+    let m = f.snd_max;
+    ack(&mut f, 2 * MS, m, &[], &mut out);
+    assert_eq!(f.snd_una, f.snd_max, "nothing outstanding while OFF");
+    let cwnd = f.tp.cwnd;
+    let last = f.last_send.unwrap();
+    let rto = f.rtt.rto();
+    f.app_resume(last + rto * 7 / 2, &mut out);
+    // halvings while (delta −= rto) > 0 and cwnd > restart: delta = 3.5 rto → 3
+    let mut want = cwnd;
+    for _ in 0..3 {
+        if want > 10 {
+            want >>= 1;
+        }
+    }
+    assert_eq!(f.stats.idle_restarts, 1);
+    assert_eq!(f.tp.ssthresh, 50u32.max(cwnd * 3 / 4));
+    assert_eq!(f.tp.cwnd, want.max(10.min(cwnd)));
+    assert!(!out.is_empty(), "sends again after the restart");
+    // A short pause (under one RTO) does not restart.
+    let mut g = flow(None, SackCfg::Off, |_| {});
+    g.start(0, &mut out);
+    let s = g.snd_max;
+    ack(&mut g, MS, s, &[], &mut out);
+    g.app_pause();
+    let m = g.snd_max;
+    ack(&mut g, 2 * MS, m, &[], &mut out);
+    let c = g.tp.cwnd;
+    let l = g.last_send.unwrap();
+    g.app_resume(l + g.rtt.rto() / 2, &mut out);
+    assert_eq!((g.tp.cwnd, g.stats.idle_restarts), (c, 0));
+}
