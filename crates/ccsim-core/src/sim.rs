@@ -282,6 +282,7 @@ impl Simulation {
 
     /// A repeated transfer finished at `done`: record it and schedule the
     /// next one after a think time.
+    #[inline(never)]
     fn transfer_done(&mut self, f: usize, done: SimTime) {
         let App::Repeat { think, rng, left, current, done: n, .. } = &mut self.apps[f] else { return };
         let mut tr = current.take().expect("a transfer was in progress");
@@ -299,6 +300,7 @@ impl Simulation {
     }
 
     /// Start the next transfer of a repeating app on a fresh connection.
+    #[inline(never)]
     fn start_transfer(&mut self, f: usize, first: bool) {
         let now = self.now;
         let App::Repeat { size, rng, current, done, .. } = &mut self.apps[f] else { return };
@@ -314,6 +316,7 @@ impl Simulation {
         self.flush(f, out);
     }
 
+    #[inline(never)]
     fn on_app(&mut self, f: usize) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
@@ -354,6 +357,7 @@ impl Simulation {
         self.flush(f, out);
     }
 
+    #[inline(never)]
     fn on_udp(&mut self, u: usize) {
         let mut out = std::mem::take(&mut self.out);
         let next = self.udp[u].fire(self.now, &mut out);
@@ -398,6 +402,7 @@ impl Simulation {
         self.flush(f, out);
     }
 
+    #[inline(never)]
     fn on_flow_start(&mut self, f: usize) {
         let now = self.now;
         match &mut self.apps[f] {
@@ -433,6 +438,7 @@ impl Simulation {
         self.flush(f, out);
     }
 
+    #[inline(never)]
     fn sample(&mut self) {
         let t = ps_to_s(self.now);
         for (i, f) in self.flows.iter().enumerate() {
