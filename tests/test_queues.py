@@ -48,10 +48,48 @@ def test_droptail_links_have_no_average():
     ({"kind": "red", "min_th": 10, "max_th": 5}, "topology.queue.max_th"),
     ({"kind": "red", "max_p": 2}, "topology.queue.max_p"),
     ({"kind": "gentle_red", "gentle": False}, "topology.queue.gentle"),
-    ({"kind": "codel"}, "topology.queue.kind"),
+    ({"kind": "sfq"}, "topology.queue.kind"),
     ({"kind": "red", "minth": 5}, "minth"),
 ])
 def test_bad_red_options_name_the_field(queue, field):
     with pytest.raises(ScenarioError) as e:
         _run(queue)
     assert field in str(e.value)
+
+
+def _codel_run(queue, ecn=False):
+    import numpy as np
+    sc = single_link(duration="60s", rate="10Mbps", delay="10ms", buffer="1000pkt", queue=queue,
+                     sample_interval="100ms", tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn), flows=[{"count": 4}])
+    r = sc.run()
+    ls = r.link_series.filter((pl.col("link") == 0) & (pl.col("time_s") > 10))
+    qdelay = np.median(ls["queue_bytes"].to_numpy()) * 8 / 10e6
+    return r, qdelay
+
+
+def test_codel_keeps_the_standing_queue_near_target_where_droptail_bloats():
+    # RFC 8289's goal: a standing queue of about `target` (5 ms) whatever the
+    # buffer. Four CUBIC flows with a 1000-packet buffer: DropTail's queue
+    # sits near the buffer (≈ 1.2 s at 10 Mb/s), CoDel's within a few targets.
+    r_dt, q_dt = _codel_run("droptail")
+    r_cd, q_cd = _codel_run("codel")
+    assert q_dt > 0.5
+    assert q_cd < 4 * 0.005
+    assert r_cd.links["utilization"][0] > 0.95
+    assert r_cd.links.row(0, named=True)["queue"] == "codel"
+
+
+def test_codel_with_ecn_marks_instead_of_dropping():
+    r, q = _codel_run({"kind": "codel", "ecn": True}, ecn=True)
+    link = r.links.row(0, named=True)
+    assert link["marks"] > 0 and link["drops"] == 0
+    assert q < 4 * 0.005
+
+
+def test_codel_options_are_checked():
+    with pytest.raises(ScenarioError, match=r"^topology\.queue\.target"):
+        single_link(duration="1s", queue={"kind": "codel", "target": "0ms"})
+    with pytest.raises(ScenarioError, match=r"^topology\.queue\.limit"):
+        single_link(duration="1s", queue={"kind": "codel", "limit": 5})
+    with pytest.raises(ScenarioError, match=r"^topology\.buffer"):
+        single_link(duration="1s", queue="codel", buffer="100KB")

@@ -88,7 +88,7 @@ def cmd_bench(a) -> int:
 
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
-    from .scenario import QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
+    from .scenario import CODEL_DOC, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
     from .traffic import APP_DOC
 
     what = a.what
@@ -113,6 +113,9 @@ def cmd_list(a) -> int:
         print("queues:", ", ".join(QUEUE_KINDS))
         print("  RED-family options (queue = {kind = \"red\", ...}):")
         for k, d in RED_DOC.items():
+            print(f"    {k}: {d}")
+        print("  CoDel options (queue = {kind = \"codel\", ...}):")
+        for k, d in CODEL_DOC.items():
             print(f"    {k}: {d}")
     if what in ("loss", "all"):
         print("loss models (loss = {kind = ..., options}; each link direction has its own random stream):")

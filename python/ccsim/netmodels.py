@@ -42,7 +42,14 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red"]
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel"]
+# CoDel options (RFC 8289; Linux sch_codel defaults). The buffer is its packet limit.
+CODEL_DOC: dict[str, str] = {
+    "target": "acceptable standing queue delay (default 5ms)",
+    "interval": "time the delay must stay above target before dropping; drop spacing interval/√count (default 100ms)",
+    "mtu": "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET; default 1514)",
+    "ecn": "mark ECN-capable packets instead of dropping them (default false)",
+}
 # RED options (queue tables): name -> what it means. Thresholds are in packets
 # (mean-size packets in byte mode); omitted values are set as ns-2 does.
 RED_DOC: dict[str, str] = {
@@ -75,6 +82,17 @@ def _queue(field: str, v) -> dict:
     if kind == "droptail":
         _check_keys(field, v, {"kind"})
         return {"kind": "droptail"}
+    if kind == "codel":
+        _check_keys(field, v, {"kind", *CODEL_DOC})
+        out = {"kind": "codel"}
+        for k in ("target", "interval"):
+            if k in v:
+                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
+        if "mtu" in v:
+            out["mtu"] = _int(f"{field}.mtu", v["mtu"], lo=1, hi=65535)
+        if "ecn" in v:
+            out["ecn"] = _bool(f"{field}.ecn", v["ecn"])
+        return out
     _check_keys(field, v, {"kind", *RED_DOC})
     out: dict = {"kind": "red", "w_q": 0.002, "gentle": kind in ("gentle_red", "adaptive_red"),
                  "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}

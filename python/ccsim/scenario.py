@@ -25,7 +25,7 @@ from . import _core, algorithms, traffic
 from .traffic import per_flow_times
 from ._check import _bool, _check_keys, _int, _prob, _str
 from .errors import ScenarioError
-from .netmodels import LOSS_KINDS, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
+from .netmodels import CODEL_DOC, LOSS_KINDS, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_size, parse_time
 
 # --------------------------------------------------------------------------
@@ -214,6 +214,10 @@ def _resolve_buffers(net: _Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt:
         if buf.kind == "pkt":
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
+            if q["kind"] == "codel":
+                raise ScenarioError(fld, message=(
+                    f"{fld}: CoDel's limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
+                    f"got {int(buf.amount)} bytes"))
             if buf.amount < max_pkt:
                 raise ScenarioError(fld, message=(
                     f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "

@@ -103,6 +103,29 @@ pub enum QueueCfg {
         #[serde(default)]
         bottom: Option<f64>,
     },
+    /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
+    Codel {
+        limit_pkts: u32,
+        #[serde(default = "codel_target")]
+        target_ps: SimTime,
+        #[serde(default = "codel_interval")]
+        interval_ps: SimTime,
+        /// Bytes at or below which the queue never drops (MAXPACKET).
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+        #[serde(default)]
+        ecn: bool,
+    },
+}
+
+fn codel_target() -> SimTime {
+    5 * crate::units::PS_PER_MS
+}
+fn codel_interval() -> SimTime {
+    100 * crate::units::PS_PER_MS
+}
+fn codel_mtu() -> u32 {
+    1514
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -504,6 +527,17 @@ impl Scenario {
                         return err(f("queue.interval"), "must be > 0 for adaptive RED (got 0)");
                     }
                 }
+                QueueCfg::Codel { .. } => {} // checked below
+            }
+            if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } = &l.queue {
+                if *limit_pkts == 0 {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+                if *target_ps == 0 || *interval_ps == 0 {
+                    return err(f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }), "must be > 0 for CoDel (got 0)");
+                }
+                check_t(f("queue.interval"), *interval_ps)?;
+                check_t(f("queue.target"), *target_ps)?;
             }
             match &l.loss {
                 LossCfg::None => {}

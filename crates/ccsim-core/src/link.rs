@@ -10,7 +10,7 @@
 
 use crate::loss::LossModel;
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
-use crate::queue::{QueueDisc, QueueState, Verdict};
+use crate::queue::{DequeueDisc, QueueDisc, QueueState, Verdict};
 use crate::units::{serialization_ps, SimTime};
 use std::collections::VecDeque;
 
@@ -64,6 +64,23 @@ pub struct Link {
     /// division per packet.
     ps_per_byte: Option<u64>,
     pub stats: LinkStats,
+    /// Dequeue-time discipline (CoDel): when set, waiting packets live in it
+    /// and the transmitter takes them one at a time at service events;
+    /// `disc` is then unused.
+    pub aqm: Option<Box<dyn DequeueDisc>>,
+    /// Time of the service event the simulation has been asked for.
+    service_at: Option<SimTime>,
+    /// Packets the dequeue-time discipline dropped, for the simulation to
+    /// account to their flows.
+    pub dropped: Vec<Packet>,
+}
+
+#[inline]
+fn ser_with(ps_per_byte: Option<u64>, rate_bps: u64, bytes: u32) -> SimTime {
+    match ps_per_byte {
+        Some(k) => bytes as u64 * k,
+        None => serialization_ps(bytes, rate_bps),
+    }
 }
 
 impl Link {
@@ -93,7 +110,77 @@ impl Link {
                 (bits % rate_bps == 0).then(|| bits / rate_bps)
             },
             stats: LinkStats::default(),
+            aqm: None,
+            service_at: None,
+            dropped: Vec::new(),
         }
+    }
+
+    /// A link whose queue decides at dequeue time.
+    pub fn with_aqm(mut self, aqm: Box<dyn DequeueDisc>) -> Self {
+        self.aqm = Some(aqm);
+        self
+    }
+
+    /// Dequeue-time mode: give the transmitter every packet it can start by
+    /// `now`, each at the instant it frees up.
+    pub fn serve_until(&mut self, now: SimTime) {
+        let Some(aqm) = self.aqm.as_mut() else { return };
+        while self.busy_until <= now && aqm.len_pkts() > 0 {
+            let t = self.busy_until;
+            let before = self.dropped.len();
+            let next = aqm.dequeue(t, &mut self.dropped);
+            self.stats.drops += (self.dropped.len() - before) as u64;
+            let Some(mut pkt) = next else { break };
+            let ser = ser_with(self.ps_per_byte, self.rate_bps, pkt.size);
+            self.busy_until = t + ser;
+            self.stats.busy_ps += ser;
+            self.stats.pkts_tx += 1;
+            self.stats.bytes_tx += pkt.size as u64;
+            let was_ce = pkt.ecn & ECN_CE != 0;
+            let lost = self.loss.apply(t, &mut pkt);
+            if !was_ce && pkt.ecn & ECN_CE != 0 {
+                self.stats.marks += 1;
+            }
+            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost });
+        }
+    }
+
+    /// Dequeue-time mode: the time of a service event the simulation must
+    /// schedule (packets wait and the transmitter frees up later), once.
+    pub fn service_request(&mut self) -> Option<SimTime> {
+        let aqm = self.aqm.as_ref()?;
+        if aqm.len_pkts() > 0 && self.service_at != Some(self.busy_until) {
+            self.service_at = Some(self.busy_until);
+            return self.service_at;
+        }
+        None
+    }
+
+    /// Dequeue-time mode: a service event fires at `now`.
+    pub fn on_service(&mut self, now: SimTime) {
+        if self.service_at == Some(now) {
+            self.service_at = None;
+        }
+        self.serve_until(now);
+    }
+
+    fn enqueue_aqm(&mut self, now: SimTime, pkt: Packet) -> Admission {
+        self.serve_until(now);
+        self.stats.pkts_offered += 1;
+        let was_empty = self.ring.is_empty();
+        let aqm = self.aqm.as_mut().expect("dequeue-time mode");
+        let before = self.dropped.len();
+        aqm.enqueue(now, pkt, &mut self.dropped);
+        self.stats.drops += (self.dropped.len() - before) as u64;
+        let (qp, qb) = (aqm.len_pkts(), aqm.len_bytes());
+        self.stats.max_waiting_pkts = self.stats.max_waiting_pkts.max(qp);
+        self.stats.max_waiting_bytes = self.stats.max_waiting_bytes.max(qb);
+        // An idle transmitter takes the packet at once.
+        self.busy_until = self.busy_until.max(now);
+        self.serve_until(now);
+        let head = if was_empty { self.ring.front().map(|s| s.arrive) } else { None };
+        Admission::Accepted(head)
     }
 
     /// Bring the waiting counters up to `now`: packets whose transmission has
@@ -115,6 +202,9 @@ impl Link {
     /// Offer a packet to the link at time `now`.
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet) -> Admission {
+        if self.aqm.is_some() {
+            return self.enqueue_aqm(now, pkt);
+        }
         self.advance(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
@@ -165,10 +255,7 @@ impl Link {
 
     #[inline]
     fn ser_ps(&self, bytes: u32) -> SimTime {
-        match self.ps_per_byte {
-            Some(k) => bytes as u64 * k,
-            None => serialization_ps(bytes, self.rate_bps),
-        }
+        ser_with(self.ps_per_byte, self.rate_bps, bytes)
     }
 
     /// Remove the head packet if it has arrived by `now`.
@@ -196,13 +283,34 @@ impl Link {
 
     /// (waiting packets, waiting bytes) at `now`.
     pub fn queue_at(&mut self, now: SimTime) -> (u32, u64) {
+        if let Some(a) = &self.aqm {
+            // Service events keep it current (every earlier one has fired).
+            return (a.len_pkts(), a.len_bytes());
+        }
         self.advance(now);
         (self.waiting_pkts, self.waiting_bytes)
     }
 
     /// Every packet the link holds: waiting, in service or propagating.
     pub fn held(&self) -> usize {
-        self.ring.len()
+        self.ring.len() + self.aqm.as_ref().map_or(0, |a| a.len_pkts() as usize)
+    }
+
+    pub fn queue_name(&self) -> &'static str {
+        self.aqm.as_ref().map_or_else(|| self.disc.name(), |a| a.name())
+    }
+
+    pub fn limit_pkts(&self) -> Option<u32> {
+        self.aqm.as_ref().map_or_else(|| self.disc.limit_pkts(), |a| a.limit_pkts())
+    }
+
+    pub fn limit_bytes(&self) -> Option<u64> {
+        self.aqm.as_ref().map_or_else(|| self.disc.limit_bytes(), |a| a.limit_bytes())
+    }
+
+    /// CE marks set by this link: its queue discipline and loss-slot marker.
+    pub fn marks(&self) -> u64 {
+        self.stats.marks + self.aqm.as_ref().map_or(0, |a| a.marks())
     }
 
     pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
@@ -266,5 +374,33 @@ mod tests {
         assert_eq!(r, vec![true, true, true, false, false]);
         assert_eq!(l.stats.drops, 2);
         assert_eq!(l.stats.max_waiting_pkts, 2);
+    }
+
+    #[test]
+    fn dequeue_time_link_keeps_fifo_timing_and_serves_at_its_events() {
+        // CoDel below target behaves as a FIFO: 3 packets of 1500 B at 12 Mb/s
+        // (1 ms each) arriving together leave back to back; the 2nd and 3rd
+        // start only when the service events at 1 ms and 2 ms fire.
+        use crate::queue::{Codel, CodelParams};
+        let ms = crate::units::PS_PER_MS;
+        let codel = Codel::new(CodelParams { target: 5 * ms, interval: 100 * ms, limit_pkts: 10, mtu: 1514, ecn: false });
+        let q = Box::new(DropTail { limit_pkts: None, limit_bytes: None });
+        let mut l = Link::new("l".into(), 0, 1, 12_000_000, 1_000, q, LossModel::None).with_aqm(Box::new(codel));
+        let first = l.enqueue(0, pkt(1500));
+        assert!(matches!(first, Admission::Accepted(Some(t)) if t == ms + 1_000));
+        for _ in 0..2 {
+            assert!(matches!(l.enqueue(0, pkt(1500)), Admission::Accepted(None)));
+        }
+        assert_eq!(l.queue_at(0), (2, 3000));
+        assert_eq!(l.service_request(), Some(ms));
+        assert_eq!(l.service_request(), None, "asked once");
+        l.on_service(ms);
+        assert_eq!(l.queue_at(ms), (1, 1500));
+        assert_eq!(l.service_request(), Some(2 * ms));
+        l.on_service(2 * ms);
+        let arrivals: Vec<_> = l.held_iter().map(|s| s.arrive).collect();
+        assert_eq!(arrivals, vec![ms + 1_000, 2 * ms + 1_000, 3 * ms + 1_000]);
+        assert_eq!(l.service_request(), None, "nothing waits");
+        assert_eq!(l.stats.drops, 0);
     }
 }

@@ -22,6 +22,8 @@ pub enum Event {
     App(u32),
     /// UDP source `0` sends.
     Udp(u32),
+    /// The transmitter of dequeue-time link `0` frees up (CoDel).
+    LinkService(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

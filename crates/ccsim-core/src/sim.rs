@@ -91,6 +91,18 @@ impl Simulation {
                     crate::queue::RedParams::from_link(l),
                     Stream::new(sc.seed, StreamKind::Queue, i as u64),
                 )),
+                // Dequeue-time disciplines hold the packets themselves (below).
+                QueueCfg::Codel { .. } => Box::new(DropTail { limit_pkts: None, limit_bytes: None }),
+            };
+            let aqm: Option<Box<dyn crate::queue::DequeueDisc>> = match &l.queue {
+                QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => Some(Box::new(crate::queue::Codel::new(crate::queue::CodelParams {
+                    target: *target_ps,
+                    interval: *interval_ps,
+                    limit_pkts: *limit_pkts,
+                    mtu: *mtu as u64,
+                    ecn: *ecn,
+                }))),
+                _ => None,
             };
             let loss = match &l.loss {
                 LossCfg::None => LossModel::None,
@@ -121,7 +133,11 @@ impl Simulation {
                 LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
                 LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },
             };
-            links.push(Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss));
+            let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
+            if let Some(a) = aqm {
+                link = link.with_aqm(a);
+            }
+            links.push(link);
             adj[l.from as usize].push((l.to, i as u32));
         }
         let mut routes: Vec<Vec<u32>> = Vec::new();
@@ -206,12 +222,35 @@ impl Simulation {
         match self.links[l].enqueue(self.now, pkt) {
             Admission::Dropped => self.count_drop(&pkt),
             Admission::Accepted(_) => {
+                if self.links[l].aqm.is_some() {
+                    return self.after_service(l);
+                }
                 if !self.link_pending[l] {
                     self.link_pending[l] = true;
                     let t = self.links[l].next_arrival().expect("ring holds the packet just admitted");
                     self.sched.schedule(t, Event::LinkArrival(l as u32));
                 }
             }
+        }
+    }
+
+    /// A dequeue-time link changed: account its drops, and schedule its
+    /// head arrival and next service if needed.
+    #[inline(never)]
+    fn after_service(&mut self, l: usize) {
+        let mut dropped = std::mem::take(&mut self.links[l].dropped);
+        for p in dropped.drain(..) {
+            self.count_drop(&p);
+        }
+        self.links[l].dropped = dropped;
+        if !self.link_pending[l] {
+            if let Some(t) = self.links[l].next_arrival() {
+                self.link_pending[l] = true;
+                self.sched.schedule(t, Event::LinkArrival(l as u32));
+            }
+        }
+        if let Some(t) = self.links[l].service_request() {
+            self.sched.schedule(t, Event::LinkService(l as u32));
         }
     }
 
@@ -488,6 +527,10 @@ impl Simulation {
                 Event::FlowTimer(f) => self.on_flow_timer(f as usize),
                 Event::FlowStart(f) => self.on_flow_start(f as usize),
                 Event::App(f) => self.on_app(f as usize),
+                Event::LinkService(l) => {
+                    self.links[l as usize].on_service(self.now);
+                    self.after_service(l as usize);
+                }
                 Event::Udp(u) => self.on_udp(u as usize),
                 Event::Sample => {
                     self.sample();
@@ -617,15 +660,15 @@ impl Simulation {
         t.push("to", Column::Str(lk.iter().map(|l| self.nodes[l.to as usize].clone()).collect()));
         t.push("rate_bps", Column::U64(lk.iter().map(|l| l.rate_bps).collect()));
         t.push("delay_s", Column::F64(lk.iter().map(|l| ps_to_s(l.delay)).collect()));
-        t.push("queue", Column::Str(lk.iter().map(|l| l.disc.name().to_string()).collect()));
-        t.push("limit_pkts", Column::I64(lk.iter().map(|l| l.disc.limit_pkts().map_or(-1, |x| x as i64)).collect()));
-        t.push("limit_bytes", Column::I64(lk.iter().map(|l| l.disc.limit_bytes().map_or(-1, |x| x as i64)).collect()));
+        t.push("queue", Column::Str(lk.iter().map(|l| l.queue_name().to_string()).collect()));
+        t.push("limit_pkts", Column::I64(lk.iter().map(|l| l.limit_pkts().map_or(-1, |x| x as i64)).collect()));
+        t.push("limit_bytes", Column::I64(lk.iter().map(|l| l.limit_bytes().map_or(-1, |x| x as i64)).collect()));
         t.push("pkts_offered", Column::U64(lk.iter().map(|l| l.stats.pkts_offered).collect()));
         t.push("pkts_tx", Column::U64(lk.iter().map(|l| l.stats.pkts_tx).collect()));
         t.push("bytes_tx", Column::U64(lk.iter().map(|l| l.stats.bytes_tx).collect()));
         t.push("drops", Column::U64(lk.iter().map(|l| l.stats.drops).collect()));
         t.push("losses", Column::U64(lk.iter().map(|l| l.stats.losses).collect()));
-        t.push("marks", Column::U64(lk.iter().map(|l| l.stats.marks).collect()));
+        t.push("marks", Column::U64(lk.iter().map(|l| l.marks()).collect()));
         t.push("max_queue_pkts", Column::U64(lk.iter().map(|l| l.stats.max_waiting_pkts as u64).collect()));
         t.push("max_queue_bytes", Column::U64(lk.iter().map(|l| l.stats.max_waiting_bytes).collect()));
         t.push("utilization", Column::F64(lk.iter().map(|l| l.busy_within(end) as f64 / end as f64).collect()));

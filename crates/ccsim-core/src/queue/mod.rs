@@ -2,11 +2,14 @@
 //! whether it joins the FIFO. The link computes each packet's departure time
 //! at admission (a FIFO with a fixed rate makes it known), so disciplines that
 //! decide at enqueue time (DropTail, the RED family) cost no event of their
-//! own. Disciplines that decide at dequeue (CoDel) will need the link's
-//! transmitter event; see docs/architecture.md.
+//! own. Disciplines that decide at dequeue (CoDel) hold their packets
+//! themselves (`DequeueDisc`) and the link takes one when its transmitter
+//! frees up, at a service event; see docs/architecture.md.
 
+mod codel;
 mod red;
 
+pub use codel::{Codel, CodelParams};
 pub use red::{Adaptive, Red, RedParams};
 
 use crate::packet::Packet;
@@ -86,4 +89,27 @@ impl QueueDisc for DropTail {
     fn limit_bytes(&self) -> Option<u64> {
         self.limit_bytes
     }
+}
+
+/// A discipline that decides when a packet leaves (CoDel): it holds the
+/// waiting packets, and the link asks it for the next one whenever the
+/// transmitter is free. Dropped packets are handed back in `drops` so the
+/// simulation can account them to their flows.
+pub trait DequeueDisc {
+    fn name(&self) -> &'static str;
+    /// A packet arrives at `now`; it may be dropped (pushed to `drops`).
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Vec<Packet>);
+    /// The transmitter is free at `now`: the next packet to send (CE set if
+    /// the discipline marks it), after any drops it decides.
+    fn dequeue(&mut self, now: SimTime, drops: &mut Vec<Packet>) -> Option<Packet>;
+    fn len_pkts(&self) -> u32;
+    fn len_bytes(&self) -> u64;
+    fn limit_pkts(&self) -> Option<u32>;
+    fn limit_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// Packets this discipline has marked CE.
+    fn marks(&self) -> u64;
+    /// The packets it holds (for conservation checks).
+    fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
 }
