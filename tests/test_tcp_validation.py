@@ -48,12 +48,15 @@ def test_ten_equal_rtt_flows_share_fairly():
     assert j >= 0.95, j
 
 
-def test_packet_conservation_at_every_sample():
+@pytest.mark.parametrize("queue", ["droptail", "red", "codel"])
+def test_packet_conservation_at_every_sample(queue):
     # Every packet a flow put into the network was delivered, dropped, or is
     # still held by a link (queue, transmitter or propagation) - counted from
-    # the links' own contents, independently of the flows' counters.
-    sc = single_link(duration="20s", loss={"kind": "bernoulli", "p": 0.02},
-                     flows=[dict(app="bulk", count=3, stagger="1s")], sample_interval="50ms")
+    # the links' own contents, independently of the flows' counters. Repeated
+    # transfers (fresh connections) and dequeue-time drops included.
+    sc = single_link(duration="20s", loss={"kind": "bernoulli", "p": 0.02}, queue=queue, buffer="30pkt",
+                     flows=[dict(app="bulk", count=3, stagger="1s"),
+                            dict(app="repeat", size="30KB", think="0.1s", count=2)], sample_interval="50ms")
     res = sc.run()
     fs = res.flow_series.group_by("time_s").agg(pl.col("pkts_injected").sum(), pl.col("pkts_arrived").sum(),
                                                 pl.col("pkts_dropped").sum()).sort("time_s")

@@ -298,6 +298,7 @@ impl Simulation {
             // A late packet of the slot's previous connection: discarded,
             // as a closed connection's segments would be.
             flow.stats.stale_pkts += 1;
+            flow.stats.pkts_arrived += 1;
             self.out = out;
             return;
         }
