@@ -93,3 +93,30 @@ def test_codel_options_are_checked():
         single_link(duration="1s", queue={"kind": "codel", "limit": 5})
     with pytest.raises(ScenarioError, match=r"^topology\.buffer"):
         single_link(duration="1s", queue="codel", buffer="100KB")
+
+
+def test_pie_holds_the_mean_queueing_delay_near_its_reference():
+    # RFC 8033's design goal: the average queueing delay is controlled to
+    # QDELAY_REF (15 ms) whatever the buffer; DropTail fills 1000 packets.
+    import numpy as np
+    r_dt, _ = _codel_run("droptail")
+    for queue, ecn in (("pie", False), ({"kind": "pie", "ecn": True}, True)):
+        sc = single_link(duration="60s", rate="10Mbps", delay="10ms", buffer="1000pkt", queue=queue,
+                         sample_interval="100ms", tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn), flows=[{"count": 4}])
+        r = sc.run()
+        ls = r.link_series.filter((pl.col("link") == 0) & (pl.col("time_s") > 10))
+        mean_delay = ls["queue_bytes"].to_numpy().mean() * 8 / 10e6
+        assert 0.5 * 0.015 < mean_delay < 1.5 * 0.015, mean_delay
+        assert r.links["utilization"][0] > 0.95
+        assert (ls["max_p"] > 0).any()  # the drop probability is traced
+        if ecn:
+            assert r.links["marks"][0] > r.links["drops"][0]
+    ls_dt = r_dt.link_series.filter((pl.col("link") == 0) & (pl.col("time_s") > 10))
+    assert np.mean(ls_dt["queue_bytes"].to_numpy()) * 8 / 10e6 > 0.5
+
+
+def test_pie_options_are_checked():
+    with pytest.raises(ScenarioError, match=r"^topology\.queue\.alpha"):
+        single_link(duration="1s", queue={"kind": "pie", "alpha": -1})
+    with pytest.raises(ScenarioError, match=r"^topology\.queue\.t_update"):
+        single_link(duration="1s", queue={"kind": "pie", "t_update": "0s"})

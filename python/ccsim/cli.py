@@ -88,7 +88,7 @@ def cmd_bench(a) -> int:
 
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
-    from .scenario import CODEL_DOC, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
+    from .scenario import CODEL_DOC, PIE_DOC, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
     from .traffic import APP_DOC
 
     what = a.what
@@ -116,6 +116,9 @@ def cmd_list(a) -> int:
             print(f"    {k}: {d}")
         print("  CoDel options (queue = {kind = \"codel\", ...}):")
         for k, d in CODEL_DOC.items():
+            print(f"    {k}: {d}")
+        print("  PIE options (queue = {kind = \"pie\", ...}):")
+        for k, d in PIE_DOC.items():
             print(f"    {k}: {d}")
     if what in ("loss", "all"):
         print("loss models (loss = {kind = ..., options}; each link direction has its own random stream):")

@@ -42,7 +42,19 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel"]
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "pie"]
+# PIE options (RFC 8033 defaults). The buffer is its hard limit.
+PIE_DOC: dict[str, str] = {
+    "target": "QDELAY_REF, the target queueing delay (default 15ms)",
+    "t_update": "drop-probability update period (default 15ms)",
+    "alpha": "Hz, weight of the delay error (default 0.125)",
+    "beta": "Hz, weight of the delay trend (default 1.25)",
+    "max_burst": "burst allowance after an idle, uncongested period (default 150ms)",
+    "mean_pktsize": "bytes; no early drop while at most two such packets wait (default 1500)",
+    "ecn": "mark ECN-capable packets while p ≤ mark_ecnth, drop above (default false)",
+    "mark_ecnth": "highest probability at which ECN-capable packets are marked (default 0.1)",
+    "derandomize": "RFC 8033 §5.1 accumulated-probability de-randomization (default true, as Linux)",
+}
 # CoDel options (RFC 8289; Linux sch_codel defaults). The buffer is its packet limit.
 CODEL_DOC: dict[str, str] = {
     "target": "acceptable standing queue delay (default 5ms)",
@@ -82,6 +94,28 @@ def _queue(field: str, v) -> dict:
     if kind == "droptail":
         _check_keys(field, v, {"kind"})
         return {"kind": "droptail"}
+    if kind == "pie":
+        _check_keys(field, v, {"kind", *PIE_DOC})
+        out = {"kind": "pie"}
+        for k in ("target", "t_update"):
+            if k in v:
+                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
+        if "max_burst" in v:
+            out["max_burst_ps"] = parse_time(f"{field}.max_burst", v["max_burst"])
+        for k in ("alpha", "beta"):
+            if k in v:
+                x = v[k]
+                if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+                    raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
+                out[k] = float(x)
+        if "mean_pktsize" in v:
+            out["mean_pktsize"] = _int(f"{field}.mean_pktsize", v["mean_pktsize"], lo=1, hi=65535)
+        if "mark_ecnth" in v:
+            out["mark_ecnth"] = _prob(f"{field}.mark_ecnth", v["mark_ecnth"])
+        for k in ("ecn", "derandomize"):
+            if k in v:
+                out[k] = _bool(f"{field}.{k}", v[k])
+        return out
     if kind == "codel":
         _check_keys(field, v, {"kind", *CODEL_DOC})
         out = {"kind": "codel"}

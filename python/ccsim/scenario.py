@@ -25,7 +25,7 @@ from . import _core, algorithms, traffic
 from .traffic import per_flow_times
 from ._check import _bool, _check_keys, _int, _prob, _str
 from .errors import ScenarioError
-from .netmodels import CODEL_DOC, LOSS_KINDS, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
+from .netmodels import CODEL_DOC, LOSS_KINDS, PIE_DOC, QUEUE_KINDS, RED_DOC, _loss, _queue  # noqa: F401 (re-exported)
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_size, parse_time
 
 # --------------------------------------------------------------------------

@@ -103,6 +103,31 @@ pub enum QueueCfg {
         #[serde(default)]
         bottom: Option<f64>,
     },
+    /// PIE (RFC 8033), decided at enqueue (queue/pie.rs).
+    Pie {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+        #[serde(default = "pie_15ms")]
+        target_ps: SimTime,
+        #[serde(default = "pie_15ms")]
+        t_update_ps: SimTime,
+        #[serde(default = "pie_alpha")]
+        alpha: f64,
+        #[serde(default = "pie_beta")]
+        beta: f64,
+        #[serde(default = "pie_max_burst")]
+        max_burst_ps: SimTime,
+        #[serde(default = "pie_mean_pktsize")]
+        mean_pktsize: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "red_max_p")]
+        mark_ecnth: f64,
+        #[serde(default = "default_true")]
+        derandomize: bool,
+    },
     /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
     Codel {
         limit_pkts: u32,
@@ -118,6 +143,21 @@ pub enum QueueCfg {
     },
 }
 
+fn pie_15ms() -> SimTime {
+    15 * crate::units::PS_PER_MS
+}
+fn pie_alpha() -> f64 {
+    0.125
+}
+fn pie_beta() -> f64 {
+    1.25
+}
+fn pie_max_burst() -> SimTime {
+    150 * crate::units::PS_PER_MS
+}
+fn pie_mean_pktsize() -> u32 {
+    1500
+}
 fn codel_target() -> SimTime {
     5 * crate::units::PS_PER_MS
 }
@@ -528,6 +568,32 @@ impl Scenario {
                     }
                 }
                 QueueCfg::Codel { .. } => {} // checked below
+                QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, mark_ecnth, .. } => {
+                    if limit_pkts.is_none() && limit_bytes.is_none() {
+                        return err(f("queue"), "pie needs limit_pkts or limit_bytes (the hard limit)");
+                    }
+                    if let Some(0) = limit_pkts {
+                        return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                    }
+                    for (k, v) in [("target", target_ps), ("t_update", t_update_ps)] {
+                        if *v == 0 {
+                            return err(f(&format!("queue.{k}")), "must be > 0 for PIE (got 0)");
+                        }
+                        check_t(f(&format!("queue.{k}")), *v)?;
+                    }
+                    check_t(f("queue.max_burst"), *max_burst_ps)?;
+                    for (k, v) in [("alpha", alpha), ("beta", beta)] {
+                        if !(v.is_finite() && *v >= 0.0) {
+                            return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
+                        }
+                    }
+                    if *mean_pktsize == 0 {
+                        return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
+                    }
+                    if !(0.0..=1.0).contains(mark_ecnth) {
+                        return err(f("queue.mark_ecnth"), format!("must be a probability in [0, 1] (got {mark_ecnth})"));
+                    }
+                }
             }
             if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } = &l.queue {
                 if *limit_pkts == 0 {
@@ -706,7 +772,7 @@ impl Scenario {
             }
             let pkt = t.mss as u64 + t.header_bytes as u64 + if t.timestamps { TS_OPTION_BYTES as u64 } else { 0 };
             for l in &self.links {
-                if let QueueCfg::Droptail { limit_bytes: Some(b), .. } | QueueCfg::Red { limit_bytes: Some(b), .. } = l.queue {
+                if let QueueCfg::Droptail { limit_bytes: Some(b), .. } | QueueCfg::Red { limit_bytes: Some(b), .. } | QueueCfg::Pie { limit_bytes: Some(b), .. } = l.queue {
                     if b < pkt {
                         return err(
                             format!("links ({}).queue.limit_bytes", l.name),

@@ -91,6 +91,24 @@ impl Simulation {
                     crate::queue::RedParams::from_link(l),
                     Stream::new(sc.seed, StreamKind::Queue, i as u64),
                 )),
+                QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, ecn, mark_ecnth, derandomize } => {
+                    Box::new(crate::queue::Pie::new(
+                        crate::queue::PieParams {
+                            target: *target_ps,
+                            t_update: *t_update_ps,
+                            alpha: *alpha,
+                            beta: *beta,
+                            max_burst: *max_burst_ps,
+                            limit_pkts: *limit_pkts,
+                            limit_bytes: *limit_bytes,
+                            mean_pktsize: *mean_pktsize,
+                            ecn: *ecn,
+                            mark_ecnth: *mark_ecnth,
+                            derandomize: *derandomize,
+                        },
+                        Stream::new(sc.seed, StreamKind::Queue, i as u64),
+                    ))
+                }
                 // Dequeue-time disciplines hold the packets themselves (below).
                 QueueCfg::Codel { .. } => Box::new(DropTail { limit_pkts: None, limit_bytes: None }),
             };

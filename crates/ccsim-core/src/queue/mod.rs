@@ -7,9 +7,11 @@
 //! frees up, at a service event; see docs/architecture.md.
 
 mod codel;
+mod pie;
 mod red;
 
 pub use codel::{Codel, CodelParams};
+pub use pie::{Pie, PieParams};
 pub use red::{Adaptive, Red, RedParams};
 
 use crate::packet::Packet;
