@@ -120,3 +120,26 @@ def test_pie_options_are_checked():
         single_link(duration="1s", queue={"kind": "pie", "alpha": -1})
     with pytest.raises(ScenarioError, match=r"^topology\.queue\.t_update"):
         single_link(duration="1s", queue={"kind": "pie", "t_update": "0s"})
+
+
+def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
+    # RFC 8290: DRR over per-flow queues gives backlogged flows equal byte
+    # shares, whatever their RTT; single-queue CoDel favours short RTTs.
+    from ccsim import Builder
+    from ccsim import metrics as m
+
+    def run(q):
+        sc = (Builder("60s", sample_interval="1s")
+              .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="5ms", access_rate="100Mbps", access_delay="1ms",
+                        buffer="500pkt", queue=q)
+              .tcp(cc="cubic", sack="rfc6675").flows(count=4, rtt={"spread": ["20ms", "200ms"]}).build())
+        r = sc.run()
+        bott = r.links.filter(pl.col("name") == "r0->r1")["id"][0]
+        ls = r.link_series.filter((pl.col("link") == bott) & (pl.col("time_s") > 10))
+        return m.jain(m.goodput(r.flow_series, 10, 60)["goodput_bps"]), ls["queue_bytes"].mean() * 8 / 10e6, r
+
+    j_fq, d_fq, r = run("fq_codel")
+    j_cd, _, _ = run("codel")
+    assert j_fq > 0.95 and j_fq > j_cd
+    assert d_fq < 4 * 0.005
+    assert r.links.filter(pl.col("name") == "r0->r1")["queue"][0] == "fq_codel"

@@ -114,7 +114,7 @@ def cmd_list(a) -> int:
         print("  RED-family options (queue = {kind = \"red\", ...}):")
         for k, d in RED_DOC.items():
             print(f"    {k}: {d}")
-        print("  CoDel options (queue = {kind = \"codel\", ...}):")
+        print("  CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...}):")
         for k, d in CODEL_DOC.items():
             print(f"    {k}: {d}")
         print("  PIE options (queue = {kind = \"pie\", ...}):")

@@ -42,7 +42,7 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "pie"]
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "fq_codel", "pie"]
 # PIE options (RFC 8033 defaults). The buffer is its hard limit.
 PIE_DOC: dict[str, str] = {
     "target": "QDELAY_REF, the target queueing delay (default 15ms)",
@@ -61,6 +61,8 @@ CODEL_DOC: dict[str, str] = {
     "interval": "time the delay must stay above target before dropping; drop spacing interval/√count (default 100ms)",
     "mtu": "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET; default 1514)",
     "ecn": "mark ECN-capable packets instead of dropping them (default false)",
+    "quantum": "fq_codel only: DRR bytes per round (default 1514)",
+    "buckets": "fq_codel only: flow queues, flows hashed into them (default 1024)",
 }
 # RED options (queue tables): name -> what it means. Thresholds are in packets
 # (mean-size packets in byte mode); omitted values are set as ns-2 does.
@@ -116,9 +118,14 @@ def _queue(field: str, v) -> dict:
             if k in v:
                 out[k] = _bool(f"{field}.{k}", v[k])
         return out
-    if kind == "codel":
-        _check_keys(field, v, {"kind", *CODEL_DOC})
-        out = {"kind": "codel"}
+    if kind in ("codel", "fq_codel"):
+        keys = set(CODEL_DOC) - ({"quantum", "buckets"} if kind == "codel" else set())
+        _check_keys(field, v, {"kind", *keys})
+        out = {"kind": kind}
+        if "quantum" in v:
+            out["quantum"] = _int(f"{field}.quantum", v["quantum"], lo=1, hi=2**31 - 1)
+        if "buckets" in v:
+            out["buckets"] = _int(f"{field}.buckets", v["buckets"], lo=1, hi=65536)
         for k in ("target", "interval"):
             if k in v:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)

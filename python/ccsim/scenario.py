@@ -214,9 +214,9 @@ def _resolve_buffers(net: _Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt:
         if buf.kind == "pkt":
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
-            if q["kind"] == "codel":
+            if q["kind"] in ("codel", "fq_codel"):
                 raise ScenarioError(fld, message=(
-                    f"{fld}: CoDel's limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
+                    f"{fld}: {q['kind']}'s limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
                     f"got {int(buf.amount)} bytes"))
             if buf.amount < max_pkt:
                 raise ScenarioError(fld, message=(

@@ -128,6 +128,22 @@ pub enum QueueCfg {
         #[serde(default = "default_true")]
         derandomize: bool,
     },
+    /// FQ-CoDel (RFC 8290), decided at dequeue (queue/fq_codel.rs).
+    FqCodel {
+        limit_pkts: u32,
+        #[serde(default = "codel_target")]
+        target_ps: SimTime,
+        #[serde(default = "codel_interval")]
+        interval_ps: SimTime,
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "codel_mtu")]
+        quantum: u32,
+        #[serde(default = "fq_buckets")]
+        buckets: u32,
+    },
     /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
     Codel {
         limit_pkts: u32,
@@ -163,6 +179,9 @@ fn codel_target() -> SimTime {
 }
 fn codel_interval() -> SimTime {
     100 * crate::units::PS_PER_MS
+}
+fn fq_buckets() -> u32 {
+    1024
 }
 fn codel_mtu() -> u32 {
     1514
@@ -567,7 +586,7 @@ impl Scenario {
                         return err(f("queue.interval"), "must be > 0 for adaptive RED (got 0)");
                     }
                 }
-                QueueCfg::Codel { .. } => {} // checked below
+                QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => {} // checked below
                 QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, mark_ecnth, .. } => {
                     if limit_pkts.is_none() && limit_bytes.is_none() {
                         return err(f("queue"), "pie needs limit_pkts or limit_bytes (the hard limit)");
@@ -595,7 +614,15 @@ impl Scenario {
                     }
                 }
             }
-            if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } = &l.queue {
+            if let QueueCfg::FqCodel { quantum, buckets, .. } = &l.queue {
+                if *quantum == 0 {
+                    return err(f("queue.quantum"), "must be ≥ 1 byte (got 0)");
+                }
+                if *buckets == 0 || *buckets > 65_536 {
+                    return err(f("queue.buckets"), format!("must be 1..=65536 (got {buckets})"));
+                }
+            }
+            if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } | QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, .. } = &l.queue {
                 if *limit_pkts == 0 {
                     return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
                 }

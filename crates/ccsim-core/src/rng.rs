@@ -41,6 +41,11 @@ impl Stream {
         Stream { rng: Xoshiro256PlusPlus::seed_from_u64(key) }
     }
 
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
     /// Uniform in [0, 1) with 53 random bits.
     #[inline]
     pub fn uniform(&mut self) -> f64 {

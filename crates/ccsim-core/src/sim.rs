@@ -110,7 +110,7 @@ impl Simulation {
                     ))
                 }
                 // Dequeue-time disciplines hold the packets themselves (below).
-                QueueCfg::Codel { .. } => Box::new(DropTail { limit_pkts: None, limit_bytes: None }),
+                QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => Box::new(DropTail { limit_pkts: None, limit_bytes: None }),
             };
             let aqm: Option<Box<dyn crate::queue::DequeueDisc>> = match &l.queue {
                 QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => Some(Box::new(crate::queue::Codel::new(crate::queue::CodelParams {
@@ -120,6 +120,18 @@ impl Simulation {
                     mtu: *mtu as u64,
                     ecn: *ecn,
                 }))),
+                QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
+                    let codel = crate::queue::CodelParams { target: *target_ps, interval: *interval_ps, limit_pkts: *limit_pkts, mtu: *mtu as u64, ecn: *ecn };
+                    // Linux draws a hash perturbation at setup; here from the link's stream.
+                    let perturb = Stream::new(sc.seed, StreamKind::Queue, i as u64).next_u64();
+                    Some(Box::new(crate::queue::FqCodel::new(crate::queue::FqCodelParams {
+                        codel,
+                        limit_pkts: *limit_pkts,
+                        quantum: *quantum,
+                        buckets: *buckets,
+                        perturb,
+                    })))
+                }
                 _ => None,
             };
             let loss = match &l.loss {

@@ -74,6 +74,13 @@ impl Codel {
         }
     }
 
+    /// Drop the head packet (FQ-CoDel's overflow drop from the fattest queue).
+    pub fn drop_head(&mut self) -> Option<Packet> {
+        let (_, p) = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+
     pub fn dropping(&self) -> bool {
         self.dropping
     }

@@ -7,10 +7,12 @@
 //! frees up, at a service event; see docs/architecture.md.
 
 mod codel;
+mod fq_codel;
 mod pie;
 mod red;
 
 pub use codel::{Codel, CodelParams};
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Adaptive, Red, RedParams};
 
