@@ -32,7 +32,7 @@ def test_examples_run_as_written(tmp_path):
         for p in ("cwnd.png", "throughput.png", "seq.png", "queue.png"):
             assert (out / p).stat().st_size > 1000
         m = json.loads((out / "manifest.json").read_text())
-        assert m["seed"] in (1, 7) and m["ccsim_version"] == ccsim.__version__ and m["events"] == d["events"]
+        assert m["seed"] in (1, 3, 7) and m["ccsim_version"] == ccsim.__version__ and m["events"] == d["events"]
     d = json.loads(cli("run", str(ROOT / "examples" / "dumbbell.toml"), "--out", str(tmp_path / "x"), "--json").stdout)
     assert len(d["flows"]) == 10
 
