@@ -353,7 +353,7 @@ class Scenario:
             if isinstance(start_v, dict) and "stagger" in g:
                 raise ScenarioError(f"{where}.stagger", message=(
                     f"{where}.stagger: not allowed with a drawn or spread start; expected one of start = <dist> or stagger"))
-            rng = np.random.default_rng([seed % 2**63, gi, 1])
+            rng = np.random.default_rng([seed, gi, 1])
             starts = per_flow_times(f"{where}.start", start_v, count, rng)
             if not isinstance(start_v, dict):
                 starts = [starts[0] + j * stagger for j in range(count)]
@@ -365,7 +365,7 @@ class Scenario:
             rtts = None
             if "rtt" in topo_opts:
                 rtts = per_flow_times(f"{where}.rtt", topo_opts["rtt"], count,
-                                      np.random.default_rng([seed % 2**63, gi, 2]), allow_zero=False)
+                                      np.random.default_rng([seed, gi, 2]), allow_zero=False)
             for j in range(count):
                 st = starts[j]
                 if st > duration:
