@@ -104,40 +104,34 @@ def cmd_list(a) -> int:
         for k, v in TCP_DEFAULTS.items():
             print(f"  {k} = {v!r}: {TCP_DOC[k]}")
     if what in ("topology", "all"):
-        print("topologies (topology = {kind = ..., options}):")
-        for kind, opts in TOPOLOGY_DOC.items():
-            print(f"  {kind}")
-            for k, d in opts.items():
-                print(f"    {k}: {d}")
+        _print_kinds("topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
     if what in ("queue", "all"):
         print("queues:", ", ".join(QUEUE_KINDS))
-        print("  RED-family options (queue = {kind = \"red\", ...}):")
-        for k, d in RED_DOC.items():
-            print(f"    {k}: {d}")
-        print("  CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...}):")
-        for k, d in CODEL_DOC.items():
-            print(f"    {k}: {d}")
-        print("  PIE options (queue = {kind = \"pie\", ...}):")
-        for k, d in PIE_DOC.items():
-            print(f"    {k}: {d}")
+        _print_kinds(None, {
+            "RED-family options (queue = {kind = \"red\", ...})": RED_DOC,
+            "CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...})": CODEL_DOC,
+            "PIE options (queue = {kind = \"pie\", ...})": PIE_DOC,
+        })
     if what in ("loss", "all"):
-        print("loss models (loss = {kind = ..., options}; each link direction has its own random stream):")
-        for kind, opts in LOSS_DOC.items():
-            print(f"  {kind}")
-            for k, d in opts.items():
-                print(f"    {k}: {d}")
+        _print_kinds("loss models (loss = {kind = ..., options}; each link direction has its own random stream):", LOSS_DOC)
     if what in ("traffic", "all"):
-        print("traffic (flow group: app = ..., options in the group):")
-        for kind, opts in APP_DOC.items():
-            print(f"  {kind}")
-            for k, d in opts.items():
-                print(f"    {k}: {d}")
+        _print_kinds("traffic (flow group: app = ..., options in the group):", APP_DOC)
         print("  every group: count, start (a time, a distribution or {spread = [a, b]}), stagger, label")
     if what in ("traffic", "loss", "all"):
         print("distributions (times or sizes):")
         for k, d in DIST_DOC.items():
             print(f"  {k}: {d}")
     return 0
+
+
+def _print_kinds(title: str | None, docs: dict[str, dict[str, str]]) -> None:
+    """Print kinds and their options: {kind: {option: meaning}}."""
+    if title:
+        print(title)
+    for kind, opts in docs.items():
+        print(f"  {kind}")
+        for k, d in opts.items():
+            print(f"    {k}: {d}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -90,7 +90,7 @@ pub enum QueueCfg {
         mark_p: Option<f64>,
         #[serde(default)]
         adaptive: RedAdaptiveCfg,
-        #[serde(default = "red_target_delay")]
+        #[serde(default = "five_ms")]
         target_delay_ps: SimTime,
         #[serde(default = "red_interval")]
         interval_ps: SimTime,
@@ -131,7 +131,7 @@ pub enum QueueCfg {
     /// FQ-CoDel (RFC 8290), decided at dequeue (queue/fq_codel.rs).
     FqCodel {
         limit_pkts: u32,
-        #[serde(default = "codel_target")]
+        #[serde(default = "five_ms")]
         target_ps: SimTime,
         #[serde(default = "codel_interval")]
         interval_ps: SimTime,
@@ -147,7 +147,7 @@ pub enum QueueCfg {
     /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
     Codel {
         limit_pkts: u32,
-        #[serde(default = "codel_target")]
+        #[serde(default = "five_ms")]
         target_ps: SimTime,
         #[serde(default = "codel_interval")]
         interval_ps: SimTime,
@@ -173,9 +173,6 @@ fn pie_max_burst() -> SimTime {
 }
 fn pie_mean_pktsize() -> u32 {
     1500
-}
-fn codel_target() -> SimTime {
-    5 * crate::units::PS_PER_MS
 }
 fn codel_interval() -> SimTime {
     100 * crate::units::PS_PER_MS
@@ -207,7 +204,8 @@ fn red_max_p() -> f64 {
 fn red_mean_pktsize() -> u32 {
     500
 }
-fn red_target_delay() -> SimTime {
+/// 5 ms: RED's automatic target delay and CoDel's target.
+fn five_ms() -> SimTime {
     5 * crate::units::PS_PER_MS
 }
 fn red_interval() -> SimTime {
