@@ -301,6 +301,18 @@ class Scenario:
     def duration_s(self) -> float:
         return self.core["duration_ps"] / PS_PER_S
 
+    def to_toml(self) -> str:
+        """The scenario as TOML text that loads and runs identically."""
+        from .tomlio import scenario_to_toml
+
+        return scenario_to_toml(self)
+
+    def with_overrides(self, assignments: dict) -> "Scenario":
+        """A new scenario with dotted-path overrides applied ({'tcp.cc': 'cubic'})."""
+        from .overrides import apply
+
+        return Scenario(apply(self.raw, assignments), source=self.source)
+
     def to_core_json(self) -> str:
         return json.dumps(self.core)
 

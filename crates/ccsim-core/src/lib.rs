@@ -4,6 +4,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod control;
 pub mod link;
 pub mod app;
 pub mod loss;
@@ -18,15 +19,39 @@ pub mod tcp;
 pub mod units;
 
 pub use config::{ConfigError, Scenario};
+pub use control::{Cancelled, RunControl};
 pub use record::{Column, SimOutput, Table};
 pub use sim::Simulation;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The simulation model's version. Bump it in any commit that changes what a
+/// scenario simulates to (a different number, column or event in any result
+/// table for some scenario and seed); leave it for changes that keep every
+/// output identical (speed, refactoring, docs, new options whose default
+/// keeps the old behaviour). A run's identity in a campaign includes it, so
+/// results made by different models are never mixed (docs/experiments.md).
+pub const MODEL_VERSION: u32 = 1;
+
+/// Why a controlled run did not produce output.
+#[derive(Debug)]
+pub enum RunError {
+    Config(ConfigError),
+    Cancelled(Cancelled),
+}
+
 /// Run a resolved scenario given as JSON and return its result columns.
 pub fn run_json(json: &str) -> Result<SimOutput, ConfigError> {
     let sc = Scenario::from_json(json)?;
     run(&sc)
+}
+
+/// As [`run_json`], publishing progress to `ctl` and stopping if it is cancelled.
+pub fn run_json_controlled(json: &str, ctl: &RunControl) -> Result<SimOutput, RunError> {
+    let sc = Scenario::from_json(json).map_err(RunError::Config)?;
+    let mut sim = Simulation::new(&sc).map_err(RunError::Config)?;
+    sim.run_controlled(ctl).map_err(RunError::Cancelled)?;
+    Ok(sim.output())
 }
 
 pub fn run(sc: &Scenario) -> Result<SimOutput, ConfigError> {

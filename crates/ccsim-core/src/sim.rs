@@ -11,6 +11,7 @@ use crate::record::{Column, FlowSeries, LinkSeries, SimOutput, Table};
 use crate::rng::{Stream, StreamKind};
 use crate::sched::{Event, Scheduler};
 use crate::app::{draw_ps, App, Transfer, UdpSource};
+use crate::control::{Cancelled, RunControl, REPORT_EVERY};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
 use crate::config::ConfigError;
@@ -551,8 +552,31 @@ impl Simulation {
     }
 
     pub fn run(&mut self) {
+        let _ = self.run_loop::<false>(None);
+    }
+
+    /// Run while publishing progress to `ctl`; stop early if it is cancelled
+    /// (the simulation is then left part-way and should be dropped).
+    pub fn run_controlled(&mut self, ctl: &RunControl) -> Result<(), Cancelled> {
+        self.run_loop::<true>(Some(ctl))?;
+        ctl.report(self.now);
+        Ok(())
+    }
+
+    /// The event loop. With `CONTROLLED = false` the progress check is
+    /// compiled out, so a plain run pays nothing for it.
+    #[inline(always)]
+    fn run_loop<const CONTROLLED: bool>(&mut self, ctl: Option<&RunControl>) -> Result<(), Cancelled> {
         while let Some((t, ev)) = self.sched.pop_until(self.duration) {
             self.now = t;
+            if CONTROLLED && self.sched.popped & (REPORT_EVERY - 1) == 0 {
+                if let Some(c) = ctl {
+                    c.report(t);
+                    if c.is_cancelled() {
+                        return Err(Cancelled { sim_time_s: ps_to_s(t) });
+                    }
+                }
+            }
             match ev {
                 Event::LinkArrival(l) => self.on_link_arrival(l as usize),
                 Event::FlowTimer(f) => self.on_flow_timer(f as usize),
@@ -575,6 +599,7 @@ impl Simulation {
             }
         }
         self.now = self.duration;
+        Ok(())
     }
 
     pub fn output(&mut self) -> SimOutput {

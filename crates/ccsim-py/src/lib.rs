@@ -1,16 +1,18 @@
 //! Python bindings for ccsim-core. The boundary is deliberately thin: one
 //! resolved scenario (JSON text) goes in, result tables come out as columns
-//! (raw little-endian buffers that Python wraps as numpy arrays without
+//! (raw native-endian buffers that Python wraps as numpy arrays without
 //! parsing). The GIL is released while the simulation runs. A Rust panic is
 //! caught and raised as `ccsim.InternalError`, never an abort.
 
-use ccsim_core::{Column, SimOutput};
+use ccsim_core::{Column, RunError, SimOutput};
+use std::sync::Arc;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid: the message names the field, the value and what is accepted.");
+create_exception!(_core, RunCancelled, PyRuntimeError, "The run was stopped through its RunControl (a timeout or an interrupt) before its end.");
 create_exception!(_core, InternalError, PyRuntimeError, "A bug inside the simulator core (a Rust panic); please report it with the scenario.");
 
 fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
@@ -54,15 +56,53 @@ fn guarded<T: Send, F: FnOnce() -> T + Send + std::panic::UnwindSafe>(py: Python
     })
 }
 
+/// A handle to watch a run from another thread and stop it: pass it to
+/// `run(..., control=c)`, then read `c.sim_time_s()` or call `c.cancel()`
+/// while the run holds no GIL.
+#[pyclass(name = "RunControl", frozen)]
+struct PyRunControl {
+    inner: Arc<ccsim_core::RunControl>,
+}
+
+#[pymethods]
+impl PyRunControl {
+    #[new]
+    fn new() -> Self {
+        PyRunControl { inner: Arc::new(ccsim_core::RunControl::new()) }
+    }
+    /// Simulated time the run had reached at its latest report, seconds.
+    fn sim_time_s(&self) -> f64 {
+        self.inner.sim_time_ps() as f64 * 1e-12
+    }
+    /// Ask the run to stop; it raises RunCancelled within a few milliseconds.
+    fn cancel(&self) {
+        self.inner.cancel()
+    }
+    fn cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+}
+
 /// Run one resolved scenario (JSON text). Returns
 /// {"tables": {name: [(column, dtype, data), ...]}, "events", "sim_time_s",
 /// "delivered_data_pkts"}; numeric data are raw native-endian buffers.
+/// With `control`, the run publishes its progress there and stops (raising
+/// `RunCancelled`) when it is cancelled.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, control=None))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, control: Option<PyRef<'py, PyRunControl>>) -> PyResult<Bound<'py, PyDict>> {
     let json = scenario_json.to_owned();
-    match guarded(py, move || ccsim_core::run_json(&json))? {
+    let res = match control {
+        None => guarded(py, move || ccsim_core::run_json(&json).map_err(RunError::Config))?,
+        Some(c) => {
+            let ctl = Arc::clone(&c.inner);
+            guarded(py, move || ccsim_core::run_json_controlled(&json, &ctl))?
+        }
+    };
+    match res {
         Ok(out) => to_py(py, &out),
-        Err(e) => Err(ScenarioError::new_err(e.to_string())),
+        Err(RunError::Config(e)) => Err(ScenarioError::new_err(e.to_string())),
+        Err(RunError::Cancelled(c)) => Err(RunCancelled::new_err(c.to_string())),
     }
 }
 
@@ -89,6 +129,9 @@ fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ccsim_core::VERSION)?;
+    m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
+    m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
+    m.add_class::<PyRunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

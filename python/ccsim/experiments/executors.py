@@ -1,0 +1,217 @@
+"""Executors: who runs the tasks. All three run the same function
+(:func:`ccsim.experiments.worker.execute`) and return its outcomes, so results
+are the same bytes whichever ran them.
+
+- ``serial``: in this process, one after another.
+- ``pool`` (default): long-lived worker processes on this machine. A worker
+  that dies (a crash in native code, the OOM killer) costs only its run,
+  recorded as failed, and is replaced; a run past its timeout that does not
+  stop by itself is killed with its worker.
+- ``dask``: a ``dask.distributed`` cluster: an existing scheduler
+  (``tcp://host:8786``), or ``local`` for a LocalCluster on this machine.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import wait
+
+from .worker import execute
+
+# Extra wall time beyond a run's timeout before the pool kills its worker
+# (the core stops a cancelled run within milliseconds; this is for a worker
+# stuck elsewhere, e.g. encoding a huge table).
+KILL_GRACE_S = 10.0
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Serial:
+    name = "serial"
+
+    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+        for t in tasks:
+            yield execute(t)
+
+    def close(self) -> None:
+        pass
+
+
+def _worker_main(conn) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client decides when to stop
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        conn.send(execute(task))
+
+
+class _Worker:
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: dict | None = None
+        self.started = 0.0
+
+
+class Pool:
+    """A fixed set of worker processes fed one task at a time."""
+
+    name = "pool"
+
+    def __init__(self, jobs: int | None = None):
+        self.jobs = jobs or default_jobs()
+        # 'spawn': a fresh interpreter per worker (forking a process that has
+        # started polars' or the progress bar's threads can deadlock).
+        self.ctx = mp.get_context("spawn")
+        self.workers: list[_Worker] = []
+
+    def _spawn(self) -> _Worker:
+        w = _Worker(self.ctx)
+        self.workers.append(w)
+        return w
+
+    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+        import time
+
+        it = iter(tasks)
+        exhausted = False
+        while len(self.workers) < self.jobs:
+            self._spawn()
+        idle = list(self.workers)
+        busy: list[_Worker] = []
+
+        def feed():
+            nonlocal exhausted
+            while idle and not exhausted:
+                try:
+                    t = next(it)
+                except StopIteration:
+                    exhausted = True
+                    return
+                w = idle.pop()
+                w.task, w.started = t, time.monotonic()
+                w.conn.send(t)
+                busy.append(w)
+
+        feed()
+        while busy:
+            limits = [w.started + w.task["timeout_s"] + KILL_GRACE_S for w in busy if w.task.get("timeout_s")]
+            wait_s = max(0.0, min(limits) - time.monotonic()) if limits else None
+            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=wait_s)
+            now = time.monotonic()
+            for w in list(busy):
+                out = None
+                if w.conn in ready:
+                    try:
+                        out = w.conn.recv()
+                    except (EOFError, OSError):
+                        out = None
+                if out is not None:
+                    busy.remove(w)
+                    w.task = None
+                    idle.append(w)
+                    yield out
+                    continue
+                dead = not w.proc.is_alive()
+                late = w.task.get("timeout_s") and now > w.started + w.task["timeout_s"] + KILL_GRACE_S
+                if dead or late:
+                    if late and not dead:
+                        w.proc.kill()
+                    w.proc.join()
+                    busy.remove(w)
+                    self.workers.remove(w)
+                    rid = w.task["run_id"]
+                    if late:
+                        err = (f"timed out after {w.task['timeout_s']:g} s and did not stop; "
+                               "its worker process was killed")
+                        kind = "timeout"
+                    else:
+                        err = f"worker process died (exit code {w.proc.exitcode}) while running it"
+                        kind = "crash"
+                    idle.append(self._spawn())
+                    yield {"run_id": rid, "status": "failed", "kind": kind, "error": err}
+            feed()
+
+    def close(self) -> None:
+        for w in self.workers:
+            try:
+                w.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for w in self.workers:
+            w.proc.join(timeout=2)
+            if w.proc.is_alive():
+                w.proc.kill()
+                w.proc.join()
+        self.workers = []
+
+
+class Dask:
+    """Tasks on a dask.distributed cluster. Workers return the results to the
+    client (no shared filesystem needed); the client writes them."""
+
+    name = "dask"
+
+    def __init__(self, address: str, jobs: int | None = None):
+        from dask.distributed import Client, LocalCluster
+
+        self.cluster = None
+        if address == "local":
+            self.cluster = LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
+                                        dashboard_address=None, silence_logs=40)
+            self.client = Client(self.cluster)
+        else:
+            self.client = Client(address)
+        self.jobs = max(1, sum(self.client.nthreads().values()))
+
+    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+        from dask.distributed import as_completed
+
+        it = iter(tasks)
+        window = 2 * self.jobs  # tasks in flight: keeps the client's memory flat
+        ac = as_completed()
+        n = 0
+        for t in it:
+            ac.add(self.client.submit(execute, t, pure=False, key=f"ccsim-{t['run_id']}-{n}"))
+            n += 1
+            if n >= window:
+                break
+        for fut in ac:
+            try:
+                out = fut.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker is this run's failure
+                out = {"run_id": fut.key.split("-")[1], "status": "failed", "kind": "crash",
+                       "error": f"Dask task failed: {type(e).__name__}: {e}"}
+            fut.release()
+            yield out
+            t = next(it, None)
+            if t is not None:
+                ac.add(self.client.submit(execute, t, pure=False, key=f"ccsim-{t['run_id']}-{n}"))
+                n += 1
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def make(executor: str | None = None, jobs: int | None = None, dask: str | None = None):
+    if dask:
+        return Dask(dask, jobs)
+    if executor == "serial" or jobs == 1:
+        return Serial()
+    return Pool(jobs)

@@ -1,0 +1,204 @@
+"""The campaign folder: what a sweep writes and how it survives a crash.
+
+Layout (``ccsim sweep FILE --out DIR``)::
+
+    DIR/campaign.json        what made it: ccsim and model version, every sweep run into it
+    DIR/catalogue.jsonl      one line per point attempt: run_id, params, status, error, timings
+    DIR/runs/<run_id>/       a finished run: one Parquet file per table + manifest.json
+    DIR/tmp/                 runs being written (emptied when the campaign is opened)
+    DIR/stale/               runs of an older model, moved aside by --rerun-stale
+
+A run folder is written under ``tmp/`` and renamed into ``runs/`` in one
+step, so ``runs/<id>/`` either is complete or does not exist. Catalogue lines
+are appended (one ``write`` each, flushed to disk) only after the rename; a
+line cut short by a crash is ignored when read, and a finished run whose line
+was lost is re-catalogued from its manifest. Only the client process writes
+here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from .. import _core
+from ..errors import ScenarioError
+from .sweep import canonical_json
+
+FORMAT = 1
+
+
+def model_tag() -> dict:
+    return {"model_version": int(_core.MODEL_VERSION), "ccsim_version": _core.__version__}
+
+
+def run_id(core: dict) -> str:
+    """A run's identity: a hash of the canonical resolved scenario (units
+    and defaults applied; it holds the seed), the model version and the
+    package version. 20 hex digits (80 bits)."""
+    import hashlib
+
+    text = canonical_json({"scenario": core, **model_tag()})
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def params_key(params: dict) -> str:
+    return canonical_json(params)
+
+
+class CampaignError(ScenarioError):
+    """The campaign folder cannot be used as asked (the message says why and what to do)."""
+
+
+class Store:
+    def __init__(self, root: str | Path, *, create: bool = False):
+        self.root = Path(root)
+        self.runs_dir = self.root / "runs"
+        self.tmp_dir = self.root / "tmp"
+        self.catalogue_path = self.root / "catalogue.jsonl"
+        self.meta_path = self.root / "campaign.json"
+        if not self.meta_path.exists():
+            if not create:
+                raise CampaignError(str(self.root), message=(
+                    f"{self.root}: not a campaign folder (no campaign.json); expected the --out folder of 'ccsim sweep'"))
+            if self.root.exists() and any(self.root.iterdir()):
+                raise CampaignError(str(self.root), message=(
+                    f"{self.root}: exists, is not empty and is not a campaign folder; choose another --out"))
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            self._write_meta({"format": FORMAT, "created_unix": time.time(), **model_tag(), "sweeps": []})
+        self.meta = json.loads(self.meta_path.read_text())
+        self.runs_dir.mkdir(exist_ok=True)
+        if self.tmp_dir.exists():
+            shutil.rmtree(self.tmp_dir)
+
+    # ---- metadata
+    def _write_meta(self, meta: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / ".campaign.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=2, default=str))
+        os.replace(tmp, self.meta_path)
+        self.meta = meta
+
+    def add_sweep(self, description: dict) -> None:
+        meta = dict(self.meta)
+        meta["sweeps"] = list(meta.get("sweeps", [])) + [{**description, "started_unix": time.time(), **model_tag()}]
+        meta.update(model_tag())
+        self._write_meta(meta)
+
+    # ---- catalogue
+    def entries(self) -> Iterator[dict]:
+        """Every complete catalogue line, oldest first (a torn last line is skipped)."""
+        if not self.catalogue_path.exists():
+            return
+        with open(self.catalogue_path, "rb") as f:
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+
+    def latest(self) -> dict[tuple[str, str], dict]:
+        """(run_id, params key) -> its latest catalogue line."""
+        out: dict[tuple[str, str], dict] = {}
+        for e in self.entries():
+            out[(e["run_id"], params_key(e["params"]))] = e
+        return out
+
+    def append(self, entry: dict) -> None:
+        line = (json.dumps(entry, sort_keys=True, default=str) + "\n").encode()
+        # O_APPEND: one write per line; a crash can only cut the last line short.
+        fd = os.open(self.catalogue_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def rewrite_catalogue(self, entries: list[dict]) -> None:
+        tmp = self.root / ".catalogue.jsonl.tmp"
+        with open(tmp, "w") as f:
+            for e in entries:
+                f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.catalogue_path)
+
+    # ---- runs
+    def has_run(self, rid: str) -> bool:
+        return (self.runs_dir / rid / "manifest.json").exists()
+
+    def run_dir(self, rid: str) -> Path:
+        return self.runs_dir / rid
+
+    def write_run(self, rid: str, files: dict[str, bytes], manifest: dict) -> Path:
+        """Write a run's tables and manifest under tmp/ and rename the folder into runs/."""
+        self.tmp_dir.mkdir(exist_ok=True)
+        tmp = self.tmp_dir / f"{rid}.{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        for name, data in files.items():
+            with open(tmp / f"{name}.parquet", "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+        final = self.runs_dir / rid
+        if final.exists():  # an identical run finished meanwhile: same id, same bytes
+            shutil.rmtree(tmp)
+            return final
+        os.rename(tmp, final)
+        return final
+
+    def manifest(self, rid: str) -> dict:
+        return json.loads((self.runs_dir / rid / "manifest.json").read_text())
+
+    def repair(self) -> int:
+        """Catalogue runs whose folder exists but whose line was lost in a crash."""
+        known = {(e["run_id"], params_key(e["params"])) for e in self.entries() if e.get("status") == "ok"}
+        n = 0
+        for d in sorted(self.runs_dir.iterdir()):
+            m = d / "manifest.json"
+            if not m.exists():
+                continue
+            man = json.loads(m.read_text())
+            params = man.get("params", {})
+            if (d.name, params_key(params)) not in known:
+                self.append(ok_entry(d.name, params, man))
+                n += 1
+        return n
+
+    def stale_runs(self) -> list[str]:
+        """Run folders made by another model or package version."""
+        tag = model_tag()
+        out = []
+        for d in sorted(self.runs_dir.iterdir()):
+            m = d / "manifest.json"
+            if m.exists():
+                man = json.loads(m.read_text())
+                if man.get("model_version") != tag["model_version"] or man.get("ccsim_version") != tag["ccsim_version"]:
+                    out.append(d.name)
+        return out
+
+    def move_stale(self, rids: list[str]) -> None:
+        stale = self.root / "stale"
+        stale.mkdir(exist_ok=True)
+        for rid in rids:
+            dest = stale / rid
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.rename(self.runs_dir / rid, dest)
+        drop = set(rids)
+        self.rewrite_catalogue([e for e in self.entries() if e["run_id"] not in drop])
+
+
+def ok_entry(rid: str, params: dict, man: dict, **extra: Any) -> dict:
+    return {"run_id": rid, "params": params, "status": "ok", "error": None, "kind": None,
+            "model_version": man.get("model_version"), "ccsim_version": man.get("ccsim_version"),
+            **{k: man.get("stats", {}).get(k) for k in ("wall_s", "cpu_s", "sim_time_s", "events")},
+            "finished_unix": time.time(), **extra}

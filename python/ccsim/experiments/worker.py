@@ -1,0 +1,67 @@
+"""What a worker does with one run: simulate, encode every table as Parquet
+bytes, and hand them back. The client alone writes the campaign folder, so
+the result of a run is the same bytes whichever executor ran it (in-process,
+a local process pool or a Dask worker on another machine).
+
+A task is a plain dict (picklable, small): ``run_id``, ``core_json`` (the
+resolved scenario) and ``timeout_s`` (None: no limit). The time limit is kept
+by the core itself (a RunControl cancelled by a timer), so a timed-out run
+stops within milliseconds and its worker lives on.
+"""
+from __future__ import annotations
+
+import io
+import threading
+import time
+import traceback
+
+
+def execute(task: dict) -> dict:
+    from .. import _core
+
+    run_id = task["run_id"]
+    timeout = task.get("timeout_s")
+    ctl = _core.RunControl()
+    timer = None
+    if timeout:
+        timer = threading.Timer(timeout, ctl.cancel)
+        timer.daemon = True
+        timer.start()
+    w0, c0 = time.perf_counter(), time.process_time()
+    try:
+        raw = _core.run(task["core_json"], ctl)
+    except _core.RunCancelled:
+        return _failed(run_id, "timeout", f"timed out after {timeout:g} s of wall time "
+                                          f"(reached {ctl.sim_time_s():.3f} simulated s)")
+    except _core.ScenarioError as e:
+        return _failed(run_id, "scenario", str(e))
+    except _core.InternalError as e:
+        return _failed(run_id, "internal", str(e))
+    except Exception as e:  # noqa: BLE001 - anything else is still this run's failure, not the sweep's
+        return _failed(run_id, "internal", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}")
+    finally:
+        if timer is not None:
+            timer.cancel()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return {"run_id": run_id, "status": "ok", "files": encode_tables(raw["tables"]),
+            "stats": {"events": int(raw["events"]), "sim_time_s": float(raw["sim_time_s"]),
+                      "delivered_data_pkts": int(raw["delivered_data_pkts"]), "wall_s": wall, "cpu_s": cpu}}
+
+
+def encode_tables(tables: dict) -> dict[str, bytes]:
+    """Core columns -> {table name: Parquet bytes} for the tables a run writes."""
+    import polars as pl
+
+    from ..results import TABLES, _columns
+
+    files = {}
+    for name in TABLES:
+        if name in tables:
+            buf = io.BytesIO()
+            pl.DataFrame(_columns(tables[name])).write_parquet(buf)
+            files[name] = buf.getvalue()
+    return files
+
+
+def _failed(run_id: str, kind: str, error: str) -> dict:
+    return {"run_id": run_id, "status": "failed", "kind": kind, "error": error}
