@@ -1,15 +1,59 @@
 """ccsim: a fast, deterministic packet-level network simulator for TCP
-congestion-control research (Rust core, Python front end)."""
-from ._core import __version__
+congestion-control research (Rust core, Python front end).
+
+Names are imported on first use (PEP 562), so ``import ccsim`` stays cheap:
+numpy and polars load with the first scenario, matplotlib with the first plot.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from ._core import MODEL_VERSION, __version__
 from .errors import InternalError, ScenarioError
-from .results import Result, read
-from .scenario import Builder, Scenario, load
 
-__all__ = ["Builder", "InternalError", "Result", "Scenario", "ScenarioError", "__version__", "load", "read", "run"]
+_LAZY = {
+    "Builder": ".scenario", "Scenario": ".scenario", "load": ".scenario",
+    "Result": ".results", "read": ".results",
+    "Sweep": ".experiments.sweep", "SweepError": ".experiments.sweep",
+    "run_sweep": ".experiments.runner", "dry_run": ".experiments.runner",
+    "open_campaign": ".experiments.campaign", "Campaign": ".experiments.campaign",
+    "aggregate": ".experiments.aggregate", "plot_sweep": ".experiments.aggregate",
+}
+
+__all__ = ["MODEL_VERSION", "InternalError", "ScenarioError", "__version__", "dump", "run", *_LAZY]
 
 
-def run(scenario: "Scenario | str", seed: int | None = None) -> Result:
+def __getattr__(name: str):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def run(scenario, seed: int | None = None):
     """Run a Scenario (or a scenario file path) and return its Result."""
+    from .scenario import Scenario, load
+
     if not isinstance(scenario, Scenario):
         scenario = load(scenario)
     return scenario.run(seed=seed)
+
+
+def dump(scenario, path: str | Path | None = None) -> str:
+    """A Scenario (or a Builder) as TOML text that loads and runs identically;
+    also written to `path` if given."""
+    from .scenario import Builder
+
+    if isinstance(scenario, Builder):
+        scenario = scenario.build()
+    text = scenario.to_toml()
+    if path is not None:
+        Path(path).write_text(text)
+    return text

@@ -1,4 +1,4 @@
-"""Command line: ``ccsim run | plot | bench | list``.
+"""Command line: ``ccsim run | sweep | query | plot-sweep | plot | bench | list``.
 
 Errors print one line (``ccsim: error: ...``) on stderr and exit with status 2.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -43,16 +44,24 @@ def _print_summary(res) -> None:
 
 
 def cmd_run(a) -> int:
-    from .plot import plot_dir
+    from .experiments.progress import RunProgress, enabled
+    from .overrides import parse_assignment
+    from .results import run_scenario
     from .scenario import Scenario
 
     sc = Scenario.from_file(a.file)
+    if a.set:
+        sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
     if a.seed is not None:
         sc = sc.with_seed(a.seed)
-    res = sc.run()
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
+    ctl = _core.RunControl()
+    with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
+        res = run_scenario(sc, control=ctl)
     res.write(out)
     if not a.no_plots:
+        from .plot import plot_dir
+
         plot_dir(out)
     if a.json:
         print(json.dumps(res.summary_json()))
@@ -60,6 +69,126 @@ def cmd_run(a) -> int:
         _print_summary(res)
         print(f"results written to {out}/")
     return 0
+
+
+def cmd_sweep(a) -> int:
+    from .experiments.runner import dry_run, run_sweep
+    from .experiments.sweep import Sweep
+
+    sw = Sweep.from_file(a.file)
+    out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
+    if a.dry_run:
+        d = dry_run(sw, out)
+        if a.json:
+            print(json.dumps(d))
+            return 0
+        print(f"{d['runs']} runs ({len(sw.seeds)} seeds × {d['runs'] // len(sw.seeds)} points); "
+              f"{d['existing']} already in {out}, {d['to_run']} to run, {len(d['invalid'])} invalid")
+        for e in d["invalid"][:3]:
+            print(f"  invalid: {e}")
+        if len(d["invalid"]) > 3:
+            print(f"  ... and {len(d['invalid']) - 3} more invalid points")
+        if d["cpu_s_estimate"] is not None:
+            rates = d["cpu_s_per_sim_s"]
+            print(f"estimated CPU time: {_fmt_dur(d['cpu_s_estimate'])} for {d['sim_seconds']:,.0f} simulated s "
+                  f"({rates[0] * 1e3:.3g}–{rates[-1] * 1e3:.3g} ms of CPU per simulated s in "
+                  f"{d['calibration_points']} calibration runs); about "
+                  f"{_fmt_dur(d['cpu_s_estimate'] / _jobs(a))} on {_jobs(a)} cores")
+        return 0
+    timeout = _seconds("--timeout", a.timeout) if a.timeout else None
+    rep = run_sweep(sw, out, jobs=a.jobs, dask=a.dask, executor="serial" if a.serial else None, timeout_s=timeout,
+                    rerun_stale=a.rerun_stale, keep_going=a.keep_going, quiet=a.quiet or a.json)
+    figs = []
+    if sw.plots and rep.computed + rep.existing > 0:
+        figs = _sweep_plots(sw, out)
+    if a.json:
+        print(json.dumps({"out": str(out), "total": rep.total, "existing": rep.existing, "computed": rep.computed,
+                          "failed": rep.failed, "invalid": rep.invalid, "wall_s": rep.wall_s,
+                          "figures": [str(f) for f in figs]}))
+    elif not a.quiet:
+        print(f"{rep.total} runs: {rep.computed} computed, {rep.existing} already there, "
+              f"{len(rep.failed)} failed, {len(rep.invalid)} invalid; {rep.wall_s:.1f} s wall, "
+              f"{rep.sim_s / max(rep.wall_s, 1e-9):,.0f} simulated s per s; results in {out}/")
+        for f in figs:
+            print(f"figure: {f}")
+    if rep.failed or rep.invalid:
+        print(f"ccsim: {len(rep.failed) + len(rep.invalid)} runs did not produce results:", file=sys.stderr)
+        for e in rep.invalid[:20]:
+            print(f"  invalid: {e}", file=sys.stderr)
+        for e in rep.failed[:20]:
+            print(f"  {e['run_id']} ({', '.join(f'{k}={v!r}' for k, v in e['params'].items())}): {e['kind']}: "
+                  f"{e['error'].splitlines()[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _sweep_plots(sw, out: Path) -> list[Path]:
+    from .experiments.aggregate import plot_sweep
+    from .experiments.campaign import open_campaign
+
+    c = open_campaign(out)
+    figs = []
+    for p in sw.plots:
+        frame = c.per_run(p["y"], p.get("reduce", "mean"))
+        f = out / p.get("file", f"{p['y']}_vs_{p['x']}.png".replace("/", "_"))
+        plot_sweep(frame, p["x"], p["y"], p.get("hue"), out=f, title=p.get("title"))
+        figs.append(f)
+    return figs
+
+
+def cmd_query(a) -> int:
+    from .experiments.campaign import open_campaign
+
+    c = open_campaign(a.dir)
+    df = c.query(a.sql)
+    if a.csv:
+        sys.stdout.write(df.write_csv())
+    elif a.json:
+        print(df.write_json())
+    else:
+        import polars as pl
+
+        with pl.Config(tbl_rows=a.rows, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40):
+            print(df)
+    return 0
+
+
+def cmd_plot_sweep(a) -> int:
+    from .experiments.aggregate import plot_sweep
+    from .experiments.campaign import open_campaign
+
+    c = open_campaign(a.dir)
+    for col in [a.x] + ([a.hue] if a.hue else []):
+        if col not in c.axes:
+            raise ScenarioError(col, message=f"{col}: not an axis of this campaign; axes: {', '.join(c.axes)}")
+    frame = c.per_run(a.y, a.reduce)
+    out = Path(a.out) if a.out else Path(a.dir) / f"{a.y}_vs_{a.x}.png"
+    plot_sweep(frame, a.x, a.y, a.hue, out=out, title=a.title)
+    print(out)
+    return 0
+
+
+def _seconds(field: str, v: str) -> float:
+    from .units import PS_PER_S, parse_time
+
+    try:
+        return float(v)
+    except ValueError:
+        return parse_time(field, v, allow_zero=False) / PS_PER_S
+
+
+def _jobs(a) -> int:
+    from .experiments.executors import default_jobs
+
+    return a.jobs or default_jobs()
+
+
+def _fmt_dur(s: float) -> str:
+    if s < 120:
+        return f"{s:.1f} s"
+    if s < 7200:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
 
 
 def cmd_plot(a) -> int:
@@ -144,7 +273,39 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, help="override sim.seed")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     r.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    r.add_argument("--set", action="append", metavar="PATH=VALUE",
+                   help="override a scenario value, e.g. --set tcp.cc=cubic --set topology.buffer=2bdp (repeatable)")
     r.set_defaults(fn=cmd_run)
+    sw = sub.add_parser("sweep", help="run a sweep (parameters × seeds) into a campaign folder")
+    sw.add_argument("file")
+    sw.add_argument("--out", help="campaign folder (default results/<file stem>)")
+    sw.add_argument("--jobs", "-j", type=int, help="worker processes (default: every core)")
+    sw.add_argument("--serial", action="store_true", help="run in this process, one run at a time")
+    sw.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://scheduler:8786, or 'local' for a LocalCluster")
+    sw.add_argument("--timeout", help="per-run wall-clock limit, e.g. 600 or '10min'; a run past it is recorded as failed")
+    sw.add_argument("--dry-run", action="store_true", help="validate, count the runs and estimate the CPU time; run nothing")
+    sw.add_argument("--rerun-stale", action="store_true", help="move runs of an older model version to stale/ and recompute them")
+    sw.add_argument("--keep-going", action="store_true", help="record invalid points as failed and run the rest")
+    sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
+    sw.add_argument("--json", action="store_true", help="print one JSON object")
+    sw.set_defaults(fn=cmd_sweep)
+    q = sub.add_parser("query", help="SQL (DuckDB) over a campaign: views runs, flows, links, ...")
+    q.add_argument("dir")
+    q.add_argument("sql")
+    q.add_argument("--csv", action="store_true")
+    q.add_argument("--json", action="store_true")
+    q.add_argument("--rows", type=int, default=50, help="rows to print (default 50)")
+    q.set_defaults(fn=cmd_query)
+    ps = sub.add_parser("plot-sweep", help="plot a metric against an axis (mean and 95%% CI over seeds)")
+    ps.add_argument("dir")
+    ps.add_argument("--y", required=True, help="'table.column', e.g. flows.goodput_bps, or runs.cpu_s")
+    ps.add_argument("--x", required=True, help="the axis on the x axis, e.g. topology.buffer")
+    ps.add_argument("--hue", help="the axis drawn as one line per value, e.g. tcp.cc")
+    ps.add_argument("--reduce", default="mean", choices=["mean", "sum", "min", "max", "median", "jain"],
+                    help="how a run's rows become one value (default mean)")
+    ps.add_argument("--title")
+    ps.add_argument("--out", help="PNG file (default DIR/<y>_vs_<x>.png)")
+    ps.set_defaults(fn=cmd_plot_sweep)
     pl_ = sub.add_parser("plot", help="write PNG plots for a results folder")
     pl_.add_argument("dir")
     pl_.set_defaults(fn=cmd_plot)
@@ -157,8 +318,15 @@ def main(argv: list[str] | None = None) -> int:
     ls.set_defaults(fn=cmd_list)
 
     a = p.parse_args(argv)
+    # The CLI does no linear algebra: keep OpenBLAS from starting a thread per
+    # core on import (it costs ~0.1 CPU-s per process, and sweep workers
+    # inherit this setting).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         return a.fn(a)
+    except KeyboardInterrupt:
+        print("ccsim: interrupted; finished runs are kept, run the same command to resume", file=sys.stderr)
+        return 130
     except ScenarioError as e:
         print(f"ccsim: error: {e}", file=sys.stderr)
         return 2

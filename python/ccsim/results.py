@@ -134,11 +134,13 @@ class Result:
         return out
 
 
-def run_scenario(sc: Scenario) -> Result:
+def run_scenario(sc: Scenario, control=None) -> Result:
+    """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
+    can be cancelled through it (raising `_core.RunCancelled`)."""
     payload = sc.to_core_json()
     w0, c0 = time.perf_counter(), time.process_time()
     try:
-        raw = _core.run(payload)
+        raw = _core.run(payload, control)
     except _core.ScenarioError as e:
         if isinstance(e, ScenarioError):
             raise

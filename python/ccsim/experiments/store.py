@@ -54,7 +54,7 @@ class CampaignError(ScenarioError):
 
 
 class Store:
-    def __init__(self, root: str | Path, *, create: bool = False):
+    def __init__(self, root: str | Path, *, create: bool = False, readonly: bool = False):
         self.root = Path(root)
         self.runs_dir = self.root / "runs"
         self.tmp_dir = self.root / "tmp"
@@ -70,8 +70,10 @@ class Store:
             self.runs_dir.mkdir(parents=True, exist_ok=True)
             self._write_meta({"format": FORMAT, "created_unix": time.time(), **model_tag(), "sweeps": []})
         self.meta = json.loads(self.meta_path.read_text())
+        if readonly:
+            return
         self.runs_dir.mkdir(exist_ok=True)
-        if self.tmp_dir.exists():
+        if self.tmp_dir.exists():  # runs cut off by a crash: never read, now removed
             shutil.rmtree(self.tmp_dir)
 
     # ---- metadata

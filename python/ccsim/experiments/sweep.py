@@ -4,6 +4,8 @@ A sweep file (TOML)::
 
     base = "dumbbell.toml"          # a scenario file relative to this file, or a [base] table
     seeds = 5                       # seeds 1..5, or a list [1, 2, 3]; default: the base's sim.seed
+    [set]                           # optional: constant changes to the base (not axes)
+    "sim.duration" = "30s"
     [grid]                          # cartesian product; keys are dotted scenario paths
     "tcp.cc" = ["newreno", "cubic"]
     "topology.buffer" = ["0.25bdp", "1bdp"]
@@ -35,7 +37,7 @@ from typing import Any
 from ..errors import ScenarioError
 from ..overrides import parse_path, set_path
 
-SWEEP_KEYS = {"name", "base", "seeds", "grid", "zip", "plot"}
+SWEEP_KEYS = {"name", "base", "set", "seeds", "grid", "zip", "plot"}
 PLOT_KEYS = {"x", "y", "hue", "reduce", "title", "file"}
 
 
@@ -75,11 +77,20 @@ class Sweep:
     """A base scenario and the axes to vary. See the module docstring."""
 
     def __init__(self, base, grid: dict[str, Any] | None = None, zip: dict | list[dict] | None = None,
-                 seeds: int | list[int] | None = None, *, name: str | None = None, plots: list[dict] | None = None,
-                 source: str = "<sweep>", text: str | None = None):
+                 seeds: int | list[int] | None = None, *, set: dict[str, Any] | None = None, name: str | None = None,
+                 plots: list[dict] | None = None, source: str = "<sweep>", text: str | None = None):
         self.source = source
         self.text = text
         self.base_raw, self.base_source = _base(base, source)
+        if set is not None and not isinstance(set, dict):
+            raise SweepError("set", set, "a table of path = value (constant changes to the base)")
+        self.set = dict(set or {})
+        for k, v in self.set.items():
+            _check_axis("set", k, [v], allow_callable=False)
+            try:
+                set_path(self.base_raw, k, v)
+            except ScenarioError as e:
+                raise SweepError(f"set.{k}", message=f"set: {k!r}: {e}") from None
         grid = dict(grid or {})
         self.axes: dict[str, list] = {}
         self.derived: dict[str, Callable[[dict], Any]] = {}
@@ -152,7 +163,7 @@ class Sweep:
         grid = d.get("grid", {})
         if not isinstance(grid, dict):
             raise SweepError("grid", grid, "a table of axis = [values]")
-        return cls(base, grid=grid, zip=d.get("zip"), seeds=d.get("seeds"), name=name, plots=plots,
+        return cls(base, grid=grid, zip=d.get("zip"), seeds=d.get("seeds"), set=d.get("set"), name=name, plots=plots,
                    source=source, text=text)
 
     @classmethod
@@ -207,7 +218,7 @@ class Sweep:
 
     def describe(self) -> dict:
         """A JSON-able description (campaign.json records it)."""
-        return {"source": self.source, "name": self.name, "base": self.base_source,
+        return {"source": self.source, "name": self.name, "base": self.base_source, "set": self.set,
                 "grid": {k: v for k, v in self.axes.items()}, "zip": self.zips,
                 "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
                 "seeds": self.seeds, "runs": len(self), "text": self.text}
