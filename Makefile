@@ -20,8 +20,12 @@ develop: $(STAMP)
 
 build: develop
 
+# One scenario (table, Parquet, PNGs), then a 36-run sweep on every core:
+# 3 algorithms × 3 buffers × 4 seeds, aggregated with confidence intervals.
 run: develop
 	$(VENV)/bin/ccsim run examples/dumbbell.toml --out results/dumbbell
+	@echo
+	$(VENV)/bin/ccsim sweep examples/sweep_buffers.toml --out results/sweep_buffers
 
 test: test-rust test-python
 

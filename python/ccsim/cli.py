@@ -100,7 +100,7 @@ def cmd_sweep(a) -> int:
                     rerun_stale=a.rerun_stale, keep_going=a.keep_going, quiet=a.quiet or a.json)
     figs = []
     if sw.plots and rep.computed + rep.existing > 0:
-        figs = _sweep_plots(sw, out)
+        figs = _sweep_plots(sw, out, show=not (a.quiet or a.json))
     if a.json:
         print(json.dumps({"out": str(out), "total": rep.total, "existing": rep.existing, "computed": rep.computed,
                           "failed": rep.failed, "invalid": rep.invalid, "wall_s": rep.wall_s,
@@ -122,17 +122,30 @@ def cmd_sweep(a) -> int:
     return 0
 
 
-def _sweep_plots(sw, out: Path) -> list[Path]:
-    from .experiments.aggregate import plot_sweep
-    from .experiments.campaign import open_campaign
+def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
+    """Draw the sweep file's [[plot]] figures; with `show`, also print each
+    one's numbers (mean and 95 % CI per x and hue)."""
+    from .experiments.aggregate import aggregate, plot_sweep
+    from .experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(out)
     figs = []
     for p in sw.plots:
         frame = c.per_run(p["y"], p.get("reduce", "mean"))
-        f = out / p.get("file", f"{p['y']}_vs_{p['x']}.png".replace("/", "_"))
-        plot_sweep(frame, p["x"], p["y"], p.get("hue"), out=f, title=p.get("title"))
+        y = per_run_name(p["y"], p.get("reduce", "mean"))
+        f = out / p.get("file", f"{y}_vs_{p['x']}.png".replace("/", "_"))
+        plot_sweep(frame, p["x"], y, p.get("hue"), out=f, title=p.get("title"))
         figs.append(f)
+        if show:
+            by = [p["x"]] + ([p["hue"]] if p.get("hue") else [])
+            a = aggregate(frame, by, y)
+            scale = 1e-6 if y.endswith("_bps") else 1.0
+            unit = " (Mb/s)" if scale != 1.0 else ""
+            print(f"\n{p.get('title') or y} [{p.get('reduce', 'mean')} per run{unit}]")
+            print(_fmt_table(by + ["mean", "95% CI", "n"],
+                             [[r[k] for k in by] + [f"{r[y + '_mean'] * scale:.4g}",
+                                                    f"{r[y + '_ci_lo'] * scale:.4g} – {r[y + '_ci_hi'] * scale:.4g}",
+                                                    r[y + "_n"]] for r in a.iter_rows(named=True)]))
     return figs
 
 
@@ -155,15 +168,16 @@ def cmd_query(a) -> int:
 
 def cmd_plot_sweep(a) -> int:
     from .experiments.aggregate import plot_sweep
-    from .experiments.campaign import open_campaign
+    from .experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(a.dir)
     for col in [a.x] + ([a.hue] if a.hue else []):
         if col not in c.axes:
             raise ScenarioError(col, message=f"{col}: not an axis of this campaign; axes: {', '.join(c.axes)}")
     frame = c.per_run(a.y, a.reduce)
-    out = Path(a.out) if a.out else Path(a.dir) / f"{a.y}_vs_{a.x}.png"
-    plot_sweep(frame, a.x, a.y, a.hue, out=out, title=a.title)
+    y = per_run_name(a.y, a.reduce)
+    out = Path(a.out) if a.out else Path(a.dir) / f"{y}_vs_{a.x}.png"
+    plot_sweep(frame, a.x, y, a.hue, out=out, title=a.title)
     print(out)
     return 0
 

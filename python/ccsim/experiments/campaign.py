@@ -119,7 +119,8 @@ class Campaign:
     def per_run(self, y: str, reduce: str = "mean") -> pl.DataFrame:
         """One value per point: `y` is 'table.column' (reduced over the
         table's rows with `reduce`: mean, sum, min, max, median or jain)
-        or 'runs.column'. Returns the runs' parameters plus a column `y`."""
+        or 'runs.column'. Returns the runs' parameters plus one column named
+        by :func:`per_run_name` (`y`, or e.g. 'jain(flows.goodput_bps)')."""
         table, _, col = y.partition(".")
         if not col:
             raise CampaignError("y", y, "'table.column', e.g. 'flows.goodput_bps' or 'runs.cpu_s'")
@@ -136,8 +137,14 @@ class Campaign:
                 "jain": (v.sum() ** 2) / (v.len() * (v ** 2).sum())}
         if reduce not in aggs:
             raise CampaignError("reduce", reduce, f"one of {', '.join(aggs)}")
-        per = frame.group_by("run_id", maintain_order=True).agg(aggs[reduce].alias(y))
+        per = frame.group_by("run_id", maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
         return self.ok_runs.select(keys).join(per, on="run_id", how="inner", maintain_order="left")
+
+
+def per_run_name(y: str, reduce: str) -> str:
+    """The column name of `y` reduced per run: `y` itself when the reduction
+    keeps its unit (mean, sum, min, max, median), else 'reduce(y)'."""
+    return y if reduce in ("mean", "sum", "min", "max", "median") else f"{reduce}({y})"
 
 
 def open_campaign(path: str | Path, *, allow_stale: bool = False) -> Campaign:

@@ -167,7 +167,13 @@ class Dask:
     name = "dask"
 
     def __init__(self, address: str, jobs: int | None = None):
-        from dask.distributed import Client, LocalCluster
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            from ..errors import ScenarioError
+
+            raise ScenarioError("--dask", address, "a Dask installation: pip install 'ccsim[cluster]' "
+                                "(dask, distributed, dask-jobqueue)") from None
 
         self.cluster = None
         if address == "local":
@@ -175,7 +181,14 @@ class Dask:
                                         dashboard_address=None, silence_logs=40)
             self.client = Client(self.cluster)
         else:
-            self.client = Client(address)
+            try:
+                self.client = Client(address, timeout="10s")
+            except OSError as e:
+                from ..errors import ScenarioError
+
+                raise ScenarioError("--dask", message=(
+                    f"--dask: cannot reach the Dask scheduler at {address!r} ({e}); expected tcp://host:8786 "
+                    "of a running scheduler, or 'local'")) from None
         self.jobs = max(1, sum(self.client.nthreads().values()))
 
     def map(self, tasks: Iterable[dict]) -> Iterator[dict]:

@@ -72,6 +72,7 @@ class Store:
         self.meta = json.loads(self.meta_path.read_text())
         if readonly:
             return
+        self._cut_torn_line()
         self.runs_dir.mkdir(exist_ok=True)
         if self.tmp_dir.exists():  # runs cut off by a crash: never read, now removed
             shutil.rmtree(self.tmp_dir)
@@ -91,6 +92,18 @@ class Store:
         self._write_meta(meta)
 
     # ---- catalogue
+    def _cut_torn_line(self) -> None:
+        """Drop a last line that a crash cut short, so that the next append
+        starts on a line of its own."""
+        if not self.catalogue_path.exists():
+            return
+        with open(self.catalogue_path, "rb+") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                f.truncate(data.rfind(b"\n") + 1)
+                f.flush()
+                os.fsync(f.fileno())
+
     def entries(self) -> Iterator[dict]:
         """Every complete catalogue line, oldest first (a torn last line is skipped)."""
         if not self.catalogue_path.exists():

@@ -129,7 +129,7 @@ class Sweep:
                 raise SweepError("seeds", seeds, "a number of seeds from 1 to 1000000")
             self.seeds = list(range(1, seeds + 1))
         elif isinstance(seeds, list) and seeds and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds):
-            if len(set(seeds)) != len(seeds):
+            if len(dict.fromkeys(seeds)) != len(seeds):  # (`set` is a parameter here)
                 raise SweepError("seeds", seeds, "a list of distinct seeds")
             self.seeds = list(seeds)
         else:
