@@ -456,3 +456,44 @@ def test_run_control_cancels_and_does_not_change_results():
     with pytest.raises(_core.RunCancelled, match="cancelled at simulated time"):
         _core.run(long.to_core_json(), ctl)
     assert time.monotonic() - t0 < 5 and 0 < ctl.sim_time_s() < 1000
+
+
+def test_slurm_example_builds_its_cluster():
+    """The documented Slurm set-up: the cluster object and its job script
+    (nothing is submitted; there is no Slurm here)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("slurm_sweep", ROOT / "examples" / "slurm_sweep.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cluster = mod.make_cluster(queue="short", cores=4, memory="8GB", walltime="00:30:00", python="/opt/venv/bin/python")
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert "#SBATCH -p short" in script and "#SBATCH --cpus-per-task=4" in script and "#SBATCH -t 00:30:00" in script
+    assert "/opt/venv/bin/python -m distributed.cli.dask_worker" in script and "--nworkers 4" in script
+    assert "--nthreads 1" in script and "export OPENBLAS_NUM_THREADS=1" in script
+
+
+def test_dask_executor_accepts_a_client(tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl) as client:
+        rep = run_sweep(tiny_sweep(seeds=1), tmp_path / "c", dask=client)
+        assert rep.computed == 4 and client.status == "running"  # the caller's client is left open
+    ref = tmp_path / "s"
+    run_sweep(tiny_sweep(seeds=1), ref, executor="serial")
+    assert run_files(tmp_path / "c") == run_files(ref)
+
+
+def test_a_damaged_run_folder_is_recomputed(tmp_path):
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    before = run_files(out)
+    victim = sorted((out / "runs").iterdir())[0]
+    (victim / "flows.parquet").write_bytes(b"")  # what a power cut can leave
+    c = open_campaign(out)
+    assert c.ok_runs.height == 3 and c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
+    rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    assert rep.computed == 1 and run_files(out) == before

@@ -217,6 +217,11 @@ def cmd_plot(a) -> int:
 
 
 def cmd_bench(a) -> int:
+    if a.experiments:
+        from .experiments.bench import run_all
+
+        print(json.dumps(run_all(quick=a.quick), indent=2))
+        return 0
     from .bench import run_bench
 
     rows = run_bench(repeat=a.repeat)
@@ -326,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench", help="run the reference speed scenarios")
     b.add_argument("--json", action="store_true")
     b.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest counts")
+    b.add_argument("--experiments", action="store_true",
+                   help="measure the sweep machinery instead: overhead per run, speed-up, client memory (minutes)")
+    b.add_argument("--quick", action="store_true", help="with --experiments: overhead only, 200 runs")
     b.set_defaults(fn=cmd_bench)
     ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models, traffic")
     ls.add_argument("what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss", "traffic"])

@@ -77,8 +77,15 @@ class Campaign:
     def failures(self) -> pl.DataFrame:
         return self.runs.filter(pl.col("status") != "ok")
 
+    def _files(self, table: str) -> list[str]:
+        """The Parquet files of `table` from the finished runs (never a
+        folder that is being written, damaged or not catalogued)."""
+        rids = dict.fromkeys(self.ok_runs["run_id"].to_list())
+        root = self.path.resolve() / "runs"
+        return [str(root / r / f"{table}.parquet") for r in rids if (root / r / f"{table}.parquet").exists()]
+
     def tables(self) -> list[str]:
-        return [t for t in TABLES if any(self.path.glob(f"runs/*/{t}.parquet"))]
+        return [t for t in TABLES if self._files(t)]
 
     def connection(self):
         """A DuckDB connection with the views described in the module docstring."""
@@ -89,11 +96,14 @@ class Campaign:
             con.register("_runs_frame", self.runs.to_arrow())
             con.execute("CREATE VIEW runs AS SELECT * FROM _runs_frame")
             keys = ", ".join(f'r."{c}"' for c in ["run_id"] + self.axes)
-            root = str(self.path.resolve()).replace("'", "''")
-            for t in self.tables():
+            for t in TABLES:
+                files = self._files(t)
+                if not files:
+                    continue
+                listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                 con.execute(
                     f"CREATE VIEW {t} AS SELECT {keys}, t.* EXCLUDE (filename) "
-                    f"FROM read_parquet('{root}/runs/*/{t}.parquet', filename = true, union_by_name = true) t "
+                    f"FROM read_parquet([{listed}], filename = true, union_by_name = true) t "
                     f"JOIN _runs_frame r ON r.run_id = regexp_extract(t.filename, '/runs/([0-9a-f]+)/[^/]+$', 1) "
                     f"WHERE r.status = 'ok'")
             self._con = con

@@ -166,7 +166,7 @@ class Dask:
 
     name = "dask"
 
-    def __init__(self, address: str, jobs: int | None = None):
+    def __init__(self, address, jobs: int | None = None):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -176,7 +176,10 @@ class Dask:
                                 "(dask, distributed, dask-jobqueue)") from None
 
         self.cluster = None
-        if address == "local":
+        self.own_client = True
+        if not isinstance(address, str):  # a dask.distributed.Client the caller made (and will close)
+            self.client, self.own_client = address, False
+        elif address == "local":
             self.cluster = LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
                                         dashboard_address=None, silence_logs=40)
             self.client = Client(self.cluster)
@@ -217,7 +220,8 @@ class Dask:
                 n += 1
 
     def close(self) -> None:
-        self.client.close()
+        if self.own_client:
+            self.client.close()
         if self.cluster is not None:
             self.cluster.close()
 

@@ -127,6 +127,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask: s
     finally:
         ex.close()
         bar.close()
+        store.close()
         if store.tmp_dir.exists() and not any(store.tmp_dir.iterdir()):
             store.tmp_dir.rmdir()
     rep.wall_s = time.monotonic() - t0

@@ -9,11 +9,14 @@ Layout (``ccsim sweep FILE --out DIR``)::
     DIR/stale/               runs of an older model, moved aside by --rerun-stale
 
 A run folder is written under ``tmp/`` and renamed into ``runs/`` in one
-step, so ``runs/<id>/`` either is complete or does not exist. Catalogue lines
-are appended (one ``write`` each, flushed to disk) only after the rename; a
-line cut short by a crash is ignored when read, and a finished run whose line
-was lost is re-catalogued from its manifest. Only the client process writes
-here.
+step, so ``runs/<id>/`` either is complete or does not exist; its manifest
+records every file's size, and a folder whose files do not match (damaged
+after the fact) counts as missing. Catalogue lines are appended (one
+``write`` each) only after the rename; a line cut short by a crash is
+ignored when read and cut off before the next append, and a finished run
+whose line was lost is re-catalogued from its manifest. Nothing is fsync'ed:
+a killed process loses nothing the kernel already has; after a power cut
+the size check finds damaged runs. Only the client process writes here.
 """
 from __future__ import annotations
 
@@ -60,6 +63,7 @@ class Store:
         self.tmp_dir = self.root / "tmp"
         self.catalogue_path = self.root / "catalogue.jsonl"
         self.meta_path = self.root / "campaign.json"
+        self._fd: int | None = None
         if not self.meta_path.exists():
             if not create:
                 raise CampaignError(str(self.root), message=(
@@ -127,14 +131,17 @@ class Store:
     def append(self, entry: dict) -> None:
         line = (json.dumps(entry, sort_keys=True, default=str) + "\n").encode()
         # O_APPEND: one write per line; a crash can only cut the last line short.
-        fd = os.open(self.catalogue_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if self._fd is None:
+            self._fd = os.open(self.catalogue_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(self._fd, line)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def rewrite_catalogue(self, entries: list[dict]) -> None:
+        self.close()
         tmp = self.root / ".catalogue.jsonl.tmp"
         with open(tmp, "w") as f:
             for e in entries:
@@ -145,7 +152,15 @@ class Store:
 
     # ---- runs
     def has_run(self, rid: str) -> bool:
-        return (self.runs_dir / rid / "manifest.json").exists()
+        """A finished run: its folder is in runs/ and every file the manifest
+        names has the size recorded there (a folder damaged after the fact,
+        e.g. by a power cut, counts as missing and is recomputed)."""
+        d = self.runs_dir / rid
+        try:
+            files = json.loads((d / "manifest.json").read_text())["files"]
+            return all((d / name).stat().st_size == size for name, size in files.items())
+        except (OSError, ValueError, KeyError):
+            return False
 
     def run_dir(self, rid: str) -> Path:
         return self.runs_dir / rid
@@ -158,15 +173,12 @@ class Store:
             shutil.rmtree(tmp)
         tmp.mkdir()
         for name, data in files.items():
-            with open(tmp / f"{name}.parquet", "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+            (tmp / f"{name}.parquet").write_bytes(data)
+        manifest = {**manifest, "files": {f"{name}.parquet": len(data) for name, data in files.items()}}
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
         final = self.runs_dir / rid
-        if final.exists():  # an identical run finished meanwhile: same id, same bytes
-            shutil.rmtree(tmp)
-            return final
+        if final.exists():  # damaged (has_run said no): replace it
+            shutil.rmtree(final)
         os.rename(tmp, final)
         return final
 
@@ -178,10 +190,9 @@ class Store:
         known = {(e["run_id"], params_key(e["params"])) for e in self.entries() if e.get("status") == "ok"}
         n = 0
         for d in sorted(self.runs_dir.iterdir()):
-            m = d / "manifest.json"
-            if not m.exists():
+            if not self.has_run(d.name):
                 continue
-            man = json.loads(m.read_text())
+            man = self.manifest(d.name)
             params = man.get("params", {})
             if (d.name, params_key(params)) not in known:
                 self.append(ok_entry(d.name, params, man))
