@@ -2,14 +2,30 @@
 from typing import Any
 
 __version__: str
+MODEL_VERSION: int
+"""The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...
+class RunCancelled(RuntimeError):
+    """The run was stopped through its RunControl before its end."""
 
-def run(scenario_json: str) -> dict[str, Any]:
+class RunControl:
+    """Watch a run from another thread and stop it (progress bars, timeouts)."""
+    def __init__(self) -> None: ...
+    def sim_time_s(self) -> float:
+        """Simulated time reached at the latest report (every 16,384 events)."""
+    def cancel(self) -> None:
+        """Ask the run to stop; it raises RunCancelled within milliseconds."""
+    def cancelled(self) -> bool: ...
+
+def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]:
     """Run a resolved scenario (JSON). Returns {"tables": {name: [(column, dtype, data)]},
     "events": int, "sim_time_s": float, "delivered_data_pkts": int}; numeric `data`
-    are raw native-endian buffers of dtype "f8", "u8" or "i8"; "str" columns are lists."""
+    are raw native-endian buffers of dtype "f8", "u8" or "i8"; "str" columns are lists.
+    With `control`, progress is published there and a cancel raises RunCancelled."""
 
 def algorithms() -> list[str]: ...
+def algorithm_specs() -> str:
+    """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
 def _panic_for_test() -> None: ...

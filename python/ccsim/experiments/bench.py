@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import executors
+
 TINY = {
     "sim": {"duration": "10ms", "seed": 1, "sample_interval": "off"},
     "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "1ms", "buffer": "1bdp"},
@@ -66,32 +68,39 @@ def speedup(n: int = 40, jobs: int = 2) -> dict:
             rep = run_sweep(sw, Path(d) / "c", **kw)
             out[name] = time.perf_counter() - t0
             assert rep.computed == n, rep
-    from .campaign import open_campaign  # noqa: F401
-
-    return {"runs": n, "jobs": jobs, "wall_s": out,
+    t0 = time.perf_counter()
+    ex = executors.Dask("local", jobs)
+    list(ex.map(iter([{"run_id": "warm", "core_json": Sweep(TINY).points().__next__().scenario().to_core_json(),
+                       "timeout_s": None}])))
+    ex.close()
+    startup = time.perf_counter() - t0
+    return {"runs": n, "jobs": jobs, "wall_s": out, "dask_local_start_run_one_stop_s": startup,
             "speedup_pool": out["serial"] / out["pool"], "speedup_dask_local": out["serial"] / out["dask_local"]}
 
 
-_MEM = """
-import resource, sys, tempfile, json
-from pathlib import Path
-from ccsim.experiments.bench import _tiny_sweep
-from ccsim.experiments.runner import dry_run, run_sweep
-kind, n = sys.argv[1], int(sys.argv[2])
-with tempfile.TemporaryDirectory() as d:
-    if kind == "dry":
-        dry_run(_tiny_sweep(n), Path(d) / "c", samples=1, calibrate_s=0.05)
-    else:
-        run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=2)
-print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
-"""
+def _memory_child(kind: str, n: int) -> dict:
+    import resource
+    import tracemalloc
+
+    from .runner import dry_run, run_sweep
+
+    tracemalloc.start()
+    with tempfile.TemporaryDirectory() as d:
+        if kind == "dry":
+            dry_run(_tiny_sweep(n), Path(d) / "c", samples=1, calibrate_s=0.05)
+        else:
+            run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=2)
+    return {"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "python_heap_peak_mb": tracemalloc.get_traced_memory()[1] / 1e6}
 
 
 def memory() -> dict:
+    """Peak RSS and peak Python heap (tracemalloc) of a fresh client process."""
     out = {}
     for kind, n in (("dry", 1000), ("dry", 10000), ("sweep", 100), ("sweep", 1000)):
-        r = subprocess.run([sys.executable, "-c", _MEM, kind, str(n)], capture_output=True, text=True, check=True)
-        out[f"{kind}_{n}_maxrss_mb"] = int(r.stdout.strip().splitlines()[-1]) / 1024
+        r = subprocess.run([sys.executable, "-m", "ccsim.experiments.bench", "--memory-child", kind, str(n)],
+                           capture_output=True, text=True, check=True)
+        out[f"{kind}_{n}"] = json.loads(r.stdout.strip().splitlines()[-1])
     return out
 
 
@@ -105,4 +114,9 @@ def run_all(quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run_all(quick="--quick" in sys.argv), indent=2))
+    if sys.argv[1:2] == ["--memory-child"]:
+        print(json.dumps(_memory_child(sys.argv[2], int(sys.argv[3]))))
+    elif sys.argv[1:2] == ["--memory"]:
+        print(json.dumps(memory(), indent=2))
+    else:
+        print(json.dumps(run_all(quick="--quick" in sys.argv), indent=2))

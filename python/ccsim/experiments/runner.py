@@ -3,7 +3,6 @@ already there, run the rest on an executor, record each outcome as it
 arrives. See docs/experiments.md for the semantics."""
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,33 +30,41 @@ class SweepReport:
         return not self.failed and not self.invalid
 
 
-def validate(sweep: Sweep, *, keep_going: bool = False, limit: int = 10):
-    """Resolve every point. Returns [(point index, run_id, params)] of the
-    valid points and the error messages of the invalid ones; without
-    `keep_going`, raise at the first invalid point."""
-    good, bad = [], []
+def _resolved(sweep: Sweep):
+    """(point, scenario or None, error or None) for every point, lazily."""
     for pt in sweep.points():
         try:
-            sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
+            yield pt, pt.scenario(source=f"{sweep.source} point {pt.index + 1}"), None
         except ScenarioError as e:
-            err = sweep.point_error(pt, e)
+            yield pt, None, sweep.point_error(pt, e)
+
+
+def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
+    """Resolve every point, keeping nothing but the invalid ones: returns
+    [(point, error)]; without `keep_going`, raise at the first invalid point."""
+    bad = []
+    for pt, sc, err in _resolved(sweep):
+        if err is not None:
             if not keep_going:
                 raise err from None
-            bad.append((pt, str(err)))
-            continue
-        good.append((pt.index, run_id(sc.core), pt.params))
-    return good, bad
+            bad.append((pt, err))
+    return bad
 
 
-def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask: str | None = None,
+def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=None,
               executor: str | None = None, timeout_s: float | None = None, rerun_stale: bool = False,
               keep_going: bool = False, quiet: bool = True, progress: bool | None = None) -> SweepReport:
     """Run `sweep` into the campaign folder `out` and return a report.
     Points already present are not recomputed; failures are recorded in the
-    catalogue and listed in the report (they are retried by the next call)."""
+    catalogue and listed in the report (they are retried by the next call).
+
+    Memory stays flat in the number of points: the points are enumerated
+    twice (validation, then dispatch), lazily, and only runs in flight are
+    held; the one structure that grows is a set of hashes of the catalogue's
+    (run, point) keys (tens of bytes per point)."""
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
-    good, bad = validate(sweep, keep_going=keep_going)
+    bad = validate(sweep, keep_going=keep_going)
     store = Store(out, create=True)
     stale = store.stale_runs()
     if stale:
@@ -72,53 +79,53 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask: s
     store.repair()
     store.add_sweep(sweep.describe())
     for pt, err in bad:
-        store.append({"run_id": None, "params": pt.params, "status": "invalid", "kind": "scenario", "error": err,
+        store.append({"run_id": None, "params": pt.params, "status": "invalid", "kind": "scenario", "error": str(err),
                       **model_tag(), "finished_unix": time.time()})
-        rep.invalid.append(err)
+        rep.invalid.append(str(err))
+    catalogued = {hash((e["run_id"], params_key(e["params"]))) for e in store.entries() if e.get("status") == "ok"}
+    n_bad = len(bad)
+    del bad
 
-    latest = store.latest()
-    todo: dict[str, list[tuple[int, dict]]] = {}
-    for index, rid, params in good:
-        key = (rid, params_key(params))
-        if store.has_run(rid):
-            rep.existing += 1
-            if key not in latest or latest[key].get("status") != "ok":
-                store.append(ok_entry(rid, params, store.manifest(rid)))
-            continue
-        todo.setdefault(rid, []).append((index, params))
-    del latest, good
+    show = enabled(quiet) if progress is None else progress
+    bar = SweepProgress(rep.total - n_bad, 0, show)
+    inflight: dict[str, tuple[list[dict], object]] = {}  # run_id -> (points' params, scenario)
 
-    bar = SweepProgress(len(todo), rep.existing, enabled(quiet) if progress is None else progress)
-    pts_by_index = {}
+    def existing(rid: str, params: dict) -> None:
+        rep.existing += 1
+        if hash((rid, params_key(params))) not in catalogued:
+            store.append(ok_entry(rid, params, store.manifest(rid)))
+        bar.update(True)
 
     def tasks():
-        # Re-resolve the points to run, lazily (memory stays flat).
-        want = {ps[0][0]: rid for rid, ps in todo.items()}
-        for pt in sweep.points():
-            rid = want.get(pt.index)
-            if rid is None:
+        for pt, sc, err in _resolved(sweep):
+            if err is not None:
                 continue
-            sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
-            pts_by_index[rid] = (pt.params, sc)
-            yield {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+            rid = run_id(sc.core)
+            if rid in inflight:  # another point resolved to the same run: record it with that run
+                inflight[rid][0].append(pt.params)
+            elif store.has_run(rid):
+                existing(rid, pt.params)
+            else:
+                inflight[rid] = ([pt.params], sc)
+                yield {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
 
     ex = executors.make(executor, jobs, dask)
     try:
         for res in ex.map(tasks()):
             rid = res["run_id"]
-            params, sc = pts_by_index.pop(rid)
+            points, sc = inflight.pop(rid)
             if res["status"] == "ok":
-                man = {"run_id": rid, "params": params, "seed": sc.seed, **model_tag(),
+                man = {"run_id": rid, "params": points[0], "seed": sc.seed, **model_tag(),
                        "source": sc.source, "scenario": sc.raw, "resolved": sc.core, "stats": res["stats"],
                        "tables": sorted(res["files"]), "created_unix": time.time()}
                 store.write_run(rid, res["files"], man)
-                for _, p in todo[rid]:
+                for p in points:
                     store.append(ok_entry(rid, p, man))
                 rep.computed += 1
                 rep.sim_s += res["stats"]["sim_time_s"]
                 bar.update(True, res["stats"]["sim_time_s"])
             else:
-                for _, p in todo[rid]:
+                for p in points:
                     entry = {"run_id": rid, "params": p, "status": "failed", "kind": res["kind"],
                              "error": res["error"], **model_tag(), "finished_unix": time.time()}
                     store.append(entry)
@@ -136,30 +143,28 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask: s
 
 def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float = 0.3, samples: int = 3) -> dict:
     """Count the runs, how many already exist in `out`, and estimate the CPU
-    time of the rest from short calibration runs of a few points (each
-    stopped after `calibrate_s` of wall time: CPU per simulated second times
-    the simulated seconds to run)."""
+    time of the rest from short calibration runs of `samples` points still to
+    run (spread over the sweep; each stopped after `calibrate_s` of wall
+    time): the mean CPU per simulated second times the simulated seconds to run."""
     from .. import _core
 
-    good, bad = validate(sweep, keep_going=True)
-    existing = 0
-    if out is not None and (Path(out) / "campaign.json").exists():
-        st = Store(out)
-        existing = sum(1 for _, rid, _ in good if st.has_run(rid))
-    n_good = len(good)
-    picks = sorted({round(i * (n_good - 1) / max(samples - 1, 1)) for i in range(samples)}) if n_good else []
-    pick_idx = {good[i][0] for i in picks}
-    del good
-    rates, sim_total = [], 0.0
-    for pt in sweep.points():
-        try:
-            sc = pt.scenario()
-        except ScenarioError:
+    n = len(sweep)
+    picks = {round(i * (n - 1) / max(samples - 1, 1)) for i in range(samples)}
+    st = Store(out, readonly=True) if out is not None and (Path(out) / "campaign.json").exists() else None
+    bad, existing, rates, sim_total, owed = [], 0, [], 0.0, 0
+    for pt, sc, err in _resolved(sweep):
+        owed += pt.index in picks  # a calibration is due; done on the next point still to run
+        if err is not None:
+            bad.append((pt, err))
+            continue
+        if st is not None and st.has_run(run_id(sc.core)):
+            existing += 1
             continue
         sim_total += sc.duration_s
-        if pt.index in pick_idx:
+        if owed:
             import threading
 
+            owed -= 1
             ctl = _core.RunControl()
             tm = threading.Timer(calibrate_s, ctl.cancel)
             tm.start()
@@ -174,10 +179,9 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
             cpu = time.process_time() - c0
             if reached > 0:
                 rates.append(cpu / reached)
-    frac_todo = (len(sweep) - len(bad) - existing) / max(len(sweep) - len(bad), 1)
-    est = None if not rates else sum(rates) / len(rates) * sim_total * frac_todo
-    return {"runs": len(sweep), "invalid": [str(e) for _, e in bad], "existing": existing,
-            "to_run": len(sweep) - len(bad) - existing, "sim_seconds": sim_total * frac_todo,
+    est = None if not rates else sum(rates) / len(rates) * sim_total
+    return {"runs": n, "invalid": [str(e) for _, e in bad], "existing": existing,
+            "to_run": n - len(bad) - existing, "sim_seconds": sim_total,
             "cpu_s_estimate": est,
             "cpu_s_per_sim_s": sorted(rates), "calibration_points": len(rates)}
 
@@ -186,4 +190,4 @@ def load_sweep(path: str | Path) -> Sweep:
     return Sweep.from_file(path)
 
 
-__all__ = ["SweepReport", "run_sweep", "dry_run", "validate", "load_sweep", "SweepError", "CampaignError", "json"]
+__all__ = ["SweepReport", "run_sweep", "dry_run", "validate", "load_sweep", "SweepError", "CampaignError"]
