@@ -79,7 +79,6 @@ def speedup(n: int = 40, jobs: int = 2) -> dict:
 
 
 def _memory_child(kind: str, n: int) -> dict:
-    import resource
     import tracemalloc
 
     from .runner import dry_run, run_sweep
@@ -90,8 +89,9 @@ def _memory_child(kind: str, n: int) -> dict:
             dry_run(_tiny_sweep(n), Path(d) / "c", samples=1, calibrate_s=0.05)
         else:
             run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=2)
-    return {"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "python_heap_peak_mb": tracemalloc.get_traced_memory()[1] / 1e6}
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent across exec
+    hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    return {"peak_rss_mb": hwm / 1024, "python_heap_peak_mb": tracemalloc.get_traced_memory()[1] / 1e6}
 
 
 def memory() -> dict:
