@@ -257,36 +257,15 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
-        try:
-            d = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(source, message=f"{source}: malformed TOML: {e}") from None
-        return cls(d, source=source)
+        return cls(parse_toml(text, source), source=source)
 
     @classmethod
     def from_yaml(cls, text: str, source: str = "<yaml>") -> "Scenario":
-        import yaml
-
-        try:
-            d = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            raise ScenarioError(source, message=f"{source}: malformed YAML: {str(e).splitlines()[0]}") from None
-        if not isinstance(d, dict):
-            raise ScenarioError(source, message=f"{source}: expected a mapping at the top level")
-        return cls(d, source=source)
+        return cls(parse_yaml(text, source), source=source)
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
-        p = Path(path)
-        try:
-            text = p.read_text()
-        except OSError as e:
-            raise ScenarioError(str(p), message=f"{p}: cannot read scenario file: {e.strerror}") from None
-        if p.suffix in (".yaml", ".yml"):
-            return cls.from_yaml(text, source=str(p))
-        if p.suffix == ".toml":
-            return cls.from_toml(text, source=str(p))
-        raise ScenarioError(str(p), message=f"{p}: unknown scenario file type {p.suffix!r}; expected .toml, .yaml or .yml")
+        return cls(read_mapping(path), source=str(path))
 
     def with_seed(self, seed: int) -> "Scenario":
         raw = copy.deepcopy(self.raw)
@@ -726,6 +705,42 @@ class Builder:
 
     def build(self) -> Scenario:
         return Scenario(self.to_dict(), source="<builder>")
+
+
+def parse_toml(text: str, source: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(source, message=f"{source}: malformed TOML: {e}") from None
+
+
+def parse_yaml(text: str, source: str) -> dict:
+    import yaml
+
+    try:
+        d = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ScenarioError(source, message=f"{source}: malformed YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(d, dict):
+        raise ScenarioError(source, message=f"{source}: expected a mapping at the top level")
+    return d
+
+
+def read_text(path: str | Path, what: str = "scenario file") -> str:
+    p = Path(path)
+    try:
+        return p.read_text()
+    except OSError as e:
+        raise ScenarioError(str(p), message=f"{p}: cannot read {what}: {e.strerror}") from None
+
+
+def read_mapping(path: str | Path) -> dict:
+    """A scenario file (.toml, .yaml, .yml) as its unvalidated mapping."""
+    p = Path(path)
+    if p.suffix not in (".toml", ".yaml", ".yml"):
+        raise ScenarioError(str(p), message=f"{p}: unknown scenario file type {p.suffix!r}; expected .toml, .yaml or .yml")
+    text = read_text(p)
+    return parse_yaml(text, str(p)) if p.suffix in (".yaml", ".yml") else parse_toml(text, str(p))
 
 
 def load(path: str | Path) -> Scenario:

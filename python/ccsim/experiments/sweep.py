@@ -168,12 +168,13 @@ class Sweep:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Sweep":
-        p = Path(path)
+        from ..scenario import read_text
+
         try:
-            text = p.read_text()
-        except OSError as e:
-            raise SweepError(str(p), message=f"{p}: cannot read sweep file: {e.strerror}") from None
-        return cls.from_toml(text, source=str(p), base_dir=p.parent)
+            text = read_text(path, "sweep file")
+        except ScenarioError as e:
+            raise SweepError(str(path), message=str(e)) from None
+        return cls.from_toml(text, source=str(path), base_dir=Path(path).parent)
 
     # ---- expansion
     def axis_names(self) -> list[str]:
@@ -253,23 +254,12 @@ def _base(base, source: str) -> tuple[dict, str]:
     if isinstance(base, dict):
         return copy.deepcopy(base), f"{source} [base]"
     if isinstance(base, (str, Path)):
-        p = Path(base)
-        try:
-            text = p.read_text()
-        except OSError as e:
-            raise SweepError("base", message=f"{source}: base: cannot read scenario file {p}: {e.strerror}") from None
-        if p.suffix in (".yaml", ".yml"):
-            import yaml
+        from ..scenario import read_mapping
 
-            d = yaml.safe_load(text)
-        else:
-            try:
-                d = tomllib.loads(text)
-            except tomllib.TOMLDecodeError as e:
-                raise SweepError("base", message=f"{source}: base: {p}: malformed TOML: {e}") from None
-        if not isinstance(d, dict):
-            raise SweepError("base", message=f"{source}: base: {p}: expected a scenario mapping")
-        return d, str(p)
+        try:
+            return read_mapping(base), str(base)
+        except ScenarioError as e:
+            raise SweepError("base", message=f"{source}: base: {e}") from None
     raise SweepError("base", base, "a scenario file name, a table, a Scenario or a Builder")
 
 
