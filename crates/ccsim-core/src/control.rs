@@ -1,15 +1,16 @@
 //! A handle through which another thread watches a run and may stop it.
 //!
-//! The run loop publishes its simulated time every [`REPORT_EVERY`] events
-//! and checks for a stop request at the same moment, so a caller can draw a
-//! progress bar, enforce a wall-clock timeout or estimate a run's cost from a
-//! partial run, without touching the simulation's state. A run without a
-//! control compiles the check away (see `Simulation::run`).
+//! A controlled run (`Simulation::run_controlled`) publishes its simulated
+//! time about every [`REPORT_EVERY`] events and checks for a stop request at
+//! the same moment, so a caller can draw a progress bar, enforce a
+//! wall-clock timeout or estimate a run's cost from a partial run, without
+//! touching the simulation's state. A run without a control pays nothing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Events between two reports (a power of two: the check is a mask). At
-/// ~10 M events per second this is a report every ~1.6 ms of wall time.
+/// Events between two reports, aimed at (the run advances in chunks of
+/// simulated time sized from the previous chunk's events). At ~20 M events
+/// per second this is a report every ~1 ms of wall time.
 pub const REPORT_EVERY: u64 = 1 << 14;
 
 #[derive(Debug, Default)]

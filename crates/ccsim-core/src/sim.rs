@@ -551,32 +551,48 @@ impl Simulation {
         }
     }
 
-    pub fn run(&mut self) {
-        let _ = self.run_loop::<false>(None);
-    }
-
     /// Run while publishing progress to `ctl`; stop early if it is cancelled
     /// (the simulation is then left part-way and should be dropped).
+    ///
+    /// The run advances in chunks of simulated time, each sized from the
+    /// previous one's event count to hold about `REPORT_EVERY` events, and
+    /// reports between chunks. Events are handled in the same order as by
+    /// `run`, so the output is identical. (A check inside the event loop
+    /// instead, even a mask and a branch, made the compiler stop inlining
+    /// the heap's `pop` into it: +2.7 % instructions, docs/performance.md.)
     pub fn run_controlled(&mut self, ctl: &RunControl) -> Result<(), Cancelled> {
-        self.run_loop::<true>(Some(ctl))?;
-        ctl.report(self.now);
+        let mut chunk: SimTime = 1_000_000_000; // 1 ms to start
+        let mut t = 0;
+        while t < self.duration {
+            let h = t.saturating_add(chunk).min(self.duration);
+            let before = self.sched.popped;
+            self.run_until(h);
+            t = h;
+            ctl.report(t);
+            if ctl.is_cancelled() && t < self.duration {
+                return Err(Cancelled { sim_time_s: ps_to_s(t) });
+            }
+            let n = (self.sched.popped - before).max(1);
+            // aim at REPORT_EVERY events per chunk; grow at most 8× at a time
+            let scaled = (chunk as u128 * REPORT_EVERY as u128 / n as u128).min(chunk as u128 * 8);
+            chunk = (scaled as SimTime).max(1_000_000); // at least 1 µs
+        }
+        self.now = self.duration;
         Ok(())
     }
 
-    /// The event loop. With `CONTROLLED = false` the progress check is
-    /// compiled out, so a plain run pays nothing for it.
-    #[inline(always)]
-    fn run_loop<const CONTROLLED: bool>(&mut self, ctl: Option<&RunControl>) -> Result<(), Cancelled> {
-        while let Some((t, ev)) = self.sched.pop_until(self.duration) {
+    pub fn run(&mut self) {
+        self.run_until(self.duration);
+    }
+
+    /// Handle every event due at or before `horizon` (≤ the duration).
+    /// Never inlined: one copy of the loop keeps the heap's `pop` at a single
+    /// call site, which the compiler then inlines (a copy per caller
+    /// stops that: +2.7 % instructions).
+    #[inline(never)]
+    fn run_until(&mut self, horizon: SimTime) {
+        while let Some((t, ev)) = self.sched.pop_until(horizon) {
             self.now = t;
-            if CONTROLLED && self.sched.popped & (REPORT_EVERY - 1) == 0 {
-                if let Some(c) = ctl {
-                    c.report(t);
-                    if c.is_cancelled() {
-                        return Err(Cancelled { sim_time_s: ps_to_s(t) });
-                    }
-                }
-            }
             match ev {
                 Event::LinkArrival(l) => self.on_link_arrival(l as usize),
                 Event::FlowTimer(f) => self.on_flow_timer(f as usize),
@@ -598,8 +614,7 @@ impl Simulation {
                 }
             }
         }
-        self.now = self.duration;
-        Ok(())
+        self.now = horizon;
     }
 
     pub fn output(&mut self) -> SimOutput {

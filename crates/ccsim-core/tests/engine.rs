@@ -57,6 +57,31 @@ fn identical_seed_gives_identical_output() {
 }
 
 #[test]
+fn a_controlled_run_gives_the_same_output_and_stops_when_cancelled() {
+    let sc = lossy_dumbbell(0.02);
+    let a = ccsim_core::run(&sc).unwrap();
+    let ctl = ccsim_core::RunControl::new();
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.run_controlled(&ctl).unwrap();
+    let b = sim.output();
+    assert_eq!(a.events, b.events);
+    assert_eq!(ctl.sim_time_ps(), sc.duration_ps);
+    for name in ["flows", "flow_series", "link_series", "events"] {
+        let (ta, tb) = (a.table(name).unwrap(), b.table(name).unwrap());
+        for ((n1, c1), (_, c2)) in ta.columns.iter().zip(tb.columns.iter()) {
+            assert_eq!(format!("{c1:?}"), format!("{c2:?}"), "{name}.{n1}");
+        }
+    }
+    // cancelled before it starts: stops after its first chunk, reporting where
+    let ctl = ccsim_core::RunControl::new();
+    ctl.cancel();
+    let mut sim = Simulation::new(&sc).unwrap();
+    let e = sim.run_controlled(&ctl).unwrap_err();
+    assert!(e.sim_time_s > 0.0 && e.sim_time_s < 1e-12 * sc.duration_ps as f64);
+    assert_eq!(ctl.sim_time_ps() as f64 * 1e-12, e.sim_time_s);
+}
+
+#[test]
 fn unreachable_destination_is_an_error_not_a_panic() {
     let mut sc = dumbbell(1, 10_000_000, 100_000_000, 1, tcp_defaults("newreno"));
     sc.nodes.push("island".into());
