@@ -3,9 +3,9 @@ loss rate) under Bernoulli loss, over two decades of p, within 20 %:
 
 - Reno / NewReno: W = sqrt(3/(2p)) (Mathis et al. 1997; RFC 8312 Eq. 3 with
   α = 1, β = 0.5), every segment ACKed;
-- HighSpeed: W = 0.12/p^0.835 (RFC 3649 §5; shared/reference §5.1);
+- HighSpeed: W = 0.12/p^0.835 (RFC 3649 §5; docs/reference.md R4);
 - Scalable: W = a/(b·p) = 0.08/p with a = 0.01, b = 0.125 (Kelly 2003, derived
-  in shared/reference §6: a per ACK balances b·W per loss);
+  in docs/reference.md R5: a per ACK balances b·W per loss);
 - CUBIC: max of RFC 8312 Eq. 5, (C(3+β)/(4(1−β)))^¼·(RTT/p)^¾, and the
   Reno-friendly AIMD window sqrt(3(1−β)/(1+β)·(1+β)/(2(1−β)p)) (RFC 8312
   Eq. 3/4; Table 1 of RFC 8312: 38, 187, 1054 at RTT 0.1 s).

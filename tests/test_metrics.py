@@ -1,4 +1,4 @@
-"""Metrics on hand-computed inputs (shared/reference §13 for Jain)."""
+"""Metrics on hand-computed inputs (docs/reference.md R9 for Jain)."""
 import math
 
 import polars as pl

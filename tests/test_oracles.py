@@ -1,4 +1,4 @@
-"""The oracles themselves reproduce the reference vectors (shared/reference §13)."""
+"""The oracles themselves reproduce the reference vectors (docs/reference.md R9)."""
 import pytest
 
 from oracles import jain, mathis, pftk_approx, pftk_full

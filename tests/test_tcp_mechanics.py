@@ -1,4 +1,4 @@
-"""TCP mechanics of issue 3 checked against their specifications: SACK
+"""TCP mechanics checked against their specifications: SACK
 recovery (RFC 6675, ns-2 Sack1) against NewReno and Reno (Fall & Floyd 1996),
 ECN (RFC 3168), pacing (Linux tcp_update_pacing_rate; Aggarwal et al. 2000),
 delivery-rate samples (tcp_rate.c), timestamps (RFC 7323), limited transmit

@@ -4,7 +4,7 @@
 (40 ms RTT), DropTail of one BDP, 1448-byte segments, unlimited data, flows
 10 ms apart, 60 s. (b) the same with a 1 Gb/s bottleneck for 20 s.
 The `_sack_ts` variants turn on RFC 6675 SACK and RFC 7323 timestamps
-(delayed ACK is on in all of them), as issue 3 asks.
+(delayed ACK is on in all of them).
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 from __future__ import annotations

@@ -236,7 +236,9 @@ def cmd_bench(a) -> int:
 
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
-    from .scenario import CODEL_DOC, PIE_DOC, QUEUE_KINDS, RED_DOC, TCP_DEFAULTS, TCP_DOC, TOPOLOGY_DOC
+    from .netmodels import CODEL_DOC, PIE_DOC, QUEUE_KINDS, RED_DOC
+    from .tcp_options import TCP_DEFAULTS, TCP_DOC
+    from .topologies import TOPOLOGY_DOC
     from .traffic import APP_DOC
 
     what = a.what

@@ -8,7 +8,7 @@ Windowed rates use the sampled counters of ``flow_series`` / ``link_series``
 (``sim.sample_interval``): the value of a counter at time t is its last
 sample at or before t, so window edges should fall on sample times.
 
-Definitions (``shared/studies.md``, "Common terms"):
+Definitions (as the reproduced studies use them):
 
 - goodput: application bytes delivered in order to the receiver per second
   (headers and retransmissions excluded); throughput: bytes the sender put
@@ -68,7 +68,7 @@ def throughput(flow_series: pl.DataFrame, t0: float | None = None, t1: float | N
 
 def interval_goodput(flow_series: pl.DataFrame, edges: Sequence[float]) -> pl.DataFrame:
     """Goodput of every flow in consecutive intervals [edges[i], edges[i+1]]
-    (e.g. seed 000's [0, 250, 500, 750, 1000] s). Columns flow, interval,
+    (e.g. Grieco & Mascolo 2004's [0, 250, 500, 750, 1000] s). Columns flow, interval,
     t0_s, t1_s, goodput_bps."""
     if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
         raise ValueError(f"edges must be at least two increasing times, got {list(edges)}")
@@ -97,7 +97,7 @@ def jain(xs: Iterable[float]) -> float:
 
 
 def geff(goodputs_bps: Iterable[float], capacity_bps: float) -> float:
-    """Goodput efficiency Σ goodput / capacity (seed 003; ideal 0.9533 for
+    """Goodput efficiency Σ goodput / capacity (Mišković, Petrović & Trajković 2004; ideal 0.9533 for
     1460-byte payloads in 1500-byte packets beside its CBR flow)."""
     if capacity_bps <= 0:
         raise ValueError(f"capacity must be > 0, got {capacity_bps}")
@@ -171,7 +171,7 @@ def convergence_time(t: Sequence[float], x: Sequence[float], band: float = 0.10,
 
 
 def throughput_ratio(a: float, b: float) -> float:
-    """Ratio a / b of two flows' rates (seed 001's RTT-fairness metric);
+    """Ratio a / b of two flows' rates (the RTT-fairness metric of Choi, Lee, Cho & Han 2004);
     inf when b is 0 and a is not."""
     if b == 0:
         return math.inf if a > 0 else math.nan
@@ -181,7 +181,7 @@ def throughput_ratio(a: float, b: float) -> float:
 def class_shares(flows: pl.DataFrame, flow_series: pl.DataFrame, classes: Mapping[str, str],
                  capacity_bps: float, t0: float | None = None, t1: float | None = None) -> dict[str, float]:
     """Share of a bottleneck's capacity each traffic class used over [t0, t1]
-    (seed 001, Fig. 5): goodput of the flows whose label maps to the class,
+    (Choi, Lee, Cho & Han 2004, Fig. 5): goodput of the flows whose label maps to the class,
     over capacity; 'unused' = 1 − Σ shares. `classes` maps flow labels to
     class names (e.g. {'web': 'web', 'small': 'small TCP', 'hs': 'high-speed'});
     flows with unmapped labels are left out."""
@@ -195,7 +195,7 @@ def class_shares(flows: pl.DataFrame, flow_series: pl.DataFrame, classes: Mappin
 
 def ack_rate(flow_series: pl.DataFrame, t0: float | None = None, t1: float | None = None) -> pl.DataFrame:
     """ACKs each sender received per second over [t0, t1] (the ACK
-    throughput of seed 004's reverse path). Columns flow, acks_per_s."""
+    throughput of the reverse path of Lee, Seo & Park). Columns flow, acks_per_s."""
     lo, hi = _span(flow_series, t0, t1)
     return _window_rate(flow_series, "flow", "acks_received", lo, hi, 1.0, "acks_per_s")
 
@@ -210,6 +210,6 @@ def retransmission_ratio(flows: pl.DataFrame) -> pl.DataFrame:
 
 def seq_progress(flow_series: pl.DataFrame) -> pl.DataFrame:
     """Sequence-number progress: the highest cumulatively acknowledged
-    segment (snd_una, in packets) of every flow over time (seed 000, W2).
+    segment (snd_una, in packets) of every flow over time (Grieco & Mascolo 2004, W2).
     For repeating apps snd_una restarts with each connection."""
     return flow_series.select("flow", "time_s", pl.col("snd_una").alias("seq_pkts")).sort(["flow", "time_s"])

@@ -28,7 +28,7 @@ LOSS_DOC: dict[str, dict[str, str]] = {
         "loss_good": "loss probability in Good (default 0)",
         "loss_bad": "loss probability in Bad (required)",
         "to_bad_after_good": "P(next state is Bad) when Good ends (default 1: alternate)",
-        "to_bad_after_bad": "P(next state is Bad) when Bad ends (default 0: alternate; seed 000 uses 0.5 and 0.5)",
+        "to_bad_after_bad": "P(next state is Bad) when Bad ends (default 0: alternate; Grieco & Mascolo 2004 use 0.5 and 0.5)",
     },
     "scripted": {"drop": "1-based numbers of the packets to lose on this link direction (tests)"},
     "ce_every": {"n": "test marker: CE on every n-th ECN-capable packet"},

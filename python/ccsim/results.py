@@ -20,7 +20,9 @@ import polars as pl
 
 from . import _core
 from .errors import ScenarioError
-from .scenario import Scenario
+
+# This module does not import ccsim.scenario (scenario.py imports it to run),
+# so the `Scenario` in annotations below is documentation only.
 
 TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace")
 
@@ -38,7 +40,7 @@ def _columns(raw_cols) -> dict[str, np.ndarray | list]:
 class Result:
     """The outcome of one run."""
 
-    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):
+    def __init__(self, scenario: "Scenario", raw: dict, wall_time_s: float, cpu_time_s: float):
         self.scenario = scenario
         self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
         self.events_processed = int(raw["events"])
@@ -134,7 +136,7 @@ class Result:
         return out
 
 
-def run_scenario(sc: Scenario, control=None) -> Result:
+def run_scenario(sc: "Scenario", control=None) -> Result:
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
     payload = sc.to_core_json()

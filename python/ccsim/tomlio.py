@@ -40,10 +40,8 @@ def dumps(raw: dict) -> str:
 
 def scenario_to_toml(sc) -> str:
     """TOML text for a validated Scenario; checked to resolve identically."""
-    from .scenario import Scenario
-
     text = dumps(sc.raw)
-    back = Scenario.from_toml(text, source=f"{sc.source} (written as TOML)")
+    back = type(sc).from_toml(text, source=f"{sc.source} (written as TOML)")
     if back.core != sc.core:
         diff = sorted(k for k in set(back.core) | set(sc.core) if back.core.get(k) != sc.core.get(k))
         raise ScenarioError(sc.source, message=(

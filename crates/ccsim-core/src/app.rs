@@ -22,7 +22,7 @@ pub struct Transfer {
 pub enum App {
     /// Bulk data or a single file: the flow itself does everything.
     Plain,
-    /// ON-OFF: `until` ends the current period.
+    /// ON-OFF: periods drawn from `on` and `off`; `is_on` says which one is running.
     OnOff { on: Dist, off: Dist, rng: Stream, is_on: bool },
     /// Fixed schedule: times at which the application toggles, starting OFF.
     Schedule { toggles: Vec<SimTime>, next: usize },

@@ -74,7 +74,7 @@ pub enum LossModel {
     /// Each packet is lost independently with probability `p`.
     Bernoulli { p: f64, rng: Stream },
     /// Independent bit errors: a packet of `size` bytes is lost with
-    /// P = 1 − (1 − ber)^(8·size) (ns-2 ErrorModel unit_ bit; seed 004), so
+    /// P = 1 − (1 − ber)^(8·size) (ns-2 ErrorModel unit_ bit, as Lee, Seo & Park use it), so
     /// 40-byte ACKs and 1500-byte segments differ. `last` caches the
     /// probability of the last size seen.
     Ber { ber: f64, last: (u32, f64), rng: Stream },
@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn ber_vectors_from_the_reference() {
-        // shared/reference §12 (ns-2/ns-3 error models, unit bit).
+        // docs/reference.md R8 (ns-2/ns-3 error models, unit bit).
         for (ber, bytes, want) in [(1e-6, 1500, 0.011928), (1e-5, 1500, 0.11308), (1e-5, 40, 0.0031949), (1e-4, 1000, 0.55069)] {
             let got = ber_packet_loss(ber, bytes);
             assert!((got - want).abs() < 5e-6 * want.max(1e-3) * 10.0, "{ber} {bytes}: {got} vs {want}");

@@ -1,7 +1,8 @@
 //! Event scheduler: a binary heap ordered by (time, insertion number), so
 //! events at the same instant run in the order they were scheduled. The
 //! engine keeps about one pending event per component (a link schedules only
-//! the arrival of its head packet; a flow only its earliest timer), so the
+//! the arrival of its head packet, and a dequeue-time link its next service;
+//! a flow only its earliest timer and its application's next action), so the
 //! heap stays small.
 
 use crate::units::SimTime;

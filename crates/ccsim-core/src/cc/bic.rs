@@ -25,7 +25,7 @@
 //! Smin as Linux's comment defines it: ln(1/Smin)/ln(B/(B − 1)) + B, rounded
 //! (Smin 0.01, B 4 → 20, Linux's constant).
 //!
-//! Presets: `linux` (default), `paper` (seed 001: Smax 32, Smin 0.01,
+//! Presets: `linux` (default), `paper` (Choi, Lee, Cho & Han 2004: Smax 32, Smin 0.01,
 //! β 0.125 i.e. retained 0.875, low window 14, B = 2 — the paper halves the
 //! search interval), `ns3` (β 0.8, smooth_part 5 via Smin, no ACK-ratio
 //! scaling).
@@ -57,7 +57,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         Preset { name: "linux", doc: "Linux tcp_bic.c", values: &[] },
         Preset {
             name: "paper",
-            doc: "Xu et al. 2004 / seed 001: Smax 32, Smin 0.01, beta 0.125 (keep 0.875), low window 14, B 2",
+            doc: "Xu et al. 2004 / Choi, Lee, Cho & Han 2004: Smax 32, Smin 0.01, beta 0.125 (keep 0.875), low window 14, B 2",
             values: &[
                 ("max_increment", Lit::N(32.0)),
                 ("min_increment", Lit::N(0.01)),

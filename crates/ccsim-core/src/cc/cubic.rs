@@ -37,9 +37,9 @@
 //! `standard` — RFC 5681 slow start.
 //!
 //! Deviations: Linux computes the cube root with a table and one Newton
-//! step (≈0.2 % error); we use the exact root rounded to the nearest unit. Linux shifts the
-//! epoch forward over idle periods (CA_EVENT_TX_START); the sender does not
-//! raise that event yet, so an idle flow's curve keeps running. HyStart++'s
+//! step (≈0.2 % error); we use the exact root rounded to the nearest unit. As Linux,
+//! the epoch is shifted forward over idle periods on CA_EVENT_TX_START
+//! (`cwnd_event`), so an idle flow's curve does not keep running. HyStart++'s
 //! per-ACK cap L (8 segments unpaced) is the sender's `abc_limit`.
 
 use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset};
@@ -541,13 +541,13 @@ mod tests {
         let c = cubic(None);
         assert_eq!((c.beta_i, c.cube_rtt_scale, c.beta_scale), (717, 410, 15));
         assert_eq!(c.cube_factor, 2681735677);
-        // shared/reference §8.3: Wmax − cwnd = 30 → K ≈ 4317/1024 s.
+        // Linux tcp_cubic.c, docs/reference.md R6: Wmax − cwnd = 30 → K ≈ 4317/1024 s.
         assert_eq!(c.linux_k(30), 4317);
     }
 
     #[test]
     fn rfc_worked_example_curve() {
-        // shared/reference §8.2: loss at Wmax 100 → cwnd 70, K = ∛75.
+        // RFC 8312 §4, docs/reference.md R6: loss at Wmax 100 → cwnd 70, K = ∛75.
         let mut c = cubic(Some("rfc9438"));
         let mut tp = state(100, 200);
         tp.in_flight = 100;

@@ -48,7 +48,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
         Preset {
             name: "choi2004",
-            doc: "seed 001 (Choi et al. 2004, ns-2): Low_Window 31, Low_P = 1.5/31²",
+            doc: "Choi, Lee, Cho & Han 2004 (ns-2): Low_Window 31, Low_P = 1.5/31²",
             values: &[("table", Lit::S("formula")), ("low_window", Lit::N(31.0)), ("low_p", Lit::N(1.5 / (31.0 * 31.0)))],
         },
     ],
@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn table_decrease_vectors() {
-        // shared/reference §5.2 derived Linux vectors.
+        // docs/reference.md R4, Linux vectors from tcp_highspeed.c's table.
         for (w, want) in [(38, 19), (39, 22), (100, 57), (119, 71), (500, 327), (1000, 676), (5000, 3790), (10000, 7969), (100000, 90625)] {
             let mut h = linux();
             let mut tp = state(w, 1);
@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn rfc_functions_match_reference_points() {
         let r = Rfc { low_window: 38.0, low_p: 1e-3, high_window: 83000.0, high_p: 1e-7, high_decrease: 0.1 };
-        // shared/reference §5.1: a, b at table points (from p = 0.078/w^1.2;
+        // docs/reference.md R4: a, b at table points (from p = 0.078/w^1.2;
         // the line through (38, 1e-3) and (83000, 1e-7) has exponent
         // −1.1978, so allow 3 %).
         for (w, a, b) in [(118.0, 2.006, 0.441), (221.0, 3.005, 0.408), (1058.0, 8.011, 0.327), (10000.0, 29.02, 0.210), (84035.0, 70.96, 0.0994)] {

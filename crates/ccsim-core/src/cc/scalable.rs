@@ -12,7 +12,7 @@
 //! w = cwnd while cwnd < `low_window`, else w = `ai_cnt` (= 1/a); on a
 //! loss ssthresh = max(cwnd − ⌊cwnd·`md`⌋, 2). Linux is (ai_cnt 100,
 //! low_window 100); old Linux and ns-3 used ai_cnt 50 ("for delayed ACK");
-//! the paper and seed 001 use a = 0.01 above a legacy window of 16.
+//! the paper and Choi, Lee, Cho & Han 2004 use a = 0.01 above a legacy window of 16.
 //! Response function (derived from a(1 − p) = p·b·w): w ≈ a/(b·p) = 0.08/p.
 //!
 //! Deviations: ns-3 resets its ACK counter to 0 after an increase; we keep
@@ -38,7 +38,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
         Preset {
             name: "paper",
-            doc: "Kelly 2003 / seed 001: a = 0.01, b = 0.125, legacy window 16",
+            doc: "Kelly 2003 / Choi, Lee, Cho & Han 2004: a = 0.01, b = 0.125, legacy window 16",
             values: &[("ai_cnt", Lit::N(100.0)), ("low_window", Lit::N(16.0))],
         },
     ],
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn ns3_increment_vectors() {
-        // shared/reference §6 tcp-scalable-test: (38, 38) → 39; (38, 100) → 40; (53, 50) → 54.
+        // ns-3 tcp-scalable-test.cc, docs/reference.md R5: (38, 38) → 39; (38, 100) → 40; (53, 50) → 54.
         assert_eq!(run("ns3", 38, 38), 39);
         assert_eq!(run("ns3", 38, 100), 40);
         assert_eq!(run("ns3", 53, 50), 54);

@@ -28,7 +28,7 @@
 //! (d_k bytes acknowledged, counted as above), filtered by the Tustin
 //! discretisation b̂_k = α_k·b̂_{k−1} + (1 − α_k)·(b_k + b_{k−1})/2 with
 //! α_k = (2τ − Δ_k)/(2τ + Δ_k). Under ACK compression Δ_k shrinks and the
-//! estimate overshoots: the flaw Westwood+ fixes (seed 000, Fig. 1).
+//! estimate overshoots: the flaw Westwood+ fixes (Grieco & Mascolo 2004, Fig. 1).
 //! Its reaction is the paper's (ssthresh at the third duplicate ACK).
 //!
 //! Deviations: BWE is kept in bytes per second (Linux: bytes per jiffy), so
@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn linux_filter_integer_vector() {
-        // shared/reference §4.2: samples 100, 200, 200, 200, 200.
+        // docs/reference.md R3: samples 100, 200, 200, 200, 200.
         let mut w = Westwood::new_plus(&with("westwoodplus", None, &[]));
         let mut got = vec![];
         for s in [100.0, 200.0, 200.0, 200.0, 200.0] {
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn ns3_tustin_vector() {
-        // shared/reference §4.3: 5, 19.5, 37.55, 53.795, 68.4155.
+        // docs/reference.md R3: 5, 19.5, 37.55, 53.795, 68.4155.
         let mut w = Westwood::new_plus(&with("westwoodplus", Some("ns3"), &[]));
         let want = [5.0, 19.5, 37.55, 53.795, 68.4155];
         for (s, e) in [100.0, 200.0, 200.0, 200.0, 200.0].iter().zip(want) {

@@ -1,8 +1,8 @@
 //! Queue disciplines. A discipline decides, when a packet reaches a link,
 //! whether it joins the FIFO. The link computes each packet's departure time
 //! at admission (a FIFO with a fixed rate makes it known), so disciplines that
-//! decide at enqueue time (DropTail, the RED family) cost no event of their
-//! own. Disciplines that decide at dequeue (CoDel) hold their packets
+//! decide at enqueue time (DropTail, the RED family, PIE) cost no event of
+//! their own. Disciplines that decide at dequeue (CoDel, FQ-CoDel) hold their packets
 //! themselves (`DequeueDisc`) and the link takes one when its transmitter
 //! frees up, at a service event; see docs/architecture.md.
 

@@ -4,7 +4,7 @@
 //! valid sample clears the back-off (§5.5–5.7). Karn's rule is applied by the
 //! sender (no samples from retransmitted segments).
 //! Deviation: Linux floors RTO at SRTT + 200 ms via rttvar (see
-//! shared/reference §1.6); we follow the RFC with a configurable floor.
+//! docs/reference.md R1); we follow the RFC with a configurable floor.
 
 use crate::units::SimTime;
 
@@ -76,7 +76,7 @@ mod tests {
         (x * PS_PER_MS as f64).round() as SimTime
     }
 
-    /// ns-3 rtt-test vectors with α = 1/8, β = 1/4 (shared/reference §1.6):
+    /// ns-3 rtt-test vectors with α = 1/8, β = 1/4 (docs/reference.md R1):
     /// samples 1.0, 1.2, 0.9 s → SRTT/RTTVAR 1.0/0.5; 1.025/0.425; 1.009375/0.35.
     #[test]
     fn rfc6298_estimator_matches_reference_vectors() {

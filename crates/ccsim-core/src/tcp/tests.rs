@@ -41,7 +41,7 @@ fn lost(fl: &TcpFlow, s: u64) -> bool {
 
 #[test]
 fn rfc6675_islost_reference_vectors() {
-    // shared/reference §2.2, hole at segment 0, DupThresh 3.
+    // docs/reference.md R2, hole at segment 0, DupThresh 3.
     // SACK of 1–2 (two segments, one range): not lost.
     let mut out = Vec::new();
     let mut f = flow(Some(10), SackCfg::Rfc6675, |_| {});

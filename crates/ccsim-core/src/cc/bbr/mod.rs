@@ -27,8 +27,8 @@
 //! sizing (`tso = true`: segments in 1 ms at the pacing rate, 2..=44) or
 //! only its floor (`tso = false`: 1 segment below 1.2 Mb/s, else 2); ACK
 //! delay is not known to BBR (Linux's is_ack_delayed), so a delayed-ACK RTT
-//! sample may refresh an expired RTprop; idle restart (CA_EVENT_TX_START)
-//! is not raised by the sender yet.
+//! sample may refresh an expired RTprop. Idle restart follows Linux's
+//! `bbr_cwnd_event` on CA_EVENT_TX_START.
 
 mod minmax;
 

@@ -1,5 +1,5 @@
 //! Network-free BBR tests: gains per mode, the gain cycle, ProbeRTT timing
-//! and the worked example of shared/reference §9.1, driven by a fluid pipe
+//! and the worked example of docs/reference.md R7, driven by a fluid pipe
 //! (bottleneck B segments/s, propagation RTT T) and a window-limited sender.
 
 use super::*;
@@ -188,7 +188,7 @@ fn probe_rtt_every_ten_seconds_for_200_ms_at_four_segments() {
 
 #[test]
 fn worked_example_targets() {
-    // shared/reference §9.1: 10 Mb/s, 1500-byte packets (833.3 pkt/s), RTprop 40 ms.
+    // docs/reference.md R7: 10 Mb/s, 1500-byte packets (833.3 pkt/s), RTprop 40 ms.
     let mut x = bbr();
     let mut tp = state(10, u32::MAX);
     tp.mss = 1500;

@@ -134,7 +134,7 @@ fn ecn_capable_packets_are_marked_not_dropped_below_max_th() {
 
 #[test]
 fn mark_p_above_max_p_marks_in_the_gentle_region() {
-    // seed 003 (ns-2 use_mark_p_): with mark_p = 1 an ECT packet picked in
+    // Mišković, Petrović & Trajković 2004 (ns-2 use_mark_p_): with mark_p = 1 an ECT packet picked in
     // the gentle region (p_b in [max_p, 1)) is marked; with mark_p = max_p
     // it is dropped.
     for (mark_p, want) in [(1.0, Verdict::Mark), (0.1, Verdict::Drop)] {

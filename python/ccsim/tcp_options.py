@@ -1,0 +1,169 @@
+"""TCP options of a scenario (the `[tcp]` table and per-group overrides):
+defaults, documentation, and their resolution into the core's TCP config.
+Every error names the field, the value and what is accepted."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core, algorithms
+from ._check import _bool, _int, _str
+from .errors import ScenarioError
+from .units import parse_buffer, parse_size, parse_time
+
+# TCP options: name -> (default, documentation). The resolver converts them.
+TCP_DEFAULTS: dict[str, Any] = {
+    "cc": "newreno",
+    "cc_preset": None,
+    "cc_params": {},
+    "mss": 1448,
+    "header_bytes": 40,
+    "initial_window": 10,
+    "initial_ssthresh": "inf",
+    "min_rto": "200ms",
+    "initial_rto": "1s",
+    "max_rto": "60s",
+    "clock_granularity": "1ms",
+    "max_cwnd": None,
+    "rwnd": None,
+    "delayed_ack": True,
+    "delack_timeout": "200ms",
+    "delack_count": 2,
+    "handshake": False,
+    "dupthresh": 3,
+    "abc_limit": 2,
+    "sack": "off",
+    "sack_blocks": 3,
+    "limited_transmit": False,
+    "prr": False,
+    "timestamps": False,
+    "ecn": False,
+    "pacing": "off",
+    "pacing_ss_ratio": 2.0,
+    "pacing_ca_ratio": 1.2,
+    "tso": True,
+    "min_tso_segs": 2,
+    "quickack": 0,
+    "idle_restart": True,
+}
+
+TCP_DOC: dict[str, str] = {
+    "cc": "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')",
+    "cc_preset": "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults",
+    "cc_params": "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')",
+    "mss": "maximum segment size, payload bytes",
+    "header_bytes": "TCP/IP header bytes on every packet without options; timestamps add 12, SACK blocks 4 + 8 per block",
+    "initial_window": "initial cwnd, segments (RFC 6928 / Linux: 10)",
+    "initial_ssthresh": "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)",
+    "min_rto": "lower bound on the computed RTO (RFC 6298 says 1s; Linux 200ms)",
+    "initial_rto": "RTO before the first RTT sample (RFC 6298: 1s)",
+    "max_rto": "upper bound on the RTO, back-off included (RFC 6298: at least 60s)",
+    "clock_granularity": "G in RTO = SRTT + max(G, 4·RTTVAR)",
+    "max_cwnd": "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap",
+    "rwnd": "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited",
+    "delayed_ack": "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)",
+    "delack_timeout": "delayed-ACK timer",
+    "delack_count": "full-sized segments per delayed ACK",
+    "handshake": "open with SYN / SYN-ACK (one RTT) before data",
+    "dupthresh": "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)",
+    "abc_limit": "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)",
+    "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
+    "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
+    "limited_transmit": "RFC 3042: one new segment on each of the first two duplicate ACKs",
+    "prr": "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')",
+    "timestamps": "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet",
+    "ecn": "RFC 3168 ECN: data is ECT; CE echoed with ECE until CWR; one reduction per window",
+    "pacing": "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)",
+    "pacing_ss_ratio": "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)",
+    "pacing_ca_ratio": "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)",
+    "tso": "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)",
+    "min_tso_segs": "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)",
+    "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
+    "idle_restart": "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)",
+}
+
+
+def merge(where: str, d: dict, base: dict) -> dict:
+    """Overlay options `d` (written at `where`) on `base`, a mapping of
+    option -> (raw value, field it came from)."""
+    out = dict(base)
+    for k, v in d.items():
+        out[k] = (v, f"{where}.{k}")
+    return out
+
+def resolve(opts: dict) -> dict:
+    """Turn option -> (raw value, field) into the core's TCP config."""
+    names = list(_core.algorithms())
+    out: dict = {}
+    for k, (v, f) in opts.items():
+        if k == "cc":
+            out["cc"] = _str(f, v, names)
+        elif k in ("cc_preset", "cc_params"):
+            pass  # checked below, once cc is known
+        elif k == "mss":
+            out["mss"] = _int(f, v, lo=1, hi=65495)
+        elif k == "header_bytes":
+            out["header_bytes"] = _int(f, v, lo=0, hi=1000)
+        elif k == "initial_window":
+            out["initial_window"] = _int(f, v, lo=1, hi=10**9)
+        elif k == "initial_ssthresh":
+            out["initial_ssthresh"] = None if v == "inf" else _int(f, v, lo=2, hi=2**32 - 2)
+        elif k in ("min_rto", "initial_rto", "max_rto"):
+            out[f"{k}_ps"] = parse_time(f, v, allow_zero=False)
+        elif k == "clock_granularity":
+            out["clock_granularity_ps"] = parse_time(f, v)
+        elif k == "max_cwnd":
+            out["max_cwnd"] = None if v is None or v == "none" else _int(f, v, lo=1, hi=2**32 - 1)
+        elif k == "delayed_ack":
+            out["delayed_ack"] = _bool(f, v)
+        elif k == "delack_timeout":
+            out["delack_timeout_ps"] = parse_time(f, v, allow_zero=False)
+        elif k == "delack_count":
+            out["delack_count"] = _int(f, v, lo=1, hi=1000)
+        elif k == "handshake":
+            out["handshake"] = _bool(f, v)
+        elif k == "dupthresh":
+            out["dupthresh"] = _int(f, v, lo=1, hi=1000)
+        elif k == "abc_limit":
+            out["abc_limit"] = _int(f, v, lo=0, hi=2**32 - 1)
+        elif k == "sack":
+            out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
+        elif k == "sack_blocks":
+            out["sack_blocks"] = _int(f, v, lo=1, hi=4)
+        elif k in ("limited_transmit", "prr", "timestamps", "ecn", "tso", "idle_restart"):
+            out[k] = _bool(f, v)
+        elif k == "pacing":
+            out["pacing"] = _str(f, v, ["off", "linux", "window"])
+        elif k in ("pacing_ss_ratio", "pacing_ca_ratio"):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= 100):
+                raise ScenarioError(f, v, "a ratio in (0, 100], e.g. 2.0 for 200%")
+            out[k] = float(v)
+        elif k == "quickack":
+            out["quickack"] = _int(f, v, lo=0, hi=2**32 - 1)
+        elif k == "min_tso_segs":
+            out["min_tso_segs"] = _int(f, v, lo=1, hi=255)
+    (pv, pf), (mv, mf) = opts["cc_preset"], opts["cc_params"]
+    out["cc_preset"], out["cc_params"] = algorithms.check(out["cc"], pv, pf, mv, mf)
+    v, f = opts["rwnd"]
+    if v is None or v == "none":
+        out["rwnd_bytes"] = None
+    elif isinstance(v, str) and v.strip().endswith(("pkt", "pkts")):
+        out["rwnd_bytes"] = int(parse_buffer(f, v).amount) * out["mss"]
+    else:
+        out["rwnd_bytes"] = parse_size(f, v)
+        if out["rwnd_bytes"] < out["mss"]:
+            raise ScenarioError(f, v, f"a window of at least one segment ({out['mss']} bytes)")
+    if out["timestamps"] and out["sack_blocks"] > 3:
+        raise ScenarioError(opts["sack_blocks"][1], out["sack_blocks"],
+                            "at most 3 SACK blocks with timestamps (40 option bytes)")
+    if out["prr"] and out["sack"] != "rfc6675":
+        raise ScenarioError(opts["prr"][1], True, "prr = true only with sack = 'rfc6675' (PRR counts from the SACK scoreboard)")
+    if out["sack"] != "off" and out["cc"] == "tahoe":
+        raise ScenarioError(opts["sack"][1], out["sack"], "sack = 'off' with tahoe (Tahoe has no fast recovery)")
+    if out["max_rto_ps"] < out["min_rto_ps"]:
+        raise ScenarioError(opts["max_rto"][1], message=f"{opts['max_rto'][1]}: must be ≥ min_rto")
+    return out
+
+
+def wire_bytes(tcp: dict) -> int:
+    """Bytes of a full-sized data packet: mss + headers (+12 with timestamps)."""
+    return tcp["mss"] + tcp["header_bytes"] + (12 if tcp["timestamps"] else 0)

@@ -1,0 +1,316 @@
+"""Topology builders: each kind of `[topology]` adds its nodes and links to
+a `Net`, places every flow (src, dst) and returns the flows' base
+(propagation) RTTs; `resolve_buffers` then sizes '…bdp' buffers.
+docs/scenario.md describes each kind."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._check import _check_keys, _int, _str
+from .errors import ScenarioError
+from .netmodels import _loss, _queue
+from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_time
+
+TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
+# Topology builders: kind -> {key: meaning}; flow-group keys are listed under "flows:".
+TOPOLOGY_DOC: dict[str, dict[str, str]] = {
+    "single_link": {
+        "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link)",
+        "buffer, queue, loss": "forward direction (buffer default '1bdp', queue default 'droptail')",
+        "reverse_rate, reverse_delay, reverse_buffer, reverse_loss": "the b → a direction (default: as forward, no loss)",
+        "flows: direction": "'forward' (a → b) or 'reverse'",
+    },
+    "dumbbell": {
+        "bottleneck_rate, bottleneck_delay": "the r0 – r1 link",
+        "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
+        "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
+        "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution or {spread = [a, b]} sets the access delays",
+    },
+    "parking_lot": {
+        "hops, hop_rate, hop_delay": "N router-to-router hops r0 – … – rN",
+        "access_rate, access_delay, access_buffer, buffer, queue": "access links and hop queues",
+        "flows: path": "'through' (all hops), 'cross' (one flow per hop, C1's direction), 'cross_reverse'",
+    },
+    "wireless": {
+        "bottleneck_rate, bottleneck_delay, access_rate, access_delay, buffer, queue": "the wired part, as a dumbbell",
+        "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows",
+        "wireless_loss, wireless_reverse_loss": "loss on the last hop (reverse default: the same model, own stream)",
+        "flows: path, direction, rtt": "path 'wireless' (default: src – r0 – r1 – mobile) or 'wired' (cross/reverse traffic on the dumbbell)",
+    },
+    "satellite": {
+        "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
+    },
+    "explicit": {
+        "nodes, links": "[[topology.links]] tables: a, b, rate, delay, buffer, queue, loss and reverse_* options",
+        "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
+        "flows: src, dst": "node names",
+    },
+}
+
+_SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
+                "reverse_buffer", "reverse_loss", "bdp_rtt"}
+_DUMBBELL_KEYS = {"kind", "bottleneck_rate", "bottleneck_delay", "access_rate", "access_delay", "buffer",
+                  "queue", "access_buffer", "loss", "reverse_loss", "reverse_bottleneck_rate", "bdp_rtt"}
+_PARKING_KEYS = {"kind", "hops", "hop_rate", "hop_delay", "access_rate", "access_delay", "buffer", "queue",
+                 "access_buffer", "bdp_rtt"}
+_EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
+_EXPLICIT_LINK_KEYS = {"a", "b", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
+                       "reverse_buffer", "reverse_loss"}
+_WIRELESS_KEYS = _DUMBBELL_KEYS | {"wireless_rate", "wireless_delay", "wireless_buffer", "wireless_loss",
+                                  "wireless_reverse_loss"}
+FLOW_TOPO_KEYS = {
+    "single_link": {"direction"},
+    "dumbbell": {"direction", "rtt"},
+    "satellite": {"direction", "rtt"},
+    "wireless": {"direction", "rtt", "path"},
+    "parking_lot": {"path"},
+    "explicit": {"src", "dst"},
+}
+
+
+@dataclass
+class Net:
+    nodes: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+    links: list[dict] = field(default_factory=list)
+    # (link index, Buffer, field name) whose limit depends on the BDP RTT
+    pending_buffers: list[tuple[int, Buffer, str]] = field(default_factory=list)
+
+    def node(self, name: str) -> int:
+        if name not in self.index:
+            self.index[name] = len(self.nodes)
+            self.nodes.append(name)
+        return self.index[name]
+
+    def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: dict | str,
+            loss: dict, name: str | None = None) -> int:
+        ia, ib = self.node(a), self.node(b)
+        self.links.append({
+            "name": name or f"{a}->{b}", "from": ia, "to": ib, "rate_bps": rate, "delay_ps": delay,
+            "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue}, "loss": loss,
+        })
+        i = len(self.links) - 1
+        self.pending_buffers.append((i, buf, buf_field))
+        return i
+
+    def duplex(self, a, b, rate, delay, buf, buf_field, queue, loss=None, *, rev_rate=None, rev_delay=None,
+               rev_buf=None, rev_buf_field=None, rev_loss=None, name=None, rev_name=None):
+        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name)
+        r = self.add(b, a, rev_rate or rate, delay if rev_delay is None else rev_delay, rev_buf or buf,
+                     rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name)
+        return f, r
+
+
+def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: int, rtt_field: str) -> None:
+    for i, buf, fld in net.pending_buffers:
+        link = net.links[i]
+        q = link["queue"]
+        if buf.kind == "pkt":
+            q["limit_pkts"] = int(buf.amount)
+        elif buf.kind == "bytes":
+            if q["kind"] in ("codel", "fq_codel"):
+                raise ScenarioError(fld, message=(
+                    f"{fld}: {q['kind']}'s limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
+                    f"got {int(buf.amount)} bytes"))
+            if buf.amount < max_pkt:
+                raise ScenarioError(fld, message=(
+                    f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "
+                    f"expected a buffer of at least one packet"))
+            q["limit_bytes"] = int(buf.amount)
+        else:
+            if bdp_rtt_ps is None:
+                raise ScenarioError(rtt_field, message=(
+                    f"{rtt_field}: needed to size '{buf.amount:g}bdp' buffers in an explicit topology; "
+                    "expected a time such as '40ms'"))
+            bdp_bytes = link["rate_bps"] * bdp_rtt_ps / 8 / PS_PER_S
+            pkts = round(buf.amount * bdp_bytes / pkt_bytes)
+            if pkts < 1:
+                raise ScenarioError(fld, message=(
+                    f"{fld}: '{buf.amount:g}bdp' is {buf.amount * bdp_bytes:.0f} bytes on link {link['name']}, "
+                    f"less than one {pkt_bytes}-byte packet; expected a buffer of at least one packet"))
+            q["limit_pkts"] = int(pkts)
+
+
+def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
+    v = topo.get("bdp_rtt", "max")
+    if v in ("max", "mean"):
+        if not base_rtts:
+            return None
+        return max(base_rtts) if v == "max" else round(sum(base_rtts) / len(base_rtts))
+    return parse_time("topology.bdp_rtt", v, allow_zero=False)
+
+# Topology builders: add nodes/links, place each flow (src, dst) and
+# return the flows' base (propagation) RTTs in ps, or None if unknown.
+def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
+    _check_keys("topology", t, _SINGLE_KEYS)
+    rate = parse_rate("topology.rate", t.get("rate"))
+    delay = parse_time("topology.delay", t.get("delay"))
+    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    rrate = parse_rate("topology.reverse_rate", t["reverse_rate"]) if "reverse_rate" in t else rate
+    rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
+    rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
+    net.duplex("a", "b", rate, delay, buf, "topology.buffer", queue, _loss("topology.loss", t.get("loss")),
+               rev_rate=rrate, rev_delay=rdelay, rev_buf=rbuf,
+               rev_buf_field="topology.reverse_buffer" if "reverse_buffer" in t else "topology.buffer",
+               rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")))
+    for f in flows:
+        d = _str(f"{f['where']}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+        f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
+    return [delay + rdelay] * len(flows)
+
+def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL_KEYS,
+              default_delay: str | None = None, loss_both_ways: bool = False) -> list[int]:
+    _check_keys("topology", t, keys)
+    brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
+    bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
+    arate = parse_rate("topology.access_rate", t.get("access_rate"))
+    adelay = parse_time("topology.access_delay", t.get("access_delay"))
+    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+    abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
+    abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
+    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
+        if "reverse_bottleneck_rate" in t else brate
+    loss = _loss("topology.loss", t.get("loss"))
+    rloss = _loss("topology.reverse_loss", t["reverse_loss"]) if "reverse_loss" in t \
+        else (loss if loss_both_ways else {"kind": "none"})
+    net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue, loss, rev_rate=rrate, rev_loss=rloss)
+    wl = None
+    if "wireless_rate" in keys:
+        wrate = parse_rate("topology.wireless_rate", t.get("wireless_rate"))
+        wdelay = parse_time("topology.wireless_delay", t.get("wireless_delay"))
+        wbuf = parse_buffer("topology.wireless_buffer", t["wireless_buffer"]) if "wireless_buffer" in t else buf
+        wloss = _loss("topology.wireless_loss", t.get("wireless_loss"))
+        wrloss = _loss("topology.wireless_reverse_loss", t["wireless_reverse_loss"]) \
+            if "wireless_reverse_loss" in t else wloss
+        net.duplex("r1", "mobile", wrate, wdelay, wbuf,
+                   "topology.wireless_buffer" if "wireless_buffer" in t else "topology.buffer",
+                   "droptail", wloss, rev_loss=wrloss, name="wireless", rev_name="wireless_reverse")
+        wl = wdelay
+    rtts = []
+    for i, f in enumerate(flows):
+        w = f["where"]
+        d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+        wireless = wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"),
+                                            ["wireless", "wired"]) == "wireless"
+        far = wl if wireless else 0
+        acc = adelay
+        if "rtt_ps" in f["topo"]:
+            rtt = f["topo"]["rtt_ps"]
+            if wireless:
+                # one access link on the wired side sets the RTT
+                acc = rtt // 2 - bdelay - far
+            else:
+                acc = (rtt // 2 - bdelay) // 2
+            if acc < 0:
+                raise ScenarioError(f"{w}.rtt", message=(
+                    f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the path's fixed round trip "
+                    f"({2 * (bdelay + far) / 1e9:g}ms); expected a longer rtt"))
+        src, dst = f"src{i}", f"dst{i}"
+        if wireless:
+            left, right = (src, "mobile") if d == "forward" else ("mobile", src)
+            net.duplex(src, "r0", arate, acc, abuf, abuf_field, "droptail")
+            f["src"], f["dst"] = net.index[left], net.index[right]
+            rtts.append(2 * (acc + bdelay + far))
+            continue
+        left, right = (src, dst) if d == "forward" else (dst, src)
+        net.duplex(left, "r0", arate, acc, abuf, abuf_field, "droptail")
+        net.duplex("r1", right, arate, acc, abuf, abuf_field, "droptail")
+        f["src"], f["dst"] = net.index[src], net.index[dst]
+        rtts.append(2 * (bdelay + 2 * acc))
+    return rtts
+
+def satellite(t: dict, flows: list[dict], net: Net) -> list[int]:
+    """A dumbbell whose bottleneck is a GEO hop (W5 of Grieco & Mascolo 2004): 275 ms
+    one way unless given, the loss model on both directions."""
+    return dumbbell(t, flows, net, default_delay="275ms", loss_both_ways=True)
+
+def wireless(t: dict, flows: list[dict], net: Net) -> list[int]:
+    """A wired dumbbell plus a shared last hop r1 – mobile with its own
+    loss model in each direction (W4 of Grieco & Mascolo 2004)."""
+    return dumbbell(t, flows, net, keys=_WIRELESS_KEYS)
+
+def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
+    _check_keys("topology", t, _PARKING_KEYS)
+    hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
+    hrate = parse_rate("topology.hop_rate", t.get("hop_rate"))
+    hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
+    arate = parse_rate("topology.access_rate", t.get("access_rate"))
+    adelay = parse_time("topology.access_delay", t.get("access_delay"))
+    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+    abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
+    abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
+    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    for h in range(hops):
+        net.duplex(f"r{h}", f"r{h + 1}", hrate, hdelay, buf, "topology.buffer", queue)
+    # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
+    # every hop; expand them now (flow order: group order, then hop).
+    expanded = []
+    for f in flows:
+        p = _str(f"{f['where']}.path", f["topo"].get("path", "through"), ["through", "cross", "cross_reverse"])
+        if p == "through":
+            expanded.append((f, p, None))
+        else:
+            for h in range(hops):
+                expanded.append((dict(f), p, h))
+    flows[:] = [e[0] for e in expanded]
+    rtts = []
+    for i, (f, p, h) in enumerate(expanded):
+        src, dst = f"src{i}", f"dst{i}"
+        if p == "through":
+            a, b, nh = "r0", f"r{hops}", hops
+        elif p == "cross":
+            a, b, nh = f"r{h}", f"r{h + 1}", 1
+        else:
+            a, b, nh = f"r{h + 1}", f"r{h}", 1
+        net.duplex(src, a, arate, adelay, abuf, abuf_field, "droptail")
+        net.duplex(b, dst, arate, adelay, abuf, abuf_field, "droptail")
+        f["src"], f["dst"] = net.index[src], net.index[dst]
+        f["label"] = f["label"] if h is None else f"{f['label']}.hop{h + 1}"
+        rtts.append(2 * (2 * adelay + nh * hdelay))
+    return rtts
+
+def explicit(t: dict, flows: list[dict], net: Net) -> None:
+    _check_keys("topology", t, _EXPLICIT_KEYS)
+    nodes = t.get("nodes")
+    if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
+        raise ScenarioError("topology.nodes", nodes, "a non-empty list of node names")
+    if len(set(nodes)) != len(nodes):
+        raise ScenarioError("topology.nodes", nodes, "node names without duplicates")
+    for n in nodes:
+        net.node(n)
+    links = t.get("links")
+    if not isinstance(links, list) or not links:
+        raise ScenarioError("topology.links", links, "a non-empty list of links ([[topology.links]])")
+    for i, l in enumerate(links):
+        w = f"topology.links[{i}]"
+        _check_keys(w, l, _EXPLICIT_LINK_KEYS)
+        a = _str(f"{w}.a", l.get("a"), nodes)
+        b = _str(f"{w}.b", l.get("b"), nodes)
+        if a == b:
+            raise ScenarioError(f"{w}.b", b, "a node other than a")
+        rate = parse_rate(f"{w}.rate", l.get("rate"))
+        delay = parse_time(f"{w}.delay", l.get("delay"))
+        buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
+        queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
+        net.duplex(a, b, rate, delay, buf, f"{w}.buffer", queue, _loss(f"{w}.loss", l.get("loss")),
+                   rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
+                   rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
+                   rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
+                   rev_buf_field=f"{w}.reverse_buffer",
+                   rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")))
+    for f in flows:
+        w = f["where"]
+        for k in ("src", "dst"):
+            if k not in f["topo"]:
+                raise ScenarioError(f"{w}.{k}", message=f"{w}.{k}: missing; flows in an explicit topology name their {k} node")
+        f["src"] = net.index[_str(f"{w}.src", f["topo"]["src"], nodes)]
+        f["dst"] = net.index[_str(f"{w}.dst", f["topo"]["dst"], nodes)]
+        if f["src"] == f["dst"]:
+            raise ScenarioError(f"{w}.dst", f["topo"]["dst"], "a node other than src")
+    return None
+
+
+BUILDERS = {"single_link": single_link, "dumbbell": dumbbell, "satellite": satellite,
+            "wireless": wireless, "parking_lot": parking_lot, "explicit": explicit}
