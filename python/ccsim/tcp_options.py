@@ -90,6 +90,7 @@ def merge(where: str, d: dict, base: dict) -> dict:
         out[k] = (v, f"{where}.{k}")
     return out
 
+
 def resolve(opts: dict) -> dict:
     """Turn option -> (raw value, field) into the core's TCP config."""
     names = list(_core.algorithms())

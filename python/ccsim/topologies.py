@@ -69,6 +69,8 @@ FLOW_TOPO_KEYS = {
 
 
 @dataclass
+
+
 class Net:
     nodes: list[str] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
@@ -139,8 +141,10 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
         return max(base_rtts) if v == "max" else round(sum(base_rtts) / len(base_rtts))
     return parse_time("topology.bdp_rtt", v, allow_zero=False)
 
+
 # Topology builders: add nodes/links, place each flow (src, dst) and
 # return the flows' base (propagation) RTTs in ps, or None if unknown.
+
 def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _SINGLE_KEYS)
     rate = parse_rate("topology.rate", t.get("rate"))
@@ -159,17 +163,26 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
         f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
     return [delay + rdelay] * len(flows)
 
-def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL_KEYS,
-              default_delay: str | None = None, loss_both_ways: bool = False) -> list[int]:
-    _check_keys("topology", t, keys)
-    brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
-    bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
+
+def _access_and_buffers(t: dict):
+    """The options dumbbell-like and parking-lot topologies share: access
+    links (rate, delay, buffer and the field it came from), the router
+    buffer and the router queue discipline."""
     arate = parse_rate("topology.access_rate", t.get("access_rate"))
     adelay = parse_time("topology.access_delay", t.get("access_delay"))
     buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
     abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
     abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
     queue = _queue("topology.queue", t.get("queue", "droptail"))
+    return arate, adelay, buf, abuf, abuf_field, queue
+
+
+def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL_KEYS,
+             default_delay: str | None = None, loss_both_ways: bool = False) -> list[int]:
+    _check_keys("topology", t, keys)
+    brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
+    bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
+    arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
     rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
         if "reverse_bottleneck_rate" in t else brate
     loss = _loss("topology.loss", t.get("loss"))
@@ -221,27 +234,25 @@ def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL
         rtts.append(2 * (bdelay + 2 * acc))
     return rtts
 
+
 def satellite(t: dict, flows: list[dict], net: Net) -> list[int]:
     """A dumbbell whose bottleneck is a GEO hop (W5 of Grieco & Mascolo 2004): 275 ms
     one way unless given, the loss model on both directions."""
     return dumbbell(t, flows, net, default_delay="275ms", loss_both_ways=True)
+
 
 def wireless(t: dict, flows: list[dict], net: Net) -> list[int]:
     """A wired dumbbell plus a shared last hop r1 – mobile with its own
     loss model in each direction (W4 of Grieco & Mascolo 2004)."""
     return dumbbell(t, flows, net, keys=_WIRELESS_KEYS)
 
+
 def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _PARKING_KEYS)
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
     hrate = parse_rate("topology.hop_rate", t.get("hop_rate"))
     hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
-    arate = parse_rate("topology.access_rate", t.get("access_rate"))
-    adelay = parse_time("topology.access_delay", t.get("access_delay"))
-    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
-    abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
-    abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
-    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
     for h in range(hops):
         net.duplex(f"r{h}", f"r{h + 1}", hrate, hdelay, buf, "topology.buffer", queue)
     # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
@@ -270,6 +281,7 @@ def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
         f["label"] = f["label"] if h is None else f"{f['label']}.hop{h + 1}"
         rtts.append(2 * (2 * adelay + nh * hdelay))
     return rtts
+
 
 def explicit(t: dict, flows: list[dict], net: Net) -> None:
     _check_keys("topology", t, _EXPLICIT_KEYS)
