@@ -30,6 +30,18 @@ pub enum App {
     Repeat { size: Dist, think: Dist, rng: Stream, left: Option<u64>, current: Option<Transfer>, done: u64 },
 }
 
+/// What an application asks of its flow (see `App::at_start`, `App::at_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppAction {
+    Nothing,
+    /// Stop writing (the flow sends what it already has).
+    Pause,
+    /// Write again (unlimited data until the next pause).
+    Resume,
+    /// Start (or continue) the repeated transfers of a `Repeat` app.
+    Transfer,
+}
+
 /// A period length in ps from a distribution, at least 1 ps.
 pub fn draw_ps(d: &Dist, rng: &mut Stream) -> SimTime {
     (d.sample(rng).round().max(1.0)).min(crate::config::MAX_TIME_PS as f64) as SimTime
@@ -45,6 +57,47 @@ impl App {
             AppCfg::Repeat { size, think, count } => {
                 App::Repeat { size: *size, think: *think, rng: rng(), left: *count, current: None, done: 0 }
             }
+        }
+    }
+
+    /// What the application does when its flow starts: whether the flow
+    /// starts paused, or is a repeating app, and when its next App event is.
+    /// ON-OFF draws its first period; a schedule skips toggles already past
+    /// (the app starts in the state they leave it in).
+    pub fn at_start(&mut self, now: SimTime) -> (AppAction, Option<SimTime>) {
+        match self {
+            App::Plain => (AppAction::Nothing, None),
+            App::OnOff { on, off, rng, is_on } => {
+                let d = draw_ps(if *is_on { on } else { off }, rng);
+                (if *is_on { AppAction::Nothing } else { AppAction::Pause }, Some(now + d))
+            }
+            App::Schedule { toggles, next } => {
+                while *next < toggles.len() && toggles[*next] <= now {
+                    *next += 1;
+                }
+                (if *next % 2 == 0 { AppAction::Pause } else { AppAction::Nothing }, toggles.get(*next).copied())
+            }
+            App::Repeat { .. } => (AppAction::Transfer, None),
+        }
+    }
+
+    /// What the application does at one of its App events, and when its next
+    /// one is: ON-OFF switches and draws the new period's length; toggle k
+    /// (0-based) of a schedule turns the application ON when k is even.
+    pub fn at_event(&mut self, now: SimTime) -> (AppAction, Option<SimTime>) {
+        match self {
+            App::Plain => (AppAction::Nothing, None),
+            App::OnOff { on, off, rng, is_on } => {
+                *is_on = !*is_on;
+                let d = draw_ps(if *is_on { on } else { off }, rng);
+                (if *is_on { AppAction::Resume } else { AppAction::Pause }, Some(now + d))
+            }
+            App::Schedule { toggles, next } => {
+                let k = *next;
+                *next += 1;
+                (if k % 2 == 0 { AppAction::Resume } else { AppAction::Pause }, toggles.get(k + 1).copied())
+            }
+            App::Repeat { .. } => (AppAction::Transfer, None),
         }
     }
 

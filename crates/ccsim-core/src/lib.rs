@@ -8,6 +8,7 @@ pub mod control;
 pub mod link;
 pub mod app;
 pub mod loss;
+pub mod output;
 pub mod packet;
 pub mod presets;
 pub mod queue;

@@ -7,10 +7,11 @@ use crate::link::{Admission, Link};
 use crate::loss::LossModel;
 use crate::packet::{PktKind, Packet};
 use crate::queue::DropTail;
-use crate::record::{Column, FlowSeries, LinkSeries, SimOutput, Table};
+use crate::output::{self, FlowCtx, LinkCtx, LinkRow, Recorder};
+use crate::record::SimOutput;
 use crate::rng::{Stream, StreamKind};
 use crate::sched::{Event, Scheduler};
-use crate::app::{draw_ps, App, Transfer, UdpSource};
+use crate::app::{App, AppAction, Transfer, UdpSource};
 use crate::control::{Cancelled, RunControl, REPORT_EVERY};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
@@ -36,8 +37,8 @@ pub struct Simulation {
     /// Finished transfers (files and repeated objects), in completion order.
     transfers: Vec<Transfer>,
     out: Vec<Packet>,
-    fseries: FlowSeries,
-    lseries: LinkSeries,
+    fseries: Recorder,
+    lseries: Recorder,
     delivered_data_pkts: u64,
 }
 
@@ -236,8 +237,8 @@ impl Simulation {
             udp,
             transfers: Vec::new(),
             out: Vec::with_capacity(64),
-            fseries: FlowSeries::default(),
-            lseries: LinkSeries::default(),
+            fseries: Recorder::new(output::FLOW_SERIES),
+            lseries: Recorder::new(&output::link_series()),
             delivered_data_pkts: 0,
         })
     }
@@ -387,44 +388,27 @@ impl Simulation {
         self.flush(f, out);
     }
 
+    /// Schedule a flow's next App event if it falls within the run.
+    fn schedule_app(&mut self, f: usize, at: Option<SimTime>) {
+        if let Some(t) = at.filter(|&t| t <= self.duration) {
+            self.sched.schedule(t, Event::App(f as u32));
+        }
+    }
+
     #[inline(never)]
     fn on_app(&mut self, f: usize) {
         let now = self.now;
-        let mut out = std::mem::take(&mut self.out);
-        match &mut self.apps[f] {
-            App::Plain => {}
-            App::OnOff { on, off, rng, is_on } => {
-                *is_on = !*is_on;
-                let d = draw_ps(if *is_on { on } else { off }, rng);
-                if *is_on {
-                    self.flows[f].app_resume(now, &mut out);
-                } else {
-                    self.flows[f].app_pause();
-                }
-                if now + d <= self.duration {
-                    self.sched.schedule(now + d, Event::App(f as u32));
-                }
-            }
-            App::Schedule { toggles, next } => {
-                // Toggle k (0-based) turns the application ON when k is even.
-                let k = *next;
-                *next += 1;
-                if k % 2 == 0 {
-                    self.flows[f].app_resume(now, &mut out);
-                } else {
-                    self.flows[f].app_pause();
-                }
-                if let Some(&t) = toggles.get(k + 1) {
-                    if t <= self.duration {
-                        self.sched.schedule(t, Event::App(f as u32));
-                    }
-                }
-            }
-            App::Repeat { .. } => {
-                self.out = out;
-                return self.start_transfer(f, false);
-            }
+        let (action, next) = self.apps[f].at_event(now);
+        if action == AppAction::Transfer {
+            return self.start_transfer(f, false);
         }
+        let mut out = std::mem::take(&mut self.out);
+        match action {
+            AppAction::Resume => self.flows[f].app_resume(now, &mut out),
+            AppAction::Pause => self.flows[f].app_pause(),
+            _ => {}
+        }
+        self.schedule_app(f, next);
         self.flush(f, out);
     }
 
@@ -476,34 +460,13 @@ impl Simulation {
     #[inline(never)]
     fn on_flow_start(&mut self, f: usize) {
         let now = self.now;
-        match &mut self.apps[f] {
-            App::Plain => {}
-            App::OnOff { on, off, rng, is_on } => {
-                let d = draw_ps(if *is_on { on } else { off }, rng);
-                if !*is_on {
-                    self.flows[f].app_pause();
-                }
-                if now + d <= self.duration {
-                    self.sched.schedule(now + d, Event::App(f as u32));
-                }
-            }
-            App::Schedule { toggles, next } => {
-                // Skip toggles already past; the app starts in the state
-                // they leave it in.
-                while *next < toggles.len() && toggles[*next] <= now {
-                    *next += 1;
-                }
-                if *next % 2 == 0 {
-                    self.flows[f].app_pause();
-                }
-                if let Some(&t) = toggles.get(*next) {
-                    if t <= self.duration {
-                        self.sched.schedule(t, Event::App(f as u32));
-                    }
-                }
-            }
-            App::Repeat { .. } => return self.start_transfer(f, true),
+        let (action, next) = self.apps[f].at_start(now);
+        match action {
+            AppAction::Transfer => return self.start_transfer(f, true),
+            AppAction::Pause => self.flows[f].app_pause(),
+            _ => {}
         }
+        self.schedule_app(f, next);
         let mut out = std::mem::take(&mut self.out);
         self.flows[f].start(now, &mut out);
         self.flush(f, out);
@@ -512,42 +475,14 @@ impl Simulation {
     #[inline(never)]
     fn sample(&mut self) {
         let t = ps_to_s(self.now);
-        for (i, f) in self.flows.iter().enumerate() {
-            let s = &mut self.fseries;
-            s.time_s.push(t);
-            s.flow.push(i as u64);
-            s.cwnd.push(f.tp.cwnd as u64);
-            s.ssthresh.push(if f.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.tp.ssthresh as f64 });
-            s.srtt_s.push(f.rtt.srtt.map_or(f64::NAN, ps_to_s));
-            s.rto_s.push(ps_to_s(f.rtt.rto()));
-            s.inflight_bytes.push(f.inflight_bytes());
-            s.delivered_bytes.push(f.delivered_bytes());
-            s.bytes_sent.push(f.stats.data_bytes_sent);
-            s.acks_received.push(f.stats.acks_received);
-            s.pkts_injected.push(f.stats.pkts_injected);
-            s.pkts_arrived.push(f.stats.pkts_arrived);
-            s.pkts_dropped.push(f.stats.pkts_dropped);
-            s.snd_una.push(f.snd_una);
-            s.snd_max.push(f.snd_max);
-            s.retransmits.push(f.stats.retransmits);
-            s.ca_state.push(f.ca_state_code());
-            s.pacing_rate_bps.push(f.pacing_rate_bps);
-            s.delivery_rate_bps.push(f.delivery_rate_bps);
+        for f in &self.flows {
+            self.fseries.push(output::FLOW_SERIES, f, &t);
         }
         let now = self.now;
-        for (i, l) in self.links.iter_mut().enumerate() {
-            let (qp, qb) = l.queue_at(now);
-            let s = &mut self.lseries;
-            s.time_s.push(t);
-            s.link.push(i as u64);
-            s.queue_pkts.push(qp as u64);
-            s.queue_bytes.push(qb);
-            s.held_pkts.push(l.held() as u64);
-            s.avg_queue.push(l.disc.avg_queue().unwrap_or(f64::NAN));
-            s.max_p.push(l.disc.max_p().unwrap_or(f64::NAN));
-            s.drops.push(l.stats.drops);
-            s.losses.push(l.stats.losses);
-            s.bytes_tx.push(l.stats.bytes_tx);
+        let defs = output::link_series();
+        for (id, link) in self.links.iter_mut().enumerate() {
+            let (queue_pkts, queue_bytes) = link.queue_at(now);
+            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts, queue_bytes }, &t);
         }
     }
 
@@ -617,6 +552,7 @@ impl Simulation {
         self.now = horizon;
     }
 
+    /// The result tables (output.rs defines every column).
     pub fn output(&mut self) -> SimOutput {
         let end = self.duration;
         let mut out = SimOutput {
@@ -625,207 +561,41 @@ impl Simulation {
             delivered_data_pkts: self.delivered_data_pkts,
             ..Default::default()
         };
+        let fctx = FlowCtx { nodes: &self.nodes, apps: &self.apps, end };
+        out.tables.push(output::table("flows", &output::flow_columns(), &self.flows, &fctx));
+        let tr = output::all_transfers(&self.transfers, &self.flows, &self.apps);
+        out.tables.push(output::table("transfers", &output::transfer_columns(), &tr, &&self.flows[..]));
+        out.tables.push(output::table("udp", &output::udp_columns(), &self.udp, &&self.nodes[..]));
+        let rows: Vec<LinkRow> =
+            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: 0, queue_bytes: 0 }).collect();
+        let lctx = LinkCtx { nodes: &self.nodes, end };
+        out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
+        drop(rows);
 
-        // ---- per-flow summary
-        let mut t = Table::new("flows");
-        let fl = &self.flows;
-        let col_u = |g: &dyn Fn(&TcpFlow) -> u64| Column::U64(fl.iter().map(g).collect());
-        let col_f = |g: &dyn Fn(&TcpFlow) -> f64| Column::F64(fl.iter().map(g).collect());
-        let repeat: Vec<bool> = self.apps.iter().map(|a| matches!(a, App::Repeat { .. })).collect();
-        // A single transfer is active until it completes; every other app
-        // (bulk, ON-OFF, schedule, repeated transfers) until the end.
-        let single_done = |f: &TcpFlow| if repeat[f.id as usize] { None } else { f.completed_at };
-        let active = |f: &TcpFlow| -> f64 {
-            let s = f.start.min(end);
-            let e = single_done(f).unwrap_or(end).max(s);
-            ps_to_s(e - s)
-        };
-        t.push("id", col_u(&|f| f.id as u64));
-        t.push("src", Column::Str(fl.iter().map(|f| self.nodes[f.cfg.src as usize].clone()).collect()));
-        t.push("dst", Column::Str(fl.iter().map(|f| self.nodes[f.cfg.dst as usize].clone()).collect()));
-        t.push("cc", Column::Str(fl.iter().map(|f| f.cc_name().to_string()).collect()));
-        t.push("label", Column::Str(fl.iter().map(|f| f.cfg.label.clone()).collect()));
-        t.push("start_s", col_f(&|f| ps_to_s(f.start)));
-        t.push("delivered_bytes", col_u(&|f| f.delivered_bytes()));
-        t.push("goodput_bps", col_f(&|f| {
-            let a = active(f);
-            if a > 0.0 { f.delivered_bytes() as f64 * 8.0 / a } else { 0.0 }
-        }));
-        t.push("throughput_bps", col_f(&|f| {
-            let a = active(f);
-            if a > 0.0 { f.stats.data_bytes_sent as f64 * 8.0 / a } else { 0.0 }
-        }));
-        t.push("data_pkts_sent", col_u(&|f| f.stats.data_pkts_sent));
-        t.push("retransmits", col_u(&|f| f.stats.retransmits));
-        t.push("timeouts", col_u(&|f| f.stats.timeouts));
-        t.push("fast_retransmits", col_u(&|f| f.stats.fast_retransmits));
-        t.push("ecn_reductions", col_u(&|f| f.stats.ecn_reductions));
-        t.push("ce_received", col_u(&|f| f.stats.ce_received));
-        t.push("acks_sent", col_u(&|f| f.stats.acks_sent));
-        t.push("acks_received", col_u(&|f| f.stats.acks_received));
-        t.push("dupacks_received", col_u(&|f| f.stats.dupacks_received));
-        t.push("rtt_mean_s", col_f(&|f| {
-            if f.stats.rtt_samples > 0 { f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12 } else { f64::NAN }
-        }));
-        t.push("rtt_min_s", col_f(&|f| f.rtt.min_rtt.map_or(f64::NAN, ps_to_s)));
-        t.push("rtt_samples", col_u(&|f| f.stats.rtt_samples));
-        t.push("rto_mean_at_timeout_s", col_f(&|f| {
-            if f.stats.timeouts > 0 { f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12 } else { f64::NAN }
-        }));
-        t.push("fct_s", col_f(&|f| match single_done(f) {
-            Some(c) => ps_to_s(c - f.first_send.unwrap_or(f.start)),
-            None => f64::NAN,
-        }));
-        t.push("pkts_injected", col_u(&|f| f.stats.pkts_injected));
-        t.push("pkts_arrived", col_u(&|f| f.stats.pkts_arrived));
-        t.push("pkts_dropped", col_u(&|f| f.stats.pkts_dropped));
-        t.push("idle_restarts", col_u(&|f| f.stats.idle_restarts));
-        t.push("stale_pkts", col_u(&|f| f.stats.stale_pkts));
-        out.tables.push(t);
+        let fs = std::mem::replace(&mut self.fseries, Recorder::new(output::FLOW_SERIES));
+        out.tables.push(fs.into_table("flow_series", output::FLOW_SERIES));
+        let ls = std::mem::replace(&mut self.lseries, Recorder::new(&output::link_series()));
+        out.tables.push(ls.into_table("link_series", &output::link_series()));
 
-        // ---- transfers: every file and repeated object, finished or not
-        let mut tr: Vec<Transfer> = self.transfers.clone();
-        for (i, (f, a)) in self.flows.iter().zip(&self.apps).enumerate() {
-            match a {
-                App::Plain => {
-                    if let (crate::config::AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
-                        tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, end: f.completed_at });
-                    }
-                }
-                App::Repeat { current: Some(c), .. } => tr.push(*c),
-                _ => {}
-            }
-        }
-        tr.sort_by_key(|t| (t.flow, t.index));
-        let mut t = Table::new("transfers");
-        t.push("flow", Column::U64(tr.iter().map(|x| x.flow as u64).collect()));
-        t.push("label", Column::Str(tr.iter().map(|x| self.flows[x.flow as usize].cfg.label.clone()).collect()));
-        t.push("index", Column::U64(tr.iter().map(|x| x.index).collect()));
-        t.push("bytes", Column::U64(tr.iter().map(|x| x.bytes).collect()));
-        t.push("start_s", Column::F64(tr.iter().map(|x| ps_to_s(x.start)).collect()));
-        t.push("end_s", Column::F64(tr.iter().map(|x| x.end.map_or(f64::NAN, ps_to_s)).collect()));
-        t.push("fct_s", Column::F64(tr.iter().map(|x| x.end.map_or(f64::NAN, |e| ps_to_s(e - x.start))).collect()));
-        out.tables.push(t);
-
-        // ---- UDP sources
-        let u = &self.udp;
-        let mut t = Table::new("udp");
-        t.push("id", Column::U64(u.iter().map(|x| x.id as u64).collect()));
-        t.push("label", Column::Str(u.iter().map(|x| x.cfg.label.clone()).collect()));
-        t.push("src", Column::Str(u.iter().map(|x| self.nodes[x.cfg.src as usize].clone()).collect()));
-        t.push("dst", Column::Str(u.iter().map(|x| self.nodes[x.cfg.dst as usize].clone()).collect()));
-        t.push("rate_bps", Column::U64(u.iter().map(|x| x.cfg.rate_bps).collect()));
-        t.push("pkts_sent", Column::U64(u.iter().map(|x| x.stats.pkts_sent).collect()));
-        t.push("bytes_sent", Column::U64(u.iter().map(|x| x.stats.bytes_sent).collect()));
-        t.push("pkts_received", Column::U64(u.iter().map(|x| x.stats.pkts_received).collect()));
-        t.push("bytes_received", Column::U64(u.iter().map(|x| x.stats.bytes_received).collect()));
-        t.push("pkts_dropped", Column::U64(u.iter().map(|x| x.stats.pkts_dropped).collect()));
-        out.tables.push(t);
-
-        // ---- per-link summary
-        let mut t = Table::new("links");
-        let lk = &self.links;
-        t.push("id", Column::U64((0..lk.len() as u64).collect()));
-        t.push("name", Column::Str(lk.iter().map(|l| l.name.clone()).collect()));
-        t.push("from", Column::Str(lk.iter().map(|l| self.nodes[l.from as usize].clone()).collect()));
-        t.push("to", Column::Str(lk.iter().map(|l| self.nodes[l.to as usize].clone()).collect()));
-        t.push("rate_bps", Column::U64(lk.iter().map(|l| l.rate_bps).collect()));
-        t.push("delay_s", Column::F64(lk.iter().map(|l| ps_to_s(l.delay)).collect()));
-        t.push("queue", Column::Str(lk.iter().map(|l| l.queue_name().to_string()).collect()));
-        t.push("limit_pkts", Column::I64(lk.iter().map(|l| l.limit_pkts().map_or(-1, |x| x as i64)).collect()));
-        t.push("limit_bytes", Column::I64(lk.iter().map(|l| l.limit_bytes().map_or(-1, |x| x as i64)).collect()));
-        t.push("pkts_offered", Column::U64(lk.iter().map(|l| l.stats.pkts_offered).collect()));
-        t.push("pkts_tx", Column::U64(lk.iter().map(|l| l.stats.pkts_tx).collect()));
-        t.push("bytes_tx", Column::U64(lk.iter().map(|l| l.stats.bytes_tx).collect()));
-        t.push("drops", Column::U64(lk.iter().map(|l| l.stats.drops).collect()));
-        t.push("losses", Column::U64(lk.iter().map(|l| l.stats.losses).collect()));
-        t.push("marks", Column::U64(lk.iter().map(|l| l.marks()).collect()));
-        t.push("max_queue_pkts", Column::U64(lk.iter().map(|l| l.stats.max_waiting_pkts as u64).collect()));
-        t.push("max_queue_bytes", Column::U64(lk.iter().map(|l| l.stats.max_waiting_bytes).collect()));
-        t.push("utilization", Column::F64(lk.iter().map(|l| l.busy_within(end) as f64 / end as f64).collect()));
-        out.tables.push(t);
-
-        // ---- time series
-        let fs = std::mem::take(&mut self.fseries);
-        let mut t = Table::new("flow_series");
-        t.push("time_s", Column::F64(fs.time_s));
-        t.push("flow", Column::U64(fs.flow));
-        t.push("cwnd", Column::U64(fs.cwnd));
-        t.push("ssthresh", Column::F64(fs.ssthresh));
-        t.push("srtt_s", Column::F64(fs.srtt_s));
-        t.push("rto_s", Column::F64(fs.rto_s));
-        t.push("inflight_bytes", Column::U64(fs.inflight_bytes));
-        t.push("delivered_bytes", Column::U64(fs.delivered_bytes));
-        t.push("bytes_sent", Column::U64(fs.bytes_sent));
-        t.push("acks_received", Column::U64(fs.acks_received));
-        t.push("pkts_injected", Column::U64(fs.pkts_injected));
-        t.push("pkts_arrived", Column::U64(fs.pkts_arrived));
-        t.push("pkts_dropped", Column::U64(fs.pkts_dropped));
-        t.push("snd_una", Column::U64(fs.snd_una));
-        t.push("snd_max", Column::U64(fs.snd_max));
-        t.push("retransmits", Column::U64(fs.retransmits));
-        t.push("ca_state", Column::U64(fs.ca_state));
-        t.push("pacing_rate_bps", Column::F64(fs.pacing_rate_bps));
-        t.push("delivery_rate_bps", Column::F64(fs.delivery_rate_bps));
-        out.tables.push(t);
-        let ls = std::mem::take(&mut self.lseries);
-        let mut t = Table::new("link_series");
-        t.push("time_s", Column::F64(ls.time_s));
-        t.push("link", Column::U64(ls.link));
-        t.push("queue_pkts", Column::U64(ls.queue_pkts));
-        t.push("queue_bytes", Column::U64(ls.queue_bytes));
-        t.push("held_pkts", Column::U64(ls.held_pkts));
-        t.push("avg_queue", Column::F64(ls.avg_queue));
-        t.push("max_p", Column::F64(ls.max_p));
-        t.push("drops", Column::U64(ls.drops));
-        t.push("losses", Column::U64(ls.losses));
-        t.push("bytes_tx", Column::U64(ls.bytes_tx));
-        out.tables.push(t);
-
-        // ---- event trace
-        let mut ev: Vec<(SimTime, u64, &'static str, f64)> = Vec::new();
+        let mut ev: Vec<output::EventRow> = Vec::new();
         for f in &self.flows {
             for &(time, kind, v) in &f.events {
                 ev.push((time, f.id as u64, kind.name(), v));
             }
         }
         ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut t = Table::new("events");
-        t.push("time_s", Column::F64(ev.iter().map(|e| ps_to_s(e.0)).collect()));
-        t.push("flow", Column::U64(ev.iter().map(|e| e.1).collect()));
-        t.push("kind", Column::Str(ev.iter().map(|e| e.2.to_string()).collect()));
-        t.push("value", Column::F64(ev.iter().map(|e| e.3).collect()));
-        out.tables.push(t);
+        out.tables.push(output::table("events", output::EVENT_COLUMNS, &ev, &()));
 
-        // ---- per-packet traces (only flows that asked for them)
-        let mut rt = (Vec::new(), Vec::new(), Vec::new());
-        let mut st = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // per-packet traces (only flows that asked for them)
+        let (mut rtt, mut seq) = (Vec::new(), Vec::new());
         for f in &mut self.flows {
             if let Some(tr) = f.trace.take() {
-                for (t, r) in tr.rtt {
-                    rt.0.push(ps_to_s(t));
-                    rt.1.push(f.id as u64);
-                    rt.2.push(ps_to_s(r));
-                }
-                for (t, k, s) in tr.seq {
-                    st.0.push(ps_to_s(t));
-                    st.1.push(f.id as u64);
-                    st.2.push(["send", "rexmit", "ack"][k as usize].to_string());
-                    st.3.push(s);
-                }
+                rtt.extend(tr.rtt.iter().map(|&(t, r)| (t, f.id as u64, r)));
+                seq.extend(tr.seq.iter().map(|&(t, k, s)| (t, f.id as u64, k, s)));
             }
         }
-        let mut t = Table::new("rtt_trace");
-        t.push("time_s", Column::F64(rt.0));
-        t.push("flow", Column::U64(rt.1));
-        t.push("rtt_s", Column::F64(rt.2));
-        out.tables.push(t);
-        let mut t = Table::new("seq_trace");
-        t.push("time_s", Column::F64(st.0));
-        t.push("flow", Column::U64(st.1));
-        t.push("kind", Column::Str(st.2));
-        t.push("seq", Column::U64(st.3));
-        out.tables.push(t);
+        out.tables.push(output::table("rtt_trace", output::RTT_TRACE, &rtt, &()));
+        out.tables.push(output::table("seq_trace", output::SEQ_TRACE, &seq, &()));
         out
     }
 }

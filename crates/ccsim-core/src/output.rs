@@ -1,0 +1,322 @@
+//! Result tables and time series, table-driven: every column is one line
+//! (name, type, getter) in one of the lists below, used both to record the
+//! sampled series and to build the summary tables. Adding a column means
+//! adding one line here (and documenting it in docs/scenario.md, "Results").
+//!
+//! `Simulation::output` (sim.rs) gathers what the getters read: the flows,
+//! the links, the UDP sources, the finished transfers and the event traces.
+
+use crate::app::{App, Transfer, UdpSource};
+use crate::config::AppCfg;
+use crate::link::Link;
+use crate::record::{Column, Table};
+use crate::tcp::TcpFlow;
+use crate::units::{ps_to_s, SimTime};
+
+/// How a column gets its value from an item `T` given a context `C`.
+pub enum Get<T, C> {
+    F(fn(&T, &C) -> f64),
+    U(fn(&T, &C) -> u64),
+    I(fn(&T, &C) -> i64),
+    S(fn(&T, &C) -> String),
+}
+
+/// One column: its name and its getter.
+pub struct Col<T, C>(pub &'static str, pub Get<T, C>);
+
+impl<T, C> Col<T, C> {
+    fn empty(&self) -> Column {
+        match self.1 {
+            Get::F(_) => Column::F64(Vec::new()),
+            Get::U(_) => Column::U64(Vec::new()),
+            Get::I(_) => Column::I64(Vec::new()),
+            Get::S(_) => Column::Str(Vec::new()),
+        }
+    }
+
+    fn push(&self, col: &mut Column, item: &T, ctx: &C) {
+        match (&self.1, col) {
+            (Get::F(g), Column::F64(v)) => v.push(g(item, ctx)),
+            (Get::U(g), Column::U64(v)) => v.push(g(item, ctx)),
+            (Get::I(g), Column::I64(v)) => v.push(g(item, ctx)),
+            (Get::S(g), Column::Str(v)) => v.push(g(item, ctx)),
+            _ => unreachable!("a column's storage is made from its own getter"),
+        }
+    }
+}
+
+/// Columns growing one row at a time (the sampled time series).
+pub struct Recorder {
+    cols: Vec<Column>,
+}
+
+impl Recorder {
+    pub fn new<T, C>(defs: &[Col<T, C>]) -> Self {
+        Recorder { cols: defs.iter().map(Col::empty).collect() }
+    }
+
+    pub fn push<T, C>(&mut self, defs: &[Col<T, C>], item: &T, ctx: &C) {
+        for (d, c) in defs.iter().zip(self.cols.iter_mut()) {
+            d.push(c, item, ctx);
+        }
+    }
+
+    pub fn into_table<T, C>(self, name: &str, defs: &[Col<T, C>]) -> Table {
+        Table { name: name.to_string(), columns: defs.iter().map(|d| d.0.to_string()).zip(self.cols).collect() }
+    }
+}
+
+/// A whole table at once: one row per item.
+pub fn table<'i, T: 'i, C>(name: &str, defs: &[Col<T, C>], items: impl IntoIterator<Item = &'i T>, ctx: &C) -> Table {
+    let mut r = Recorder::new(defs);
+    for it in items {
+        r.push(defs, it, ctx);
+    }
+    r.into_table(name, defs)
+}
+
+fn nan_or(x: Option<SimTime>) -> f64 {
+    x.map_or(f64::NAN, ps_to_s)
+}
+
+// ------------------------------------------------------------------ flows
+
+/// What the per-flow summary needs beside the flow.
+pub struct FlowCtx<'a> {
+    pub nodes: &'a [String],
+    pub apps: &'a [App],
+    pub end: SimTime,
+}
+
+impl FlowCtx<'_> {
+    /// A single transfer is active until it completes; every other app
+    /// (bulk, ON-OFF, schedule, repeated transfers) until the end.
+    fn single_done(&self, f: &TcpFlow) -> Option<SimTime> {
+        if matches!(self.apps[f.id as usize], App::Repeat { .. }) {
+            None
+        } else {
+            f.completed_at
+        }
+    }
+
+    /// Seconds the flow was active (from its start to its end).
+    fn active(&self, f: &TcpFlow) -> f64 {
+        let s = f.start.min(self.end);
+        let e = self.single_done(f).unwrap_or(self.end).max(s);
+        ps_to_s(e - s)
+    }
+
+    fn rate(&self, f: &TcpFlow, bytes: u64) -> f64 {
+        let a = self.active(f);
+        if a > 0.0 {
+            bytes as f64 * 8.0 / a
+        } else {
+            0.0
+        }
+    }
+}
+
+pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
+    use Get::*;
+    vec![
+        Col("id", U(|f, _| f.id as u64)),
+        Col("src", S(|f, c| c.nodes[f.cfg.src as usize].clone())),
+        Col("dst", S(|f, c| c.nodes[f.cfg.dst as usize].clone())),
+        Col("cc", S(|f, _| f.cc_name().to_string())),
+        Col("label", S(|f, _| f.cfg.label.clone())),
+        Col("start_s", F(|f, _| ps_to_s(f.start))),
+        Col("delivered_bytes", U(|f, _| f.delivered_bytes())),
+        Col("goodput_bps", F(|f, c| c.rate(f, f.delivered_bytes()))),
+        Col("throughput_bps", F(|f, c| c.rate(f, f.stats.data_bytes_sent))),
+        Col("data_pkts_sent", U(|f, _| f.stats.data_pkts_sent)),
+        Col("retransmits", U(|f, _| f.stats.retransmits)),
+        Col("timeouts", U(|f, _| f.stats.timeouts)),
+        Col("fast_retransmits", U(|f, _| f.stats.fast_retransmits)),
+        Col("ecn_reductions", U(|f, _| f.stats.ecn_reductions)),
+        Col("ce_received", U(|f, _| f.stats.ce_received)),
+        Col("acks_sent", U(|f, _| f.stats.acks_sent)),
+        Col("acks_received", U(|f, _| f.stats.acks_received)),
+        Col("dupacks_received", U(|f, _| f.stats.dupacks_received)),
+        Col("rtt_mean_s", F(|f, _| {
+            if f.stats.rtt_samples > 0 {
+                f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12
+            } else {
+                f64::NAN
+            }
+        })),
+        Col("rtt_min_s", F(|f, _| nan_or(f.rtt.min_rtt))),
+        Col("rtt_samples", U(|f, _| f.stats.rtt_samples)),
+        Col("rto_mean_at_timeout_s", F(|f, _| {
+            if f.stats.timeouts > 0 {
+                f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12
+            } else {
+                f64::NAN
+            }
+        })),
+        Col("fct_s", F(|f, c| match c.single_done(f) {
+            Some(done) => ps_to_s(done - f.first_send.unwrap_or(f.start)),
+            None => f64::NAN,
+        })),
+        Col("pkts_injected", U(|f, _| f.stats.pkts_injected)),
+        Col("pkts_arrived", U(|f, _| f.stats.pkts_arrived)),
+        Col("pkts_dropped", U(|f, _| f.stats.pkts_dropped)),
+        Col("idle_restarts", U(|f, _| f.stats.idle_restarts)),
+        Col("stale_pkts", U(|f, _| f.stats.stale_pkts)),
+    ]
+}
+
+/// Per-flow time series, one row per flow per sample (context: the time, s).
+pub static FLOW_SERIES: &[Col<TcpFlow, f64>] = &[
+    Col("time_s", Get::F(|_, t| *t)),
+    Col("flow", Get::U(|f, _| f.id as u64)),
+    Col("cwnd", Get::U(|f, _| f.tp.cwnd as u64)),
+    Col("ssthresh", Get::F(|f, _| if f.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.tp.ssthresh as f64 })),
+    Col("srtt_s", Get::F(|f, _| nan_or(f.rtt.srtt))),
+    Col("rto_s", Get::F(|f, _| ps_to_s(f.rtt.rto()))),
+    Col("inflight_bytes", Get::U(|f, _| f.inflight_bytes())),
+    Col("delivered_bytes", Get::U(|f, _| f.delivered_bytes())),
+    // data bytes put on the wire (headers and retransmissions included)
+    Col("bytes_sent", Get::U(|f, _| f.stats.data_bytes_sent)),
+    Col("acks_received", Get::U(|f, _| f.stats.acks_received)),
+    Col("pkts_injected", Get::U(|f, _| f.stats.pkts_injected)),
+    Col("pkts_arrived", Get::U(|f, _| f.stats.pkts_arrived)),
+    Col("pkts_dropped", Get::U(|f, _| f.stats.pkts_dropped)),
+    Col("snd_una", Get::U(|f, _| f.snd_una)),
+    Col("snd_max", Get::U(|f, _| f.snd_max)),
+    Col("retransmits", Get::U(|f, _| f.stats.retransmits)),
+    Col("ca_state", Get::U(|f, _| f.ca_state_code())),
+    Col("pacing_rate_bps", Get::F(|f, _| f.pacing_rate_bps)),
+    Col("delivery_rate_bps", Get::F(|f, _| f.delivery_rate_bps)),
+];
+
+// ------------------------------------------------------------------ links
+
+/// A link with its index and, for the series, its queue at the sample time
+/// (read before, because reading it advances the link's lazy counter).
+pub struct LinkRow<'a> {
+    pub id: usize,
+    pub link: &'a Link,
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+}
+
+/// What the per-link summary needs beside the link.
+pub struct LinkCtx<'a> {
+    pub nodes: &'a [String],
+    pub end: SimTime,
+}
+
+pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
+    use Get::*;
+    vec![
+        Col("id", U(|r, _| r.id as u64)),
+        Col("name", S(|r, _| r.link.name.clone())),
+        Col("from", S(|r, c| c.nodes[r.link.from as usize].clone())),
+        Col("to", S(|r, c| c.nodes[r.link.to as usize].clone())),
+        Col("rate_bps", U(|r, _| r.link.rate_bps)),
+        Col("delay_s", F(|r, _| ps_to_s(r.link.delay))),
+        Col("queue", S(|r, _| r.link.queue_name().to_string())),
+        Col("limit_pkts", I(|r, _| r.link.limit_pkts().map_or(-1, |x| x as i64))),
+        Col("limit_bytes", I(|r, _| r.link.limit_bytes().map_or(-1, |x| x as i64))),
+        Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
+        Col("pkts_tx", U(|r, _| r.link.stats.pkts_tx)),
+        Col("bytes_tx", U(|r, _| r.link.stats.bytes_tx)),
+        Col("drops", U(|r, _| r.link.stats.drops)),
+        Col("losses", U(|r, _| r.link.stats.losses)),
+        Col("marks", U(|r, _| r.link.marks())),
+        Col("max_queue_pkts", U(|r, _| r.link.stats.max_waiting_pkts as u64)),
+        Col("max_queue_bytes", U(|r, _| r.link.stats.max_waiting_bytes)),
+        Col("utilization", F(|r, c| r.link.busy_within(c.end) as f64 / c.end as f64)),
+    ]
+}
+
+pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
+    use Get::*;
+    vec![
+        Col("time_s", F(|_, t| *t)),
+        Col("link", U(|r, _| r.id as u64)),
+        Col("queue_pkts", U(|r, _| r.queue_pkts as u64)),
+        Col("queue_bytes", U(|r, _| r.queue_bytes)),
+        Col("held_pkts", U(|r, _| r.link.held() as u64)),
+        // RED's average queue and current max_p (NaN for other disciplines)
+        Col("avg_queue", F(|r, _| r.link.disc.avg_queue().unwrap_or(f64::NAN))),
+        Col("max_p", F(|r, _| r.link.disc.max_p().unwrap_or(f64::NAN))),
+        Col("drops", U(|r, _| r.link.stats.drops)),
+        Col("losses", U(|r, _| r.link.stats.losses)),
+        Col("bytes_tx", U(|r, _| r.link.stats.bytes_tx)),
+    ]
+}
+
+// ------------------------------------------------------------------ the rest
+
+pub fn udp_columns<'n>() -> Vec<Col<UdpSource, &'n [String]>> {
+    use Get::*;
+    vec![
+        Col("id", U(|u, _| u.id as u64)),
+        Col("label", S(|u, _| u.cfg.label.clone())),
+        Col("src", S(|u, nodes| nodes[u.cfg.src as usize].clone())),
+        Col("dst", S(|u, nodes| nodes[u.cfg.dst as usize].clone())),
+        Col("rate_bps", U(|u, _| u.cfg.rate_bps)),
+        Col("pkts_sent", U(|u, _| u.stats.pkts_sent)),
+        Col("bytes_sent", U(|u, _| u.stats.bytes_sent)),
+        Col("pkts_received", U(|u, _| u.stats.pkts_received)),
+        Col("bytes_received", U(|u, _| u.stats.bytes_received)),
+        Col("pkts_dropped", U(|u, _| u.stats.pkts_dropped)),
+    ]
+}
+
+pub fn transfer_columns<'a>() -> Vec<Col<Transfer, &'a [TcpFlow]>> {
+    use Get::*;
+    vec![
+        Col("flow", U(|x, _| x.flow as u64)),
+        Col("label", S(|x, flows| flows[x.flow as usize].cfg.label.clone())),
+        Col("index", U(|x, _| x.index)),
+        Col("bytes", U(|x, _| x.bytes)),
+        Col("start_s", F(|x, _| ps_to_s(x.start))),
+        Col("end_s", F(|x, _| nan_or(x.end))),
+        Col("fct_s", F(|x, _| x.end.map_or(f64::NAN, |e| ps_to_s(e - x.start)))),
+    ]
+}
+
+/// Every file and repeated object, finished or not, by flow then index.
+pub fn all_transfers(done: &[Transfer], flows: &[TcpFlow], apps: &[App]) -> Vec<Transfer> {
+    let mut tr: Vec<Transfer> = done.to_vec();
+    for (i, (f, a)) in flows.iter().zip(apps).enumerate() {
+        match a {
+            App::Plain => {
+                if let (AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
+                    tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, end: f.completed_at });
+                }
+            }
+            App::Repeat { current: Some(c), .. } => tr.push(*c),
+            _ => {}
+        }
+    }
+    tr.sort_by_key(|t| (t.flow, t.index));
+    tr
+}
+
+/// A flow event (timeout, fast retransmit, ...): time, flow, kind, value.
+pub type EventRow = (SimTime, u64, &'static str, f64);
+
+pub static EVENT_COLUMNS: &[Col<EventRow, ()>] = &[
+    Col("time_s", Get::F(|e, _| ps_to_s(e.0))),
+    Col("flow", Get::U(|e, _| e.1)),
+    Col("kind", Get::S(|e, _| e.2.to_string())),
+    Col("value", Get::F(|e, _| e.3)),
+];
+
+/// Per-packet RTT samples: time, flow, RTT.
+pub static RTT_TRACE: &[Col<(SimTime, u64, SimTime), ()>] = &[
+    Col("time_s", Get::F(|r, _| ps_to_s(r.0))),
+    Col("flow", Get::U(|r, _| r.1)),
+    Col("rtt_s", Get::F(|r, _| ps_to_s(r.2))),
+];
+
+/// Per-packet sequence events: time, flow, kind (0 send, 1 rexmit, 2 ack), sequence.
+pub static SEQ_TRACE: &[Col<(SimTime, u64, u8, u64), ()>] = &[
+    Col("time_s", Get::F(|r, _| ps_to_s(r.0))),
+    Col("flow", Get::U(|r, _| r.1)),
+    Col("kind", Get::S(|r, _| ["send", "rexmit", "ack"][r.2 as usize].to_string())),
+    Col("seq", Get::U(|r, _| r.3)),
+];
