@@ -62,3 +62,69 @@ def test_no_import_cycles():
             cycle = visit(m)
             assert cycle is None, " -> ".join(cycle)
     assert {"ccsim.scenario", "ccsim.results", "ccsim.topologies", "ccsim.tcp_options"} <= set(graph)
+
+
+# ---------------------------------------------------------------- docs agree with the code
+
+ROOT = PKG.parent.parent
+
+
+def _doc_table(md: str, heading: str) -> dict[str, str]:
+    """key -> default cell of the first `| key | default | meaning |` table after `heading`."""
+    text = md[md.index(heading):]
+    rows = {}
+    started = False
+    for line in text.splitlines()[1:]:
+        if line.startswith("| key | default |"):
+            started = True
+            continue
+        if started:
+            if not line.startswith("|"):
+                break
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0].startswith("`"):
+                rows[cells[0].strip("`")] = cells[1]
+    return rows
+
+
+def _cell_value(cell: str):
+    """A documented default as the Python value it stands for."""
+    import tomllib
+
+    if cell == "none":
+        return None
+    return tomllib.loads(f"v = {cell.strip('`')}")["v"]
+
+
+def test_tcp_options_table_matches_the_defaults():
+    from ccsim.tcp_options import TCP_DEFAULTS, TCP_DOC
+
+    rows = _doc_table((ROOT / "docs" / "scenario.md").read_text(), "## `[tcp]`")
+    assert list(rows) == list(TCP_DEFAULTS), "docs/scenario.md's [tcp] table and TCP_DEFAULTS list different options"
+    for k, cell in rows.items():
+        assert _cell_value(cell) == TCP_DEFAULTS[k], f"docs/scenario.md says {k} defaults to {cell}, the code {TCP_DEFAULTS[k]!r}"
+    assert set(TCP_DOC) == set(TCP_DEFAULTS)
+
+
+def test_ccsim_list_tcp_prints_every_default():
+    import subprocess
+    import sys
+
+    from ccsim.tcp_options import TCP_DEFAULTS
+
+    out = subprocess.run([sys.executable, "-m", "ccsim", "list", "tcp"], capture_output=True, text=True, check=True).stdout
+    for k, v in TCP_DEFAULTS.items():
+        assert f"  {k} = {v!r}: " in out, k
+
+
+def test_python_tcp_defaults_resolve_to_the_cores():
+    """The [tcp] defaults exist in Python (as written in a scenario) and in
+    the core (presets::tcp_defaults, resolved); they must be the same values."""
+    import json
+
+    from ccsim import _core, tcp_options
+
+    rust = json.loads(_core.tcp_defaults())
+    py = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in tcp_options.TCP_DEFAULTS.items()})
+    assert set(rust) == set(py)
+    assert {k: rust[k] for k in rust if rust[k] != py[k]} == {}

@@ -28,4 +28,6 @@ def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]
 def algorithms() -> list[str]: ...
 def algorithm_specs() -> str:
     """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
+def tcp_defaults() -> str:
+    """The core's TCP defaults (resolved form) as JSON."""
 def _panic_for_test() -> None: ...

@@ -5,7 +5,7 @@
 //! hand from Python (or JSON) gets an error naming the field, never a panic.
 
 use crate::units::SimTime;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -251,7 +251,7 @@ pub enum LossCfg {
 }
 
 /// Loss recovery with selective acknowledgments.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SackCfg {
     /// No SACK option: recovery follows the algorithm's name (Tahoe, Reno,
@@ -266,7 +266,7 @@ pub enum SackCfg {
     Sack1,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PacingCfg {
     #[default]
@@ -345,7 +345,7 @@ pub enum AppCfg {
     },
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpCfg {
     pub cc: String,

@@ -43,6 +43,11 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
     }
 }
 
+/// `tcp_defaults` of the default algorithm as JSON (exported to Python).
+pub fn tcp_defaults_json() -> String {
+    serde_json::to_string(&tcp_defaults("newreno")).expect("TcpCfg serializes")
+}
+
 /// The benchmark dumbbell of docs/performance.md: `n` bulk flows 10 ms apart,
 /// access links `access_bps` / 1 ms, bottleneck `bneck_bps` / 18 ms
 /// (40 ms base RTT), DropTail of one BDP in packets.

@@ -119,6 +119,14 @@ fn algorithm_specs() -> String {
     ccsim_core::cc::params::specs_json(ccsim_core::cc::ALGORITHMS)
 }
 
+/// The core's TCP defaults (`presets::tcp_defaults`) in its resolved form,
+/// as JSON; the test suite checks that Python's documented defaults resolve
+/// to exactly these.
+#[pyfunction]
+fn tcp_defaults() -> String {
+    ccsim_core::presets::tcp_defaults_json()
+}
+
 /// Panic inside the core through the same guard as `run` (the test suite
 /// uses it to prove a panic becomes a Python exception, not an abort).
 #[pyfunction]
@@ -137,6 +145,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

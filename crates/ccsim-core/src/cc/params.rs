@@ -5,11 +5,11 @@
 //! from. The same table drives validation, `ccsim list cc` and the docs, so a
 //! parameter cannot exist in one place and not another.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A parameter value as written in a scenario.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Value {
     Bool(bool),
