@@ -35,6 +35,7 @@ use crate::packet::{PktKind, Packet, ECN_ECT, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_S};
 use ranges::RangeSet;
 use rate::{RateCand, RateState};
+use receiver::Receiver;
 use rtt::RttEstimator;
 use std::collections::VecDeque;
 
@@ -266,17 +267,7 @@ pub struct TcpFlow {
     pub first_send: Option<SimTime>,
 
     // --- receiver ---
-    rcv_nxt: u64,
-    ooo: RangeSet,
-    unacked_segs: u32,
-    delack_deadline: Option<SimTime>,
-    ts_recent: SimTime,
-    last_ack_sent: u64,
-    ece_pending: bool,
-    quickack_left: u32,
-    sack_hist: Vec<u64>,
-    sack_log: VecDeque<SackEntry>,
-    ack_id: u32,
+    rcv: Receiver,
     pub completed_at: Option<SimTime>,
 
     pub stats: FlowStats,
@@ -395,17 +386,7 @@ impl TcpFlow {
             syn_sent_at: 0,
             syn_retransmitted: false,
             first_send: None,
-            rcv_nxt: 0,
-            ooo: RangeSet::default(),
-            unacked_segs: 0,
-            delack_deadline: None,
-            ts_recent: 0,
-            last_ack_sent: 0,
-            ece_pending: false,
-            quickack_left: t.quickack,
-            sack_hist: Vec::new(),
-            sack_log: VecDeque::new(),
-            ack_id: 0,
+            rcv: Receiver::new(t.quickack),
             completed_at: None,
             stats: FlowStats::default(),
             events: Vec::new(),
@@ -442,7 +423,7 @@ impl TcpFlow {
     }
 
     pub fn delivered_bytes(&self) -> u64 {
-        self.delivered_base + self.bytes_upto(self.rcv_nxt)
+        self.delivered_base + self.bytes_upto(self.rcv.rcv_nxt)
     }
 
     // ------------------------------------------------------------ application
@@ -598,7 +579,7 @@ impl TcpFlow {
     #[inline]
     pub fn next_deadline(&self) -> Option<SimTime> {
         let a = self.rto_deadline.unwrap_or(SimTime::MAX);
-        let b = self.delack_deadline.unwrap_or(SimTime::MAX);
+        let b = self.rcv.delack_deadline.unwrap_or(SimTime::MAX);
         let c = self.pacing_deadline.unwrap_or(SimTime::MAX);
         let m = a.min(b).min(c);
         (m != SimTime::MAX).then_some(m)
@@ -1098,15 +1079,15 @@ impl TcpFlow {
     /// Take the SACK blocks the receiver filed for ACK `id`, dropping the
     /// entries of ACKs lost on the way.
     fn take_sack_blocks(&mut self, id: u32, has: bool) -> Option<SackEntry> {
-        while let Some(e) = self.sack_log.front() {
+        while let Some(e) = self.rcv.sack_log.front() {
             if e.id < id {
-                self.sack_log.pop_front();
+                self.rcv.sack_log.pop_front();
             } else {
                 break;
             }
         }
-        if has && self.sack_log.front().is_some_and(|e| e.id == id) {
-            self.sack_log.pop_front()
+        if has && self.rcv.sack_log.front().is_some_and(|e| e.id == id) {
+            self.rcv.sack_log.pop_front()
         } else {
             None
         }
@@ -1524,7 +1505,7 @@ impl TcpFlow {
 
     /// Run whichever timers are due at `now`.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if let Some(d) = self.delack_deadline {
+        if let Some(d) = self.rcv.delack_deadline {
             if d <= now {
                 self.send_ack(now, None, out);
             }

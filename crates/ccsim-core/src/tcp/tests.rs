@@ -24,12 +24,12 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
 /// Deliver an ACK for `ack` carrying SACK blocks `blocks` at time `now`.
 fn ack(fl: &mut TcpFlow, now: SimTime, ack: u64, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
     let mut p = Packet::new(PktKind::Ack, ack, 0, 0, 40, 1);
-    fl.ack_id += 1;
-    p.aux = fl.ack_id;
+    fl.rcv.ack_id += 1;
+    p.aux = fl.rcv.ack_id;
     if !blocks.is_empty() {
-        let mut e = SackEntry { id: fl.ack_id, n: blocks.len() as u8, blocks: [(0, 0); 4] };
+        let mut e = SackEntry { id: fl.rcv.ack_id, n: blocks.len() as u8, blocks: [(0, 0); 4] };
         e.blocks[..blocks.len()].copy_from_slice(blocks);
-        fl.sack_log.push_back(e);
+        fl.rcv.sack_log.push_back(e);
         p.flags |= FLAG_SACK;
     }
     fl.on_ack(now, &p, out);
@@ -223,7 +223,7 @@ fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
     r.on_data(MS, &data(7, ECN_ECT, 0), &mut out);
     let last = out.last().unwrap();
     assert!(last.flags & FLAG_SACK != 0 && last.seq == 3);
-    let e = r.sack_log.back().unwrap();
+    let e = r.rcv.sack_log.back().unwrap();
     assert_eq!(&e.blocks[..e.n as usize], &[(6, 8), (4, 5)]);
     assert_eq!(last.size, 40 + 4 + 16);
 }
