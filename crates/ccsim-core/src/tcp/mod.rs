@@ -26,6 +26,7 @@
 
 mod rate;
 pub mod ranges;
+mod pacing;
 mod receiver;
 pub mod rtt;
 
@@ -35,6 +36,7 @@ use crate::packet::{PktKind, Packet, ECN_ECT, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_S};
 use ranges::RangeSet;
 use rate::{RateCand, RateState};
+use pacing::Pacer;
 use receiver::Receiver;
 use rtt::RttEstimator;
 use std::collections::VecDeque;
@@ -248,13 +250,7 @@ pub struct TcpFlow {
     cwr_high: u64,
     cwr_pending: bool,
     // pacing
-    pace_next: SimTime,
-    pacing_deadline: Option<SimTime>,
-    /// Rate used for the last paced segment, bit/s (0 = unpaced).
-    pub pacing_rate_bps: f64,
-    /// Pacing rate of the current release, bytes/s: computed once per
-    /// send opportunity, as Linux updates sk_pacing_rate once per ACK.
-    pace_rate: Option<f64>,
+    pacer: Pacer,
     // delivery rate
     rate: RateState,
     dup_credit: u64,
@@ -374,10 +370,7 @@ impl TcpFlow {
             in_cwr: false,
             cwr_high: 0,
             cwr_pending: false,
-            pace_next: 0,
-            pacing_deadline: None,
-            pacing_rate_bps: 0.0,
-            pace_rate: None,
+            pacer: Pacer::default(),
             rate: RateState::default(),
             dup_credit: 0,
             delivery_rate_bps: 0.0,
@@ -580,7 +573,7 @@ impl TcpFlow {
     pub fn next_deadline(&self) -> Option<SimTime> {
         let a = self.rto_deadline.unwrap_or(SimTime::MAX);
         let b = self.rcv.delack_deadline.unwrap_or(SimTime::MAX);
-        let c = self.pacing_deadline.unwrap_or(SimTime::MAX);
+        let c = self.pacer.deadline.unwrap_or(SimTime::MAX);
         let m = a.min(b).min(c);
         (m != SimTime::MAX).then_some(m)
     }
@@ -603,65 +596,45 @@ impl TcpFlow {
     }
 
     fn pacing_active(&self) -> bool {
-        self.tp.pacing_rate.is_some() || self.cfg.tcp.pacing != PacingCfg::Off
+        pacing::active(self.tp.pacing_rate, self.cfg.tcp.pacing)
     }
 
-    /// Pacing rate in bytes/s, or None when unpaced (no rate yet: Linux
-    /// paces nothing before the first RTT sample). For `window` pacing the
-    /// rate is cwnd·mss/srtt, of which the gap uses only srtt/cwnd.
+    /// Pacing rate in bytes/s now, or None when unpaced (pacing::rate).
     fn pacing_rate_now(&self) -> Option<f64> {
-        let r = if let Some(r) = self.tp.pacing_rate {
-            r
-        } else {
-            let srtt = self.rtt.srtt.map(|s| s as f64 / PS_PER_S as f64).filter(|&s| s > 0.0)?;
-            let mss = self.cfg.tcp.mss as f64;
-            let cwnd = self.tp.cwnd.max(1) as f64;
-            match self.cfg.tcp.pacing {
-                PacingCfg::Off => return None,
-                PacingCfg::Linux => {
-                    // tcp_update_pacing_rate: ss ratio while cwnd < ssthresh/2.
-                    let ratio = if (self.tp.cwnd as u64) < self.tp.ssthresh as u64 / 2 {
-                        self.cfg.tcp.pacing_ss_ratio
-                    } else {
-                        self.cfg.tcp.pacing_ca_ratio
-                    };
-                    ratio * mss * cwnd.max((self.snd_max - self.snd_una) as f64) / srtt
-                }
-                PacingCfg::Window => cwnd * mss / srtt,
-            }
-        };
-        (r > 0.0 && r.is_finite()).then_some(r)
+        let t = &self.cfg.tcp;
+        pacing::rate(&pacing::RateInputs {
+            cc_rate: self.tp.pacing_rate,
+            mode: t.pacing,
+            srtt: self.rtt.srtt,
+            mss: t.mss,
+            cwnd: self.tp.cwnd,
+            ssthresh: self.tp.ssthresh,
+            in_flight_segs: self.snd_max - self.snd_una,
+            ss_ratio: t.pacing_ss_ratio,
+            ca_ratio: t.pacing_ca_ratio,
+        })
     }
 
-    /// True when the flow paces by ns-2's leaky bucket (one segment every
-    /// srtt/cwnd) rather than at a Linux-style byte rate.
     #[inline]
     fn window_paced(&self) -> bool {
-        self.tp.pacing_rate.is_none() && self.cfg.tcp.pacing == PacingCfg::Window
+        pacing::window_paced(self.tp.pacing_rate, self.cfg.tcp.pacing)
     }
 
-    /// Segments one pacing release may send back to back: Linux's TSO/GSO
-    /// autosizing for Linux-style pacing (`tcp.tso`), else one.
+    /// Segments the current release may send back to back.
     fn pacing_burst(&self) -> u32 {
-        if !self.cfg.tcp.tso || self.window_paced() {
-            return 1;
-        }
-        match self.pace_rate {
-            Some(r) => {
-                let min = self.cc.min_tso_segs().unwrap_or(self.cfg.tcp.min_tso_segs);
-                crate::cc::tso_autosize(r, self.cfg.tcp.mss, min)
-            }
-            None => 1,
-        }
+        let min = self.cc.min_tso_segs().unwrap_or(self.cfg.tcp.min_tso_segs);
+        self.pacer.burst(self.cfg.tcp.tso, self.window_paced(), self.cfg.tcp.mss, min)
     }
 
     /// Gap to leave after sending `payload` bytes, or None when unpaced.
     fn pacing_gap(&mut self, payload: u32) -> Option<SimTime> {
-        let rate = self.pace_rate?;
-        // Window pacing: srtt/cwnd per segment whatever its payload.
-        let bytes = if self.window_paced() { self.cfg.tcp.mss } else { payload };
-        self.pacing_rate_bps = rate * 8.0;
-        Some((bytes as f64 / rate * PS_PER_S as f64 + 0.5) as SimTime)
+        let wp = self.window_paced();
+        self.pacer.gap(payload, wp, self.cfg.tcp.mss)
+    }
+
+    /// Rate used for the last paced segment, bit/s (0 = unpaced).
+    pub fn pacing_rate_bps(&self) -> f64 {
+        self.pacer.rate_bps
     }
 
     /// Record the rate state a (re)transmission carries (tcp_rate_skb_sent).
@@ -728,7 +701,7 @@ impl TcpFlow {
         }
         if self.pacing_active() {
             if let Some(gap) = self.pacing_gap(payload) {
-                self.pace_next = self.pace_next.max(now) + gap;
+                self.pacer.next = self.pacer.next.max(now) + gap;
             }
         }
         self.stats.data_pkts_sent += 1;
@@ -852,15 +825,15 @@ impl TcpFlow {
         // rate to the next departure time (Linux tcp_wstamp_ns).
         let mut quota = if !paced {
             u32::MAX
-        } else if now >= self.pace_next {
-            self.pace_rate = self.pacing_rate_now();
+        } else if now >= self.pacer.next {
+            self.pacer.rate = self.pacing_rate_now();
             self.pacing_burst()
         } else {
             0
         };
         while let Some(p) = self.pick() {
             if quota == 0 {
-                self.pacing_deadline = Some(self.pace_next);
+                self.pacer.deadline = Some(self.pacer.next);
                 break;
             }
             quota -= 1;
@@ -1515,9 +1488,9 @@ impl TcpFlow {
                 self.on_rto(now, out);
             }
         }
-        if let Some(d) = self.pacing_deadline {
+        if let Some(d) = self.pacer.deadline {
             if d <= now {
-                self.pacing_deadline = None;
+                self.pacer.deadline = None;
                 self.try_send(now, out);
             }
         }
