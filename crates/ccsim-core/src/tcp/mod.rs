@@ -28,18 +28,18 @@ mod rate;
 pub mod ranges;
 mod pacing;
 mod receiver;
+mod scoreboard;
 pub mod rtt;
 
 use crate::cc::{self, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, TS_OPTION_BYTES};
 use crate::packet::{PktKind, Packet, ECN_ECT, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_S};
-use ranges::RangeSet;
 use rate::{RateCand, RateState};
 use pacing::Pacer;
 use receiver::Receiver;
+use scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, LOST, RETRANS, SACKED};
 use rtt::RttEstimator;
-use std::collections::VecDeque;
 
 /// Loss-recovery variant without SACK, chosen by the algorithm name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,28 +98,6 @@ impl FlowEventKind {
             FlowEventKind::Completed => "completed",
         }
     }
-}
-
-// TxRec flags
-const SACKED: u8 = 1;
-/// Presumed lost (RFC 6675 IsLost, or every un-SACKed segment after an RTO).
-const LOST: u8 = 2;
-/// Retransmitted in the current episode and neither SACKed nor acked since.
-const RETRANS: u8 = 4;
-/// Ever retransmitted (Karn's rule).
-const EVER_RETRANS: u8 = 8;
-/// Sent while the flow was application-limited (tcp_rate.c).
-const APP_LIMITED: u8 = 16;
-
-/// Per-segment sender record, from transmission until cumulatively acked.
-#[derive(Clone, Copy, Debug)]
-struct TxRec {
-    sent_at: SimTime,
-    /// Delivery-rate state at the (re)transmission (Linux tcp_skb_cb.tx).
-    delivered: u64,
-    delivered_at: SimTime,
-    first_tx: SimTime,
-    flags: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -226,21 +204,11 @@ pub struct TcpFlow {
     dupacks: u32,
     /// Segments sent by limited transmit in the current run of dup ACKs.
     lt_sent: u32,
-    txq: VecDeque<TxRec>,
-    // SACK scoreboard
-    sacked: RangeSet,
-    sacked_out: u32,
-    lost_out: u32,
-    retrans_out: u32,
-    /// Every un-SACKed segment below this has been marked lost.
-    lost_upto: u64,
-    /// Retransmission search pointer (RFC 6675 HighRxt + 1).
-    high_rxt: u64,
-    rescue_rxt: Option<u64>,
+    /// Per-segment records and the SACK scoreboard.
+    sb: Scoreboard,
     sack1_pipe: i64,
     /// ns-2 Sack1 ignores SACK information after a timeout until a new ACK.
     sack1_ignore: bool,
-    new_blocks: Vec<(u64, u64)>,
     // PRR (RFC 6937)
     prr_delivered: u64,
     prr_out: u64,
@@ -353,17 +321,9 @@ impl TcpFlow {
             last_action: LastAction::None,
             dupacks: 0,
             lt_sent: 0,
-            txq: VecDeque::with_capacity(64),
-            sacked: RangeSet::default(),
-            sacked_out: 0,
-            lost_out: 0,
-            retrans_out: 0,
-            lost_upto: 0,
-            high_rxt: 0,
-            rescue_rxt: None,
+            sb: Scoreboard::default(),
             sack1_pipe: 0,
             sack1_ignore: false,
-            new_blocks: Vec::new(),
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -532,7 +492,7 @@ impl TcpFlow {
         match self.sack {
             SackCfg::Rfc6675 => {
                 let out = (self.snd_max - self.snd_una) as i64;
-                (out - self.sacked_out as i64 - self.lost_out as i64 + self.retrans_out as i64).max(0) as u32
+                (out - self.sb.sacked_out as i64 - self.sb.lost_out as i64 + self.sb.retrans_out as i64).max(0) as u32
             }
             SackCfg::Sack1 if self.in_recovery => self.sack1_pipe.max(0) as u32,
             _ => self.in_flight(),
@@ -559,13 +519,12 @@ impl TcpFlow {
 
     #[inline]
     fn rec(&self, seq: u64) -> &TxRec {
-        &self.txq[(seq - self.snd_una) as usize]
+        self.sb.rec(self.snd_una, seq)
     }
 
     #[inline]
     fn rec_mut(&mut self, seq: u64) -> &mut TxRec {
-        let i = (seq - self.snd_una) as usize;
-        &mut self.txq[i]
+        self.sb.rec_mut(self.snd_una, seq)
     }
 
     /// Earliest pending timer deadline (RTO, delayed ACK or pacing).
@@ -676,13 +635,13 @@ impl TcpFlow {
             r.first_tx = stamp.first_tx;
             r.flags = (was & !APP_LIMITED) | (stamp.flags & APP_LIMITED) | RETRANS | EVER_RETRANS;
             if was & RETRANS == 0 {
-                self.retrans_out += 1;
+                self.sb.retrans_out += 1;
             }
             self.trace_seq(now, 1, seq);
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         } else {
             debug_assert_eq!(seq, self.snd_max);
-            self.txq.push_back(stamp);
+            self.sb.txq.push_back(stamp);
             self.snd_max = seq + 1;
             self.trace_seq(now, 0, seq);
             if self.cfg.tcp.ecn {
@@ -752,16 +711,16 @@ impl TcpFlow {
                 // Next hole below the highest SACK not retransmitted yet in
                 // this episode (scoreboard-rq GetNextRetran), else new data
                 // within the receiver's window.
-                let hi = self.sacked.last_end().unwrap_or(self.snd_una);
-                let mut s = self.high_rxt.max(self.snd_una);
+                let hi = self.sb.sacked.last_end().unwrap_or(self.snd_una);
+                let mut s = self.sb.high_rxt.max(self.snd_una);
                 while s < hi {
                     if self.rec(s).flags & (SACKED | RETRANS) == 0 {
-                        self.high_rxt = s;
+                        self.sb.high_rxt = s;
                         return Some(Pick::Hole(s));
                     }
                     s += 1;
                 }
-                self.high_rxt = s;
+                self.sb.high_rxt = s;
                 self.new_data_allowed(self.rwnd_segs as u64).then_some(Pick::Next)
             }
             SackCfg::Rfc6675 => self.new_data_allowed(self.send_window()).then_some(Pick::Next),
@@ -775,15 +734,15 @@ impl TcpFlow {
     /// RFC 6675 §4 NextSeg (pipe already checked).
     fn next_seg(&mut self) -> Option<Pick> {
         // (1) first lost, un-SACKed, not yet retransmitted segment above HighRxt.
-        let mut s = self.high_rxt.max(self.snd_una);
-        while s < self.lost_upto {
+        let mut s = self.sb.high_rxt.max(self.snd_una);
+        while s < self.sb.lost_upto {
             if self.rec(s).flags & (LOST | SACKED | RETRANS) == LOST {
-                self.high_rxt = s;
+                self.sb.high_rxt = s;
                 return Some(Pick::Hole(s));
             }
             s += 1;
         }
-        self.high_rxt = s;
+        self.sb.high_rxt = s;
         // (2) new data.
         if self.new_data_allowed(self.rwnd_segs as u64) {
             return Some(Pick::Next);
@@ -792,8 +751,8 @@ impl TcpFlow {
             return None;
         }
         // (3) any un-SACKed, not retransmitted segment below the highest SACK.
-        let hi = self.sacked.last_end().unwrap_or(self.snd_una);
-        let mut s = self.high_rxt.max(self.snd_una);
+        let hi = self.sb.sacked.last_end().unwrap_or(self.snd_una);
+        let mut s = self.sb.high_rxt.max(self.snd_una);
         while s < hi {
             if self.rec(s).flags & (SACKED | RETRANS) == 0 {
                 return Some(Pick::Hole(s));
@@ -801,7 +760,7 @@ impl TcpFlow {
             s += 1;
         }
         // (4) rescue retransmission, once per recovery episode.
-        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+        if self.sb.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             let mut s = self.snd_max;
             while s > self.snd_una {
                 s -= 1;
@@ -849,11 +808,11 @@ impl TcpFlow {
                     self.snd_nxt = self.snd_nxt.max(s + 1);
                 }
                 Pick::Hole(s) => {
-                    self.high_rxt = s + 1;
+                    self.sb.high_rxt = s + 1;
                     self.send_segment(s, now, out);
                 }
                 Pick::Rescue(s) => {
-                    self.rescue_rxt = Some(self.recover);
+                    self.sb.rescue_rxt = Some(self.recover);
                     self.send_segment(s, now, out);
                 }
             }
@@ -864,7 +823,7 @@ impl TcpFlow {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         // tcp_rate_check_app_limited: nothing left to send and window unused.
-        if self.snd_max >= self.send_limit && self.lost_out <= self.retrans_out {
+        if self.snd_max >= self.send_limit && self.sb.lost_out <= self.sb.retrans_out {
             let pipe = self.pipe();
             if pipe < self.tp.cwnd {
                 self.rate.app_limited = (self.rate.delivered + pipe as u64).max(1);
@@ -937,14 +896,14 @@ impl TcpFlow {
         let ssthresh = self.begin_recovery(now, flight);
         self.in_recovery = true;
         self.recovery_started = now;
-        self.high_rxt = self.snd_una;
+        self.sb.high_rxt = self.snd_una;
         // HighACK+1 is presumed dropped (step 4.3) even when the trigger was
         // the duplicate-ACK count rather than IsLost.
         let una = self.snd_una;
         if self.rec(una).flags & (SACKED | LOST) == 0 {
             self.rec_mut(una).flags |= LOST;
-            self.lost_out += 1;
-            self.lost_upto = self.lost_upto.max(una + 1);
+            self.sb.lost_out += 1;
+            self.sb.lost_upto = self.sb.lost_upto.max(una + 1);
         }
         self.set_ca_state(CaState::Recovery);
         self.prr_delivered = 0;
@@ -960,7 +919,7 @@ impl TcpFlow {
             self.tp.cwnd_cnt = 0;
             // Step 4.3: the first retransmission goes regardless of pipe.
             if self.rec(una).flags & RETRANS == 0 {
-                self.high_rxt = una + 1;
+                self.sb.high_rxt = una + 1;
                 self.send_segment(una, now, out);
             }
         }
@@ -1001,7 +960,7 @@ impl TcpFlow {
         self.set_ca_state(CaState::Recovery);
         // output(last_ack_ + 1): not through send_much, so pipe is not raised.
         let una = self.snd_una;
-        self.high_rxt = una + 1;
+        self.sb.high_rxt = una + 1;
         let pipe = self.sack1_pipe;
         self.send_segment(una, now, out);
         self.sack1_pipe = pipe;
@@ -1036,17 +995,7 @@ impl TcpFlow {
     /// Forget all SACK information (ns-2 ClearScoreBoard; RTO without the
     /// RFC 6675 scoreboard).
     fn clear_scoreboard(&mut self) {
-        if self.sacked_out > 0 || self.lost_out > 0 || self.retrans_out > 0 {
-            for r in self.txq.iter_mut() {
-                r.flags &= !(SACKED | LOST | RETRANS);
-            }
-        }
-        self.sacked.clear();
-        self.sacked_out = 0;
-        self.lost_out = 0;
-        self.retrans_out = 0;
-        self.lost_upto = self.snd_una;
-        self.high_rxt = self.snd_una;
+        self.sb.clear(self.snd_una);
     }
 
     /// Take the SACK blocks the receiver filed for ACK `id`, dropping the
@@ -1068,13 +1017,13 @@ impl TcpFlow {
 
     /// Mark newly SACKed segments; returns how many.
     fn apply_sack(&mut self, e: &SackEntry, now: SimTime, cand: &mut RateCand, sack_rtt: &mut Option<SimTime>) -> u64 {
-        let mut fresh = std::mem::take(&mut self.new_blocks);
+        let mut fresh = std::mem::take(&mut self.sb.new_blocks);
         fresh.clear();
         for &(a, b) in &e.blocks[..e.n as usize] {
             let a = a.max(self.snd_una);
             let b = b.min(self.snd_max);
             if a < b {
-                self.sacked.insert(a, b, &mut fresh);
+                self.sb.sacked.insert(a, b, &mut fresh);
             }
         }
         let mut n = 0;
@@ -1082,13 +1031,13 @@ impl TcpFlow {
             for s in a..b {
                 let r = *self.rec(s);
                 if r.flags & LOST != 0 {
-                    self.lost_out -= 1;
+                    self.sb.lost_out -= 1;
                 }
                 if r.flags & RETRANS != 0 {
-                    self.retrans_out -= 1;
+                    self.sb.retrans_out -= 1;
                 }
                 self.rec_mut(s).flags = (r.flags & !(LOST | RETRANS)) | SACKED;
-                self.sacked_out += 1;
+                self.sb.sacked_out += 1;
                 n += 1;
                 cand.offer(&r, s);
                 if r.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
@@ -1096,29 +1045,14 @@ impl TcpFlow {
                 }
             }
         }
-        self.new_blocks = fresh;
+        self.sb.new_blocks = fresh;
         self.rate.delivered += n;
         n
     }
 
-    /// RFC 6675 IsLost over the scoreboard: every un-SACKed segment below the
-    /// DupThresh-th highest SACKed segment is lost. Returns segments newly
-    /// marked.
+    /// RFC 6675 IsLost (Scoreboard::update_lost); segments newly marked.
     fn update_lost(&mut self) -> u32 {
-        let Some(x) = self.sacked.kth_highest(self.cfg.tcp.dupthresh as u64) else { return 0 };
-        let mut n = 0;
-        let mut s = self.lost_upto.max(self.snd_una);
-        while s < x {
-            let r = self.rec_mut(s);
-            if r.flags & (SACKED | LOST) == 0 {
-                r.flags |= LOST;
-                n += 1;
-            }
-            s += 1;
-        }
-        self.lost_out += n;
-        self.lost_upto = self.lost_upto.max(x);
-        n
+        self.sb.update_lost(self.snd_una, self.cfg.tcp.dupthresh as u64)
     }
 
     /// RFC 3168 §6.1.2: answer ECN-Echo with one reduction per window.
@@ -1169,7 +1103,7 @@ impl TcpFlow {
         let prior_in_flight = self.in_flight();
         let prior_pipe = self.pipe();
         let delivered_before = self.rate.delivered;
-        let lost_before = self.lost_out;
+        let lost_before = self.sb.lost_out;
         let mut cand = RateCand::default();
         let mut sack_rtt = None;
 
@@ -1197,16 +1131,16 @@ impl TcpFlow {
             let mut any_retrans = false;
             let mut fresh = 0u64;
             for s in self.snd_una..ack {
-                let r = self.txq.pop_front().expect("tx record for every outstanding segment");
+                let r = self.sb.txq.pop_front().expect("tx record for every outstanding segment");
                 if r.flags & SACKED != 0 {
-                    self.sacked_out -= 1;
+                    self.sb.sacked_out -= 1;
                     continue;
                 }
                 if r.flags & LOST != 0 {
-                    self.lost_out -= 1;
+                    self.sb.lost_out -= 1;
                 }
                 if r.flags & RETRANS != 0 {
-                    self.retrans_out -= 1;
+                    self.sb.retrans_out -= 1;
                 }
                 fresh += 1;
                 cand.offer(&r, s);
@@ -1233,9 +1167,9 @@ impl TcpFlow {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            self.sacked.trim_below(ack);
-            self.lost_upto = self.lost_upto.max(ack);
-            self.high_rxt = self.high_rxt.max(ack);
+            self.sb.sacked.trim_below(ack);
+            self.sb.lost_upto = self.sb.lost_upto.max(ack);
+            self.sb.high_rxt = self.sb.high_rxt.max(ack);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             // RFC 5681 duplicate ACK; with SACK (RFC 6675 §2) it must also
             // carry new SACK information.
@@ -1338,7 +1272,7 @@ impl TcpFlow {
                     self.dupacks = 0;
                     self.lt_sent = 0;
                     self.sack1_ignore = false;
-                    if self.sacked_out > 0 {
+                    if self.sb.sacked_out > 0 {
                         self.clear_scoreboard();
                     }
                 } else if is_dup && self.dupacks == self.cfg.tcp.dupthresh && self.fast_retransmit_allowed(ack) {
@@ -1359,7 +1293,7 @@ impl TcpFlow {
         }
 
         // --- delivery-rate sample and window growth
-        let losses = self.lost_out.saturating_sub(lost_before).max(newly_lost);
+        let losses = self.sb.lost_out.saturating_sub(lost_before).max(newly_lost);
         let rs = self.rate_sample(now, cand, acked_sacked, losses, prior_pipe, sample);
         self.sync_tp(now);
         self.cc.in_ack_event(&self.tp, acked);
@@ -1452,17 +1386,17 @@ impl TcpFlow {
                         // tcp_enter_loss; RFC 6675 §5.1 keeps using SACK
                         // information in the slow start that follows).
                         let mut lost = 0;
-                        for r in self.txq.iter_mut() {
+                        for r in self.sb.txq.iter_mut() {
                             r.flags &= !RETRANS;
                             if r.flags & SACKED == 0 {
                                 r.flags |= LOST;
                                 lost += 1;
                             }
                         }
-                        self.lost_out = lost;
-                        self.retrans_out = 0;
-                        self.lost_upto = self.snd_max;
-                        self.high_rxt = self.snd_una;
+                        self.sb.lost_out = lost;
+                        self.sb.retrans_out = 0;
+                        self.sb.lost_upto = self.snd_max;
+                        self.sb.high_rxt = self.snd_una;
                         self.in_loss = true;
                     }
                 }

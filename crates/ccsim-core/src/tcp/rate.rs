@@ -6,7 +6,8 @@
 //! interval and its ACK interval. Samples shorter than the minimum RTT are
 //! discarded, as in Linux.
 
-use super::{TcpFlow, TxRec, APP_LIMITED};
+use super::scoreboard::{TxRec, APP_LIMITED};
+use super::TcpFlow;
 use crate::cc::RateSample;
 use crate::units::{SimTime, PS_PER_S};
 

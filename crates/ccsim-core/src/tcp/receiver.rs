@@ -148,10 +148,10 @@ impl TcpFlow {
             }
         } else if seq > self.rcv.rcv_nxt {
             // Out of order: remember it and send an immediate duplicate ACK.
-            let mut fresh = std::mem::take(&mut self.new_blocks);
+            let mut fresh = std::mem::take(&mut self.sb.new_blocks);
             fresh.clear();
             self.rcv.ooo.insert(seq, seq + 1, &mut fresh);
-            self.new_blocks = fresh;
+            self.sb.new_blocks = fresh;
             self.send_ack(now, Some(seq), out);
         } else {
             // Duplicate of data already received: immediate ACK.

@@ -64,7 +64,7 @@ fn rfc6675_islost_reference_vectors() {
     // SetPipe: un-SACKed, not lost 3, 5, 7, 8, 9 count once each; the
     // retransmission of 0 sent on entering recovery counts once more.
     assert!(f.in_recovery);
-    assert_eq!(f.sacked_out, 3);
+    assert_eq!(f.sb.sacked_out, 3);
     assert_eq!(f.pipe(), 5 + 1);
 }
 
@@ -88,12 +88,12 @@ fn rfc6675_nextseg_order_without_new_data() {
     while let Some(p) = f.next_seg() {
         match p {
             Pick::Hole(s) => {
-                f.high_rxt = s + 1;
+                f.sb.high_rxt = s + 1;
                 f.send_segment(s, MS, &mut out);
                 seq.push(s);
             }
             Pick::Rescue(s) => {
-                f.rescue_rxt = Some(f.recover);
+                f.sb.rescue_rxt = Some(f.recover);
                 f.send_segment(s, MS, &mut out);
                 seq.push(100 + s);
             }
@@ -114,7 +114,7 @@ fn rfc6675_nextseg_prefers_new_data_over_rule3() {
     }
     assert!(f.in_recovery);
     assert_eq!(f.next_seg(), Some(Pick::Hole(1)));
-    f.high_rxt = 2;
+    f.sb.high_rxt = 2;
     assert_eq!(f.next_seg(), Some(Pick::Next));
 }
 

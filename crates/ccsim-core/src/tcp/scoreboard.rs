@@ -1,0 +1,111 @@
+//! The sender's scoreboard: one record per segment from snd_una to snd_max
+//! (when it was sent, the delivery-rate state it carries, its flags) and,
+//! with SACK, what the receiver holds (RFC 6675 §3: SACKed ranges, the
+//! counts Linux keeps as sacked_out / lost_out / retrans_out, HighRxt and
+//! RescueRxt).
+
+use super::ranges::RangeSet;
+use crate::units::SimTime;
+use std::collections::VecDeque;
+
+// TxRec flags
+pub(super) const SACKED: u8 = 1;
+/// Presumed lost (RFC 6675 IsLost, or every un-SACKed segment after an RTO).
+pub(super) const LOST: u8 = 2;
+/// Retransmitted in the current episode and neither SACKed nor acked since.
+pub(super) const RETRANS: u8 = 4;
+/// Ever retransmitted (Karn's rule).
+pub(super) const EVER_RETRANS: u8 = 8;
+/// Sent while the flow was application-limited (tcp_rate.c).
+pub(super) const APP_LIMITED: u8 = 16;
+
+/// Per-segment sender record, from transmission until cumulatively acked.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TxRec {
+    pub(super) sent_at: SimTime,
+    /// Delivery-rate state at the (re)transmission (Linux tcp_skb_cb.tx).
+    pub(super) delivered: u64,
+    pub(super) delivered_at: SimTime,
+    pub(super) first_tx: SimTime,
+    pub(super) flags: u8,
+}
+
+pub(super) struct Scoreboard {
+    /// Records of segments snd_una.. (index = seq − snd_una).
+    pub(super) txq: VecDeque<TxRec>,
+    pub(super) sacked: RangeSet,
+    pub(super) sacked_out: u32,
+    pub(super) lost_out: u32,
+    pub(super) retrans_out: u32,
+    /// Every un-SACKed segment below this has been marked lost.
+    pub(super) lost_upto: u64,
+    /// Retransmission search pointer (RFC 6675 HighRxt + 1).
+    pub(super) high_rxt: u64,
+    pub(super) rescue_rxt: Option<u64>,
+    /// Ranges newly SACKed by the ACK being processed.
+    pub(super) new_blocks: Vec<(u64, u64)>,
+}
+
+impl Default for Scoreboard {
+    fn default() -> Self {
+        Scoreboard {
+            txq: VecDeque::with_capacity(64),
+            sacked: RangeSet::default(),
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            lost_upto: 0,
+            high_rxt: 0,
+            rescue_rxt: None,
+            new_blocks: Vec::new(),
+        }
+    }
+}
+
+impl Scoreboard {
+    #[inline]
+    pub(super) fn rec(&self, una: u64, seq: u64) -> &TxRec {
+        &self.txq[(seq - una) as usize]
+    }
+
+    #[inline]
+    pub(super) fn rec_mut(&mut self, una: u64, seq: u64) -> &mut TxRec {
+        &mut self.txq[(seq - una) as usize]
+    }
+
+    /// Forget SACK, loss and retransmission marks (after an RTO, or when
+    /// SACK information must be ignored).
+    pub(super) fn clear(&mut self, una: u64) {
+        if self.sacked_out > 0 || self.lost_out > 0 || self.retrans_out > 0 {
+            for r in self.txq.iter_mut() {
+                r.flags &= !(SACKED | LOST | RETRANS);
+            }
+        }
+        self.sacked.clear();
+        self.sacked_out = 0;
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        self.lost_upto = una;
+        self.high_rxt = una;
+    }
+
+    /// RFC 6675 IsLost over the scoreboard: every un-SACKed segment below the
+    /// DupThresh-th highest SACKed segment is lost. Returns segments newly
+    /// marked.
+    pub(super) fn update_lost(&mut self, una: u64, dupthresh: u64) -> u32 {
+        let Some(x) = self.sacked.kth_highest(dupthresh) else { return 0 };
+        let mut n = 0;
+        let mut s = self.lost_upto.max(una);
+        while s < x {
+            let r = self.rec_mut(una, s);
+            if r.flags & (SACKED | LOST) == 0 {
+                r.flags |= LOST;
+                n += 1;
+            }
+            s += 1;
+        }
+        self.lost_out += n;
+        self.lost_upto = self.lost_upto.max(x);
+        n
+    }
+}
