@@ -23,7 +23,7 @@ import pytest
 import ccsim
 from ccsim import _core
 from ccsim.experiments import executors, store
-from ccsim.experiments.aggregate import aggregate, plot_sweep
+from ccsim.experiments.aggregate import aggregate
 from ccsim.experiments.campaign import open_campaign
 from ccsim.experiments.runner import dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError

@@ -14,9 +14,8 @@ def enabled(quiet: bool = False) -> bool:
 class SweepProgress:
     """runs done / failed / total, simulated seconds per wall second, ETA."""
 
-    def __init__(self, total: int, skipped: int, show: bool):
+    def __init__(self, total: int, show: bool):
         self.total, self.done, self.failed, self.sim_s = total, 0, 0, 0.0
-        self.skipped = skipped
         self.t0 = time.monotonic()
         self._p = None
         if show:

@@ -87,7 +87,7 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=No
     del bad
 
     show = enabled(quiet) if progress is None else progress
-    bar = SweepProgress(rep.total - n_bad, 0, show)
+    bar = SweepProgress(rep.total - n_bad, show)
     inflight: dict[str, tuple[list[dict], object]] = {}  # run_id -> (points' params, scenario)
 
     def existing(rid: str, params: dict) -> None:
@@ -186,8 +186,4 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
             "cpu_s_per_sim_s": sorted(rates), "calibration_points": len(rates)}
 
 
-def load_sweep(path: str | Path) -> Sweep:
-    return Sweep.from_file(path)
-
-
-__all__ = ["SweepReport", "run_sweep", "dry_run", "validate", "load_sweep", "SweepError", "CampaignError"]
+__all__ = ["SweepReport", "run_sweep", "dry_run", "validate", "SweepError", "CampaignError"]

@@ -10,7 +10,6 @@ stops within milliseconds and its worker lives on.
 """
 from __future__ import annotations
 
-import io
 import threading
 import time
 import traceback
