@@ -5,11 +5,48 @@ and after a refactoring that must not change what is simulated, and diff.
     .venv/bin/python tools/fingerprint.py | diff before.txt -
 
 Scenarios: the four examples, a traced lossy run, and two bench cases with
-100 ms sampling; each line is the event count and a hash of every column."""
-import glob, hashlib, json
+100 ms sampling; each line is the event count and a hash of every column.
+
+`--dump DIR` instead writes a wider matrix (every algorithm under every
+SACK mode, PRR, RED with ECN, both pacing kinds, handshake, delayed ACKs,
+Gilbert losses, ON-OFF with idle restart) as core JSON files, to be hashed
+by the Rust example on the old and the new commit:
+
+    .venv/bin/python tools/fingerprint.py --dump /tmp/fpm
+    cargo run --release --example fingerprint -- /tmp/fpm/*.json > after.txt
+"""
+import glob, hashlib, json, os, sys
 import ccsim
 from ccsim import _core
 from ccsim.bench import SCENARIOS
+
+def matrix():
+    base = ccsim.load("examples/lossy_link.toml").with_overrides({"sim.duration": "20s", "topology.buffer": "0.5bdp"})
+    algos = ["tahoe", "reno", "newreno", "vegas", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic", "bbr"]
+    for cc in algos:
+        for sack in ("off",) if cc == "tahoe" else ("off", "sack1", "rfc6675"):
+            yield f"{cc}_{sack}", base.with_overrides({"tcp.cc": cc, "tcp.sack": sack})
+    extra = {
+        "prr": {"tcp.sack": "rfc6675", "tcp.prr": True},
+        "red_ecn": {"tcp.ecn": True, "tcp.sack": "rfc6675", "topology.queue": "red", "topology.loss": None},
+        "red_ecn_reno": {"tcp.ecn": True, "tcp.cc": "reno", "topology.queue": "gentle_red", "topology.loss": None},
+        "pace_linux": {"tcp.pacing": "linux", "tcp.sack": "rfc6675", "tcp.cc": "cubic"},
+        "pace_window": {"tcp.pacing": "window", "tcp.sack": "sack1"},
+        "handshake_ts": {"tcp.handshake": True, "tcp.timestamps": True, "tcp.delayed_ack": True},
+        "gilbert": {"topology.loss": {"kind": "gilbert", "p": 0.01, "r": 0.3, "loss_bad": 0.5}},
+        "onoff": {"flows[0].app": "onoff", "flows[0].on": "1s", "flows[0].off": "1s", "tcp.sack": "rfc6675"},
+    }
+    for name, o in extra.items():
+        yield name, base.with_overrides(o)
+
+
+if len(sys.argv) == 3 and sys.argv[1] == "--dump":
+    os.makedirs(sys.argv[2], exist_ok=True)
+    for name, sc in matrix():
+        with open(os.path.join(sys.argv[2], name + ".json"), "w") as f:
+            f.write(sc.to_core_json())
+    sys.exit(0)
+
 scs = {f: ccsim.load(f) for f in sorted(glob.glob("examples/*.toml")) if "sweep" not in f}
 scs["traced"] = ccsim.load("examples/lossy_link.toml").with_overrides({"sim.trace": ["rtt", "seq"], "sim.duration": "5s"})
 for n in ("a_dumbbell_100M_newreno_sack_ts", "a_dumbbell_100M_bbr_sack_ts"):

@@ -186,7 +186,7 @@ pub static FLOW_SERIES: &[Col<TcpFlow, f64>] = &[
     Col("retransmits", Get::U(|f, _| f.stats.retransmits)),
     Col("ca_state", Get::U(|f, _| f.ca_state_code())),
     Col("pacing_rate_bps", Get::F(|f, _| f.pacing_rate_bps())),
-    Col("delivery_rate_bps", Get::F(|f, _| f.delivery_rate_bps)),
+    Col("delivery_rate_bps", Get::F(|f, _| f.delivery_rate_bps())),
 ];
 
 // ------------------------------------------------------------------ links

@@ -1,13 +1,12 @@
 //! Delivery-rate estimation after Linux `net/ipv4/tcp_rate.c` (v6.x) and
 //! draft-cheng-iccrg-delivery-rate-estimation-01. Every (re)transmission
-//! records the connection's delivered count and times (`TcpFlow::stamp`);
+//! records the connection's delivered count and times (`Conn::stamp`);
 //! when segments are acked or SACKed, the most recently sent of them gives
 //! the sample: delivered since it was sent, over the longer of its send
 //! interval and its ACK interval. Samples shorter than the minimum RTT are
 //! discarded, as in Linux.
 
 use super::scoreboard::{TxRec, APP_LIMITED};
-use super::TcpFlow;
 use crate::cc::RateSample;
 use crate::units::{SimTime, PS_PER_S};
 
@@ -21,6 +20,8 @@ pub(super) struct RateState {
     pub first_tx: SimTime,
     /// Delivered count at which the app-limited period ends (0 = not limited).
     pub app_limited: u64,
+    /// Last sample kept by Linux's tcp_info rule, bit/s.
+    pub info_bps: f64,
 }
 
 /// The most recently sent segment delivered by the current ACK.
@@ -53,9 +54,11 @@ impl RateCand {
     }
 }
 
-impl TcpFlow {
-    /// tcp_rate_gen.
-    pub(super) fn rate_sample(
+impl RateState {
+    /// tcp_rate_gen: the sample of one ACK. `min_rtt` discards samples
+    /// shorter than the path's minimum RTT; `mss` scales `info_bps`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sample(
         &mut self,
         now: SimTime,
         c: RateCand,
@@ -63,8 +66,10 @@ impl TcpFlow {
         losses: u32,
         prior_in_flight: u32,
         rtt: Option<SimTime>,
+        min_rtt: Option<SimTime>,
+        mss: u32,
     ) -> RateSample {
-        let st = &mut self.rate;
+        let st = self;
         if st.app_limited != 0 && st.delivered > st.app_limited {
             st.app_limited = 0;
         }
@@ -89,16 +94,16 @@ impl TcpFlow {
         let send_elapsed = c.sent_at.saturating_sub(c.first_tx);
         let ack_elapsed = now.saturating_sub(c.prior_at);
         let interval = send_elapsed.max(ack_elapsed);
-        if interval == 0 || self.rtt.min_rtt.is_some_and(|m| interval < m) {
+        if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
             return rs;
         }
         rs.delivered = Some(delivered);
         rs.interval = interval;
         // Linux keeps the sample for tcp_info unless it is app-limited and
         // slower than the one it has.
-        let bps = delivered as f64 * self.cfg.tcp.mss as f64 * 8.0 * PS_PER_S as f64 / interval as f64;
-        if !rs.is_app_limited || bps >= self.delivery_rate_bps {
-            self.delivery_rate_bps = bps;
+        let bps = delivered as f64 * mss as f64 * 8.0 * PS_PER_S as f64 / interval as f64;
+        if !rs.is_app_limited || bps >= st.info_bps {
+            st.info_bps = bps;
         }
         rs
     }

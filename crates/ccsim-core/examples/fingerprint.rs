@@ -1,0 +1,16 @@
+//! Hash every result table of core-JSON scenarios, one line per file:
+//! `cargo run --release --example fingerprint -- a.json b.json ...`.
+//! For refactorings that must not change what is simulated: run on the old
+//! and the new commit and diff (tools/fingerprint.py --dump writes a
+//! matrix of scenarios as core JSON).
+use std::hash::{Hash, Hasher};
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let json = std::fs::read_to_string(&path).expect("readable scenario file");
+        let out = ccsim_core::run_json(&json).expect("valid scenario");
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", out.tables).hash(&mut h);
+        println!("{} {} {:016x}", path, out.events, h.finish());
+    }
+}

@@ -1,0 +1,322 @@
+//! The sender's side of an ACK, common to every recovery mode: SACK blocks
+//! onto the scoreboard, the cumulative ACK and the RTT sample, the ECN
+//! echo, the delivery-rate sample and the algorithm's hooks, and the
+//! bookkeeping of entering and leaving recovery and of an RTO.
+
+use super::{AckInfo, AckStep, Conn};
+use crate::cc::{AckSample, CaState, CwndEvent};
+use crate::packet::Packet;
+use crate::tcp::rate::RateCand;
+use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED};
+use crate::tcp::{FlowEventKind, LastAction, SackEntry};
+use crate::config::SackCfg;
+use crate::units::{SimTime, PS_PER_S};
+
+impl Conn {
+    // ------------------------------------------------------------ ACKs
+
+    pub(in crate::tcp) fn take_rtt_sample(&mut self, now: SimTime, r: SimTime) {
+        self.rtt.sample(r);
+        self.stats.rtt_sum_ps += r as u128;
+        self.stats.rtt_samples += 1;
+        if let Some(t) = self.trace.as_deref_mut() {
+            if t.want_rtt {
+                t.rtt.push((now, r));
+            }
+        }
+    }
+
+    /// Take the SACK blocks the receiver filed for ACK `id`, dropping the
+    /// entries of ACKs lost on the way.
+    pub(in crate::tcp) fn take_sack_blocks(&mut self, id: u32, has: bool) -> Option<SackEntry> {
+        while let Some(e) = self.rcv.sack_log.front() {
+            if e.id < id {
+                self.rcv.sack_log.pop_front();
+            } else {
+                break;
+            }
+        }
+        if has && self.rcv.sack_log.front().is_some_and(|e| e.id == id) {
+            self.rcv.sack_log.pop_front()
+        } else {
+            None
+        }
+    }
+
+    /// Mark newly SACKed segments; returns how many.
+    pub(in crate::tcp) fn apply_sack(&mut self, e: &SackEntry, now: SimTime, cand: &mut RateCand, sack_rtt: &mut Option<SimTime>) -> u64 {
+        let mut fresh = std::mem::take(&mut self.sb.new_blocks);
+        fresh.clear();
+        for &(a, b) in &e.blocks[..e.n as usize] {
+            let a = a.max(self.snd_una);
+            let b = b.min(self.snd_max);
+            if a < b {
+                self.sb.sacked.insert(a, b, &mut fresh);
+            }
+        }
+        let mut n = 0;
+        for &(a, b) in &fresh {
+            for s in a..b {
+                let r = *self.rec(s);
+                if r.flags & LOST != 0 {
+                    self.sb.lost_out -= 1;
+                }
+                if r.flags & RETRANS != 0 {
+                    self.sb.retrans_out -= 1;
+                }
+                self.rec_mut(s).flags = (r.flags & !(LOST | RETRANS)) | SACKED;
+                self.sb.sacked_out += 1;
+                n += 1;
+                cand.offer(&r, s);
+                if r.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
+                    *sack_rtt = Some(now - r.sent_at);
+                }
+            }
+        }
+        self.sb.new_blocks = fresh;
+        self.rate.delivered += n;
+        n
+    }
+
+    /// The cumulative part of an ACK: drop acknowledged records, advance
+    /// snd_una, count duplicate ACKs, and choose the RTT sample (timestamps
+    /// per RFC 7323 §4; otherwise Karn's rule, falling back on the first
+    /// newly SACKed segment never retransmitted). Returns the RTT sample.
+    pub(in crate::tcp) fn take_cumulative(&mut self, now: SimTime, pkt: &Packet, new_sacked: u64, sack_rtt: Option<SimTime>, cand: &mut RateCand) -> (u64, bool, Option<SimTime>) {
+        let ack = pkt.seq;
+        let ts_on = self.cfg.tcp.timestamps;
+        let mut newly = 0u64;
+        let mut sample = None;
+        let mut is_dup = false;
+        if ack > self.snd_una && ack <= self.snd_max {
+            newly = ack - self.snd_una;
+            let mut first_sent = None;
+            let mut any_retrans = false;
+            let mut fresh = 0u64;
+            for s in self.snd_una..ack {
+                let r = self.sb.txq.pop_front().expect("tx record for every outstanding segment");
+                if r.flags & SACKED != 0 {
+                    self.sb.sacked_out -= 1;
+                    continue;
+                }
+                if r.flags & LOST != 0 {
+                    self.sb.lost_out -= 1;
+                }
+                if r.flags & RETRANS != 0 {
+                    self.sb.retrans_out -= 1;
+                }
+                fresh += 1;
+                cand.offer(&r, s);
+                if first_sent.is_none() {
+                    first_sent = Some(r.sent_at);
+                }
+                any_retrans |= r.flags & EVER_RETRANS != 0;
+            }
+            if self.sack == SackCfg::Off {
+                // Linux tcp_remove_reno_sacks: dup ACKs already counted.
+                self.rate.delivered += fresh.saturating_sub(self.dup_credit).max(1);
+                self.dup_credit = 0;
+            } else {
+                self.rate.delivered += fresh;
+            }
+            sample = if ts_on {
+                Some(now - pkt.ts)
+            } else if any_retrans {
+                None
+            } else {
+                first_sent.map(|t| now - t).or(sack_rtt)
+            };
+            self.snd_una = ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            self.sb.sacked.trim_below(ack);
+            self.sb.lost_upto = self.sb.lost_upto.max(ack);
+            self.sb.high_rxt = self.sb.high_rxt.max(ack);
+        } else if ack == self.snd_una && self.snd_una < self.snd_max {
+            is_dup = self.sack == SackCfg::Off || new_sacked > 0;
+            if is_dup {
+                self.stats.dupacks_received += 1;
+                self.dupacks += 1;
+                if self.sack == SackCfg::Off {
+                    // Linux tcp_add_reno_sack: a dup ACK stands for one delivery.
+                    self.rate.delivered += 1;
+                    self.dup_credit += 1;
+                }
+            }
+            if !ts_on {
+                sample = sack_rtt;
+            }
+        }
+        (newly, is_dup, sample)
+    }
+
+    /// RFC 3168 §6.1.2: answer ECN-Echo with one reduction per window
+    /// (not while already reducing: recovery, `in_loss`, CWR).
+    pub(in crate::tcp) fn ecn_reduce(&mut self, now: SimTime, in_loss: bool) -> bool {
+        if self.in_recovery || in_loss || self.in_cwr || self.snd_una < self.cwr_high {
+            return false;
+        }
+        self.sync_tp(now);
+        self.tp.prior_cwnd = self.tp.cwnd;
+        self.events.push((now, FlowEventKind::EcnReduction, self.tp.cwnd as f64));
+        self.stats.ecn_reductions += 1;
+        let ssthresh = self.cc.ssthresh(&self.tp);
+        self.tp.ssthresh = ssthresh;
+        if !self.cc_owns_cwnd {
+            self.tp.cwnd = ssthresh.clamp(1, self.tp.cwnd_clamp);
+            self.tp.cwnd_cnt = 0;
+        }
+        self.in_cwr = true;
+        self.cwr_high = self.snd_max;
+        self.cwr_pending = true;
+        self.set_ca_state(CaState::Cwr);
+        true
+    }
+
+    /// Leave CWR once the window that saw the ECN-Echo is acknowledged.
+    pub(in crate::tcp) fn maybe_end_cwr(&mut self, now: SimTime) {
+        if self.in_cwr && self.snd_una >= self.cwr_high {
+            self.in_cwr = false;
+            self.sync_tp(now);
+            self.set_ca_state(CaState::Open);
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+        }
+    }
+
+    /// The delivery-rate sample and the algorithm's hooks for one ACK:
+    /// in_ack_event, pkts_acked, then either cong_control (the algorithm
+    /// owns cwnd) or cong_avoid when the step allows growth and the window
+    /// was full; then the RTO timer (RFC 6298 §5.2–5.3).
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::tcp) fn after_ack(
+        &mut self,
+        now: SimTime,
+        cand: RateCand,
+        a: &AckInfo,
+        losses: u32,
+        prior_in_flight: u32,
+        prior_pipe: u32,
+        sample: Option<SimTime>,
+        step: AckStep,
+    ) {
+        let acked = a.newly.min(u32::MAX as u64) as u32;
+        let rs = self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
+        self.sync_tp(now);
+        self.cc.in_ack_event(&self.tp, acked);
+        if a.newly > 0 {
+            self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+        }
+        if self.cc_owns_cwnd {
+            self.cc.cong_control(&mut self.tp, &rs);
+            self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
+            if self.tp.mark_app_limited {
+                // Linux: tp->app_limited = (delivered + in flight) ?: 1.
+                self.tp.mark_app_limited = false;
+                self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
+            }
+        } else if step.grow && prior_in_flight >= self.tp.cwnd {
+            // In slow start an ACK may grow cwnd by at most L segments
+            // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
+            let l = self.cfg.tcp.abc_limit;
+            let credit = if l > 0 && self.tp.in_slow_start() { acked.min(l) } else { acked };
+            self.cc.cong_avoid(&mut self.tp, credit);
+            self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
+        }
+        if a.newly > 0 {
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if step.restart_timer {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ recovery
+
+    /// The last fast retransmit or timeout is behind us: the ACK passed
+    /// `recover` (RFC 6582 §3.2 step 1), or there was none.
+    #[inline]
+    pub(in crate::tcp) fn passed_recover(&self, ack: u64) -> bool {
+        !self.recover_valid || ack > self.recover
+    }
+
+    /// Common part of entering fast recovery: ssthresh from the algorithm,
+    /// bookkeeping and the trace event. `flight` is what the algorithm sees
+    /// as FlightSize.
+    pub(in crate::tcp) fn begin_recovery(&mut self, now: SimTime, flight: u32) -> u32 {
+        self.stats.fast_retransmits += 1;
+        self.events.push((now, FlowEventKind::FastRetransmit, self.tp.cwnd as f64));
+        self.sync_tp(now);
+        self.tp.in_flight = flight;
+        self.tp.prior_cwnd = self.tp.cwnd;
+        let ssthresh = self.cc.ssthresh(&self.tp);
+        self.tp.ssthresh = ssthresh;
+        self.recover = self.snd_max;
+        self.recover_valid = true;
+        self.cwr_high = self.snd_max;
+        self.in_cwr = false;
+        self.last_action = LastAction::FastRetransmit;
+        ssthresh
+    }
+
+    /// Enter fast recovery proper (after `begin_recovery`).
+    pub(in crate::tcp) fn mark_in_recovery(&mut self, now: SimTime) {
+        self.in_recovery = true;
+        self.recovery_started = now;
+    }
+
+    pub(in crate::tcp) fn exit_recovery(&mut self, now: SimTime) {
+        self.in_recovery = false;
+        if !self.cc_owns_cwnd {
+            self.tp.cwnd = self.tp.ssthresh.min(self.tp.cwnd_clamp).max(1);
+            self.tp.cwnd_cnt = 0;
+        }
+        self.dupacks = 0;
+        self.lt_sent = 0;
+        let d = (now - self.recovery_started) as f64 / PS_PER_S as f64;
+        self.events.push((now, FlowEventKind::RecoveryEnd, d));
+        self.sync_tp(now);
+        self.set_ca_state(CaState::Open);
+        self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
+    }
+
+    /// Forget all SACK information (ns-2 ClearScoreBoard; RTO without the
+    /// RFC 6675 scoreboard).
+    pub(in crate::tcp) fn clear_scoreboard(&mut self) {
+        self.sb.clear(self.snd_una);
+    }
+
+    /// The part of an RTO common to every mode (RFC 6298 §5.5–5.7, RFC 5681
+    /// eq. 4): ssthresh from the algorithm (not again for a segment the
+    /// timer already retransmitted), cwnd = 1, `recover` = snd_max, back off.
+    pub(in crate::tcp) fn timeout(&mut self, now: SimTime) {
+        let expired = self.rtt.rto();
+        self.stats.timeouts += 1;
+        self.stats.rto_sum_at_timeout_ps += expired as u128;
+        self.events.push((now, FlowEventKind::Timeout, crate::units::ps_to_s(expired)));
+        self.sync_tp(now);
+        self.tp.in_flight = (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32;
+        if self.last_action != LastAction::Timeout || self.rtt.backoff == 0 {
+            self.tp.prior_cwnd = self.tp.cwnd;
+            self.tp.ssthresh = self.cc.ssthresh(&self.tp);
+        }
+        if self.in_recovery {
+            self.in_recovery = false;
+            let d = (now - self.recovery_started) as f64 / PS_PER_S as f64;
+            self.events.push((now, FlowEventKind::RecoveryEnd, d));
+        }
+        self.in_cwr = false;
+        self.tp.cwnd = 1;
+        self.tp.cwnd_cnt = 0;
+        self.dupacks = 0;
+        self.lt_sent = 0;
+        self.recover = self.snd_max; // RFC 6582 §3.2 step 5; RFC 6675 §5.1
+        self.recover_valid = true;
+        self.cwr_high = self.snd_max;
+        self.last_action = LastAction::Timeout;
+        self.rtt.back_off();
+        self.set_ca_state(CaState::Loss);
+        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
+    }
+}

@@ -1,0 +1,184 @@
+//! RFC 6675 conservative SACK-based loss recovery: the scoreboard's IsLost
+//! marking, pipe (`Conn::pipe`), NextSeg rules 1–4 including the rescue
+//! retransmission, and RFC 6937 Proportional Rate Reduction as an option
+//! (`tcp.prr`). After an RTO every un-SACKed segment is presumed lost, as in
+//! Linux `tcp_enter_loss`, and the loss phase lasts until `recover` is
+//! acknowledged (RFC 6675 §5.1).
+
+use crate::cc::CaState;
+use crate::packet::Packet;
+use crate::tcp::conn::{AckInfo, AckStep, Conn};
+use crate::tcp::scoreboard::{LOST, RETRANS, SACKED};
+use crate::tcp::Pick;
+use crate::units::SimTime;
+
+#[derive(Default)]
+pub(in crate::tcp) struct Rfc6675 {
+    /// Loss phase after an RTO, until snd_una reaches `recover`.
+    pub(in crate::tcp) in_loss: bool,
+    // RFC 6937 PRR
+    prr_delivered: u64,
+    pub(in crate::tcp) prr_out: u64,
+    recover_fs: u64,
+}
+
+impl Rfc6675 {
+    pub(super) fn pick(&mut self, c: &mut Conn) -> Option<Pick> {
+        if c.in_recovery || self.in_loss {
+            if c.pipe() >= c.tp.cwnd {
+                return None;
+            }
+            self.next_seg(c)
+        } else {
+            c.new_data_allowed(c.send_window()).then_some(Pick::Next)
+        }
+    }
+
+    /// RFC 6675 §4 NextSeg (pipe already checked).
+    pub(in crate::tcp) fn next_seg(&self, c: &mut Conn) -> Option<Pick> {
+        // (1) first lost, un-SACKed, not yet retransmitted segment above HighRxt.
+        let mut s = c.sb.high_rxt.max(c.snd_una);
+        while s < c.sb.lost_upto {
+            if c.rec(s).flags & (LOST | SACKED | RETRANS) == LOST {
+                c.sb.high_rxt = s;
+                return Some(Pick::Hole(s));
+            }
+            s += 1;
+        }
+        c.sb.high_rxt = s;
+        // (2) new data.
+        if c.new_data_allowed(c.rwnd_segs as u64) {
+            return Some(Pick::Next);
+        }
+        if self.in_loss {
+            return None;
+        }
+        // (3) any un-SACKed, not retransmitted segment below the highest SACK.
+        let hi = c.sb.sacked.last_end().unwrap_or(c.snd_una);
+        let mut s = c.sb.high_rxt.max(c.snd_una);
+        while s < hi {
+            if c.rec(s).flags & (SACKED | RETRANS) == 0 {
+                return Some(Pick::Hole(s));
+            }
+            s += 1;
+        }
+        // (4) rescue retransmission, once per recovery episode.
+        if c.sb.rescue_rxt.is_none_or(|r| c.snd_una > r) {
+            let mut s = c.snd_max;
+            while s > c.snd_una {
+                s -= 1;
+                if c.rec(s).flags & SACKED == 0 {
+                    return Some(Pick::Rescue(s));
+                }
+            }
+        }
+        None
+    }
+
+    #[inline]
+    pub(super) fn on_sent(&mut self, c: &Conn) {
+        if c.in_recovery {
+            self.prr_out += 1;
+        }
+    }
+
+    /// RFC 6675 §5 entry (steps 4.1–4.5); with PRR, RFC 6937 takes over the
+    /// window from this ACK on.
+    fn enter(&mut self, c: &mut Conn, now: SimTime, delivered: u64, out: &mut Vec<Packet>) {
+        let flight = ((c.snd_max - c.snd_una) as u32).saturating_sub(c.lt_sent);
+        let ssthresh = c.begin_recovery(now, flight);
+        c.mark_in_recovery(now);
+        c.sb.high_rxt = c.snd_una;
+        // HighACK+1 is presumed dropped (step 4.3) even when the trigger was
+        // the duplicate-ACK count rather than IsLost.
+        let una = c.snd_una;
+        if c.rec(una).flags & (SACKED | LOST) == 0 {
+            c.rec_mut(una).flags |= LOST;
+            c.sb.lost_out += 1;
+            c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
+        }
+        c.set_ca_state(CaState::Recovery);
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = c.snd_max - c.snd_una;
+        if c.cc_owns_cwnd {
+            return;
+        }
+        if c.cfg.tcp.prr {
+            self.prr_update(c, delivered);
+        } else {
+            c.tp.cwnd = ssthresh.max(1);
+            c.tp.cwnd_cnt = 0;
+            // Step 4.3: the first retransmission goes regardless of pipe.
+            if c.rec(una).flags & RETRANS == 0 {
+                c.sb.high_rxt = una + 1;
+                c.send_segment(una, now, out);
+                self.on_sent(c);
+            }
+        }
+    }
+
+    /// RFC 6937 PRR with the slow-start reduction bound, per ACK in recovery.
+    fn prr_update(&mut self, c: &mut Conn, delivered: u64) {
+        self.prr_delivered += delivered;
+        let pipe = c.pipe() as i64;
+        let ssthresh = c.tp.ssthresh as i64;
+        let mut sndcnt = if pipe > ssthresh {
+            let fs = self.recover_fs.max(1) as i64;
+            (self.prr_delivered as i64 * ssthresh + fs - 1) / fs - self.prr_out as i64
+        } else {
+            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + 1;
+            (ssthresh - pipe).min(limit)
+        };
+        sndcnt = sndcnt.max(0);
+        if self.prr_out == 0 && sndcnt == 0 {
+            sndcnt = 1; // the fast retransmission itself
+        }
+        c.tp.cwnd = ((pipe + sndcnt).max(1) as u32).min(c.tp.cwnd_clamp);
+    }
+
+    pub(super) fn on_ack(&mut self, c: &mut Conn, now: SimTime, a: &AckInfo, out: &mut Vec<Packet>) -> AckStep {
+        let mut step = AckStep { grow: a.newly > 0, restart_timer: true };
+        if c.in_recovery && c.snd_una >= c.recover {
+            c.exit_recovery(now);
+            step.grow = false;
+        } else if self.in_loss && c.snd_una >= c.recover {
+            self.in_loss = false;
+            c.set_ca_state(CaState::Open);
+        }
+        if c.in_recovery {
+            step.grow = false;
+            if c.cfg.tcp.prr && !c.cc_owns_cwnd {
+                self.prr_update(c, a.acked_sacked);
+            }
+        } else if !self.in_loss
+            && c.snd_una < c.snd_max
+            && (c.dupacks >= c.cfg.tcp.dupthresh || c.rec(c.snd_una).flags & LOST != 0)
+            // RFC 6675 §5.1: no new recovery until HighACK ≥ RecoveryPoint.
+            && (!c.recover_valid || c.snd_una >= c.recover)
+        {
+            self.enter(c, now, a.acked_sacked, out);
+            step.grow = false;
+        }
+        step
+    }
+
+    /// Every un-SACKed segment is presumed lost and earlier retransmissions
+    /// are presumed gone too (Linux tcp_enter_loss; RFC 6675 §5.1 keeps
+    /// using SACK information in the slow start that follows).
+    pub(super) fn on_rto(&mut self, c: &mut Conn) {
+        let mut lost = 0;
+        for r in c.sb.txq.iter_mut() {
+            r.flags &= !RETRANS;
+            if r.flags & SACKED == 0 {
+                r.flags |= LOST;
+                lost += 1;
+            }
+        }
+        c.sb.lost_out = lost;
+        c.sb.retrans_out = 0;
+        c.sb.lost_upto = c.snd_max;
+        c.sb.high_rxt = c.snd_una;
+        self.in_loss = true;
+    }
+}
