@@ -34,6 +34,11 @@ def matrix():
         "pace_window": {"tcp.pacing": "window", "tcp.sack": "sack1"},
         "handshake_ts": {"tcp.handshake": True, "tcp.timestamps": True, "tcp.delayed_ack": True},
         "gilbert": {"topology.loss": {"kind": "gilbert", "p": 0.01, "r": 0.3, "loss_bad": 0.5}},
+        "codel": {"topology.queue": {"kind": "codel", "ecn": True}, "tcp.ecn": True, "tcp.sack": "rfc6675"},
+        "fq_codel": {"topology.queue": "fq_codel", "tcp.cc": "cubic", "flows[0].count": 3},
+        "pie": {"topology.queue": "pie", "tcp.cc": "bbr"},
+        "adaptive_red": {"topology.queue": "adaptive_red", "flows[0].count": 4},
+        "feng_red": {"topology.queue": {"kind": "feng_red", "bytes": True}, "flows[0].count": 2},
         "onoff": {"flows[0].app": "onoff", "flows[0].on": "1s", "flows[0].off": "1s", "tcp.sack": "rfc6675"},
     }
     for name, o in extra.items():

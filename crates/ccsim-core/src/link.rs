@@ -10,7 +10,7 @@
 
 use crate::loss::LossModel;
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
-use crate::queue::{DequeueDisc, QueueDisc, QueueState, Verdict};
+use crate::queue::{Discipline, QueueState, Verdict};
 use crate::units::{serialization_ps, SimTime};
 use std::collections::VecDeque;
 
@@ -53,7 +53,7 @@ pub struct Link {
     pub to: u32,
     pub rate_bps: u64,
     pub delay: SimTime,
-    pub disc: Box<dyn QueueDisc>,
+    pub disc: Discipline,
     pub loss: LossModel,
     ring: VecDeque<Slot>,
     waiting_pkts: u32,
@@ -64,10 +64,6 @@ pub struct Link {
     /// division per packet.
     ps_per_byte: Option<u64>,
     pub stats: LinkStats,
-    /// Dequeue-time discipline (CoDel): when set, waiting packets live in it
-    /// and the transmitter takes them one at a time at service events;
-    /// `disc` is then unused.
-    pub aqm: Option<Box<dyn DequeueDisc>>,
     /// Time of the service event the simulation has been asked for.
     service_at: Option<SimTime>,
     /// Packets the dequeue-time discipline dropped, for the simulation to
@@ -90,7 +86,7 @@ impl Link {
         to: u32,
         rate_bps: u64,
         delay: SimTime,
-        disc: Box<dyn QueueDisc>,
+        disc: Discipline,
         loss: LossModel,
     ) -> Self {
         Link {
@@ -110,22 +106,23 @@ impl Link {
                 (bits % rate_bps == 0).then(|| bits / rate_bps)
             },
             stats: LinkStats::default(),
-            aqm: None,
             service_at: None,
             dropped: Vec::new(),
         }
     }
 
-    /// A link whose queue decides at dequeue time.
-    pub fn with_aqm(mut self, aqm: Box<dyn DequeueDisc>) -> Self {
-        self.aqm = Some(aqm);
-        self
+    /// Whether the discipline decides at dequeue time (CoDel, FQ-CoDel): its
+    /// waiting packets live in it and the transmitter takes them one at a
+    /// time at service events.
+    #[inline]
+    pub fn dequeue_time(&self) -> bool {
+        matches!(self.disc, Discipline::Dequeue(_))
     }
 
     /// Dequeue-time mode: give the transmitter every packet it can start by
     /// `now`, each at the instant it frees up.
     pub fn serve_until(&mut self, now: SimTime) {
-        let Some(aqm) = self.aqm.as_mut() else { return };
+        let Discipline::Dequeue(aqm) = &mut self.disc else { return };
         while self.busy_until <= now && aqm.len_pkts() > 0 {
             let t = self.busy_until;
             let before = self.dropped.len();
@@ -149,7 +146,7 @@ impl Link {
     /// Dequeue-time mode: the time of a service event the simulation must
     /// schedule (packets wait and the transmitter frees up later), once.
     pub fn service_request(&mut self) -> Option<SimTime> {
-        let aqm = self.aqm.as_ref()?;
+        let Discipline::Dequeue(aqm) = &self.disc else { return None };
         if aqm.len_pkts() > 0 && self.service_at != Some(self.busy_until) {
             self.service_at = Some(self.busy_until);
             return self.service_at;
@@ -169,7 +166,7 @@ impl Link {
         self.serve_until(now);
         self.stats.pkts_offered += 1;
         let was_empty = self.ring.is_empty();
-        let aqm = self.aqm.as_mut().expect("dequeue-time mode");
+        let Discipline::Dequeue(aqm) = &mut self.disc else { unreachable!("called in dequeue-time mode only") };
         let before = self.dropped.len();
         aqm.enqueue(now, pkt, &mut self.dropped);
         self.stats.drops += (self.dropped.len() - before) as u64;
@@ -202,14 +199,15 @@ impl Link {
     /// Offer a packet to the link at time `now`.
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet) -> Admission {
-        if self.aqm.is_some() {
+        if self.dequeue_time() {
             return self.enqueue_aqm(now, pkt);
         }
         self.advance(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
         let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle, idle_since: self.busy_until };
-        match self.disc.admit(now, q, &pkt) {
+        let Discipline::Enqueue(disc) = &mut self.disc else { unreachable!("dequeue-time links returned above") };
+        match disc.admit(now, q, &pkt) {
             Verdict::Enqueue => {}
             Verdict::Drop => {
                 self.stats.drops += 1;
@@ -283,7 +281,7 @@ impl Link {
 
     /// (waiting packets, waiting bytes) at `now`.
     pub fn queue_at(&mut self, now: SimTime) -> (u32, u64) {
-        if let Some(a) = &self.aqm {
+        if let Discipline::Dequeue(a) = &self.disc {
             // Service events keep it current (every earlier one has fired).
             return (a.len_pkts(), a.len_bytes());
         }
@@ -293,24 +291,32 @@ impl Link {
 
     /// Every packet the link holds: waiting, in service or propagating.
     pub fn held(&self) -> usize {
-        self.ring.len() + self.aqm.as_ref().map_or(0, |a| a.len_pkts() as usize)
+        let waiting = match &self.disc {
+            Discipline::Dequeue(a) => a.len_pkts() as usize,
+            Discipline::Enqueue(_) => 0,
+        };
+        self.ring.len() + waiting
     }
 
     pub fn queue_name(&self) -> &'static str {
-        self.aqm.as_ref().map_or_else(|| self.disc.name(), |a| a.name())
+        self.disc.name()
     }
 
     pub fn limit_pkts(&self) -> Option<u32> {
-        self.aqm.as_ref().map_or_else(|| self.disc.limit_pkts(), |a| a.limit_pkts())
+        self.disc.limit_pkts()
     }
 
     pub fn limit_bytes(&self) -> Option<u64> {
-        self.aqm.as_ref().map_or_else(|| self.disc.limit_bytes(), |a| a.limit_bytes())
+        self.disc.limit_bytes()
     }
 
     /// CE marks set by this link: its queue discipline and loss-slot marker.
     pub fn marks(&self) -> u64 {
-        self.stats.marks + self.aqm.as_ref().map_or(0, |a| a.marks())
+        let queue_marks = match &self.disc {
+            Discipline::Dequeue(a) => a.marks(),
+            Discipline::Enqueue(_) => 0,
+        };
+        self.stats.marks + queue_marks
     }
 
     pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
@@ -343,7 +349,7 @@ mod tests {
     }
 
     fn link(rate: u64, limit: u32) -> Link {
-        let q = Box::new(DropTail { limit_pkts: Some(limit), limit_bytes: None });
+        let q = Discipline::Enqueue(Box::new(DropTail { limit_pkts: Some(limit), limit_bytes: None }));
         Link::new("l".into(), 0, 1, rate, 1_000, q, LossModel::None)
     }
 
@@ -384,8 +390,7 @@ mod tests {
         use crate::queue::{Codel, CodelParams};
         let ms = crate::units::PS_PER_MS;
         let codel = Codel::new(CodelParams { target: 5 * ms, interval: 100 * ms, limit_pkts: 10, mtu: 1514, ecn: false });
-        let q = Box::new(DropTail { limit_pkts: None, limit_bytes: None });
-        let mut l = Link::new("l".into(), 0, 1, 12_000_000, 1_000, q, LossModel::None).with_aqm(Box::new(codel));
+        let mut l = Link::new("l".into(), 0, 1, 12_000_000, 1_000, Discipline::Dequeue(Box::new(codel)), LossModel::None);
         let first = l.enqueue(0, pkt(1500));
         assert!(matches!(first, Admission::Accepted(Some(t)) if t == ms + 1_000));
         for _ in 0..2 {

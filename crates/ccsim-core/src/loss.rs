@@ -9,7 +9,8 @@
 //! friends) is the queue discipline's job (`queue::Verdict::Mark`).
 
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
-use crate::rng::{Dist, Stream};
+use crate::config::LossCfg;
+use crate::rng::{Dist, Stream, StreamKind};
 use crate::units::SimTime;
 
 /// Gilbert–Elliott per-packet chain (Gilbert 1960, Elliott 1963): before each
@@ -100,6 +101,26 @@ pub fn ber_packet_loss(ber: f64, bytes: u32) -> f64 {
 }
 
 impl LossModel {
+    /// The loss model a link's configuration asks for; `index` picks the
+    /// link's random stream.
+    pub fn build(cfg: &LossCfg, seed: u64, index: u64) -> LossModel {
+        let rng = || Stream::new(seed, StreamKind::LinkLoss, index);
+        match cfg {
+            LossCfg::None => LossModel::None,
+            LossCfg::Bernoulli { p } => LossModel::Bernoulli { p: *p, rng: rng() },
+            LossCfg::Ber { ber } => LossModel::Ber { ber: *ber, last: (0, 0.0), rng: rng() },
+            LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => {
+                LossModel::GilbertElliott(Box::new(GilbertElliott { p: *p, r: *r, loss_good: *loss_good, loss_bad: *loss_bad, bad: false, rng: rng() }))
+            }
+            LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => LossModel::TwoStateTime(Box::new(
+                TwoStateTime::new(*good, *bad, *loss_good, *loss_bad, *to_bad_after_good, *to_bad_after_bad, rng()),
+            )),
+            LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
+            LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
+            LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },
+        }
+    }
+
     /// Apply the model to a packet that starts transmission at `t`;
     /// true = lost.
     #[inline]

@@ -3,44 +3,11 @@
 //! (`ccsim.scenario`); this mirrors its `dumbbell` builder for the one shape
 //! the benchmarks need.
 
-use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, PacingCfg, QueueCfg, SackCfg, Scenario, TcpCfg, TraceCfg};
+use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, QueueCfg, Scenario, TcpCfg, TraceCfg};
 use crate::units::{PS_PER_MS, PS_PER_S};
 
 pub fn tcp_defaults(cc: &str) -> TcpCfg {
-    TcpCfg {
-        cc: cc.to_string(),
-        cc_preset: None,
-        cc_params: Default::default(),
-        mss: 1448,
-        header_bytes: 40,
-        initial_window: 10,
-        initial_ssthresh: None,
-        min_rto_ps: 200 * PS_PER_MS,
-        initial_rto_ps: PS_PER_S,
-        max_rto_ps: 60 * PS_PER_S,
-        clock_granularity_ps: PS_PER_MS,
-        max_cwnd: None,
-        rwnd_bytes: None,
-        delayed_ack: true,
-        delack_timeout_ps: 200 * PS_PER_MS,
-        delack_count: 2,
-        handshake: false,
-        dupthresh: 3,
-        abc_limit: 2,
-        sack: SackCfg::Off,
-        sack_blocks: 3,
-        limited_transmit: false,
-        prr: false,
-        timestamps: false,
-        ecn: false,
-        pacing: PacingCfg::Off,
-        pacing_ss_ratio: 2.0,
-        pacing_ca_ratio: 1.2,
-        tso: true,
-        min_tso_segs: 2,
-        quickack: 0,
-        idle_restart: true,
-    }
+    TcpCfg { cc: cc.to_string(), ..TcpCfg::default() }
 }
 
 /// `tcp_defaults` of the default algorithm as JSON (exported to Python).

@@ -2,14 +2,12 @@
 //! flows; no global state. `Simulation::new` builds it from a validated
 //! scenario, `run` executes it, `output` returns the columns.
 
-use crate::config::{LossCfg, QueueCfg, Scenario};
+use crate::config::Scenario;
 use crate::link::{Admission, Link};
 use crate::loss::LossModel;
 use crate::packet::{PktKind, Packet};
-use crate::queue::DropTail;
 use crate::output::{self, FlowCtx, LinkCtx, LinkRow, Recorder};
 use crate::record::SimOutput;
-use crate::rng::{Stream, StreamKind};
 use crate::sched::{Event, Scheduler};
 use crate::app::{App, AppAction, Transfer, UdpSource};
 use crate::control::{Cancelled, RunControl, REPORT_EVERY};
@@ -85,91 +83,9 @@ impl Simulation {
         let mut links = Vec::with_capacity(sc.links.len());
         let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         for (i, l) in sc.links.iter().enumerate() {
-            let disc: Box<dyn crate::queue::QueueDisc> = match &l.queue {
-                QueueCfg::Droptail { limit_pkts, limit_bytes } => {
-                    Box::new(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes })
-                }
-                QueueCfg::Red { .. } => Box::new(crate::queue::Red::new(
-                    crate::queue::RedParams::from_link(l),
-                    Stream::new(sc.seed, StreamKind::Queue, i as u64),
-                )),
-                QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, ecn, mark_ecnth, derandomize } => {
-                    Box::new(crate::queue::Pie::new(
-                        crate::queue::PieParams {
-                            target: *target_ps,
-                            t_update: *t_update_ps,
-                            alpha: *alpha,
-                            beta: *beta,
-                            max_burst: *max_burst_ps,
-                            limit_pkts: *limit_pkts,
-                            limit_bytes: *limit_bytes,
-                            mean_pktsize: *mean_pktsize,
-                            ecn: *ecn,
-                            mark_ecnth: *mark_ecnth,
-                            derandomize: *derandomize,
-                        },
-                        Stream::new(sc.seed, StreamKind::Queue, i as u64),
-                    ))
-                }
-                // Dequeue-time disciplines hold the packets themselves (below).
-                QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => Box::new(DropTail { limit_pkts: None, limit_bytes: None }),
-            };
-            let aqm: Option<Box<dyn crate::queue::DequeueDisc>> = match &l.queue {
-                QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => Some(Box::new(crate::queue::Codel::new(crate::queue::CodelParams {
-                    target: *target_ps,
-                    interval: *interval_ps,
-                    limit_pkts: *limit_pkts,
-                    mtu: *mtu as u64,
-                    ecn: *ecn,
-                }))),
-                QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
-                    let codel = crate::queue::CodelParams { target: *target_ps, interval: *interval_ps, limit_pkts: *limit_pkts, mtu: *mtu as u64, ecn: *ecn };
-                    // Linux draws a hash perturbation at setup; here from the link's stream.
-                    let perturb = Stream::new(sc.seed, StreamKind::Queue, i as u64).next_u64();
-                    Some(Box::new(crate::queue::FqCodel::new(crate::queue::FqCodelParams {
-                        codel,
-                        limit_pkts: *limit_pkts,
-                        quantum: *quantum,
-                        buckets: *buckets,
-                        perturb,
-                    })))
-                }
-                _ => None,
-            };
-            let loss = match &l.loss {
-                LossCfg::None => LossModel::None,
-                LossCfg::Bernoulli { p } => {
-                    LossModel::Bernoulli { p: *p, rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) }
-                }
-                LossCfg::Ber { ber } => LossModel::Ber { ber: *ber, last: (0, 0.0), rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64) },
-                LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => LossModel::GilbertElliott(Box::new(crate::loss::GilbertElliott {
-                    p: *p,
-                    r: *r,
-                    loss_good: *loss_good,
-                    loss_bad: *loss_bad,
-                    bad: false,
-                    rng: Stream::new(sc.seed, StreamKind::LinkLoss, i as u64),
-                })),
-                LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
-                    LossModel::TwoStateTime(Box::new(crate::loss::TwoStateTime::new(
-                        *good,
-                        *bad,
-                        *loss_good,
-                        *loss_bad,
-                        *to_bad_after_good,
-                        *to_bad_after_bad,
-                        Stream::new(sc.seed, StreamKind::LinkLoss, i as u64),
-                    )))
-                }
-                LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
-                LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
-                LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },
-            };
-            let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
-            if let Some(a) = aqm {
-                link = link.with_aqm(a);
-            }
-            links.push(link);
+            let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
+            let loss = LossModel::build(&l.loss, sc.seed, i as u64);
+            links.push(Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss));
             adj[l.from as usize].push((l.to, i as u32));
         }
         let mut routes: Vec<Vec<u32>> = Vec::new();
@@ -254,7 +170,7 @@ impl Simulation {
         match self.links[l].enqueue(self.now, pkt) {
             Admission::Dropped => self.count_drop(&pkt),
             Admission::Accepted(_) => {
-                if self.links[l].aqm.is_some() {
+                if self.links[l].dequeue_time() {
                     return self.after_service(l);
                 }
                 if !self.link_pending[l] {

@@ -16,7 +16,9 @@ pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Adaptive, Red, RedParams};
 
+use crate::config::{LinkCfg, QueueCfg};
 use crate::packet::Packet;
+use crate::rng::{Stream, StreamKind};
 use crate::units::SimTime;
 
 /// What the FIFO holds when a packet arrives: packets waiting (not counting
@@ -116,4 +118,92 @@ pub trait DequeueDisc {
     fn marks(&self) -> u64;
     /// The packets it holds (for conservation checks).
     fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
+}
+
+/// A link's queue discipline: one that decides as packets arrive (the link's
+/// ring then holds the waiting packets), or one that holds the waiting
+/// packets itself and decides as they leave.
+pub enum Discipline {
+    Enqueue(Box<dyn QueueDisc>),
+    Dequeue(Box<dyn DequeueDisc>),
+}
+
+impl Discipline {
+    /// The discipline a link's configuration asks for; `index` picks the
+    /// link's random stream.
+    pub fn build(l: &LinkCfg, seed: u64, index: u64) -> Discipline {
+        let rng = || Stream::new(seed, StreamKind::Queue, index);
+        match &l.queue {
+            QueueCfg::Droptail { limit_pkts, limit_bytes } => {
+                Discipline::Enqueue(Box::new(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes }))
+            }
+            QueueCfg::Red { .. } => Discipline::Enqueue(Box::new(Red::new(RedParams::from_link(l), rng()))),
+            QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, ecn, mark_ecnth, derandomize } => {
+                let p = PieParams {
+                    target: *target_ps,
+                    t_update: *t_update_ps,
+                    alpha: *alpha,
+                    beta: *beta,
+                    max_burst: *max_burst_ps,
+                    limit_pkts: *limit_pkts,
+                    limit_bytes: *limit_bytes,
+                    mean_pktsize: *mean_pktsize,
+                    ecn: *ecn,
+                    mark_ecnth: *mark_ecnth,
+                    derandomize: *derandomize,
+                };
+                Discipline::Enqueue(Box::new(Pie::new(p, rng())))
+            }
+            QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => Discipline::Dequeue(Box::new(Codel::new(CodelParams {
+                target: *target_ps,
+                interval: *interval_ps,
+                limit_pkts: *limit_pkts,
+                mtu: *mtu as u64,
+                ecn: *ecn,
+            }))),
+            QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
+                let codel = CodelParams { target: *target_ps, interval: *interval_ps, limit_pkts: *limit_pkts, mtu: *mtu as u64, ecn: *ecn };
+                // Linux draws a hash perturbation at setup; here from the link's stream.
+                let perturb = rng().next_u64();
+                Discipline::Dequeue(Box::new(FqCodel::new(FqCodelParams { codel, limit_pkts: *limit_pkts, quantum: *quantum, buckets: *buckets, perturb })))
+            }
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Discipline::Enqueue(d) => d.name(),
+            Discipline::Dequeue(d) => d.name(),
+        }
+    }
+
+    pub fn limit_pkts(&self) -> Option<u32> {
+        match self {
+            Discipline::Enqueue(d) => d.limit_pkts(),
+            Discipline::Dequeue(d) => d.limit_pkts(),
+        }
+    }
+
+    pub fn limit_bytes(&self) -> Option<u64> {
+        match self {
+            Discipline::Enqueue(d) => d.limit_bytes(),
+            Discipline::Dequeue(d) => d.limit_bytes(),
+        }
+    }
+
+    /// RED's average queue (None for the others).
+    pub fn avg_queue(&self) -> Option<f64> {
+        match self {
+            Discipline::Enqueue(d) => d.avg_queue(),
+            Discipline::Dequeue(_) => None,
+        }
+    }
+
+    /// RED's current max_p (None for the others).
+    pub fn max_p(&self) -> Option<f64> {
+        match self {
+            Discipline::Enqueue(d) => d.max_p(),
+            Discipline::Dequeue(_) => None,
+        }
+    }
 }

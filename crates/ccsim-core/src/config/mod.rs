@@ -1,0 +1,124 @@
+//! The resolved scenario: what Python hands to the core after parsing units
+//! and expanding topology builders. Every quantity is explicit and in base
+//! units (bits per second, picoseconds, bytes, segments). Unknown fields are
+//! refused, and `validate` re-checks every value so a bad scenario built by
+//! hand from Python (or JSON) gets an error naming the field, never a panic.
+//! One file per section (net: links, queues, losses; tcp; traffic: flows,
+//! applications, UDP), each type validating itself.
+
+mod net;
+mod tcp;
+mod traffic;
+
+pub use net::{LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg};
+pub use tcp::{sack_option_bytes, PacingCfg, SackCfg, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
+pub use traffic::{AppCfg, FlowCfg, UdpCfg};
+
+use crate::units::SimTime;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub duration_ps: SimTime,
+    pub seed: u64,
+    /// Sampling period of the time series; None = no time series.
+    #[serde(default)]
+    pub sample_interval_ps: Option<SimTime>,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkCfg>,
+    pub flows: Vec<FlowCfg>,
+    /// UDP sources (constant bit rate, optionally ON-OFF).
+    #[serde(default)]
+    pub udp: Vec<UdpCfg>,
+    /// Per-event traces (off by default: they grow with every packet).
+    #[serde(default)]
+    pub trace: TraceCfg,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCfg {
+    /// Every RTT sample a sender takes (table `rtt_trace`).
+    #[serde(default)]
+    pub rtt: bool,
+    /// Every data segment sent (new or retransmitted) and every ACK received,
+    /// with its sequence number (table `seq_trace`): the ns-2-style
+    /// sequence-number plot.
+    #[serde(default)]
+    pub seq: bool,
+}
+
+/// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
+/// of two times never overflow.
+pub const MAX_TIME_PS: SimTime = 1 << 62;
+
+
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+pub(crate) fn err<T>(field: String, msg: impl std::fmt::Display) -> Result<T, ConfigError> {
+    Err(ConfigError(format!("{field}: {msg}")))
+}
+
+impl Scenario {
+    pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+        let sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_time("duration_ps".into(), self.duration_ps)?;
+        if self.duration_ps == 0 {
+            return err("duration_ps".into(), "must be > 0 (got 0)");
+        }
+        if let Some(s) = self.sample_interval_ps {
+            check_time("sample_interval_ps".into(), s)?;
+            if s == 0 {
+                return err("sample_interval_ps".into(), "must be > 0 when given (got 0)");
+            }
+        }
+        if self.nodes.is_empty() {
+            return err("nodes".into(), "at least one node is required");
+        }
+        let n = self.nodes.len() as u32;
+        for (i, l) in self.links.iter().enumerate() {
+            l.validate(i, n)?;
+        }
+        for (i, fl) in self.flows.iter().enumerate() {
+            fl.validate(i, &self.nodes)?;
+            // A byte-limited queue must hold one packet of every flow.
+            let pkt = fl.tcp.packet_bytes();
+            for l in &self.links {
+                if let Some(b) = l.queue.limit_bytes() {
+                    if b < pkt {
+                        return err(
+                            format!("links ({}).queue.limit_bytes", l.name),
+                            format!("{b} bytes is smaller than one packet of flow {i} ({pkt} bytes)"),
+                        );
+                    }
+                }
+            }
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            u.validate(i, &self.nodes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every time must leave room for `now + time` without overflow.
+pub(crate) fn check_time(field: String, t: SimTime) -> Result<(), ConfigError> {
+    if t > MAX_TIME_PS {
+        return err(field, format!("{t} ps is beyond the largest supported time ({MAX_TIME_PS} ps, about 53 days)"));
+    }
+    Ok(())
+}

@@ -1,0 +1,414 @@
+//! Links, queue disciplines and loss models of the resolved scenario, each
+//! validating itself.
+
+use super::{check_time, err, ConfigError, MAX_TIME_PS};
+use crate::units::SimTime;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay_ps: SimTime,
+    pub queue: QueueCfg,
+    #[serde(default)]
+    pub loss: LossCfg,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum QueueCfg {
+    Droptail {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+    },
+    /// The RED family (queue/red.rs); None values are set automatically
+    /// from the link as ns-2's initialize_params does.
+    Red {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+        #[serde(default)]
+        min_th: Option<f64>,
+        #[serde(default)]
+        max_th: Option<f64>,
+        #[serde(default = "red_max_p")]
+        max_p: f64,
+        #[serde(default)]
+        w_q: Option<f64>,
+        #[serde(default)]
+        gentle: bool,
+        #[serde(default = "default_true")]
+        wait: bool,
+        #[serde(default)]
+        bytes: bool,
+        #[serde(default = "red_mean_pktsize")]
+        mean_pktsize: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default)]
+        mark_p: Option<f64>,
+        #[serde(default)]
+        adaptive: RedAdaptiveCfg,
+        #[serde(default = "five_ms")]
+        target_delay_ps: SimTime,
+        #[serde(default = "red_interval")]
+        interval_ps: SimTime,
+        #[serde(default)]
+        alpha: Option<f64>,
+        #[serde(default)]
+        beta: Option<f64>,
+        #[serde(default = "red_top")]
+        top: f64,
+        #[serde(default)]
+        bottom: Option<f64>,
+    },
+    /// PIE (RFC 8033), decided at enqueue (queue/pie.rs).
+    Pie {
+        #[serde(default)]
+        limit_pkts: Option<u32>,
+        #[serde(default)]
+        limit_bytes: Option<u64>,
+        #[serde(default = "pie_15ms")]
+        target_ps: SimTime,
+        #[serde(default = "pie_15ms")]
+        t_update_ps: SimTime,
+        #[serde(default = "pie_alpha")]
+        alpha: f64,
+        #[serde(default = "pie_beta")]
+        beta: f64,
+        #[serde(default = "pie_max_burst")]
+        max_burst_ps: SimTime,
+        #[serde(default = "pie_mean_pktsize")]
+        mean_pktsize: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "red_max_p")]
+        mark_ecnth: f64,
+        #[serde(default = "default_true")]
+        derandomize: bool,
+    },
+    /// FQ-CoDel (RFC 8290), decided at dequeue (queue/fq_codel.rs).
+    FqCodel {
+        limit_pkts: u32,
+        #[serde(default = "five_ms")]
+        target_ps: SimTime,
+        #[serde(default = "codel_interval")]
+        interval_ps: SimTime,
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+        #[serde(default)]
+        ecn: bool,
+        #[serde(default = "codel_mtu")]
+        quantum: u32,
+        #[serde(default = "fq_buckets")]
+        buckets: u32,
+    },
+    /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
+    Codel {
+        limit_pkts: u32,
+        #[serde(default = "five_ms")]
+        target_ps: SimTime,
+        #[serde(default = "codel_interval")]
+        interval_ps: SimTime,
+        /// Bytes at or below which the queue never drops (MAXPACKET).
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+        #[serde(default)]
+        ecn: bool,
+    },
+}
+
+fn pie_15ms() -> SimTime {
+    15 * crate::units::PS_PER_MS
+}
+fn pie_alpha() -> f64 {
+    0.125
+}
+fn pie_beta() -> f64 {
+    1.25
+}
+fn pie_max_burst() -> SimTime {
+    150 * crate::units::PS_PER_MS
+}
+fn pie_mean_pktsize() -> u32 {
+    1500
+}
+fn codel_interval() -> SimTime {
+    100 * crate::units::PS_PER_MS
+}
+fn fq_buckets() -> u32 {
+    1024
+}
+fn codel_mtu() -> u32 {
+    1514
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedAdaptiveCfg {
+    #[default]
+    Off,
+    /// Floyd, Gummadi & Shenker 2001.
+    Floyd,
+    /// Feng, Kandlur, Saha & Shin 1999.
+    Feng,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn red_max_p() -> f64 {
+    0.1
+}
+fn red_mean_pktsize() -> u32 {
+    500
+}
+/// 5 ms: RED's automatic target delay and CoDel's target.
+fn five_ms() -> SimTime {
+    5 * crate::units::PS_PER_MS
+}
+fn red_interval() -> SimTime {
+    crate::units::PS_PER_S / 2
+}
+fn red_top() -> f64 {
+    0.5
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum LossCfg {
+    #[default]
+    None,
+    Bernoulli { p: f64 },
+    /// Bit errors: P(loss) = 1 − (1 − ber)^(8·size).
+    Ber { ber: f64 },
+    /// Gilbert–Elliott per-packet chain (loss.rs).
+    GilbertElliott {
+        p: f64,
+        r: f64,
+        #[serde(default)]
+        loss_good: f64,
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+    /// Time-driven two-state channel (loss.rs); durations in ps.
+    TwoState {
+        good: crate::rng::Dist,
+        bad: crate::rng::Dist,
+        #[serde(default)]
+        loss_good: f64,
+        loss_bad: f64,
+        to_bad_after_good: f64,
+        to_bad_after_bad: f64,
+    },
+    /// 1-based numbers of the packets to lose, counted on this link direction.
+    Scripted { drop: Vec<u64> },
+    /// Test marker: set CE on every n-th ECN-capable packet.
+    CeEvery { n: u64 },
+    /// Test marker: set CE on these 1-based ECN-capable packets.
+    CeScripted { mark: Vec<u64> },
+}
+
+impl LinkCfg {
+    /// Check the link `i` of a scenario with `n` nodes.
+    pub fn validate(&self, i: usize, n: u32) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("links[{i}] ({}).{k}", self.name);
+        check_time(f("delay_ps"), self.delay_ps)?;
+        if self.from >= n {
+            return err(f("from"), format!("node index {} out of range 0..{}", self.from, n));
+        }
+        if self.to >= n {
+            return err(f("to"), format!("node index {} out of range 0..{}", self.to, n));
+        }
+        if self.from == self.to {
+            return err(f("to"), format!("a link must join two different nodes (both are {})", self.from));
+        }
+        if self.rate_bps == 0 {
+            return err(f("rate_bps"), "must be > 0 (got 0)");
+        }
+        self.queue.validate(&f)?;
+        self.loss.validate(&f)
+    }
+}
+
+impl QueueCfg {
+    /// `f` names a field of the link this queue belongs to.
+    pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        match self {
+            QueueCfg::Droptail { limit_pkts, limit_bytes } => {
+                if limit_pkts.is_none() && limit_bytes.is_none() {
+                    return err(f("queue"), "droptail needs limit_pkts or limit_bytes");
+                }
+                if let Some(0) = limit_pkts {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+            }
+            QueueCfg::Red { limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, mean_pktsize, mark_p, alpha, beta, top, bottom, adaptive, interval_ps, .. } => {
+                if limit_pkts.is_none() && limit_bytes.is_none() {
+                    return err(f("queue"), "red needs limit_pkts or limit_bytes (the hard limit)");
+                }
+                if let Some(0) = limit_pkts {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+                let prob = |k: &str, v: f64, lo_open: bool| -> Result<(), ConfigError> {
+                    let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
+                    if ok { Ok(()) } else { err(f(&format!("queue.{k}")), format!("must be a probability in {}0, 1] (got {v})", if lo_open { "(" } else { "[" })) }
+                };
+                prob("max_p", *max_p, true)?;
+                prob("top", *top, true)?;
+                if let Some(w) = w_q { prob("w_q", *w, true)?; }
+                if let Some(m) = mark_p { prob("mark_p", *m, true)?; }
+                if let Some(b) = bottom { prob("bottom", *b, false)?; }
+                if *mean_pktsize == 0 {
+                    return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
+                }
+                if let Some(lo) = min_th {
+                    if !(lo.is_finite() && *lo >= 0.0) {
+                        return err(f("queue.min_th"), format!("must be ≥ 0 packets (got {lo})"));
+                    }
+                }
+                if let (Some(lo), Some(hi)) = (min_th, max_th) {
+                    if !(hi.is_finite() && hi > lo) {
+                        return err(f("queue.max_th"), format!("must be greater than min_th = {lo} (got {hi})"));
+                    }
+                } else if let Some(hi) = max_th {
+                    if !(hi.is_finite() && *hi > 0.0) {
+                        return err(f("queue.max_th"), format!("must be > 0 packets (got {hi})"));
+                    }
+                }
+                for (k, v) in [("alpha", alpha), ("beta", beta)] {
+                    if let Some(v) = v {
+                        if !(v.is_finite() && *v > 0.0) {
+                            return err(f(&format!("queue.{k}")), format!("must be > 0 (got {v})"));
+                        }
+                    }
+                }
+                if *adaptive == RedAdaptiveCfg::Floyd && *interval_ps == 0 {
+                    return err(f("queue.interval"), "must be > 0 for adaptive RED (got 0)");
+                }
+            }
+            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => {} // checked below
+            QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, mark_ecnth, .. } => {
+                if limit_pkts.is_none() && limit_bytes.is_none() {
+                    return err(f("queue"), "pie needs limit_pkts or limit_bytes (the hard limit)");
+                }
+                if let Some(0) = limit_pkts {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+                for (k, v) in [("target", target_ps), ("t_update", t_update_ps)] {
+                    if *v == 0 {
+                        return err(f(&format!("queue.{k}")), "must be > 0 for PIE (got 0)");
+                    }
+                    check_time(f(&format!("queue.{k}")), *v)?;
+                }
+                check_time(f("queue.max_burst"), *max_burst_ps)?;
+                for (k, v) in [("alpha", alpha), ("beta", beta)] {
+                    if !(v.is_finite() && *v >= 0.0) {
+                        return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
+                    }
+                }
+                if *mean_pktsize == 0 {
+                    return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
+                }
+                if !(0.0..=1.0).contains(mark_ecnth) {
+                    return err(f("queue.mark_ecnth"), format!("must be a probability in [0, 1] (got {mark_ecnth})"));
+                }
+            }
+        }
+        if let QueueCfg::FqCodel { quantum, buckets, .. } = self {
+            if *quantum == 0 {
+                return err(f("queue.quantum"), "must be ≥ 1 byte (got 0)");
+            }
+            if *buckets == 0 || *buckets > 65_536 {
+                return err(f("queue.buckets"), format!("must be 1..=65536 (got {buckets})"));
+            }
+        }
+        if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } | QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, .. } = self {
+            if *limit_pkts == 0 {
+                return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+            }
+            if *target_ps == 0 || *interval_ps == 0 {
+                return err(f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }), "must be > 0 for CoDel (got 0)");
+            }
+            check_time(f("queue.interval"), *interval_ps)?;
+            check_time(f("queue.target"), *target_ps)?;
+        }
+        Ok(())
+    }
+
+    /// The byte limit, for the disciplines that have one.
+    pub fn limit_bytes(&self) -> Option<u64> {
+        match self {
+            QueueCfg::Droptail { limit_bytes, .. } | QueueCfg::Red { limit_bytes, .. } | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
+            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => None,
+        }
+    }
+}
+
+impl LossCfg {
+    /// `f` names a field of the link this loss model belongs to.
+    pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        match self {
+            LossCfg::None => {}
+            LossCfg::Bernoulli { p } => {
+                if !(0.0..=1.0).contains(p) || p.is_nan() {
+                    return err(f("loss.p"), format!("must be a probability in [0, 1] (got {p})"));
+                }
+            }
+            LossCfg::Ber { ber } => {
+                if !(0.0..=1.0).contains(ber) || ber.is_nan() {
+                    return err(f("loss.ber"), format!("must be a bit-error probability in [0, 1] (got {ber})"));
+                }
+            }
+            LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => {
+                for (k, v) in [("p", p), ("r", r), ("loss_good", loss_good), ("loss_bad", loss_bad)] {
+                    if !(0.0..=1.0).contains(v) || v.is_nan() {
+                        return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
+                    }
+                }
+                if *p + *r == 0.0 {
+                    return err(f("loss.r"), "p and r cannot both be 0 (the chain would never move)");
+                }
+            }
+            LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
+                for (k, v) in [("loss_good", loss_good), ("loss_bad", loss_bad), ("to_bad_after_good", to_bad_after_good), ("to_bad_after_bad", to_bad_after_bad)] {
+                    if !(0.0..=1.0).contains(v) || v.is_nan() {
+                        return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
+                    }
+                }
+                for (k, d) in [("good", good), ("bad", bad)] {
+                    d.check(&f(&format!("loss.{k}")), true).map_err(ConfigError)?;
+                    if d.mean() > MAX_TIME_PS as f64 {
+                        return err(f(&format!("loss.{k}")), format!("mean {} ps is beyond the largest supported time", d.mean()));
+                    }
+                }
+            }
+            LossCfg::Scripted { drop: v } | LossCfg::CeScripted { mark: v } => {
+                let k = if matches!(self, LossCfg::Scripted { .. }) { "loss.drop" } else { "loss.mark" };
+                if v.iter().any(|&k| k == 0) {
+                    return err(f(k), "packet numbers are 1-based (got 0)");
+                }
+                if v.windows(2).any(|w| w[0] >= w[1]) {
+                    return err(f(k), "packet numbers must be strictly increasing");
+                }
+            }
+            LossCfg::CeEvery { n } => {
+                if *n == 0 {
+                    return err(f("loss.n"), "must be ≥ 1 (got 0)");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
