@@ -118,8 +118,9 @@ def test_ccsim_list_tcp_prints_every_default():
 
 
 def test_python_tcp_defaults_resolve_to_the_cores():
-    """The [tcp] defaults exist in Python (as written in a scenario) and in
-    the core (presets::tcp_defaults, resolved); they must be the same values."""
+    """Python reads the [tcp] defaults from the core (TcpCfg::default) and
+    writes them as a scenario would ('200ms'); resolving them again must give
+    the core's values back, so the conversion loses nothing."""
     import json
 
     from ccsim import _core, tcp_options
@@ -128,3 +129,27 @@ def test_python_tcp_defaults_resolve_to_the_cores():
     py = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in tcp_options.TCP_DEFAULTS.items()})
     assert set(rust) == set(py)
     assert {k: rust[k] for k in rust if rust[k] != py[k]} == {}
+
+
+def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
+    """The core exports the defaults it fills in for queue and loss options
+    (serde defaults in config/net.rs); every one must be an option the
+    Python docs describe, and `ccsim list` must print it."""
+    import json
+    import subprocess
+    import sys
+
+    from ccsim import _core, netmodels
+
+    net = json.loads(_core.net_defaults())
+    assert net["queue"]["red"]["w_q"] == 0.002  # Floyd & Jacobson 1993, ns-2 q_weight_
+    docs = {"red": netmodels.RED_DOC, "pie": netmodels.PIE_DOC, "codel": netmodels.CODEL_DOC,
+            "fq_codel": netmodels.CODEL_DOC}
+    internal = {"limit_bytes", "adaptive"}  # set from the buffer and the kind name
+    for kind, doc in docs.items():
+        assert set(netmodels.QUEUE_DEFAULTS[kind]) - internal <= set(doc), kind
+    for kind, defaults in netmodels.LOSS_DEFAULTS.items():
+        assert set(defaults) <= set(netmodels.LOSS_DOC[kind]), kind
+    out = subprocess.run([sys.executable, "-m", "ccsim", "list", "queue"], capture_output=True, text=True, check=True).stdout
+    assert "w_q: " in out and "(default 0.002)" in out
+    assert "target: QDELAY_REF, the target queueing delay (default '15ms')" in out

@@ -30,4 +30,7 @@ def algorithm_specs() -> str:
     """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
 def tcp_defaults() -> str:
     """The core's TCP defaults (resolved form) as JSON."""
+def net_defaults() -> str:
+    """Default options of every queue discipline and loss model, as JSON
+    {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""
 def _panic_for_test() -> None: ...

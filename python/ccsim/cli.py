@@ -236,7 +236,7 @@ def cmd_bench(a) -> int:
 
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
-    from .netmodels import CODEL_DOC, PIE_DOC, QUEUE_KINDS, RED_DOC
+    from .netmodels import CODEL_DOC, LOSS_DEFAULTS, PIE_DOC, QUEUE_DEFAULTS, QUEUE_KINDS, RED_DOC, with_defaults
     from .tcp_options import TCP_DEFAULTS, TCP_DOC
     from .topologies import TOPOLOGY_DOC
     from .traffic import APP_DOC
@@ -258,12 +258,13 @@ def cmd_list(a) -> int:
     if what in ("queue", "all"):
         print("queues:", ", ".join(QUEUE_KINDS))
         _print_kinds(None, {
-            "RED-family options (queue = {kind = \"red\", ...})": RED_DOC,
-            "CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...})": CODEL_DOC,
-            "PIE options (queue = {kind = \"pie\", ...})": PIE_DOC,
+            "RED-family options (queue = {kind = \"red\", ...})": with_defaults(RED_DOC, QUEUE_DEFAULTS["red"]),
+            "CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...})": with_defaults(CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]),
+            "PIE options (queue = {kind = \"pie\", ...})": with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
         })
     if what in ("loss", "all"):
-        _print_kinds("loss models (loss = {kind = ..., options}; each link direction has its own random stream):", LOSS_DOC)
+        docs = {kind: with_defaults(opts, LOSS_DEFAULTS.get(kind, {})) for kind, opts in LOSS_DOC.items()}
+        _print_kinds("loss models (loss = {kind = ..., options}; each link direction has its own random stream):", docs)
     if what in ("traffic", "all"):
         _print_kinds("traffic (flow group: app = ..., options in the group):", APP_DOC)
         print("  every group: count, start (a time, a distribution or {spread = [a, b]}), stagger, label")

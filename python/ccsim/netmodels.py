@@ -3,11 +3,13 @@ models (parsed and checked here, run by the Rust core: queue/, loss.rs), and
 the random distributions that loss channels and traffic sources draw from."""
 from __future__ import annotations
 
+import json
 import math
 
+from . import _core
 from ._check import _bool, _check_keys, _int, _prob, _str
 from .errors import ScenarioError
-from .units import parse_size, parse_time
+from .units import fmt_time_ps, parse_size, parse_time
 
 LOSS_KINDS = ["none", "bernoulli", "ber", "gilbert", "two_state", "scripted", "ce_every", "ce_scripted"]
 # Loss models: kind -> {option: meaning}. Each link direction draws from its own stream.
@@ -18,17 +20,17 @@ LOSS_DOC: dict[str, dict[str, str]] = {
     "gilbert": {
         "p": "P(Good → Bad) before each packet",
         "r": "P(Bad → Good) before each packet (simple Gilbert: mean burst 1/r)",
-        "loss_good": "loss probability in Good (1 − k; default 0)",
-        "loss_bad": "loss probability in Bad (1 − h; default 1)",
+        "loss_good": "loss probability in Good (1 − k)",
+        "loss_bad": "loss probability in Bad (1 − h)",
     },
     "two_state": {
         "good": "time spent in Good: a time ('1s') or a distribution table",
         "bad": "time spent in Bad: a time ('10ms') or a distribution table",
         "durations": "'fixed' (default) or 'exponential' for plain times",
-        "loss_good": "loss probability in Good (default 0)",
+        "loss_good": "loss probability in Good",
         "loss_bad": "loss probability in Bad (required)",
-        "to_bad_after_good": "P(next state is Bad) when Good ends (default 1: alternate)",
-        "to_bad_after_bad": "P(next state is Bad) when Bad ends (default 0: alternate; Grieco & Mascolo 2004 use 0.5 and 0.5)",
+        "to_bad_after_good": "P(next state is Bad) when Good ends; 1 alternates the states",
+        "to_bad_after_bad": "P(next state is Bad) when Bad ends; 0 alternates the states (Grieco & Mascolo 2004 use 0.5 and 0.5)",
     },
     "scripted": {"drop": "1-based numbers of the packets to lose on this link direction (tests)"},
     "ce_every": {"n": "test marker: CE on every n-th ECN-capable packet"},
@@ -45,45 +47,68 @@ DIST_DOC = {
 QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "fq_codel", "pie"]
 # PIE options (RFC 8033 defaults). The buffer is its hard limit.
 PIE_DOC: dict[str, str] = {
-    "target": "QDELAY_REF, the target queueing delay (default 15ms)",
-    "t_update": "drop-probability update period (default 15ms)",
-    "alpha": "Hz, weight of the delay error (default 0.125)",
-    "beta": "Hz, weight of the delay trend (default 1.25)",
-    "max_burst": "burst allowance after an idle, uncongested period (default 150ms)",
-    "mean_pktsize": "bytes; no early drop while at most two such packets wait (default 1500)",
-    "ecn": "mark ECN-capable packets while p ≤ mark_ecnth, drop above (default false)",
-    "mark_ecnth": "highest probability at which ECN-capable packets are marked (default 0.1)",
-    "derandomize": "RFC 8033 §5.1 accumulated-probability de-randomization (default true, as Linux)",
+    "target": "QDELAY_REF, the target queueing delay",
+    "t_update": "drop-probability update period",
+    "alpha": "Hz, weight of the delay error",
+    "beta": "Hz, weight of the delay trend",
+    "max_burst": "burst allowance after an idle, uncongested period",
+    "mean_pktsize": "bytes; no early drop while at most two such packets wait",
+    "ecn": "mark ECN-capable packets while p ≤ mark_ecnth, drop above",
+    "mark_ecnth": "highest probability at which ECN-capable packets are marked",
+    "derandomize": "RFC 8033 §5.1 accumulated-probability de-randomization (on in Linux)",
 }
 # CoDel options (RFC 8289; Linux sch_codel defaults). The buffer is its packet limit.
 CODEL_DOC: dict[str, str] = {
-    "target": "acceptable standing queue delay (default 5ms)",
-    "interval": "time the delay must stay above target before dropping; drop spacing interval/√count (default 100ms)",
-    "mtu": "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET; default 1514)",
-    "ecn": "mark ECN-capable packets instead of dropping them (default false)",
-    "quantum": "fq_codel only: DRR bytes per round (default 1514)",
-    "buckets": "fq_codel only: flow queues, flows hashed into them (default 1024)",
+    "target": "acceptable standing queue delay",
+    "interval": "time the delay must stay above target before dropping; drop spacing interval/√count",
+    "mtu": "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET)",
+    "ecn": "mark ECN-capable packets instead of dropping them",
+    "quantum": "fq_codel only: DRR bytes per round",
+    "buckets": "fq_codel only: flow queues, flows hashed into them",
 }
 # RED options (queue tables): name -> what it means. Thresholds are in packets
 # (mean-size packets in byte mode); omitted values are set as ns-2 does.
 RED_DOC: dict[str, str] = {
-    "min_th": "lower threshold, packets; default max(5, target_delay·C/2) (ns-2 automatic)",
-    "max_th": "upper threshold, packets; default 3·min_th",
-    "max_p": "drop probability at max_th (default 0.1, ns-2 linterm 10)",
-    "w_q": "EWMA weight (default 0.002, Floyd & Jacobson); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
-    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (default false; true for gentle_red and adaptive_red)",
-    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1 (default true)",
-    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize (default false)",
-    "mean_pktsize": "bytes (default 500, ns-2); sets the idle-time decay and byte mode",
-    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_; default false)",
-    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); none by default",
-    "target_delay": "adaptive RED / automatic min_th target (default 5ms)",
-    "interval": "adaptive RED update interval (default 0.5s)",
-    "alpha": "adaptive RED additive step cap (0.01) / Feng divisor (3)",
-    "beta": "adaptive RED decrease factor (0.9) / Feng multiplier (2)",
-    "top": "adaptive RED upper bound on max_p (0.5)",
-    "bottom": "adaptive RED lower bound on max_p (default min(0.01, 80000/rate))",
+    "min_th": "lower threshold, packets; none = max(5, target_delay·C/2) (ns-2 automatic)",
+    "max_th": "upper threshold, packets; none = 3·min_th",
+    "max_p": "drop probability at max_th (ns-2 linterm 10)",
+    "w_q": "EWMA weight (Floyd & Jacobson 1993); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
+    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (always on for gentle_red and adaptive_red)",
+    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1",
+    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize",
+    "mean_pktsize": "bytes (ns-2 mean_pktsize_); sets the idle-time decay and byte mode",
+    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_)",
+    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_)",
+    "target_delay": "adaptive RED / automatic min_th target",
+    "interval": "adaptive RED update interval",
+    "alpha": "adaptive RED additive step cap / Feng divisor; none = 0.01 / 3",
+    "beta": "adaptive RED decrease factor / Feng multiplier; none = 0.9 / 2",
+    "top": "adaptive RED upper bound on max_p",
+    "bottom": "adaptive RED lower bound on max_p; none = min(0.01, 80000/rate)",
 }
+
+
+def _scenario_form(opts: dict) -> dict:
+    """Core option values as a scenario writes them: `*_ps` times as
+    '15ms'; options without a fixed default (None) left out."""
+    return {(k[:-3] if k.endswith("_ps") else k): (fmt_time_ps(v) if k.endswith("_ps") else v)
+            for k, v in opts.items() if v is not None}
+
+
+_NET = json.loads(_core.net_defaults())
+# Defaults the core fills in for options a scenario leaves out (serde
+# defaults in crates/ccsim-core/src/config/net.rs, the one place they are
+# written), by the kind names a scenario uses.
+QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
+LOSS_DEFAULTS: dict[str, dict] = {("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v)
+                                  for k, v in _NET["loss"].items()}
+
+
+def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
+    """Option docs with each option's default appended."""
+    def show(v):
+        return str(v).lower() if isinstance(v, bool) else (f"'{v}'" if isinstance(v, str) else f"{v:g}")
+    return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
 def _queue(field: str, v) -> dict:
@@ -135,7 +160,7 @@ def _queue(field: str, v) -> dict:
             out["ecn"] = _bool(f"{field}.ecn", v["ecn"])
         return out
     _check_keys(field, v, {"kind", *RED_DOC})
-    out: dict = {"kind": "red", "w_q": 0.002, "gentle": kind in ("gentle_red", "adaptive_red"),
+    out: dict = {"kind": "red", "gentle": kind in ("gentle_red", "adaptive_red"),
                  "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}
     for k, x in v.items():
         f = f"{field}.{k}"
@@ -185,20 +210,22 @@ def _loss(field: str, v) -> dict:
         if kind == "ber":
             return {"kind": "ber", "ber": _prob(f"{field}.ber", v["ber"])}
         if kind == "gilbert":
-            out = {"kind": "gilbert_elliott", "p": _prob(f"{field}.p", v["p"]), "r": _prob(f"{field}.r", v["r"]),
-                   "loss_good": _prob(f"{field}.loss_good", v.get("loss_good", 0.0)),
-                   "loss_bad": _prob(f"{field}.loss_bad", v.get("loss_bad", 1.0))}
+            out = {"kind": "gilbert_elliott", "p": _prob(f"{field}.p", v["p"]), "r": _prob(f"{field}.r", v["r"])}
+            for k in ("loss_good", "loss_bad"):
+                if k in v:
+                    out[k] = _prob(f"{field}.{k}", v[k])
             if out["p"] + out["r"] == 0:
                 raise ScenarioError(f"{field}.r", v["r"], "p + r > 0 (with both 0 the chain never moves)")
             return out
         plain = _str(f"{field}.durations", v.get("durations", "fixed"), ["fixed", "exponential"])
-        return {"kind": "two_state",
-                "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
-                "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
-                "loss_good": _prob(f"{field}.loss_good", v.get("loss_good", 0.0)),
-                "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"]),
-                "to_bad_after_good": _prob(f"{field}.to_bad_after_good", v.get("to_bad_after_good", 1.0)),
-                "to_bad_after_bad": _prob(f"{field}.to_bad_after_bad", v.get("to_bad_after_bad", 0.0))}
+        out = {"kind": "two_state",
+               "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
+               "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
+               "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"])}
+        for k in ("loss_good", "to_bad_after_good", "to_bad_after_bad"):
+            if k in v:
+                out[k] = _prob(f"{field}.{k}", v[k])
+        return out
     if kind == "ce_every":
         # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
         _check_keys(field, v, {"kind", "n"})

@@ -3,48 +3,31 @@ defaults, documentation, and their resolution into the core's TCP config.
 Every error names the field, the value and what is accepted."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from . import _core, algorithms
 from ._check import _bool, _int, _str
 from .errors import ScenarioError
-from .units import parse_buffer, parse_size, parse_time
+from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
 
-# TCP options: name -> (default, documentation). The resolver converts them.
-TCP_DEFAULTS: dict[str, Any] = {
-    "cc": "newreno",
-    "cc_preset": None,
-    "cc_params": {},
-    "mss": 1448,
-    "header_bytes": 40,
-    "initial_window": 10,
-    "initial_ssthresh": "inf",
-    "min_rto": "200ms",
-    "initial_rto": "1s",
-    "max_rto": "60s",
-    "clock_granularity": "1ms",
-    "max_cwnd": None,
-    "rwnd": None,
-    "delayed_ack": True,
-    "delack_timeout": "200ms",
-    "delack_count": 2,
-    "handshake": False,
-    "dupthresh": 3,
-    "abc_limit": 2,
-    "sack": "off",
-    "sack_blocks": 3,
-    "limited_transmit": False,
-    "prr": False,
-    "timestamps": False,
-    "ecn": False,
-    "pacing": "off",
-    "pacing_ss_ratio": 2.0,
-    "pacing_ca_ratio": 1.2,
-    "tso": True,
-    "min_tso_segs": 2,
-    "quickack": 0,
-    "idle_restart": True,
-}
+
+def _defaults_from_core() -> dict[str, Any]:
+    """The [tcp] defaults as a scenario writes them, read from the core
+    (`TcpCfg::default` in crates/ccsim-core/src/config/tcp.rs, the one place
+    they are written)."""
+    out: dict[str, Any] = {}
+    for k, v in json.loads(_core.tcp_defaults()).items():
+        if k.endswith("_ps"):
+            out[k[:-3]] = fmt_time_ps(v)
+        elif k == "rwnd_bytes":
+            out["rwnd"] = v
+        elif k == "initial_ssthresh" and v is None:
+            out[k] = "inf"
+        else:
+            out[k] = v
+    return out
+
 
 TCP_DOC: dict[str, str] = {
     "cc": "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')",
@@ -80,6 +63,18 @@ TCP_DOC: dict[str, str] = {
     "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
     "idle_restart": "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)",
 }
+
+
+def _ordered_defaults() -> dict[str, Any]:
+    core = _defaults_from_core()
+    if set(core) != set(TCP_DOC):
+        raise RuntimeError(f"TCP options of the core and TCP_DOC differ: {sorted(set(core) ^ set(TCP_DOC))}")
+    return {k: core[k] for k in TCP_DOC}
+
+
+# TCP options as written in a scenario, in documentation order: name ->
+# default. The resolver converts them into the core's TCP config.
+TCP_DEFAULTS: dict[str, Any] = _ordered_defaults()
 
 
 def merge(where: str, d: dict, base: dict) -> dict:

@@ -91,6 +91,14 @@ def parse_buffer(field: str, value) -> Buffer:
         raise ScenarioError(field, value, accepted) from None
 
 
+def fmt_time_ps(ps: int) -> str:
+    """A time in ps as a scenario would write it ('200ms', '1s')."""
+    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
+        if ps and ps % scale == 0:
+            return f"{ps // scale}{unit}"
+    return f"{ps}ps"
+
+
 def fmt_rate(bps: float) -> str:
     for unit, k in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
         if bps >= k:

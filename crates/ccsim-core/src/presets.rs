@@ -15,6 +15,37 @@ pub fn tcp_defaults_json() -> String {
     serde_json::to_string(&tcp_defaults("newreno")).expect("TcpCfg serializes")
 }
 
+/// Default option values of every queue discipline and loss model, as JSON
+/// `{"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}`:
+/// what the core fills in when a scenario leaves an option out (serde
+/// defaults in config/net.rs, the one place they are written). Exported to
+/// Python for its documentation and `ccsim list`.
+pub fn net_defaults_json() -> String {
+    fn fill<T: serde::de::DeserializeOwned + serde::Serialize>(minimal: serde_json::Value) -> serde_json::Value {
+        let cfg: T = serde_json::from_value(minimal.clone()).expect("minimal configuration deserializes");
+        let mut full = serde_json::to_value(cfg).expect("configuration serializes");
+        let (Some(full_map), Some(given)) = (full.as_object_mut(), minimal.as_object()) else { unreachable!("tagged enums are objects") };
+        full_map.retain(|k, _| !given.contains_key(k));
+        full
+    }
+    use serde_json::json;
+    let mut queue = serde_json::Map::new();
+    for kind in ["droptail", "red", "pie", "codel", "fq_codel"] {
+        queue.insert(kind.into(), fill::<QueueCfg>(json!({"kind": kind, "limit_pkts": 1})));
+    }
+    let fixed = json!({"kind": "fixed", "value": 1.0});
+    let mut loss = serde_json::Map::new();
+    for (kind, minimal) in [
+        ("bernoulli", json!({"kind": "bernoulli", "p": 0.0})),
+        ("ber", json!({"kind": "ber", "ber": 0.0})),
+        ("gilbert_elliott", json!({"kind": "gilbert_elliott", "p": 0.0, "r": 1.0})),
+        ("two_state", json!({"kind": "two_state", "good": fixed, "bad": fixed, "loss_bad": 1.0})),
+    ] {
+        loss.insert(kind.into(), fill::<LossCfg>(minimal));
+    }
+    json!({"queue": queue, "loss": loss}).to_string()
+}
+
 /// The benchmark dumbbell of docs/performance.md: `n` bulk flows 10 ms apart,
 /// access links `access_bps` / 1 ms, bottleneck `bneck_bps` / 18 ms
 /// (40 ms base RTT), DropTail of one BDP in packets.

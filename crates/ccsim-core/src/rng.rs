@@ -66,7 +66,7 @@ impl Stream {
 
 /// A distribution of a non-negative quantity (a time in ps, a size in bytes,
 /// a count), sampled by inversion from a component's own stream.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum Dist {
     /// Always `value`.

@@ -119,6 +119,13 @@ fn algorithm_specs() -> String {
     ccsim_core::cc::params::specs_json(ccsim_core::cc::ALGORITHMS)
 }
 
+/// Default options of every queue discipline and loss model
+/// (`presets::net_defaults_json`), as JSON.
+#[pyfunction]
+fn net_defaults() -> String {
+    ccsim_core::presets::net_defaults_json()
+}
+
 /// The core's TCP defaults (`presets::tcp_defaults`) in its resolved form,
 /// as JSON; the test suite checks that Python's documented defaults resolve
 /// to exactly these.
@@ -146,6 +153,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

@@ -73,6 +73,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("beta", Lit::N(0.8)), ("min_increment", Lit::N(0.75)), ("ack_ratio", Lit::B(false))],
         },
     ],
+    build: |p, _| Box::new(Bic::new(p)),
 };
 
 const BETA_SCALE: u32 = 1024;

@@ -66,6 +66,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         Preset { name: "no_hystart", doc: "Linux CUBIC with standard slow start", values: &[("slow_start", Lit::S("standard"))] },
         Preset { name: "hystart++", doc: "Linux CUBIC window with RFC 9406 slow start", values: &[("slow_start", Lit::S("hystart++"))] },
     ],
+    build: |p, _| Box::new(Cubic::new(p)),
 };
 
 const BETA_SCALE: u64 = 1024;

@@ -52,6 +52,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("table", Lit::S("formula")), ("low_window", Lit::N(31.0)), ("low_p", Lit::N(1.5 / (31.0 * 31.0)))],
         },
     ],
+    build: |p, _| Box::new(HighSpeed::new(p)),
 };
 
 /// RFC 3649 Appendix B as carried by Linux: (upper cwnd bound, md·256).

@@ -276,18 +276,7 @@ pub fn names() -> Vec<&'static str> {
 /// Build an algorithm from its scenario name and resolved parameters.
 /// `rng` is the algorithm's own random stream (BBR's gain-cycle start).
 pub fn build(name: &str, p: &Params, rng: crate::rng::Stream) -> Option<Box<dyn CongestionOps>> {
-    Some(match name {
-        "tahoe" | "reno" | "newreno" => Box::new(reno::Reno::new(name)),
-        "vegas" => Box::new(vegas::Vegas::new(p)),
-        "westwood" => Box::new(westwood::Westwood::new_original(p)),
-        "westwoodplus" => Box::new(westwood::Westwood::new_plus(p)),
-        "highspeed" => Box::new(highspeed::HighSpeed::new(p)),
-        "scalable" => Box::new(scalable::Scalable::new(p)),
-        "bic" => Box::new(bic::Bic::new(p)),
-        "cubic" => Box::new(cubic::Cubic::new(p)),
-        "bbr" => Box::new(bbr::Bbr::new(p, rng)),
-        _ => return None,
-    })
+    Some((spec(name)?.build)(p, rng))
 }
 
 /// Build with default parameters (tests, benches).

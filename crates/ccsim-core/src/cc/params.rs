@@ -75,6 +75,9 @@ pub struct AlgoSpec {
     pub source: &'static str,
     pub params: &'static [ParamSpec],
     pub presets: &'static [Preset],
+    /// Build the algorithm from resolved parameters and its own random
+    /// stream (the one place an algorithm is registered: `cc::ALGORITHMS`).
+    pub build: fn(&Params, crate::rng::Stream) -> Box<dyn super::CongestionOps>,
 }
 
 /// Resolved parameter values (defaults, then preset, then overrides).
@@ -218,6 +221,7 @@ mod tests {
         source: "test",
         params: &[int("a", 2.0, 1.0, 10.0, ""), flag("f", true, ""), choice("c", &["x", "y"], "x", "")],
         presets: &[Preset { name: "p", doc: "", values: &[("a", Lit::N(5.0)), ("c", Lit::S("y"))] }],
+        build: |_, _| Box::new(crate::cc::reno::Reno::new("newreno")),
     };
 
     #[test]

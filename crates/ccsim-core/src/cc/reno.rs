@@ -16,18 +16,21 @@ pub const TAHOE: AlgoSpec = AlgoSpec {
     source: "Jacobson 1988; RFC 5681 window rules; fast retransmit then slow start from 1 (ns-2 Agent/TCP)",
     params: &[],
     presets: &[],
+    build: |_, _| Box::new(Reno::new("tahoe")),
 };
 pub const RENO: AlgoSpec = AlgoSpec {
     name: "reno",
     source: "RFC 5681 (fast retransmit / fast recovery, one loss per window); Linux tcp_cong.c window rules",
     params: &[],
     presets: &[],
+    build: |_, _| Box::new(Reno::new("reno")),
 };
 pub const NEWRENO: AlgoSpec = AlgoSpec {
     name: "newreno",
     source: "RFC 6582 NewReno recovery on RFC 5681 window rules; Linux tcp_cong.c (tcp_reno_cong_avoid)",
     params: &[],
     presets: &[],
+    build: |_, _| Box::new(Reno::new("newreno")),
 };
 
 pub struct Reno {

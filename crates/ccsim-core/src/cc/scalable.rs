@@ -42,6 +42,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("ai_cnt", Lit::N(100.0)), ("low_window", Lit::N(16.0))],
         },
     ],
+    build: |p, _| Box::new(Scalable::new(p)),
 };
 
 pub struct Scalable {

@@ -46,6 +46,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("alpha", Lit::N(1.0)), ("beta", Lit::N(3.0)), ("gamma", Lit::N(1.0)), ("ss_every_other_rtt", Lit::B(true))],
         },
     ],
+    build: |p, _| Box::new(Vegas::new(p)),
 };
 
 const NO_RTT: u64 = u64::MAX;

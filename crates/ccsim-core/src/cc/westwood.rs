@@ -64,6 +64,7 @@ pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
             values: &[("filter", Lit::S("ns3")), ("alpha", Lit::N(0.9)), ("min_window_ms", Lit::N(0.0)), ("reaction", Lit::S("paper"))],
         },
     ],
+    build: |p, _| Box::new(Westwood::new_plus(p)),
 };
 
 pub const SPEC_WESTWOOD: AlgoSpec = AlgoSpec {
@@ -71,6 +72,7 @@ pub const SPEC_WESTWOOD: AlgoSpec = AlgoSpec {
     source: "Mascolo, Casetti, Gerla, Sanadidi, Wang, MobiCom 2001 (per-ACK samples, Tustin filter)",
     params: &[num("tau_ms", 500.0, 1.0, 100_000.0, "filter time constant τ (cut-off 1/τ)")],
     presets: &[],
+    build: |p, _| Box::new(Westwood::new_original(p)),
 };
 
 #[derive(Clone, Copy, PartialEq, Debug)]

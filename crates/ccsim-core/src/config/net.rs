@@ -3,7 +3,7 @@
 
 use super::{check_time, err, ConfigError, MAX_TIME_PS};
 use crate::units::SimTime;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -18,7 +18,7 @@ pub struct LinkCfg {
     pub loss: LossCfg,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum QueueCfg {
     Droptail {
@@ -40,7 +40,8 @@ pub enum QueueCfg {
         max_th: Option<f64>,
         #[serde(default = "red_max_p")]
         max_p: f64,
-        #[serde(default)]
+        /// EWMA weight; None = ns-2's automatic value (q_weight_ = −1).
+        #[serde(default = "red_w_q")]
         w_q: Option<f64>,
         #[serde(default)]
         gentle: bool,
@@ -150,7 +151,7 @@ fn codel_mtu() -> u32 {
     1514
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RedAdaptiveCfg {
     #[default]
@@ -163,6 +164,10 @@ pub enum RedAdaptiveCfg {
 
 fn one() -> f64 {
     1.0
+}
+/// Floyd & Jacobson 1993's suggested weight (ns-2 q_weight_ 0.002).
+fn red_w_q() -> Option<f64> {
+    Some(0.002)
 }
 fn red_max_p() -> f64 {
     0.1
@@ -181,7 +186,7 @@ fn red_top() -> f64 {
     0.5
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum LossCfg {
     #[default]
@@ -205,7 +210,11 @@ pub enum LossCfg {
         #[serde(default)]
         loss_good: f64,
         loss_bad: f64,
+        /// P(next state is Bad) when Good ends (1: alternate).
+        #[serde(default = "one")]
         to_bad_after_good: f64,
+        /// P(next state is Bad) when Bad ends (0: alternate).
+        #[serde(default)]
         to_bad_after_bad: f64,
     },
     /// 1-based numbers of the packets to lose, counted on this link direction.

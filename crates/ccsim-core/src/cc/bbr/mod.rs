@@ -57,6 +57,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         flag("tso", true, "quantization budget with Linux's GSO sizing (else 1-2 segments)"),
     ],
     presets: &[Preset { name: "linux", doc: "Linux tcp_bbr.c (BBR v1)", values: &[] }],
+    build: |p, rng| Box::new(Bbr::new(p, rng)),
 };
 
 const CYCLE_LEN: usize = 8;
