@@ -8,6 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 
+import ccsim
+
 from helpers import single_link
 
 
@@ -267,3 +269,49 @@ def test_quickack_acks_first_segments_at_once():
     # gives 16 + 2 = 18.
     assert acks(0) == 10
     assert acks(16) == 18
+
+
+# --- window growth of paced senders (Linux tcp_is_cwnd_limited) ---------------
+
+def _slow_start_cwnd(pacing):
+    """cwnd every 100 ms (one RTT) of a lone loss-free flow in slow start."""
+    sc = single_link(duration="1.2s", rate="1Gbps", delay="50ms", buffer="10bdp", sample_interval="100ms",
+                     tcp=dict(cc="newreno", pacing=pacing, delayed_ack=False))
+    return ccsim.run(sc).flow_series["cwnd"].to_list()
+
+
+@pytest.mark.parametrize("pacing", ["off", "linux"])
+def test_slow_start_doubles_per_rtt_paced_or_not(pacing):
+    """RFC 5681 slow start: each ACK of one segment adds one, so an ACK-clocked
+    window doubles per RTT. Linux keeps a paced flow cwnd-limited in slow start
+    while cwnd < 2·max_packets_out (include/net/tcp.h tcp_is_cwnd_limited), so
+    pacing at 200 % of cwnd/srtt (tcp_pacing_ss_ratio) must not slow it down:
+    10, 20, 40, ... per 100 ms RTT."""
+    cwnd = _slow_start_cwnd(pacing)
+    assert cwnd[1:9] == [10 * 2**k for k in range(8)]
+
+
+def test_window_paced_slow_start_grows_as_the_fluid_model():
+    """Leaky-bucket pacing (one segment every srtt/cwnd) sends at rate W(t)/R
+    and every ACK adds one segment, so dW/dt = W(t − R)/R: exponential growth
+    e^{rt} with rR·e^{rR} = 1, i.e. rR = Ω = W₀(1) = 0.56714 (the omega
+    constant) and a factor e^Ω = 1/Ω = 1.7632 per RTT, not 2."""
+    omega = 0.5671432904097838
+    cwnd = _slow_start_cwnd("window")
+    ratios = [b / a for a, b in zip(cwnd[5:10], cwnd[6:11])]
+    assert all(abs(r - 1 / omega) < 0.02 for r in ratios), ratios
+
+
+@pytest.mark.parametrize("pacing,spread", [("linux", 0.5), ("window", 1.0)])
+def test_paced_short_transfer_costs_about_one_paced_flight_more(pacing, spread):
+    """A 100 KB transfer (70 segments: flights of 10, 20, 40) on a 40 ms path
+    with room to spare. Paced, the last flight leaves over spread·srtt (srtt/2
+    at Linux's 200 % slow-start ratio, srtt for the leaky bucket) instead of
+    back to back; earlier flights are ACK-clocked either way. So the paced
+    completion time exceeds the unpaced one by about that much, at most."""
+    def fct(p):
+        sc = single_link(duration="5s", rate="100Mbps", delay="20ms", buffer="1bdp",
+                         tcp=dict(cc="newreno", pacing=p, delayed_ack=False), flows=[dict(app="file", size="100KB")])
+        return ccsim.run(sc).flows["fct_s"][0]
+    extra = fct(pacing) - fct("off")
+    assert 0 <= extra <= 1.25 * spread * 0.040, extra

@@ -316,6 +316,7 @@ impl TcpFlow {
             self.recovery.on_sent(c);
             sent = true;
         }
+        c.cwnd_validate(sent);
         if sent && c.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer if it is not running.
             c.rto_deadline = Some(now + c.rtt.rto());

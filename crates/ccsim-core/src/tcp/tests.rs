@@ -283,3 +283,36 @@ fn idle_restart_follows_tcp_cwnd_restart() {
     g.app_resume(l + g.rtt.rto() / 2, &mut out);
     assert_eq!((g.tp.cwnd, g.stats.idle_restarts), (c, 0));
 }
+
+#[test]
+fn rto_in_newreno_recovery_keeps_the_recoverys_ssthresh() {
+    // Linux tcp_enter_loss: ssthresh is recomputed on an RTO only from Open
+    // or Disorder (or once the reduction's high_seq is acked). NewReno, 20
+    // segments out, three duplicate ACKs: ssthresh = FlightSize/2 = 10, cwnd
+    // inflated to 13; dup ACKs inflate it further and new data goes out. An
+    // RTO before `recover` is acked must leave ssthresh at 10, not halve the
+    // swollen FlightSize.
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Off, |t| t.initial_window = 20);
+    f.start(0, &mut out);
+    for _ in 0..3 {
+        ack(&mut f, MS, 0, &[], &mut out);
+    }
+    assert!(f.in_recovery);
+    assert_eq!(f.tp.ssthresh, 10);
+    for _ in 0..15 {
+        ack(&mut f, 2 * MS, 0, &[], &mut out);
+    }
+    assert!(f.snd_max > 20, "the inflated window sent new data");
+    let deadline = f.next_deadline().expect("RTO armed");
+    f.on_timer(deadline, &mut out);
+    assert_eq!(f.stats.timeouts, 1);
+    assert_eq!(f.tp.cwnd, 1);
+    assert_eq!(f.tp.ssthresh, 10);
+    // From Open, an RTO does halve: ssthresh = max(FlightSize/2, 2) (RFC 5681 eq. 4).
+    let mut g = flow(None, SackCfg::Off, |t| t.initial_window = 20);
+    g.start(0, &mut out);
+    let deadline = g.next_deadline().expect("RTO armed");
+    g.on_timer(deadline, &mut out);
+    assert_eq!(g.tp.ssthresh, 10);
+}

@@ -215,7 +215,7 @@ impl Conn {
                 self.tp.mark_app_limited = false;
                 self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
             }
-        } else if step.grow && prior_in_flight >= self.tp.cwnd {
+        } else if step.grow && self.cwnd_limited() {
             // In slow start an ACK may grow cwnd by at most L segments
             // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
             let l = self.cfg.tcp.abc_limit;
@@ -229,6 +229,34 @@ impl Conn {
             } else if step.restart_timer {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited` (include/net/tcp.h, 6.x): the window may
+    /// grow if the flight that was last sent filled cwnd, or, in slow start,
+    /// while cwnd is below twice the largest flight of the current window —
+    /// so a paced sender, whose flight rarely fills cwnd when an ACK
+    /// arrives, still doubles per RTT.
+    #[inline]
+    pub(in crate::tcp) fn cwnd_limited(&self) -> bool {
+        self.is_cwnd_limited || (self.tp.in_slow_start() && (self.tp.cwnd as u64) < 2 * self.max_packets_out as u64)
+    }
+
+    /// After a send attempt (Linux `tcp_write_xmit` → `tcp_cwnd_validate`,
+    /// 6.x): whether the flight now fills cwnd, remembered for the current
+    /// window (until snd_una passes `cwnd_usage_seq`), and the largest
+    /// flight of that window.
+    #[inline]
+    pub(in crate::tcp) fn cwnd_validate(&mut self, sent: bool) {
+        let limited = self.pipe() >= self.tp.cwnd;
+        if !(sent || limited) {
+            return;
+        }
+        let packets_out = (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32;
+        if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && packets_out > self.max_packets_out) {
+            self.is_cwnd_limited = limited;
+            self.max_packets_out = packets_out;
+            self.cwnd_usage_seq = self.snd_max;
         }
     }
 
@@ -289,7 +317,8 @@ impl Conn {
 
     /// The part of an RTO common to every mode (RFC 6298 §5.5–5.7, RFC 5681
     /// eq. 4): ssthresh from the algorithm (not again for a segment the
-    /// timer already retransmitted), cwnd = 1, `recover` = snd_max, back off.
+    /// timer already retransmitted, nor during a recovery or CWR episode, as
+    /// Linux), cwnd = 1, `recover` = snd_max, back off.
     pub(in crate::tcp) fn timeout(&mut self, now: SimTime) {
         let expired = self.rtt.rto();
         self.stats.timeouts += 1;
@@ -297,7 +326,13 @@ impl Conn {
         self.events.push((now, FlowEventKind::Timeout, crate::units::ps_to_s(expired)));
         self.sync_tp(now);
         self.tp.in_flight = (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32;
-        if self.last_action != LastAction::Timeout || self.rtt.backoff == 0 {
+        // Linux tcp_enter_loss (6.x): ssthresh comes from the algorithm only
+        // when the sender was not already reducing (Open/Disorder), or its
+        // reduction is over (high_seq acked), or on the first expiry in Loss.
+        // An RTO in Recovery or CWR keeps that episode's ssthresh instead of
+        // halving a FlightSize swollen by the inflated recovery window.
+        let reducing = (self.in_recovery && self.recover > self.snd_una) || (self.in_cwr && self.cwr_high > self.snd_una);
+        if !reducing && (self.last_action != LastAction::Timeout || self.rtt.backoff == 0) {
             self.tp.prior_cwnd = self.tp.cwnd;
             self.tp.ssthresh = self.cc.ssthresh(&self.tp);
         }

@@ -102,6 +102,10 @@ pub struct Conn {
     pub(super) cwr_pending: bool,
     pub(super) pacer: Pacer,
     pub(super) rate: RateState,
+    // Linux tcp_cwnd_validate state: is the window used (`cwnd_limited`)?
+    pub(super) is_cwnd_limited: bool,
+    pub(super) max_packets_out: u32,
+    pub(super) cwnd_usage_seq: u64,
     /// Duplicate ACKs already counted as delivered (tcp_remove_reno_sacks).
     pub(super) dup_credit: u64,
     pub rtt: RttEstimator,
@@ -201,6 +205,9 @@ impl Conn {
             pacer: Pacer::default(),
             rate: RateState::default(),
             dup_credit: 0,
+            is_cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
             rtt,
             rto_deadline: None,
             syn_sent_at: 0,
