@@ -401,7 +401,7 @@ impl LossCfg {
             }
             LossCfg::Scripted { drop: v } | LossCfg::CeScripted { mark: v } => {
                 let k = if matches!(self, LossCfg::Scripted { .. }) { "loss.drop" } else { "loss.mark" };
-                if v.iter().any(|&k| k == 0) {
+                if v.contains(&0) {
                     return err(f(k), "packet numbers are 1-based (got 0)");
                 }
                 if v.windows(2).any(|w| w[0] >= w[1]) {
