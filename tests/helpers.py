@@ -2,8 +2,8 @@ from ccsim import Builder
 
 
 def single_link(duration="60s", seed=1, rate="20Mbps", delay="30ms", buffer="1bdp", loss=None,
-                sample_interval="100ms", tcp=None, flows=None, **topo):
-    b = Builder(duration=duration, seed=seed, sample_interval=sample_interval)
+                sample_interval="100ms", tcp=None, flows=None, trace=None, **topo):
+    b = Builder(duration=duration, seed=seed, sample_interval=sample_interval, trace=trace)
     t = dict(rate=rate, delay=delay, buffer=buffer, **topo)
     if loss is not None:
         t["loss"] = loss

@@ -183,7 +183,7 @@ def test_time_series_too_large_is_refused_not_a_crash():
 
 @pytest.mark.parametrize("tcp,field,words", [
     ('sack = "yes"', "tcp.sack", "'rfc6675'"),
-    ('prr = true', "tcp.prr", "sack = 'rfc6675'"),
+    ('prr = true\nsack = "off"', "tcp.prr", "sack = 'rfc6675'"),
     ('cc = "tahoe"\nsack = "rfc6675"', "tcp.sack", "tahoe"),
     ('timestamps = true\nsack_blocks = 4', "tcp.sack_blocks", "at most 3"),
     ('pacing = "fq"', "tcp.pacing", "'window'"),
@@ -209,6 +209,7 @@ def test_core_rejects_bad_mechanics_options_directly():
     sc = Scenario.from_toml(GOOD)
     core = json.loads(sc.to_core_json())
     core["flows"][0]["tcp"]["prr"] = True
+    core["flows"][0]["tcp"]["sack"] = "off"
     with pytest.raises(_core.ScenarioError, match=r"flows\[0\].tcp.prr"):
         _core.run(json.dumps(core))
     core["flows"][0]["tcp"]["prr"] = False

@@ -113,8 +113,12 @@ def test_ccsim_list_tcp_prints_every_default():
     from ccsim.tcp_options import TCP_DEFAULTS
 
     out = subprocess.run([sys.executable, "-m", "ccsim", "list", "tcp"], capture_output=True, text=True, check=True).stdout
+    from ccsim.tcp_options import STACK_DEFAULTS
+
     for k, v in TCP_DEFAULTS.items():
-        assert f"  {k} = {v!r}: " in out, k
+        w = STACK_DEFAULTS["ns2"][k]
+        alt = f" [ns2: {w!r}]" if w != v and k != "stack" else ""
+        assert f"  {k} = {v!r}{alt}: " in out, k
 
 
 def test_python_tcp_defaults_resolve_to_the_cores():
@@ -125,10 +129,11 @@ def test_python_tcp_defaults_resolve_to_the_cores():
 
     from ccsim import _core, tcp_options
 
-    rust = json.loads(_core.tcp_defaults())
-    py = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in tcp_options.TCP_DEFAULTS.items()})
-    assert set(rust) == set(py)
-    assert {k: rust[k] for k in rust if rust[k] != py[k]} == {}
+    for stack in tcp_options.STACKS:
+        rust = json.loads(_core.tcp_defaults(stack))
+        py = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in tcp_options.STACK_DEFAULTS[stack].items()})
+        assert set(rust) == set(py)
+        assert {k: rust[k] for k in rust if rust[k] != py[k]} == {}
 
 
 def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():

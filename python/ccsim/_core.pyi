@@ -28,8 +28,8 @@ def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]
 def algorithms() -> list[str]: ...
 def algorithm_specs() -> str:
     """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
-def tcp_defaults() -> str:
-    """The core's TCP defaults (resolved form) as JSON."""
+def tcp_defaults(stack: str = "linux", cc: str = "newreno") -> str:
+    """Every TCP option as the stack ('linux' or 'ns2') sets it for algorithm cc (resolved form), as JSON."""
 def net_defaults() -> str:
     """Default options of every queue discipline and loss model, as JSON
     {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""

@@ -237,7 +237,7 @@ def cmd_bench(a) -> int:
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
     from .netmodels import CODEL_DOC, LOSS_DEFAULTS, PIE_DOC, QUEUE_DEFAULTS, QUEUE_KINDS, RED_DOC, with_defaults
-    from .tcp_options import TCP_DEFAULTS, TCP_DOC
+    from .tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
     from .topologies import TOPOLOGY_DOC
     from .traffic import APP_DOC
 
@@ -250,9 +250,11 @@ def cmd_list(a) -> int:
     elif what == "all":
         print("congestion control:", ", ".join(_core.algorithms()), "(details: ccsim list cc)")
     if what in ("tcp", "all"):
-        print("tcp options (default):")
+        print("tcp options (linux stack default; [ns2 stack value] where it differs):")
         for k, v in TCP_DEFAULTS.items():
-            print(f"  {k} = {v!r}: {TCP_DOC[k]}")
+            w = STACK_DEFAULTS["ns2"][k]
+            alt = f" [ns2: {w!r}]" if w != v and k != "stack" else ""
+            print(f"  {k} = {v!r}{alt}: {TCP_DOC[k]}")
     if what in ("topology", "all"):
         _print_kinds("topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
     if what in ("queue", "all"):

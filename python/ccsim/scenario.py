@@ -123,8 +123,7 @@ class Scenario:
 
         tcp_sec = raw.get("tcp", {})
         _check_keys("tcp", tcp_sec, set(TCP_DEFAULTS))
-        tcp_base = tcp_options.merge("tcp", tcp_sec, {k: (v, f"tcp.{k} (default)") for k, v in TCP_DEFAULTS.items()})
-        tcp_defaults = tcp_options.resolve(tcp_base)
+        tcp_defaults = tcp_options.for_group("tcp", tcp_sec, {})
         topo = raw["topology"]
         if not isinstance(topo, dict):
             raise ScenarioError("topology", topo, "a table with a 'kind' key")
@@ -151,7 +150,7 @@ class Scenario:
                 starts = [starts[0] + j * stagger for j in range(count)]
             label = _str(f"{where}.label", g.get("label", f"group{gi}"))
             tcp_over = {k: g[k] for k in TCP_DEFAULTS if k in g}
-            tcp = tcp_options.resolve(tcp_options.merge(where, tcp_over, tcp_base)) if tcp_over else dict(tcp_defaults)
+            tcp = tcp_options.for_group(where, tcp_sec, tcp_over) if tcp_over else dict(tcp_defaults)
             appcfg = traffic.app(where, g, tcp["mss"])
             topo_opts = {k: g[k] for k in extra_keys if k in g}
             rtts = None
@@ -207,10 +206,12 @@ class Builder:
     ...       .build())
     """
 
-    def __init__(self, duration: str, seed: int = 1, sample_interval: str | None = None):
+    def __init__(self, duration: str, seed: int = 1, sample_interval: str | None = None, trace: list[str] | None = None):
         self._d: dict = {"sim": {"duration": duration, "seed": seed}, "tcp": {}, "flows": []}
         if sample_interval is not None:
             self._d["sim"]["sample_interval"] = sample_interval
+        if trace is not None:
+            self._d["sim"]["trace"] = trace
 
     def topology(self, kind: str, **kw) -> "Builder":
         self._d["topology"] = {"kind": kind, **kw}

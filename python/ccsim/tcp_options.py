@@ -3,6 +3,7 @@ defaults, documentation, and their resolution into the core's TCP config.
 Every error names the field, the value and what is accepted."""
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -12,12 +13,16 @@ from .errors import ScenarioError
 from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
 
 
-def _defaults_from_core() -> dict[str, Any]:
-    """The [tcp] defaults as a scenario writes them, read from the core
-    (`TcpCfg::default` in crates/ccsim-core/src/config/tcp.rs, the one place
-    they are written)."""
+STACKS = ["linux", "ns2"]
+RTO_MODELS = ["linux", "rfc6298", "ns2"]
+
+
+def _defaults_from_core(stack: str, cc: str = "newreno") -> dict[str, Any]:
+    """The [tcp] options as `stack` sets them, written as a scenario writes
+    them, read from the core (`TcpCfg::for_stack` in
+    crates/ccsim-core/src/config/tcp.rs, the one place they are written)."""
     out: dict[str, Any] = {}
-    for k, v in json.loads(_core.tcp_defaults()).items():
+    for k, v in json.loads(_core.tcp_defaults(stack, cc)).items():
         if k.endswith("_ps"):
             out[k[:-3]] = fmt_time_ps(v)
         elif k == "rwnd_bytes":
@@ -30,6 +35,7 @@ def _defaults_from_core() -> dict[str, Any]:
 
 
 TCP_DOC: dict[str, str] = {
+    "stack": "whose TCP the defaults imitate: 'linux' (Linux 6.x) or 'ns2' (ns-2.35); options set explicitly override it (docs/scenario.md)",
     "cc": "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')",
     "cc_preset": "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults",
     "cc_params": "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')",
@@ -37,10 +43,11 @@ TCP_DOC: dict[str, str] = {
     "header_bytes": "TCP/IP header bytes on every packet without options; timestamps add 12, SACK blocks 4 + 8 per block",
     "initial_window": "initial cwnd, segments (RFC 6928 / Linux: 10)",
     "initial_ssthresh": "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)",
-    "min_rto": "lower bound on the computed RTO (RFC 6298 says 1s; Linux 200ms)",
+    "rto": "RTO model: 'linux' (RTO = SRTT + rttvar, rttvar ≥ min_rto), 'rfc6298' (max(min_rto, SRTT + max(G, 4·RTTVAR))), 'ns2' (tick-counted, one timed segment per RTT)",
+    "min_rto": "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)",
     "initial_rto": "RTO before the first RTT sample (RFC 6298: 1s)",
     "max_rto": "upper bound on the RTO, back-off included (RFC 6298: at least 60s)",
-    "clock_granularity": "G in RTO = SRTT + max(G, 4·RTTVAR)",
+    "clock_granularity": "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_",
     "max_cwnd": "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap",
     "rwnd": "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited",
     "delayed_ack": "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)",
@@ -52,6 +59,7 @@ TCP_DOC: dict[str, str] = {
     "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
     "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
     "limited_transmit": "RFC 3042: one new segment on each of the first two duplicate ACKs",
+    "impatient": "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)",
     "prr": "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')",
     "timestamps": "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet",
     "ecn": "RFC 3168 ECN: data is ECT; CE echoed with ECE until CWR; one reduction per window",
@@ -65,16 +73,38 @@ TCP_DOC: dict[str, str] = {
 }
 
 
-def _ordered_defaults() -> dict[str, Any]:
-    core = _defaults_from_core()
+@functools.lru_cache(maxsize=None)
+def _ordered_defaults(stack: str, cc: str = "newreno") -> dict[str, Any]:
+    core = _defaults_from_core(stack, cc)
     if set(core) != set(TCP_DOC):
         raise RuntimeError(f"TCP options of the core and TCP_DOC differ: {sorted(set(core) ^ set(TCP_DOC))}")
     return {k: core[k] for k in TCP_DOC}
 
 
-# TCP options as written in a scenario, in documentation order: name ->
-# default. The resolver converts them into the core's TCP config.
-TCP_DEFAULTS: dict[str, Any] = _ordered_defaults()
+# TCP options as written in a scenario, in documentation order, per stack:
+# name -> value. The resolver converts them into the core's TCP config.
+STACK_DEFAULTS: dict[str, dict[str, Any]] = {s: _ordered_defaults(s) for s in STACKS}
+# The default stack's values.
+TCP_DEFAULTS: dict[str, Any] = STACK_DEFAULTS["linux"]
+
+
+def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
+    """The core's TCP config of one flow group: the stack's values (the
+    group's `stack`, else the [tcp] table's, else linux), then the [tcp]
+    table's options, then the group's own."""
+    if "stack" in group:
+        stack = _str(f"{where}.stack", group["stack"], STACKS)
+    else:
+        stack = _str("tcp.stack", tcp_sec.get("stack", "linux"), STACKS)
+    cc_v, cc_f = (group["cc"], f"{where}.cc") if "cc" in group else (tcp_sec.get("cc", "newreno"), "tcp.cc")
+    cc = _str(cc_f, cc_v, list(_core.algorithms()))
+    base = {k: (v, f"tcp.{k} ({stack} stack default)") for k, v in _ordered_defaults(stack, cc).items()}
+    opts = merge(where, group, merge("tcp", tcp_sec, base))
+    if "prr" not in group and "prr" not in tcp_sec and opts["sack"][0] != "rfc6675":
+        # The stack's PRR applies only where the recovery has the scoreboard
+        # PRR counts from (as deserialize_with_stack in config/tcp.rs).
+        opts["prr"] = (False, opts["prr"][1])
+    return resolve(opts)
 
 
 def merge(where: str, d: dict, base: dict) -> dict:
@@ -93,6 +123,10 @@ def resolve(opts: dict) -> dict:
     for k, (v, f) in opts.items():
         if k == "cc":
             out["cc"] = _str(f, v, names)
+        elif k == "stack":
+            out["stack"] = _str(f, v, STACKS)
+        elif k == "rto":
+            out["rto"] = _str(f, v, RTO_MODELS)
         elif k in ("cc_preset", "cc_params"):
             pass  # checked below, once cc is known
         elif k == "mss":
@@ -125,7 +159,7 @@ def resolve(opts: dict) -> dict:
             out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
         elif k == "sack_blocks":
             out["sack_blocks"] = _int(f, v, lo=1, hi=4)
-        elif k in ("limited_transmit", "prr", "timestamps", "ecn", "tso", "idle_restart"):
+        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart"):
             out[k] = _bool(f, v)
         elif k == "pacing":
             out["pacing"] = _str(f, v, ["off", "linux", "window"])

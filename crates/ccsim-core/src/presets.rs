@@ -7,12 +7,15 @@ use crate::config::{AppCfg, FlowCfg, LinkCfg, LossCfg, QueueCfg, Scenario, TcpCf
 use crate::units::{PS_PER_MS, PS_PER_S};
 
 pub fn tcp_defaults(cc: &str) -> TcpCfg {
-    TcpCfg { cc: cc.to_string(), ..TcpCfg::default() }
+    TcpCfg::for_stack(crate::config::Stack::default(), cc)
 }
 
-/// `tcp_defaults` of the default algorithm as JSON (exported to Python).
-pub fn tcp_defaults_json() -> String {
-    serde_json::to_string(&tcp_defaults("newreno")).expect("TcpCfg serializes")
+/// Every TCP option as `stack` sets it for algorithm `cc`, as JSON
+/// (exported to Python).
+pub fn tcp_defaults_json(stack: &str, cc: &str) -> Result<String, String> {
+    let s: crate::config::Stack =
+        serde_json::from_value(serde_json::Value::String(stack.to_string())).map_err(|_| format!("unknown stack {stack:?}; accepted: linux, ns2"))?;
+    Ok(serde_json::to_string(&TcpCfg::for_stack(s, cc)).expect("TcpCfg serializes"))
 }
 
 /// Default option values of every queue discipline and loss model, as JSON

@@ -21,6 +21,8 @@ pub enum StreamKind {
     App = 5,
     /// A UDP source (ON-OFF periods, CBR jitter).
     Udp = 6,
+    /// A TCP flow's retransmission timer (the ns-2 clock phase).
+    Timer = 7,
 }
 
 /// SplitMix64 finaliser, used only to mix the derivation key.

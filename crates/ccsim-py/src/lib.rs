@@ -126,12 +126,12 @@ fn net_defaults() -> String {
     ccsim_core::presets::net_defaults_json()
 }
 
-/// The core's TCP defaults (`presets::tcp_defaults`) in its resolved form,
-/// as JSON; the test suite checks that Python's documented defaults resolve
-/// to exactly these.
+/// The core's TCP options as `stack` ("linux" or "ns2") sets them for
+/// algorithm `cc` (`TcpCfg::for_stack`), in their resolved form, as JSON.
 #[pyfunction]
-fn tcp_defaults() -> String {
-    ccsim_core::presets::tcp_defaults_json()
+#[pyo3(signature = (stack = "linux", cc = "newreno"))]
+fn tcp_defaults(stack: &str, cc: &str) -> PyResult<String> {
+    ccsim_core::presets::tcp_defaults_json(stack, cc).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 /// Panic inside the core through the same guard as `run` (the test suite

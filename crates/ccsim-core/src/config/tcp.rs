@@ -35,12 +35,41 @@ pub enum PacingCfg {
     Window,
 }
 
-/// TCP options of one flow. Every field has a default (`TcpCfg::default`,
-/// the one place TCP defaults are written; Python reads them through
-/// `tcp_defaults_json`).
+/// Whose TCP the defaults imitate (docs/scenario.md, "Stacks"). Options set
+/// explicitly in a scenario override the stack's values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stack {
+    /// Linux 6.x defaults (sysctls and net/ipv4/tcp_*.c behaviour).
+    #[default]
+    Linux,
+    /// ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc, tcp-sink.cc).
+    Ns2,
+}
+
+/// How the retransmission timeout is computed (tcp/rtt.rs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoModel {
+    /// Linux tcp_rtt_estimator / tcp_set_rto: RTO = SRTT + rttvar with
+    /// rttvar ≥ min_rto, so RTO ≥ SRTT + min_rto.
+    #[default]
+    Linux,
+    /// RFC 6298: RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    Rfc6298,
+    /// ns-2 TcpAgent: tick-counted samples (G = tcpTick_), one timed
+    /// segment per RTT, min_rto before back-off.
+    Ns2,
+}
+
+/// TCP options of one flow. Every field has a default, set by the stack
+/// (`TcpCfg::for_stack`, the one place TCP defaults are written; Python
+/// reads them through `tcp_defaults_json`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpCfg {
+    /// The stack whose defaults fill the options not given.
+    pub stack: Stack,
     pub cc: String,
     /// Named parameter set of the algorithm (`ccsim list cc`).
     pub cc_preset: Option<String>,
@@ -51,10 +80,13 @@ pub struct TcpCfg {
     pub initial_window: u32,
     /// Segments; None = "arbitrarily high" (RFC 5681 §3.1).
     pub initial_ssthresh: Option<u32>,
+    /// Retransmission-timeout model.
+    pub rto: RtoModel,
     pub min_rto_ps: SimTime,
     pub initial_rto_ps: SimTime,
     pub max_rto_ps: SimTime,
-    /// RFC 6298's clock granularity G.
+    /// RFC 6298's clock granularity G; Linux's jiffy (the RTO is rounded
+    /// up to it); ns-2's tcpTick_.
     pub clock_granularity_ps: SimTime,
     /// Per-flow cap on cwnd, segments (Linux snd_cwnd_clamp).
     pub max_cwnd: Option<u32>,
@@ -74,6 +106,11 @@ pub struct TcpCfg {
     pub sack_blocks: u32,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
+    /// NewReno restarts the RTO timer only on the first partial ACK of a
+    /// recovery (RFC 6582 §4 "Impatient"; ns-2 newreno_changes1_); false:
+    /// on every partial ACK ("Slow-but-Steady", as Linux rearms on every
+    /// ACK that advances snd_una).
+    pub impatient: bool,
     /// RFC 6937 proportional rate reduction during SACK recovery.
     pub prr: bool,
     /// RFC 7323 timestamps: RTT from every ACK, 12 option bytes per packet.
@@ -102,17 +139,32 @@ pub struct TcpCfg {
 
 impl Default for TcpCfg {
     fn default() -> Self {
-        TcpCfg {
-            cc: "newreno".to_string(),
+        TcpCfg::for_stack(Stack::default(), "newreno")
+    }
+}
+
+impl TcpCfg {
+    /// Every option as `stack` sets it for algorithm `cc` (the table in
+    /// docs/scenario.md). Tahoe has no fast recovery for SACK to drive, so
+    /// its SACK options stay off whatever the stack.
+    pub fn for_stack(stack: Stack, cc: &str) -> Self {
+        let sack_ok = cc != "tahoe";
+        // Linux 6.x: sysctl defaults (tcp_sack, tcp_timestamps = 1), PRR
+        // (tcp_input.c since 3.2), no ABC limit in slow start (tcp_slow_start
+        // since 3.8), TCP_RTO_MAX 120 s, HZ = 1000 jiffies.
+        let linux = TcpCfg {
+            stack,
+            cc: cc.to_string(),
             cc_preset: None,
             cc_params: Default::default(),
             mss: 1448,
             header_bytes: 40,
             initial_window: 10,
             initial_ssthresh: None,
+            rto: RtoModel::Linux,
             min_rto_ps: 200 * PS_PER_MS,
             initial_rto_ps: PS_PER_S,
-            max_rto_ps: 60 * PS_PER_S,
+            max_rto_ps: 120 * PS_PER_S,
             clock_granularity_ps: PS_PER_MS,
             max_cwnd: None,
             rwnd_bytes: None,
@@ -121,12 +173,13 @@ impl Default for TcpCfg {
             delack_count: 2,
             handshake: false,
             dupthresh: 3,
-            abc_limit: 2,
-            sack: SackCfg::Off,
+            abc_limit: 0,
+            sack: if sack_ok { SackCfg::Rfc6675 } else { SackCfg::Off },
             sack_blocks: 3,
             limited_transmit: false,
-            prr: false,
-            timestamps: false,
+            impatient: false,
+            prr: sack_ok,
+            timestamps: true,
             ecn: false,
             pacing: PacingCfg::Off,
             pacing_ss_ratio: 2.0,
@@ -135,6 +188,31 @@ impl Default for TcpCfg {
             min_tso_segs: 2,
             quickack: 0,
             idle_restart: true,
+        };
+        match stack {
+            Stack::Linux => linux,
+            // ns-2.35: Agent/TCP with Agent/TCPSink (tcl/lib/ns-default.tcl).
+            // Not taken: window_ 20 (every study sets its own; use rwnd).
+            Stack::Ns2 => TcpCfg {
+                mss: 1000,                     // packetSize_ 1000
+                header_bytes: 40,              // tcpip_base_hdr_size_ 40
+                initial_window: 2,             // windowInit_ 2
+                handshake: true,               // syn_ true
+                timestamps: false,             // timestamps_ false
+                sack: SackCfg::Off,            // Agent/TCP/Sack1 is a separate agent
+                prr: false,
+                limited_transmit: true,        // singledup_ 1
+                abc_limit: 1,                  // opencwnd: +1 per ACK in slow start
+                delayed_ack: false,            // Agent/TCPSink ACKs every packet
+                delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
+                rto: RtoModel::Ns2,
+                min_rto_ps: 200 * PS_PER_MS,   // minrto_ 0.2
+                initial_rto_ps: 3 * PS_PER_S,  // rtxcur_init_ 3.0
+                max_rto_ps: 60 * PS_PER_S,     // maxrto_ 60
+                clock_granularity_ps: 10 * PS_PER_MS, // tcpTick_ 0.01
+                impatient: true,               // Newreno newreno_changes1_ 1
+                ..linux
+            },
         }
     }
 }
@@ -229,6 +307,32 @@ impl TcpCfg {
     pub fn packet_bytes(&self) -> u64 {
         self.mss as u64 + self.header_bytes as u64 + if self.timestamps { TS_OPTION_BYTES as u64 } else { 0 }
     }
+}
+
+/// Deserialize a flow's TCP options: the stack they name (default Linux)
+/// fills every option they leave out, so explicit options override the
+/// stack's values. A stack's PRR applies where the recovery has the
+/// scoreboard PRR counts from: unless `prr` is given, it is on only with
+/// sack = "rfc6675" (python/ccsim/tcp_options.py `for_group` does the same).
+pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TcpCfg, D::Error> {
+    use serde::de::Error;
+    let serde_json::Value::Object(given) = serde_json::Value::deserialize(d)? else {
+        return Err(D::Error::custom("tcp: expected a table of options"));
+    };
+    let stack = match given.get("stack") {
+        Some(v) => Stack::deserialize(v).map_err(|e| D::Error::custom(format!("tcp.stack: {e}")))?,
+        None => Stack::default(),
+    };
+    let cc = given.get("cc").and_then(|v| v.as_str()).unwrap_or("newreno");
+    let mut full = serde_json::to_value(TcpCfg::for_stack(stack, cc)).map_err(D::Error::custom)?;
+    let map = full.as_object_mut().expect("TcpCfg serializes to an object");
+    let prr_given = given.contains_key("prr");
+    map.extend(given);
+    let mut t = TcpCfg::deserialize(full).map_err(D::Error::custom)?;
+    if !prr_given {
+        t.prr &= t.sack == SackCfg::Rfc6675;
+    }
+    Ok(t)
 }
 
 /// TCP option bytes on the wire (RFC 7323 timestamps with two NOPs; RFC 2018

@@ -12,6 +12,7 @@ pub struct FlowCfg {
     pub dst: u32,
     pub start_ps: SimTime,
     pub app: AppCfg,
+    #[serde(deserialize_with = "super::tcp::deserialize_with_stack")]
     pub tcp: TcpCfg,
     #[serde(default)]
     pub label: String,

@@ -39,6 +39,7 @@ mod scoreboard;
 
 pub use conn::Conn;
 
+use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg};
 use crate::packet::{PktKind, Packet, FLAG_ECE, FLAG_SACK};
 use crate::units::SimTime;
@@ -336,11 +337,11 @@ impl TcpFlow {
             return;
         }
         if c.cfg.tcp.timestamps {
-            c.take_rtt_sample(now, now - pkt.ts);
+            c.take_rtt_sample(now, now - pkt.ts, true);
         } else if !c.syn_retransmitted {
-            c.take_rtt_sample(now, now - c.syn_sent_at);
+            c.take_rtt_sample(now, now - c.syn_sent_at, true);
         }
-        c.rtt.backoff = 0;
+        c.rtt.clear_backoff();
         c.state = SenderState::Established;
         c.rto_deadline = None;
         self.try_send(now, out);
@@ -375,8 +376,12 @@ impl TcpFlow {
             }
         }
         let (newly, is_dup, sample) = c.take_cumulative(now, pkt, new_sacked, sack_rtt, &mut cand);
+        let ns2_timer = c.rtt.model() == RtoModel::Ns2;
         if let Some(r) = sample {
-            c.take_rtt_sample(now, r);
+            c.take_rtt_sample(now, r, !ns2_timer);
+        }
+        if ns2_timer && newly > 0 {
+            c.ns2_timer_on_ack(now, ack, sample);
         }
         let newly_lost = self.recovery.newly_lost(c, new_sacked);
         let a = AckInfo { ack, newly, is_dup, acked_sacked: c.rate.delivered - delivered_before };

@@ -18,6 +18,9 @@ pub(super) const RETRANS: u8 = 4;
 pub(super) const EVER_RETRANS: u8 = 8;
 /// Sent while the flow was application-limited (tcp_rate.c).
 pub(super) const APP_LIMITED: u8 = 16;
+/// SACKed before the scoreboard was cleared: SACKing it again is old news,
+/// neither a delivery nor an RTT sample (it left the network long ago).
+pub(super) const WAS_SACKED: u8 = 32;
 
 /// Per-segment sender record, from transmission until cumulatively acked.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +81,9 @@ impl Scoreboard {
     pub(super) fn clear(&mut self, una: u64) {
         if self.sacked_out > 0 || self.lost_out > 0 || self.retrans_out > 0 {
             for r in self.txq.iter_mut() {
+                if r.flags & SACKED != 0 {
+                    r.flags |= WAS_SACKED;
+                }
                 r.flags &= !(SACKED | LOST | RETRANS);
             }
         }

@@ -7,7 +7,7 @@ use super::{AckInfo, AckStep, Conn};
 use crate::cc::{AckSample, CaState, CwndEvent};
 use crate::packet::Packet;
 use crate::tcp::rate::RateCand;
-use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED};
+use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED, WAS_SACKED};
 use crate::tcp::{FlowEventKind, LastAction, SackEntry};
 use crate::config::SackCfg;
 use crate::units::{SimTime, PS_PER_S};
@@ -15,13 +15,41 @@ use crate::units::{SimTime, PS_PER_S};
 impl Conn {
     // ------------------------------------------------------------ ACKs
 
-    pub(in crate::tcp) fn take_rtt_sample(&mut self, now: SimTime, r: SimTime) {
-        self.rtt.sample(r);
+    /// An RTT sample `r`: always for the algorithms (smoothed and minimum
+    /// RTT); for the retransmission timer too when `timer` (every valid
+    /// sample in the Linux and RFC 6298 models, which also ends the
+    /// back-off; the ns-2 model times its own segment, `ns2_timer_on_ack`).
+    pub(in crate::tcp) fn take_rtt_sample(&mut self, now: SimTime, r: SimTime, timer: bool) {
+        self.rtt.observe(r);
+        if timer {
+            self.rtt.timer_sample(r, now, self.snd_una, self.snd_max, self.cfg.tcp.timestamps);
+            self.rtt.clear_backoff();
+        }
         self.stats.rtt_sum_ps += r as u128;
         self.stats.rtt_samples += 1;
         if let Some(t) = self.trace.as_deref_mut() {
             if t.want_rtt {
                 t.rtt.push((now, r));
+            }
+        }
+    }
+
+    /// The `ns2` RTO model on an ACK that advanced snd_una (ns-2
+    /// `TcpAgent::newack`): with timestamps every such ACK updates the
+    /// estimator; the timed segment's ACK ends the back-off and, without
+    /// timestamps, is the sample.
+    pub(in crate::tcp) fn ns2_timer_on_ack(&mut self, now: SimTime, ack: u64, ts_sample: Option<SimTime>) {
+        let ts = self.cfg.tcp.timestamps;
+        if let (true, Some(r)) = (ts, ts_sample) {
+            self.rtt.timer_sample(r, now, self.snd_una, self.snd_max, true);
+        }
+        if let Some((seq, sent)) = self.ns2_timed {
+            if ack > seq {
+                self.ns2_timed = None;
+                self.rtt.clear_backoff();
+                if !ts {
+                    self.rtt.timer_sample(now - sent, now, self.snd_una, self.snd_max, false);
+                }
             }
         }
     }
@@ -43,7 +71,9 @@ impl Conn {
         }
     }
 
-    /// Mark newly SACKed segments; returns how many.
+    /// Mark newly SACKed segments; returns how many. A segment SACKed again
+    /// after the scoreboard was cleared counts for the scoreboard only, not
+    /// as a delivery or an RTT sample.
     pub(in crate::tcp) fn apply_sack(&mut self, e: &SackEntry, now: SimTime, cand: &mut RateCand, sack_rtt: &mut Option<SimTime>) -> u64 {
         let mut fresh = std::mem::take(&mut self.sb.new_blocks);
         fresh.clear();
@@ -55,6 +85,7 @@ impl Conn {
             }
         }
         let mut n = 0;
+        let mut delivered = 0;
         for &(a, b) in &fresh {
             for s in a..b {
                 let r = *self.rec(s);
@@ -67,6 +98,10 @@ impl Conn {
                 self.rec_mut(s).flags = (r.flags & !(LOST | RETRANS)) | SACKED;
                 self.sb.sacked_out += 1;
                 n += 1;
+                if r.flags & WAS_SACKED != 0 {
+                    continue;
+                }
+                delivered += 1;
                 cand.offer(&r, s);
                 if r.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
                     *sack_rtt = Some(now - r.sent_at);
@@ -74,7 +109,7 @@ impl Conn {
             }
         }
         self.sb.new_blocks = fresh;
-        self.rate.delivered += n;
+        self.rate.delivered += delivered;
         n
     }
 
@@ -104,6 +139,9 @@ impl Conn {
                 }
                 if r.flags & RETRANS != 0 {
                     self.sb.retrans_out -= 1;
+                }
+                if r.flags & WAS_SACKED != 0 {
+                    continue; // delivered when first SACKed
                 }
                 fresh += 1;
                 cand.offer(&r, s);
@@ -216,10 +254,14 @@ impl Conn {
                 self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
             }
         } else if step.grow && self.cwnd_limited() {
+            // Growth is credited with the segments this ACK delivered (Linux
+            // tcp_cong_control's acked_sacked): a cumulative ACK over data
+            // already SACKed (counted when it was SACKed) adds nothing more.
             // In slow start an ACK may grow cwnd by at most L segments
             // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
+            let delivered = a.acked_sacked.min(u32::MAX as u64) as u32;
             let l = self.cfg.tcp.abc_limit;
-            let credit = if l > 0 && self.tp.in_slow_start() { acked.min(l) } else { acked };
+            let credit = if l > 0 && self.tp.in_slow_start() { delivered.min(l) } else { delivered };
             self.cc.cong_avoid(&mut self.tp, credit);
             self.tp.cwnd = self.tp.cwnd.clamp(1, self.tp.cwnd_clamp);
         }
@@ -275,6 +317,7 @@ impl Conn {
     pub(in crate::tcp) fn begin_recovery(&mut self, now: SimTime, flight: u32) -> u32 {
         self.stats.fast_retransmits += 1;
         self.events.push((now, FlowEventKind::FastRetransmit, self.tp.cwnd as f64));
+        self.ns2_timed = None; // ns-2 reset_rtx_timer: rtt_active_ = 0
         self.sync_tp(now);
         self.tp.in_flight = flight;
         self.tp.prior_cwnd = self.tp.cwnd;
@@ -321,6 +364,7 @@ impl Conn {
     /// Linux), cwnd = 1, `recover` = snd_max, back off.
     pub(in crate::tcp) fn timeout(&mut self, now: SimTime) {
         let expired = self.rtt.rto();
+        self.ns2_timed = None; // ns-2 reset_rtx_timer: rtt_active_ = 0
         self.stats.timeouts += 1;
         self.stats.rto_sum_at_timeout_ps += expired as u128;
         self.events.push((now, FlowEventKind::Timeout, crate::units::ps_to_s(expired)));
@@ -332,7 +376,7 @@ impl Conn {
         // An RTO in Recovery or CWR keeps that episode's ssthresh instead of
         // halving a FlightSize swollen by the inflated recovery window.
         let reducing = (self.in_recovery && self.recover > self.snd_una) || (self.in_cwr && self.cwr_high > self.snd_una);
-        if !reducing && (self.last_action != LastAction::Timeout || self.rtt.backoff == 0) {
+        if !reducing && (self.last_action != LastAction::Timeout || !self.rtt.backed_off()) {
             self.tp.prior_cwnd = self.tp.cwnd;
             self.tp.ssthresh = self.cc.ssthresh(&self.tp);
         }

@@ -17,6 +17,7 @@ use super::pacing::{self, Pacer};
 use super::rate::RateState;
 use super::receiver::Receiver;
 use super::rtt::RttEstimator;
+use crate::config::RtoModel;
 use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
 use super::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
@@ -109,6 +110,9 @@ pub struct Conn {
     /// Duplicate ACKs already counted as delivered (tcp_remove_reno_sacks).
     pub(super) dup_credit: u64,
     pub rtt: RttEstimator,
+    /// ns-2's timed segment (rtt_seq_, rtt_ts_): the `ns2` RTO model
+    /// samples one segment per RTT; cancelled by any retransmission event.
+    pub(super) ns2_timed: Option<(u64, SimTime)>,
     pub(super) rto_deadline: Option<SimTime>,
     pub(super) syn_sent_at: SimTime,
     pub(super) syn_retransmitted: bool,
@@ -165,7 +169,8 @@ impl Conn {
             mark_app_limited: false,
         };
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
-        let rtt = RttEstimator::new(t.min_rto_ps, t.max_rto_ps, t.initial_rto_ps, t.clock_granularity_ps);
+        let boot = crate::rng::Stream::new(seed, crate::rng::StreamKind::Timer, id as u64).uniform();
+        let rtt = RttEstimator::new(t.rto, t.min_rto_ps, t.max_rto_ps, t.initial_rto_ps, t.clock_granularity_ps, boot);
         let cc_owns_cwnd = cc.has_cong_control();
         Conn {
             id,
@@ -209,6 +214,7 @@ impl Conn {
             max_packets_out: 0,
             cwnd_usage_seq: 0,
             rtt,
+            ns2_timed: None,
             rto_deadline: None,
             syn_sent_at: 0,
             syn_retransmitted: false,
@@ -446,6 +452,9 @@ impl Conn {
             debug_assert_eq!(seq, self.snd_max);
             self.sb.txq.push_back(stamp);
             self.snd_max = seq + 1;
+            if self.ns2_timed.is_none() && self.rtt.model() == RtoModel::Ns2 {
+                self.ns2_timed = Some((seq, now));
+            }
             self.trace_seq(now, 0, seq);
             if self.cfg.tcp.ecn {
                 pkt.ecn = ECN_ECT;

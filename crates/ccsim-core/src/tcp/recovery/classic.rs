@@ -89,7 +89,7 @@ impl Classic {
                         let acked = a.newly.min(u32::MAX as u64) as u32;
                         c.tp.cwnd = c.tp.cwnd.saturating_sub(acked).saturating_add(1).max(1);
                     }
-                    step.restart_timer = self.first_partial;
+                    step.restart_timer = self.first_partial || !c.cfg.tcp.impatient;
                     self.first_partial = false;
                 }
             }
