@@ -55,10 +55,11 @@ def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path):
 
 
 def test_dumbbell_bdp_buffer_resolution():
-    # 100 Mb/s × 40 ms = 500 000 bytes = 336.02 packets of 1448 + 40 bytes.
+    # 100 Mb/s × 40 ms = 500 000 bytes = 333.3 packets of 1448 + 40 + 12
+    # bytes (the Linux stack sends timestamps).
     sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
     bott = [l for l in sc.core["links"] if l["name"] == "r0->r1"][0]
-    assert bott["queue"]["limit_pkts"] == round(100e6 * 0.040 / 8 / 1488)
+    assert bott["queue"]["limit_pkts"] == round(100e6 * 0.040 / 8 / 1500)
     assert bott["delay_ps"] == 18 * 10**9
 
 

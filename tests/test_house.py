@@ -158,3 +158,25 @@ def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
     out = subprocess.run([sys.executable, "-m", "ccsim", "list", "queue"], capture_output=True, text=True, check=True).stdout
     assert "w_q: " in out and "(default 0.002)" in out
     assert "target: QDELAY_REF, the target queueing delay (default '15ms')" in out
+
+
+def test_stacks_table_lists_every_option_the_stacks_set_differently():
+    """docs/scenario.md's Stacks table against the core's
+    TcpCfg::for_stack: every option whose value differs between linux and
+    ns2 has a row, and each row's two cells are the stacks' values."""
+    from ccsim.tcp_options import STACK_DEFAULTS
+
+    md = (ROOT / "docs" / "scenario.md").read_text()
+    text = md[md.index("### Stacks"):]
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = (cells[1], cells[2])
+        elif rows and not line.startswith("|"):
+            break
+    lx, ns = STACK_DEFAULTS["linux"], STACK_DEFAULTS["ns2"]
+    differ = {k for k in lx if lx[k] != ns[k] and k != "stack"}
+    assert differ <= set(rows), sorted(differ - set(rows))
+    for k, (a, b) in rows.items():
+        assert (_cell_value(a), _cell_value(b)) == (lx[k], ns[k]), k

@@ -16,7 +16,7 @@ from helpers import single_link
 def _window_run(drops, **tcp):
     # A stable 30-segment window (cwnd capped, ssthresh 30) in congestion
     # avoidance, no congestion loss; the link drops the listed data packets.
-    opts = dict(cc="newreno", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
+    opts = dict(cc="newreno", sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
     opts.update(tcp)
     sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
                      loss={"kind": "scripted", "drop": drops}, sample_interval="off", tcp=opts)
@@ -48,13 +48,6 @@ def test_newreno_needs_one_rtt_per_loss_where_sack_needs_one(k):
     rtt = nr["rtt_mean_s"]
     assert d_nr[0] == pytest.approx(k * rtt, rel=0.15)
     assert d_sk[0] < d_nr[0]
-
-
-def test_newreno_six_losses_take_six_rtts_or_time_out():
-    # RFC 6582's Impatient variant resets the timer only on the first partial
-    # ACK, so six RTTs of recovery (~250 ms) outlast the 200 ms-floored RTO.
-    f, dur = _window_run([100 + 2 * i for i in range(6)])
-    assert f["timeouts"] >= 1 or dur[0] >= 5.5 * f["rtt_mean_s"]
 
 
 def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses():
@@ -194,14 +187,14 @@ def test_linux_pacing_with_tso_sends_what_an_ack_frees_as_one_burst():
 def test_bbr_bursts_follow_tcp_tso_autosize():
     # Linux tcp_tso_autosize: segs = max(min_tso_segs, floor((rate >> 10) / mss)).
     # A lone BBR flow on 100 Mb/s paces at gain · 0.99 · bottleneck payload
-    # rate, so its PROBE_BW bursts are floor(gain · 0.99 · 12.5e6 · 1448/1488
+    # rate, so its PROBE_BW bursts are floor(gain · 0.99 · 12.5e6 · 1448/1500
     # / 1024 / 1448) segments: 6, 8 and 10 at gains 0.75, 1 and 1.25.
     sc = single_link(duration="10s", rate="100Mbps", delay="20ms", buffer="2bdp", sample_interval="off",
                      tcp=dict(cc="bbr", sack="rfc6675"))
     sc.core["trace"] = {"rtt": False, "seq": True}
     st = sc.run().table("seq_trace").filter((pl.col("kind") == "send") & (pl.col("time_s") > 3))
     _, counts = _bursts(st["time_s"].to_numpy())
-    payload_rate = 100e6 / 8 * 1448 / 1488
+    payload_rate = 100e6 / 8 * 1448 / 1500  # 1448 + 40 + 12 (timestamps) per packet
     want = {g: int(g * 0.99 * payload_rate / 1024 // 1448) for g in (0.75, 1.0, 1.25)}
     assert sorted(want.values()) == [6, 8, 10]
     sizes, n = np.unique(counts, return_counts=True)
@@ -212,13 +205,14 @@ def test_bbr_bursts_follow_tcp_tso_autosize():
 
 def test_delivery_rate_converges_to_bottleneck():
     # tcp_rate.c on a loss-free path (window capped below BDP + buffer): the
-    # samples converge to the bottleneck's payload rate, 20 Mb/s × 1448/1488.
+    # samples converge to the bottleneck's payload rate, 20 Mb/s × 1448/1500
+    # (40 header and 12 timestamp bytes per packet).
     sc = single_link(duration="10s", rate="20Mbps", delay="20ms", buffer="200pkt", sample_interval="1s",
                      tcp=dict(max_cwnd=150, sack="rfc6675"))
     res = sc.run()
     assert res.flows["retransmits"][0] == 0
     dr = res.flow_series.filter(pl.col("time_s") >= 3)["delivery_rate_bps"].to_numpy()
-    assert dr == pytest.approx(20e6 * 1448 / 1488, rel=0.02)
+    assert dr == pytest.approx(20e6 * 1448 / 1500, rel=0.02)
 
 
 def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
@@ -228,7 +222,7 @@ def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
     def run(ts):
         sc = single_link(duration="10s", rate="10Mbps", delay="20ms", buffer="1bdp",
                          loss={"kind": "bernoulli", "p": 0.01}, sample_interval="off",
-                         tcp=dict(timestamps=ts, delayed_ack=True), seed=5)
+                         tcp=dict(sack="off", timestamps=ts, delayed_ack=True), seed=5)
         return sc.run()
     on, off = run(True), run(False)
     fon, foff = on.flows.row(0, named=True), off.flows.row(0, named=True)

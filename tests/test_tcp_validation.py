@@ -163,7 +163,7 @@ def _recovery_run(cc, drops):
     # window (the 100th data packet onwards, in congestion avoidance).
     sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
                      loss={"kind": "scripted", "drop": drops}, sample_interval="off",
-                     tcp=dict(cc=cc, delayed_ack=False, max_cwnd=30, initial_ssthresh=30))
+                     tcp=dict(cc=cc, sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30))
     res = sc.run()
     return res.flows.row(0, named=True), res.events
 

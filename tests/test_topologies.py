@@ -9,7 +9,8 @@ from ccsim.errors import ScenarioError
 
 def test_dumbbell_per_flow_rtt_sets_propagation_delay():
     # rtt = 60 ms and 120 ms: minimum RTT sample = base RTT + serialization of
-    # one 1488-byte data packet on three hops and one 40-byte ACK on three hops.
+    # one 1500-byte data packet on three hops and one 52-byte ACK on three hops
+    # (40 bytes of headers + 12 of timestamps, on by default in the Linux stack).
     sc = (Builder(duration="10s", sample_interval="off")
           .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay="1ms",
                     buffer="1bdp")
@@ -18,7 +19,7 @@ def test_dumbbell_per_flow_rtt_sets_propagation_delay():
           .flows(rtt="120ms", max_cwnd=4, direction="reverse")
           .build())
     res = sc.run()
-    ser = 1488 * 8 * (2 / 1e9 + 1 / 100e6) + 40 * 8 * (2 / 1e9 + 1 / 100e6)
+    ser = 1500 * 8 * (2 / 1e9 + 1 / 100e6) + 52 * 8 * (2 / 1e9 + 1 / 100e6)
     got = res.flows["rtt_min_s"].to_list()
     assert got[0] == pytest.approx(0.060 + ser, abs=2e-6)
     assert got[1] == pytest.approx(0.120 + ser, abs=2e-6)
