@@ -58,6 +58,8 @@ TCP_DOC: dict[str, str] = {
     "abc_limit": "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)",
     "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
     "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
+    "growth_per": "what one ACK credits to window growth: 'segment' (the segments it delivered; Linux, RFC 3465) or 'ack' (one, however many it covers; ns-2, so delayed ACKs halve the growth)",
+    "cwnd_limited_gate": "grow the window only while the flow uses it (Linux tcp_is_cwnd_limited); false: on every new ACK (ns-2)",
     "limited_transmit": "RFC 3042: one new segment on each of the first two duplicate ACKs",
     "impatient": "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)",
     "prr": "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')",
@@ -159,7 +161,9 @@ def resolve(opts: dict) -> dict:
             out["sack"] = _str(f, v, ["off", "rfc6675", "sack1"])
         elif k == "sack_blocks":
             out["sack_blocks"] = _int(f, v, lo=1, hi=4)
-        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart"):
+        elif k == "growth_per":
+            out["growth_per"] = _str(f, v, ["segment", "ack"])
+        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate"):
             out[k] = _bool(f, v)
         elif k == "pacing":
             out["pacing"] = _str(f, v, ["off", "linux", "window"])

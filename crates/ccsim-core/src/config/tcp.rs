@@ -47,6 +47,17 @@ pub enum Stack {
     Ns2,
 }
 
+/// What an ACK credits to window growth (`TcpCfg::growth_per`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrowthPer {
+    /// The segments the ACK delivered (Linux acked_sacked).
+    #[default]
+    Segment,
+    /// One per ACK (ns-2).
+    Ack,
+}
+
 /// How the retransmission timeout is computed (tcp/rtt.rs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -104,6 +115,14 @@ pub struct TcpCfg {
     pub sack: SackCfg,
     /// Most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps).
     pub sack_blocks: u32,
+    /// What one ACK credits to window growth: the segments it delivered
+    /// (Linux, RFC 3465 byte counting) or one segment whatever it covers
+    /// (ns-2 `opencwnd`: +1 per ACK in slow start, +1/cwnd in congestion
+    /// avoidance, so delayed ACKs halve the growth).
+    pub growth_per: GrowthPer,
+    /// Grow the window only while the flow uses it (Linux
+    /// `tcp_is_cwnd_limited`); false: on every ACK (ns-2).
+    pub cwnd_limited_gate: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// NewReno restarts the RTO timer only on the first partial ACK of a
@@ -176,6 +195,8 @@ impl TcpCfg {
             abc_limit: 0,
             sack: if sack_ok { SackCfg::Rfc6675 } else { SackCfg::Off },
             sack_blocks: 3,
+            growth_per: GrowthPer::Segment,
+            cwnd_limited_gate: true,
             limited_transmit: false,
             impatient: false,
             prr: sack_ok,
@@ -203,6 +224,8 @@ impl TcpCfg {
                 prr: false,
                 limited_transmit: true,        // singledup_ 1
                 abc_limit: 1,                  // opencwnd: +1 per ACK in slow start
+                growth_per: GrowthPer::Ack,    // opencwnd: per ACK, increase_num_ 1
+                cwnd_limited_gate: false,      // opencwnd on every new ACK
                 delayed_ack: false,            // Agent/TCPSink ACKs every packet
                 delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
                 rto: RtoModel::Ns2,

@@ -253,13 +253,17 @@ impl Conn {
                 self.tp.mark_app_limited = false;
                 self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
             }
-        } else if step.grow && self.cwnd_limited() {
+        } else if step.grow && (!self.cfg.tcp.cwnd_limited_gate || self.cwnd_limited()) {
             // Growth is credited with the segments this ACK delivered (Linux
             // tcp_cong_control's acked_sacked): a cumulative ACK over data
             // already SACKed (counted when it was SACKed) adds nothing more.
             // In slow start an ACK may grow cwnd by at most L segments
             // (RFC 3465 §2.3 / RFC 5681 eq. 2), however much it acks.
-            let delivered = a.acked_sacked.min(u32::MAX as u64) as u32;
+            // ns-2 (growth_per = "ack") credits one segment per ACK.
+            let delivered = match self.cfg.tcp.growth_per {
+                crate::config::GrowthPer::Segment => a.acked_sacked.min(u32::MAX as u64) as u32,
+                crate::config::GrowthPer::Ack => 1,
+            };
             let l = self.cfg.tcp.abc_limit;
             let credit = if l > 0 && self.tp.in_slow_start() { delivered.min(l) } else { delivered };
             self.cc.cong_avoid(&mut self.tp, credit);

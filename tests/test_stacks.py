@@ -1,0 +1,102 @@
+"""The `linux` and `ns2` stacks: which options they set, that options written
+in a scenario override them, and the two growth rules that set them apart
+(ns-2 `opencwnd`: one increment per ACK and no cwnd-limited gate; Linux
+`tcp_cong_control` / `tcp_is_cwnd_limited`)."""
+import numpy as np
+import polars as pl
+import pytest
+
+from ccsim.errors import ScenarioError
+from ccsim.tcp_options import STACK_DEFAULTS
+from helpers import single_link
+
+
+def _tcp(sc, i=0):
+    return sc.core["flows"][i]["tcp"]
+
+
+def test_stack_fills_options_and_explicit_options_win():
+    sc = single_link(duration="1s", tcp=dict(stack="ns2", mss=1460))
+    t = _tcp(sc)
+    assert t["stack"] == "ns2" and t["rto"] == "ns2" and t["initial_window"] == 2
+    assert t["mss"] == 1460  # written, so not the stack's 1000
+    # A group's stack overrides the [tcp] table's; the table's explicit
+    # options still apply to it.
+    sc = single_link(duration="1s", tcp=dict(stack="ns2", initial_window=4),
+                     flows=[dict(app="bulk"), dict(app="bulk", stack="linux")])
+    a, b = _tcp(sc, 0), _tcp(sc, 1)
+    assert (a["rto"], a["initial_window"], a["mss"]) == ("ns2", 4, 1000)
+    assert (b["rto"], b["initial_window"], b["mss"]) == ("linux", 4, 1448)
+
+
+def test_the_core_fills_a_stack_itself():
+    """A scenario handed to the core directly with only some TCP options
+    gets the rest from the stack it names (config/tcp.rs)."""
+    import json
+
+    from ccsim import _core
+
+    core = single_link(duration="2s").core
+    core["flows"][0]["tcp"] = {"stack": "ns2", "cc": "newreno"}
+    links = {name: (kind, data) for name, kind, data in _core.run(json.dumps(core))["tables"]["links"]}
+    names = links["name"][1]
+    pkts = np.frombuffer(links["pkts_tx"][1], dtype=np.uint64)
+    byts = np.frombuffer(links["bytes_tx"][1], dtype=np.uint64)
+    ack = names.index("b->a")
+    # ns-2's ACKs carry no timestamps: 40 bytes (the linux stack's are 52).
+    assert byts[ack] == 40 * pkts[ack]
+
+
+def test_bad_stack_is_named():
+    with pytest.raises(ScenarioError, match=r"tcp\.stack.*'linux'.*'ns2'"):
+        single_link(duration="1s", tcp=dict(stack="freebsd"))
+
+
+def test_tahoe_under_the_linux_stack_has_no_sack():
+    t = _tcp(single_link(duration="1s", tcp=dict(cc="tahoe")))
+    assert t["sack"] == "off" and t["prr"] is False
+
+
+def _ca_slope(growth_per, delayed_ack):
+    # Congestion avoidance from cwnd 10 on a path it cannot fill (100 Mb/s,
+    # RTT 100 ms, BDP 833 segments), no loss: cwnd segments per RTT.
+    sc = single_link(duration="6s", rate="100Mbps", delay="50ms", buffer="1000pkt", sample_interval="100ms",
+                     tcp=dict(growth_per=growth_per, delayed_ack=delayed_ack, initial_ssthresh=10, sack="off"))
+    ts = sc.run().flow_series.filter(pl.col("time_s") >= 1.0)
+    t, w = ts["time_s"].to_numpy(), ts["cwnd"].to_numpy()
+    rtt = 0.1
+    return np.polyfit(t, w, 1)[0] * rtt
+
+
+@pytest.mark.parametrize("growth_per", ["segment", "ack"])
+def test_delayed_acks_halve_per_ack_growth_only(growth_per):
+    """RFC 5681 §3.1: counting acked segments, congestion avoidance adds one
+    segment per RTT whatever the ACK ratio; ns-2's opencwnd adds 1/cwnd per
+    ACK, so with one ACK per two segments it adds half a segment per RTT."""
+    every, delayed = _ca_slope(growth_per, False), _ca_slope(growth_per, True)
+    assert every == pytest.approx(1.0, rel=0.1)
+    want = 1.0 if growth_per == "segment" else 0.5
+    assert delayed == pytest.approx(want, rel=0.1), (every, delayed)
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate):
+    """A flow held to 20 segments by the receiver's window: Linux's
+    tcp_is_cwnd_limited stops growth once cwnd reaches twice the largest
+    flight (slow start), ns-2 keeps adding one segment per ACK."""
+    sc = single_link(duration="5s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="100ms",
+                     tcp=dict(cwnd_limited_gate=gate, rwnd="20pkt", delayed_ack=False, sack="off"))
+    cwnd = sc.run().flow_series["cwnd"].max()
+    if gate:
+        assert cwnd <= 2 * 20
+    else:
+        # 20 ACKs per 20 ms RTT for 5 s: thousands of segments.
+        assert cwnd > 1000
+
+
+def test_stack_defaults_are_what_the_table_says():
+    """Spot checks of the values docs/scenario.md's Stacks table cites, one
+    per source: ns-default.tcl (ns-2.35) and Linux 6.x."""
+    ns, lx = STACK_DEFAULTS["ns2"], STACK_DEFAULTS["linux"]
+    assert (ns["mss"], ns["initial_window"], ns["initial_rto"], ns["clock_granularity"]) == (1000, 2, "3s", "10ms")
+    assert (lx["initial_window"], lx["max_rto"], lx["sack"], lx["timestamps"]) == (10, "120s", "rfc6675", True)
