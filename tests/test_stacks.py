@@ -100,3 +100,62 @@ def test_stack_defaults_are_what_the_table_says():
     ns, lx = STACK_DEFAULTS["ns2"], STACK_DEFAULTS["linux"]
     assert (ns["mss"], ns["initial_window"], ns["initial_rto"], ns["clock_granularity"]) == (1000, 2, "3s", "10ms")
     assert (lx["initial_window"], lx["max_rto"], lx["sack"], lx["timestamps"]) == (10, "120s", "rfc6675", True)
+
+
+def _first_fr(res):
+    cs = res.table("cc_state")
+    return cs.filter(pl.col("cause") == "fast_retransmit").row(0, named=True)
+
+
+@pytest.mark.parametrize("base", ["cwnd", "flight"])
+def test_reno_ssthresh_halves_cwnd_or_flightsize(base):
+    """A flow held to 20 segments in flight by the receiver's window, whose
+    cwnd has grown past that (slow start keeps growing while cwnd < 2 × the
+    largest flight, Linux tcp_is_cwnd_limited): Linux tcp_reno_ssthresh and
+    ns-2 slowdown halve cwnd, RFC 5681 eq. 4 halves FlightSize (20)."""
+    sc = single_link(duration="3s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
+                     loss={"kind": "scripted", "drop": [200]}, trace=["cc"],
+                     tcp=dict(cc="newreno", rwnd="20pkt", delayed_ack=False, sack="off", ssthresh_base=base))
+    res = sc.run()
+    fr = res.events.filter(pl.col("kind") == "fast_retransmit").row(0, named=True)
+    cwnd_before = int(fr["value"])
+    assert cwnd_before > 20  # the premise: cwnd above what is in flight
+    want = max(cwnd_before // 2, 2) if base == "cwnd" else 20 // 2
+    assert _first_fr(res)["ssthresh"] == want
+
+
+def _rexmit_packet_number(res, seq):
+    """1-based number, among the data packets the sender put on the wire,
+    of the first retransmission of `seq` (what a scripted drop counts)."""
+    st = res.table("seq_trace").filter(pl.col("kind") != "ack").with_row_index("n", offset=1)
+    return st.filter((pl.col("kind") == "rexmit") & (pl.col("seq") == seq))["n"][0]
+
+
+@pytest.mark.parametrize("rule", ["linux", "ns2"])
+def test_rto_inside_newreno_recovery(rule):
+    """Packet 200 is lost and so is its fast retransmission: NewReno
+    without SACK can only repair that by the RTO, which fires during the
+    recovery. Linux tcp_enter_loss keeps the recovery's ssthresh; ns-2
+    TcpAgent::timeout halves window() again, and that window is inflated by
+    one segment per duplicate ACK (RFC 5681 §3.2 step 4: ssthresh + 3 at the
+    third, + 1 for each further one), so ssthresh rises."""
+    tcp = dict(cc="newreno", delayed_ack=False, sack="off", rto_ssthresh=rule, initial_ssthresh=60, rwnd="100pkt")
+    first = single_link(duration="3s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
+                        loss={"kind": "scripted", "drop": [200]}, trace=["seq"], tcp=tcp).run()
+    hole = 199  # 0-based segment number of packet 200 (no retransmission before it)
+    n = _rexmit_packet_number(first, hole)
+    res = single_link(duration="3s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
+                      loss={"kind": "scripted", "drop": [200, n]}, trace=["seq", "cc"], tcp=tcp).run()
+    cs = res.table("cc_state")
+    fr = cs.filter(pl.col("cause") == "fast_retransmit").row(0, named=True)
+    to = cs.filter(pl.col("cause") == "timeout").row(0, named=True)
+    assert fr["time_s"] < to["time_s"]
+    if rule == "linux":
+        assert to["ssthresh"] == fr["ssthresh"]
+    else:
+        acks = res.table("seq_trace").filter((pl.col("kind") == "ack") & (pl.col("seq") == hole)
+                                            & (pl.col("time_s") < to["time_s"]))
+        dupacks = acks.height - 1  # the first ACK for `hole` is not a duplicate
+        inflated = fr["ssthresh"] + 3 + (dupacks - 3)
+        assert to["ssthresh"] == max(inflated // 2, 2)
+        assert to["ssthresh"] > fr["ssthresh"]

@@ -5,7 +5,7 @@ Tables: ``flows`` (per-flow summary), ``links`` (per-link summary),
 ``flow_series`` and ``link_series`` (sampled every ``sim.sample_interval``),
 ``events`` (timeouts, fast retransmits, recovery ends, completions),
 ``transfers`` (every file and repeated object: size, start, end, FCT),
-``udp`` (per UDP source), and ``rtt_trace`` / ``seq_trace`` when asked for.
+``udp`` (per UDP source), and ``rtt_trace`` / ``seq_trace`` / ``cc_state`` when asked for.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .errors import ScenarioError
 # This module does not import ccsim.scenario (scenario.py imports it to run),
 # so the `Scenario` in annotations below is documentation only.
 
-TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace")
+TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace", "cc_state")
 
 
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:

@@ -32,7 +32,7 @@ from .units import PS_PER_S, parse_time
 
 
 SIM_KEYS = {"duration", "seed", "sample_interval", "trace"}
-TRACE_KINDS = ["rtt", "seq"]
+TRACE_KINDS = ["rtt", "seq", "cc"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
@@ -117,7 +117,7 @@ class Scenario:
         seed = _int("sim.seed", sim.get("seed", 1), lo=0, hi=2**64 - 1)
         trace = sim.get("trace", [])
         if not isinstance(trace, list) or any(t not in TRACE_KINDS for t in trace):
-            raise ScenarioError("sim.trace", trace, f"a list of per-packet traces from {TRACE_KINDS}")
+            raise ScenarioError("sim.trace", trace, f"a list of traces from {TRACE_KINDS}")
         si = sim.get("sample_interval", "100ms")
         sample = None if si == "off" else parse_time("sim.sample_interval", si, allow_zero=False)
 

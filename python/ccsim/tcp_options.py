@@ -59,6 +59,8 @@ TCP_DOC: dict[str, str] = {
     "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
     "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
     "growth_per": "what one ACK credits to window growth: 'segment' (the segments it delivered; Linux, RFC 3465) or 'ack' (one, however many it covers; ns-2, so delayed ACKs halve the growth)",
+    "ssthresh_base": "what a loss-based reduction of the Reno family halves: 'cwnd' (Linux tcp_reno_ssthresh, ns-2 slowdown) or 'flight' (RFC 5681 eq. 4: FlightSize)",
+    "rto_ssthresh": "whether an RTO recomputes ssthresh: 'linux' (not inside a recovery or ECN reduction, nor on a backed-off expiry; tcp_enter_loss) or 'ns2' (on every expiry, fast recovery included; TcpAgent::timeout)",
     "cwnd_limited_gate": "grow the window only while the flow uses it (Linux tcp_is_cwnd_limited); false: on every new ACK (ns-2)",
     "limited_transmit": "RFC 3042: one new segment on each of the first two duplicate ACKs",
     "impatient": "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)",
@@ -163,6 +165,10 @@ def resolve(opts: dict) -> dict:
             out["sack_blocks"] = _int(f, v, lo=1, hi=4)
         elif k == "growth_per":
             out["growth_per"] = _str(f, v, ["segment", "ack"])
+        elif k == "ssthresh_base":
+            out["ssthresh_base"] = _str(f, v, ["cwnd", "flight"])
+        elif k == "rto_ssthresh":
+            out["rto_ssthresh"] = _str(f, v, ["linux", "ns2"])
         elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate"):
             out[k] = _bool(f, v)
         elif k == "pacing":

@@ -320,3 +320,57 @@ pub static SEQ_TRACE: &[Col<(SimTime, u64, u8, u64), ()>] = &[
     Col("kind", Get::S(|r, _| ["send", "rexmit", "ack"][r.2 as usize].to_string())),
     Col("seq", Get::U(|r, _| r.3)),
 ];
+
+// ------------------------------------------------------------ cc_state
+
+/// The `cc_state` trace of every flow that keeps one: time_s, flow, cc,
+/// cause, ca_state, cwnd, ssthresh, mode, then the union of the algorithms'
+/// variables in order of first appearance (NaN for a flow whose algorithm
+/// lacks one).
+pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
+    let mut names: Vec<&'static str> = Vec::new();
+    let traced: Vec<&TcpFlow> = flows.iter().filter(|f| f.trace.as_deref().is_some_and(|t| t.want_cc)).collect();
+    for f in &traced {
+        for n in f.cc_var_names() {
+            if !names.contains(n) {
+                names.push(n);
+            }
+        }
+    }
+    let (mut time, mut flow, mut cc, mut cause, mut state) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut cwnd, mut ssth, mut mode) = (vec![], vec![], vec![]);
+    let mut vars: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    for f in &traced {
+        let own = f.cc_var_names();
+        let slot: Vec<usize> = own.iter().map(|n| names.iter().position(|m| m == n).expect("collected above")).collect();
+        for s in &f.trace.as_deref().expect("traced").cc {
+            time.push(ps_to_s(s.time));
+            flow.push(f.id as u64);
+            cc.push(f.cc_name().to_string());
+            cause.push(s.cause.map_or("sample", |k| k.name()).to_string());
+            state.push(["open", "cwr", "recovery", "loss"][s.ca_state as usize].to_string());
+            cwnd.push(s.cwnd as u64);
+            ssth.push(if s.ssthresh == u32::MAX { f64::INFINITY } else { s.ssthresh as f64 });
+            mode.push(s.mode.unwrap_or("").to_string());
+            for v in vars.iter_mut() {
+                v.push(f64::NAN);
+            }
+            for (j, &k) in slot.iter().enumerate() {
+                *vars[k].last_mut().expect("pushed above") = s.vars[j];
+            }
+        }
+    }
+    let mut t = Table::new("cc_state");
+    t.push("time_s", Column::F64(time));
+    t.push("flow", Column::U64(flow));
+    t.push("cc", Column::Str(cc));
+    t.push("cause", Column::Str(cause));
+    t.push("ca_state", Column::Str(state));
+    t.push("cwnd", Column::U64(cwnd));
+    t.push("ssthresh", Column::F64(ssth));
+    t.push("mode", Column::Str(mode));
+    for (n, v) in names.iter().zip(vars) {
+        t.push(n, Column::F64(v));
+    }
+    t
+}

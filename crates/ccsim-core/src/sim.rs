@@ -110,7 +110,7 @@ impl Simulation {
             let fwd = route_of(f.src, f.dst, "forward", i)?;
             let rev = route_of(f.dst, f.src, "reverse (ACK)", i)?;
             let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
-            flow.enable_trace(sc.trace.rtt, sc.trace.seq);
+            flow.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
             flows.push(flow);
         }
         let mut udp = Vec::with_capacity(sc.udp.len());
@@ -391,8 +391,11 @@ impl Simulation {
     #[inline(never)]
     fn sample(&mut self) {
         let t = ps_to_s(self.now);
-        for f in &self.flows {
+        for f in &mut self.flows {
             self.fseries.push(output::FLOW_SERIES, f, &t);
+            if f.trace.is_some() {
+                f.trace_cc(self.now, None);
+            }
         }
         let now = self.now;
         let defs = output::link_series();
@@ -504,6 +507,7 @@ impl Simulation {
 
         // per-packet traces (only flows that asked for them)
         let (mut rtt, mut seq) = (Vec::new(), Vec::new());
+        out.tables.push(output::cc_state_table(&self.flows));
         for f in &mut self.flows {
             if let Some(tr) = f.trace.take() {
                 rtt.extend(tr.rtt.iter().map(|&(t, r)| (t, f.id as u64, r)));

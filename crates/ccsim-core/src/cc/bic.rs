@@ -170,6 +170,14 @@ impl CongestionOps for Bic {
         "bic"
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["w_max"]
+    }
+
+    fn vars(&self, _tp: &CcState, out: &mut Vec<f64>) {
+        out.push(self.last_max_cwnd as f64);
+    }
+
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         let w = tp.cwnd;
         self.last_max_cwnd = if w < self.last_max_cwnd && self.fast_convergence {

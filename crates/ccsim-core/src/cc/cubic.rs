@@ -421,6 +421,31 @@ impl CongestionOps for Cubic {
         "cubic"
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["w_max", "k_s", "origin_point", "w_est", "epoch_s", "delay_min_s", "hystart_found"]
+    }
+
+    fn vars(&self, tp: &CcState, out: &mut Vec<f64>) {
+        let delay_min = if self.delay_min == 0 { f64::NAN } else { self.delay_min as f64 * 1e-6 };
+        if self.rfc {
+            // RFC 9438: W_max, K, W_est; the curve's origin is W_max.
+            let epoch = self.t_epoch.map_or(f64::NAN, |t| (tp.now.saturating_sub(t)) as f64 / PS_PER_S as f64);
+            out.extend([self.w_max, self.k_s, self.w_max, self.w_est, epoch]);
+        } else {
+            // tcp_cubic.c: last_max_cwnd, K in 2^-BICTCP_HZ s, bic_origin_point,
+            // the Reno-friendly tcp_cwnd; time since epoch_start (jiffies).
+            let epoch = self.epoch_start.map_or(f64::NAN, |e| (jiffies(tp.now).saturating_sub(e) * JIFFY) as f64 / PS_PER_S as f64);
+            out.extend([
+                self.last_max_cwnd as f64,
+                self.k as f64 / (1u64 << BICTCP_HZ) as f64,
+                self.origin as f64,
+                if self.friendliness { self.tcp_cwnd as f64 } else { f64::NAN },
+                epoch,
+            ]);
+        }
+        out.extend([delay_min, if self.found { 1.0 } else { 0.0 }]);
+    }
+
     fn init(&mut self, tp: &mut CcState) {
         self.reset();
         self.hystart_reset(tp);

@@ -133,6 +133,31 @@ impl CongestionOps for HighSpeed {
         "highspeed"
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["hs_a", "hs_b"]
+    }
+
+    fn vars(&self, tp: &CcState, out: &mut Vec<f64>) {
+        // a(w): segments added per RTT; b(w): fraction removed at a loss.
+        match self.rfc {
+            // tcp_highspeed.c: cwnd_cnt grows by ai + 1 per ack; md / 256.
+            // The row of the current window (Linux moves `ai` only in
+            // congestion avoidance, so it lags in slow start).
+            None => {
+                let ai = AIMD.iter().position(|&(w, _)| tp.cwnd <= w).unwrap_or(AIMD.len() - 1);
+                out.extend([(ai + 1) as f64, AIMD[ai].1 as f64 / 256.0])
+            }
+            Some(r) => {
+                let w = tp.cwnd as f64;
+                if w <= r.low_window {
+                    out.extend([1.0, 0.5])
+                } else {
+                    out.extend([r.a(w), r.b(w)])
+                }
+            }
+        }
+    }
+
     fn init(&mut self, tp: &mut CcState) {
         // Keep the MD arithmetic in range, as Linux does.
         tp.cwnd_clamp = tp.cwnd_clamp.min(u32::MAX / 128);
@@ -144,7 +169,7 @@ impl CongestionOps for HighSpeed {
             None => (w - ((w as u64 * AIMD[self.ai].1 as u64) >> 8) as u32).max(2),
             Some(r) => {
                 if (w as f64) <= r.low_window {
-                    (tp.in_flight / 2).max(2)
+                    tp.half_window()
                 } else {
                     ((w as f64 * (1.0 - r.b(w as f64))).floor() as u32).max(2)
                 }

@@ -68,6 +68,9 @@ pub struct CcState {
     pub lsndtime: SimTime,
     /// The sender paces its segments (Linux sk_pacing_status != NONE).
     pub paced: bool,
+    /// A loss-based reduction halves cwnd (Linux tcp_reno_ssthresh, ns-2
+    /// slowdown) rather than FlightSize (RFC 5681 eq. 4); `TcpCfg::ssthresh_base`.
+    pub ssthresh_from_cwnd: bool,
     /// Set by the algorithm to mark the flow application-limited from now
     /// until what is in flight is delivered (BBR in PROBE_RTT; Linux writes
     /// tp->app_limited). The sender applies and clears it.
@@ -75,6 +78,24 @@ pub struct CcState {
 }
 
 impl CcState {
+    /// The window a loss-based reduction starts from: cwnd (Linux
+    /// tcp_reno_ssthresh, ns-2 TcpAgent::slowdown) or FlightSize (RFC 5681
+    /// eq. 4), per `ssthresh_from_cwnd`.
+    #[inline]
+    pub fn reduction_base(&self) -> u32 {
+        if self.ssthresh_from_cwnd {
+            self.cwnd
+        } else {
+            self.in_flight
+        }
+    }
+
+    /// Halve the reduction base, at least 2 segments.
+    #[inline]
+    pub fn half_window(&self) -> u32 {
+        (self.reduction_base() / 2).max(2)
+    }
+
     /// Linux `tcp_in_slow_start`.
     #[inline]
     pub fn in_slow_start(&self) -> bool {
@@ -187,6 +208,18 @@ pub trait CongestionOps {
     /// Fewest segments per paced burst, if the algorithm decides it (Linux
     /// `min_tso_segs`, BBR); otherwise the sender's `tcp.min_tso_segs`.
     fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
+    /// Names of the state variables the algorithm exports to the `cc_state`
+    /// trace, units in the name (`bwe_bps`, `k_s`); `vars` writes their values
+    /// in this order.
+    fn var_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Current values of `var_names` (NaN where not yet defined).
+    fn vars(&self, _tp: &CcState, _out: &mut Vec<f64>) {}
+    /// The algorithm's own phase, if it has one (BBR's mode).
+    fn mode(&self) -> Option<&'static str> {
         None
     }
 }
@@ -308,6 +341,7 @@ pub(crate) mod testkit {
             snd_una: 0,
             snd_nxt: cwnd as u64,
             ca_state: CaState::Open,
+            ssthresh_from_cwnd: false,
             delivered_at: 0,
             lsndtime: 0,
             paced: false,

@@ -53,9 +53,10 @@ impl CongestionOps for Reno {
         self.name
     }
 
-    // ssthresh = max(FlightSize / 2, 2·SMSS)   (RFC 5681 eq. 4)
+    // ssthresh = max(FlightSize / 2, 2·SMSS)   (RFC 5681 eq. 4), or half
+    // of cwnd as Linux tcp_reno_ssthresh and ns-2 slowdown do.
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.in_flight / 2).max(2)
+        tp.half_window()
     }
 
     // Slow start, then cwnd += 1 per cwnd segments acked (RFC 5681 eq. 3,
@@ -107,6 +108,18 @@ mod tests {
             r.cong_avoid(&mut tp2, 2);
         }
         assert_eq!(tp2.cwnd, 21);
+    }
+
+    #[test]
+    fn ssthresh_from_cwnd_halves_cwnd_whatever_is_in_flight() {
+        // Linux tcp_reno_ssthresh: max(snd_cwnd >> 1, 2).
+        let mut r = Reno::new("newreno");
+        let mut tp = state(41, 100);
+        tp.ssthresh_from_cwnd = true;
+        tp.in_flight = 7;
+        assert_eq!(r.ssthresh(&tp), 20);
+        tp.cwnd = 3;
+        assert_eq!(r.ssthresh(&tp), 2);
     }
 
     #[test]

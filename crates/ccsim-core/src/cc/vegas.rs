@@ -65,6 +65,8 @@ pub struct Vegas {
     base_rtt: u64,
     /// Paper slow start: whether this RTT is a growing one.
     ss_grow: bool,
+    /// The last per-RTT decision's diff (segments) and RTT (µs + 1), for traces.
+    last_diff: Option<(u64, u64)>,
 }
 
 impl Vegas {
@@ -80,6 +82,7 @@ impl Vegas {
             min_rtt: NO_RTT,
             base_rtt: NO_RTT,
             ss_grow: true,
+            last_diff: None,
         }
     }
 
@@ -116,13 +119,32 @@ impl CongestionOps for Vegas {
         "vegas"
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["base_rtt_s", "rtt_s", "diff", "expected_pps", "actual_pps"]
+    }
+
+    fn vars(&self, tp: &CcState, out: &mut Vec<f64>) {
+        // RTTs are kept in µs + 1 (tcp_vegas.c); diff, and the rates
+        // cwnd/baseRTT and cwnd/rtt, as of the last once-per-RTT decision.
+        let us = |v: u64| if v == NO_RTT { f64::NAN } else { (v - 1) as f64 * 1e-6 };
+        let base = us(self.base_rtt);
+        match self.last_diff {
+            Some((d, rtt)) => {
+                // Expected and Actual of the Vegas paper at the current cwnd.
+                let w = tp.cwnd as f64;
+                out.extend([base, us(rtt), d as f64, w / base, w / us(rtt)])
+            }
+            None => out.extend([base, f64::NAN, f64::NAN, f64::NAN, f64::NAN]),
+        }
+    }
+
     fn init(&mut self, tp: &mut CcState) {
         self.base_rtt = NO_RTT;
         self.enable(tp);
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.in_flight / 2).max(2)
+        tp.half_window()
     }
 
     fn set_state(&mut self, tp: &CcState, new: CaState) {
@@ -166,6 +188,7 @@ impl CongestionOps for Vegas {
                 let cwnd = tp.cwnd as u64;
                 let target = cwnd * base / rtt;
                 let diff = cwnd * (rtt - base) / base;
+                self.last_diff = Some((diff, rtt));
                 if diff > self.gamma && tp.in_slow_start() {
                     tp.cwnd = tp.cwnd.min(target as u32 + 1);
                     tp.ssthresh = tp.ssthresh.min(tp.cwnd);

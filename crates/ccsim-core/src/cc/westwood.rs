@@ -234,6 +234,15 @@ impl CongestionOps for Westwood {
         self.name
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["bwe_bps", "rtt_min_s", "bw_rttmin"]
+    }
+
+    fn vars(&self, tp: &CcState, out: &mut Vec<f64>) {
+        let rtt_min = if self.rtt_min == INIT_RTT { f64::NAN } else { self.rtt_min as f64 / PS_PER_S as f64 };
+        out.extend([self.bwe() * 8.0, rtt_min, self.bw_rttmin(tp.mss) as f64]);
+    }
+
     fn init(&mut self, tp: &mut CcState) {
         self.rtt_win_sx = tp.now;
     }
@@ -242,7 +251,7 @@ impl CongestionOps for Westwood {
         if self.paper_reaction && self.bwe() > 0.0 {
             self.bw_rttmin(tp.mss)
         } else {
-            (tp.in_flight / 2).max(2)
+            tp.half_window()
         }
     }
 

@@ -11,7 +11,7 @@ mod tcp;
 mod traffic;
 
 pub use net::{LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg};
-pub use tcp::{sack_option_bytes, GrowthPer, PacingCfg, RtoModel, SackCfg, Stack, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
+pub use tcp::{sack_option_bytes, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
 pub use traffic::{AppCfg, FlowCfg, UdpCfg};
 
 use crate::units::SimTime;
@@ -47,6 +47,11 @@ pub struct TraceCfg {
     /// sequence-number plot.
     #[serde(default)]
     pub seq: bool,
+    /// The congestion controller's state (cwnd, ssthresh and each
+    /// algorithm's own variables) at every sample and after every
+    /// congestion event (table `cc_state`).
+    #[serde(default)]
+    pub cc: bool,
 }
 
 /// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums

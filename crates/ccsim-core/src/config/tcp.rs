@@ -58,6 +58,34 @@ pub enum GrowthPer {
     Ack,
 }
 
+/// What a loss-based reduction halves (`TcpCfg::ssthresh_base`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshBase {
+    /// The congestion window (Linux tcp_reno_ssthresh; ns-2
+    /// TcpAgent::slowdown halves window() = min(cwnd_, window_)).
+    #[default]
+    Cwnd,
+    /// The data outstanding (RFC 5681 eq. 4: FlightSize).
+    Flight,
+}
+
+/// Whether an RTO recomputes ssthresh (`TcpCfg::rto_ssthresh`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoSsthresh {
+    /// Linux tcp_enter_loss: only outside a reduction (Open/Disorder), or
+    /// once its recovery point is acked, or on the first expiry in Loss; an
+    /// RTO in Recovery/CWR keeps that episode's ssthresh and a backed-off
+    /// expiry keeps the first one's.
+    #[default]
+    Linux,
+    /// ns-2 TcpAgent::timeout: on every expiry (slowdown with
+    /// CLOSE_SSTHRESH_HALF), in fast recovery too, except in an ECN
+    /// reduction whose recovery point is not yet acked.
+    Ns2,
+}
+
 /// How the retransmission timeout is computed (tcp/rtt.rs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -120,6 +148,12 @@ pub struct TcpCfg {
     /// (ns-2 `opencwnd`: +1 per ACK in slow start, +1/cwnd in congestion
     /// avoidance, so delayed ACKs halve the growth).
     pub growth_per: GrowthPer,
+    /// What a loss-based reduction halves: cwnd (Linux, ns-2) or
+    /// FlightSize (RFC 5681). Read by the Reno-family algorithms.
+    pub ssthresh_base: SsthreshBase,
+    /// Whether an RTO recomputes ssthresh inside a reduction and on a
+    /// backed-off expiry (Linux: no; ns-2: yes).
+    pub rto_ssthresh: RtoSsthresh,
     /// Grow the window only while the flow uses it (Linux
     /// `tcp_is_cwnd_limited`); false: on every ACK (ns-2).
     pub cwnd_limited_gate: bool,
@@ -196,6 +230,8 @@ impl TcpCfg {
             sack: if sack_ok { SackCfg::Rfc6675 } else { SackCfg::Off },
             sack_blocks: 3,
             growth_per: GrowthPer::Segment,
+            ssthresh_base: SsthreshBase::Cwnd,
+            rto_ssthresh: RtoSsthresh::Linux,
             cwnd_limited_gate: true,
             limited_transmit: false,
             impatient: false,
@@ -226,6 +262,7 @@ impl TcpCfg {
                 abc_limit: 1,                  // opencwnd: +1 per ACK in slow start
                 growth_per: GrowthPer::Ack,    // opencwnd: per ACK, increase_num_ 1
                 cwnd_limited_gate: false,      // opencwnd on every new ACK
+                rto_ssthresh: RtoSsthresh::Ns2, // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
                 delayed_ack: false,            // Agent/TCPSink ACKs every packet
                 delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
                 rto: RtoModel::Ns2,

@@ -125,10 +125,30 @@ pub struct FlowStats {
 pub struct FlowTrace {
     pub want_rtt: bool,
     pub want_seq: bool,
+    pub want_cc: bool,
+    /// Samples of the congestion controller's state (table `cc_state`).
+    pub cc: Vec<CcSample>,
+    /// Flow events already answered by a `cc` sample.
+    pub cc_events_seen: usize,
     /// (time, RTT sample)
     pub rtt: Vec<(SimTime, SimTime)>,
     /// (time, kind, seq): kind 0 = new data sent, 1 = retransmission, 2 = ACK received.
     pub seq: Vec<(SimTime, u8, u64)>,
+}
+
+/// One row of the `cc_state` trace: the window and the algorithm's own
+/// variables (`CongestionOps::vars`) at a sample time or just after a
+/// congestion event has been handled.
+#[derive(Clone, Debug)]
+pub struct CcSample {
+    pub time: SimTime,
+    /// The event just handled; None = a periodic sample.
+    pub cause: Option<FlowEventKind>,
+    pub ca_state: u8,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub mode: Option<&'static str>,
+    pub vars: Vec<f64>,
 }
 
 /// SACK blocks of one ACK, filed by the receiver under the ACK's id.
@@ -249,6 +269,41 @@ impl TcpFlow {
             1
         } else {
             0
+        }
+    }
+
+    /// Record the controller's state in the `cc_state` trace (cause None =
+    /// a periodic sample), if the flow keeps one.
+    pub fn trace_cc(&mut self, now: SimTime, cause: Option<FlowEventKind>) {
+        let ca_state = self.ca_state_code() as u8;
+        let c = &mut self.c;
+        let Some(t) = c.trace.as_deref_mut() else { return };
+        if !t.want_cc {
+            return;
+        }
+        let mut vars = Vec::with_capacity(c.cc.var_names().len());
+        c.tp.now = now;
+        c.cc.vars(&c.tp, &mut vars);
+        t.cc.push(CcSample { time: now, cause, ca_state, cwnd: c.tp.cwnd, ssthresh: c.tp.ssthresh, mode: c.cc.mode(), vars });
+    }
+
+    /// One `cc_state` row per congestion event raised since the last call,
+    /// with the state after the event was handled.
+    #[inline]
+    fn trace_cc_events(&mut self, now: SimTime) {
+        let Some(t) = self.c.trace.as_deref() else { return };
+        if !t.want_cc || t.cc_events_seen == self.c.events.len() {
+            return;
+        }
+        let (from, to) = (t.cc_events_seen, self.c.events.len());
+        for i in from..to {
+            let kind = self.c.events[i].1;
+            if kind != FlowEventKind::Completed {
+                self.trace_cc(now, Some(kind));
+            }
+        }
+        if let Some(t) = self.c.trace.as_deref_mut() {
+            t.cc_events_seen = to;
         }
     }
 
@@ -399,6 +454,7 @@ impl TcpFlow {
         let losses = c.sb.lost_out.saturating_sub(lost_before).max(newly_lost);
         c.after_ack(now, cand, &a, losses, prior_in_flight, prior_pipe, sample, step);
         self.try_send(now, out);
+        self.trace_cc_events(now);
     }
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -428,6 +484,7 @@ impl TcpFlow {
                 }
             }
         }
+        self.trace_cc_events(now);
     }
 
     // ------------------------------------------------------------ timers

@@ -185,6 +185,7 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     let mut f = flow(None, SackCfg::Off, |t| {
         t.ecn = true;
         t.initial_window = 20;
+        t.ssthresh_base = crate::config::SsthreshBase::Flight;
     });
     f.start(0, &mut out);
     assert!(out.iter().all(|p| p.ecn == ECN_ECT));

@@ -588,6 +588,31 @@ impl CongestionOps for Bbr {
         "bbr"
     }
 
+    fn var_names(&self) -> &'static [&'static str] {
+        &["bw_bps", "min_rtt_s", "pacing_gain", "cwnd_gain", "full_bw_reached", "lt_use_bw"]
+    }
+
+    fn vars(&self, tp: &CcState, out: &mut Vec<f64>) {
+        let min_rtt = self.min_rtt.map_or(f64::NAN, |r| r as f64 / crate::units::PS_PER_S as f64);
+        out.extend([
+            self.bw() * tp.mss as f64 * 8.0,
+            min_rtt,
+            self.pacing_gain,
+            self.cwnd_gain,
+            if self.full_bw_reached { 1.0 } else { 0.0 },
+            if self.lt_use_bw { 1.0 } else { 0.0 },
+        ]);
+    }
+
+    fn mode(&self) -> Option<&'static str> {
+        Some(match self.mode {
+            Mode::Startup => "startup",
+            Mode::Drain => "drain",
+            Mode::ProbeBw => "probe_bw",
+            Mode::ProbeRtt => "probe_rtt",
+        })
+    }
+
     fn init(&mut self, tp: &mut CcState) {
         tp.ssthresh = u32::MAX;
         self.min_rtt = tp.min_rtt;

@@ -9,7 +9,7 @@ use crate::packet::Packet;
 use crate::tcp::rate::RateCand;
 use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED, WAS_SACKED};
 use crate::tcp::{FlowEventKind, LastAction, SackEntry};
-use crate::config::SackCfg;
+use crate::config::{RtoSsthresh, SackCfg};
 use crate::units::{SimTime, PS_PER_S};
 
 impl Conn {
@@ -379,8 +379,20 @@ impl Conn {
         // reduction is over (high_seq acked), or on the first expiry in Loss.
         // An RTO in Recovery or CWR keeps that episode's ssthresh instead of
         // halving a FlightSize swollen by the inflated recovery window.
-        let reducing = (self.in_recovery && self.recover > self.snd_una) || (self.in_cwr && self.cwr_high > self.snd_una);
-        if !reducing && (self.last_action != LastAction::Timeout || !self.rtt.backed_off()) {
+        //
+        // ns-2 TcpAgent::timeout calls slowdown(CLOSE_SSTHRESH_HALF) on
+        // every expiry, backed-off ones and those in fast recovery included
+        // (halving the inflated NewReno window there), and keeps ssthresh
+        // only inside an ECN reduction not yet acked.
+        let in_ecn = self.in_cwr && self.cwr_high > self.snd_una;
+        let recompute = match self.cfg.tcp.rto_ssthresh {
+            RtoSsthresh::Linux => {
+                let reducing = (self.in_recovery && self.recover > self.snd_una) || in_ecn;
+                !reducing && (self.last_action != LastAction::Timeout || !self.rtt.backed_off())
+            }
+            RtoSsthresh::Ns2 => !in_ecn,
+        };
+        if recompute {
             self.tp.prior_cwnd = self.tp.cwnd;
             self.tp.ssthresh = self.cc.ssthresh(&self.tp);
         }

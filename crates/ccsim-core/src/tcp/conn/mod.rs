@@ -21,7 +21,7 @@ use crate::config::RtoModel;
 use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
 use super::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
-use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, TS_OPTION_BYTES};
+use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
 use crate::packet::{PktKind, Packet, ECN_CE, ECN_ECT, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
@@ -166,6 +166,7 @@ impl Conn {
             delivered_at: 0,
             lsndtime: 0,
             paced: t.pacing != PacingCfg::Off,
+            ssthresh_from_cwnd: t.ssthresh_base == SsthreshBase::Cwnd,
             mark_app_limited: false,
         };
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
@@ -228,10 +229,15 @@ impl Conn {
         }
     }
 
-    pub fn enable_trace(&mut self, rtt: bool, seq: bool) {
-        if rtt || seq {
-            self.trace = Some(Box::new(FlowTrace { want_rtt: rtt, want_seq: seq, ..Default::default() }));
+    pub fn enable_trace(&mut self, rtt: bool, seq: bool, cc: bool) {
+        if rtt || seq || cc {
+            self.trace = Some(Box::new(FlowTrace { want_rtt: rtt, want_seq: seq, want_cc: cc, ..Default::default() }));
         }
+    }
+
+    /// Names of the algorithm's exported state variables.
+    pub fn cc_var_names(&self) -> &'static [&'static str] {
+        self.cc.var_names()
     }
 
     pub fn cc_name(&self) -> &'static str {
