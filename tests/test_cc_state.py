@@ -143,3 +143,34 @@ def test_highspeed_a_and_b_follow_rfc3649():
     a = w * w * p * 2 * b / (2 - b)
     assert np.allclose(cs["hs_b"].to_numpy(), b, atol=0.02)
     assert np.allclose(cs["hs_a"].to_numpy(), a, rtol=0.15, atol=1)
+
+
+def _hystart_run(delayed_ack, buffer):
+    sc = single_link(duration="2s", rate="10Mbps", delay="20ms", buffer=buffer, sample_interval="5ms",
+                     trace=["cc"], tcp=dict(cc="cubic", delayed_ack=delayed_ack))
+    res = sc.run()
+    cs = res.table("cc_state").filter(pl.col("cause") == "sample")
+    exit_t = cs.filter(pl.col("hystart_found") == 1)["time_s"].min()
+    ls = res.link_series.filter((pl.col("link") == 0) & (pl.col("drops") > 0))
+    first_drop = ls["time_s"].min() if ls.height else math.inf
+    exit_cwnd = cs.filter(pl.col("time_s") == exit_t)["cwnd"][0]
+    return exit_t, first_drop, exit_cwnd
+
+
+@pytest.mark.parametrize("delayed_ack,buffer", [(False, "1bdp"), (True, "2bdp")])
+def test_hystart_leaves_slow_start_before_the_first_loss(delayed_ack, buffer):
+    """Ha & Rhee's HyStart as Linux tcp_cubic.c runs it: rounds counted from
+    the first ACK, detection from cwnd 16, an exit once a round's ACK train
+    outlasts delay_min/2 (ACKs ≤ 2 ms apart) or its smallest RTT of ≥ 8
+    samples exceeds delay_min + clamp(delay_min/8, 4 ms, 16 ms). On a
+    40 ms, 10 Mb/s path (BDP 33 packets) the queue that slow start builds
+    trips it before the buffer overflows: cwnd is then between the BDP and
+    BDP + buffer. With delayed ACKs the ACKs are 2.4 ms apart, which breaks
+    the train, and the first segment of each flight finds the queue empty
+    until the flights overlap, so the delay test fires a round later; a
+    two-BDP buffer holds that round."""
+    exit_t, first_drop, cwnd = _hystart_run(delayed_ack, buffer)
+    bdp = RATE * 2 * DELAY / 8 / PKT
+    buf = bdp * (1 if buffer == "1bdp" else 2)
+    assert exit_t < first_drop
+    assert bdp <= cwnd <= bdp + buf

@@ -348,6 +348,16 @@ impl Cubic {
         if tp.snd_una > self.end_seq {
             self.hystart_reset(tp);
         }
+        // Rounds are tracked from the first ACK; the detectors run only from
+        // hystart_low_window on. Linux moved the low-window test after
+        // bictcp_hystart_reset in 2024 (M. Arghavani, fixing commit
+        // 4e1fddc98d25; in 6.11 and the 6.1/6.6 stable series): testing
+        // the window first starts the first round mid-flight, so every later
+        // round begins in the idle gap between two slow-start flights, sees
+        // the empty queue's RTT and breaks the ACK train.
+        if tp.cwnd < self.hs_low_window {
+            return;
+        }
         if self.detect_train && tp.now - self.last_ack <= self.ack_delta {
             self.last_ack = tp.now;
             let mut threshold = self.delay_min * PS_PER_US + Self::ack_delay(tp);
@@ -521,7 +531,7 @@ impl CongestionOps for Cubic {
         if self.delay_min == 0 || self.delay_min > delay {
             self.delay_min = delay;
         }
-        if self.ss == SlowStart::HyStart && !self.found && tp.in_slow_start() && tp.cwnd >= self.hs_low_window {
+        if self.ss == SlowStart::HyStart && !self.found && tp.in_slow_start() {
             self.hystart_update(tp, delay);
         }
     }
