@@ -72,7 +72,8 @@ TCP_DOC: dict[str, str] = {
     "pacing_ca_ratio": "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)",
     "tso": "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)",
     "min_tso_segs": "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)",
-    "quickack": "receiver ACKs each of the first n data segments at once (Linux quick-ACK: up to 16)",
+    "quickack": "quick-ACK quota: the receiver ACKs each of the first n data segments at once (Linux: 16, TCP_MAX_QUICKACKS, and at most rwnd/(2·mss); re-armed after an idle gap longer than the RTO with delack_timer = 'linux')",
+    "delack_timer": "'linux' (adaptive ato from 40 ms up to delack_timeout, bounded by max(RTT, 40 ms); short segments ACKed at once; quick-ACK re-armed after idle; tcp_event_data_recv / tcp_send_delayed_ack) or 'fixed' (delack_timeout; ns-2 DelAckSink)",
     "idle_restart": "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)",
 }
 
@@ -177,6 +178,8 @@ def resolve(opts: dict) -> dict:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= 100):
                 raise ScenarioError(f, v, "a ratio in (0, 100], e.g. 2.0 for 200%")
             out[k] = float(v)
+        elif k == "delack_timer":
+            out["delack_timer"] = _str(f, v, ["linux", "fixed"])
         elif k == "quickack":
             out["quickack"] = _int(f, v, lo=0, hi=2**32 - 1)
         elif k == "min_tso_segs":

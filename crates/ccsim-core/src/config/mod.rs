@@ -11,7 +11,7 @@ mod tcp;
 mod traffic;
 
 pub use net::{LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg};
-pub use tcp::{sack_option_bytes, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
+pub use tcp::{sack_option_bytes, DelackTimer, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
 pub use traffic::{AppCfg, FlowCfg, UdpCfg};
 
 use crate::units::SimTime;

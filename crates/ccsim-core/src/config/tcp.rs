@@ -86,6 +86,20 @@ pub enum RtoSsthresh {
     Ns2,
 }
 
+/// How the receiver times a delayed ACK (`TcpCfg::delack_timer`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelackTimer {
+    /// Linux tcp_event_data_recv / tcp_send_delayed_ack: an adaptive
+    /// timeout (icsk_ack.ato, 40 ms up to `delack_timeout`, bounded by the
+    /// RTT), a short (pushed) segment ACKed at once, the quick-ACK quota
+    /// re-armed after an idle gap longer than the RTO.
+    #[default]
+    Linux,
+    /// A fixed `delack_timeout` (RFC 1122 §4.2.3.2; ns-2 DelAckSink interval_).
+    Fixed,
+}
+
 /// How the retransmission timeout is computed (tcp/rtt.rs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -188,6 +202,8 @@ pub struct TcpCfg {
     /// Receiver ACKs each of the first `quickack` data segments at once
     /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
     pub quickack: u32,
+    /// How the delayed-ACK timer is set: `linux` (adaptive) or `fixed`.
+    pub delack_timer: DelackTimer,
 }
 
 impl Default for TcpCfg {
@@ -243,7 +259,8 @@ impl TcpCfg {
             pacing_ca_ratio: 1.2,
             tso: true,
             min_tso_segs: 2,
-            quickack: 0,
+            quickack: 16,                  // TCP_MAX_QUICKACKS
+            delack_timer: DelackTimer::Linux,
             idle_restart: true,
         };
         match stack {
@@ -265,6 +282,8 @@ impl TcpCfg {
                 rto_ssthresh: RtoSsthresh::Ns2, // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
                 delayed_ack: false,            // Agent/TCPSink ACKs every packet
                 delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
+                delack_timer: DelackTimer::Fixed,
+                quickack: 0,
                 rto: RtoModel::Ns2,
                 min_rto_ps: 200 * PS_PER_MS,   // minrto_ 0.2
                 initial_rto_ps: 3 * PS_PER_S,  // rtxcur_init_ 3.0

@@ -1,13 +1,18 @@
 //! The receiving end of a flow: cumulative ACKs with SACK blocks (RFC 2018),
-//! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2) with Linux-like quick-ACK
-//! at the start, the timestamp echo (RFC 7323 §4.3) and the ECN echo
-//! (RFC 3168 §6.1.3).
+//! delayed ACKs (RFC 5681 §4.2, RFC 1122 §4.2.3.2) with a fixed timer or
+//! Linux's adaptive one and quick-ACK mode, the timestamp echo (RFC 7323
+//! §4.3) and the ECN echo (RFC 3168 §6.1.3).
 
 use super::ranges::RangeSet;
 use super::SackEntry;
-use crate::config::{sack_option_bytes, SackCfg, TcpCfg};
+use crate::config::{sack_option_bytes, DelackTimer, SackCfg, TcpCfg};
 use crate::packet::{PktKind, Packet, ECN_CE, FLAG_CWR, FLAG_ECE, FLAG_SACK};
-use crate::units::SimTime;
+use crate::units::{SimTime, PS_PER_MS};
+
+/// TCP_ATO_MIN and TCP_DELACK_MIN (HZ/25) of include/net/tcp.h.
+const ATO_MIN: SimTime = 40 * PS_PER_MS;
+/// The cap tcp_send_delayed_ack puts on ato before the RTT bound (HZ/2).
+const ATO_MAX: SimTime = 500 * PS_PER_MS;
 use std::collections::VecDeque;
 
 /// The receiver's state (the other end of the flow, kept in the same slot).
@@ -27,6 +32,11 @@ pub(super) struct Receiver {
     pub(super) ece_pending: bool,
     /// Segments still to ACK at once (Linux quick-ACK).
     pub(super) quickack_left: u32,
+    /// The quick-ACK quota a (re)start grants (tcp_incr_quickack).
+    quickack_quota: u32,
+    /// Linux icsk_ack.ato (0 until the first segment) and lrcvtime.
+    ato: SimTime,
+    lrcvtime: SimTime,
     /// Starts of the blocks reported in the last ACK (RFC 2018 §4 order).
     pub(super) sack_hist: Vec<u64>,
     /// SACK blocks of ACKs in flight, by ACK id, for the sender to read.
@@ -35,8 +45,62 @@ pub(super) struct Receiver {
 }
 
 impl Receiver {
-    pub(super) fn new(quickack: u32) -> Self {
-        Receiver { quickack_left: quickack, ..Default::default() }
+    pub(super) fn new(t: &TcpCfg) -> Self {
+        // tcp_incr_quickack: rcv_wnd / (2·rcv_mss), at least 2, at most the
+        // quota (TCP_MAX_QUICKACKS = 16 for the linux stack).
+        let quota = match (t.delack_timer, t.rwnd_bytes) {
+            (DelackTimer::Linux, Some(w)) => ((w / (2 * t.mss as u64)).max(2)).min(t.quickack as u64) as u32,
+            _ => t.quickack,
+        };
+        let quick = if t.delack_timer == DelackTimer::Linux { 0 } else { quota };
+        Receiver { quickack_left: quick, quickack_quota: quota, ..Default::default() }
+    }
+
+    /// Linux tcp_event_data_recv for in-order data: the first segment
+    /// starts quick-ACK mode with ato = TCP_ATO_MIN; later ones adapt ato to
+    /// the inter-arrival gap m, and a gap longer than the RTO re-arms
+    /// quick-ACK mode.
+    fn event_data_recv(&mut self, now: SimTime, rto: SimTime) {
+        if self.ato == 0 {
+            self.quickack_left = self.quickack_left.max(self.quickack_quota);
+            self.ato = ATO_MIN;
+        } else {
+            let m = now - self.lrcvtime;
+            if m <= ATO_MIN / 2 {
+                self.ato = self.ato / 2 + ATO_MIN / 2;
+            } else if m < self.ato {
+                self.ato = (self.ato / 2 + m).min(rto);
+            } else if m > rto {
+                self.quickack_left = self.quickack_left.max(self.quickack_quota);
+            }
+        }
+        self.lrcvtime = now;
+    }
+
+    /// Linux tcp_send_delayed_ack: the timeout is ato, bounded by
+    /// max(srtt, TCP_DELACK_MIN) once ato exceeds TCP_DELACK_MIN and by
+    /// `delack_timeout` (icsk_delack_max, TCP_DELACK_MAX); an armed timer
+    /// keeps its earlier expiry, and one due within ato/4 means ACK now.
+    /// Returns false when the ACK must go at once.
+    fn arm_linux_delack(&mut self, now: SimTime, srtt: Option<SimTime>, max: SimTime) -> bool {
+        let mut ato = self.ato;
+        if ato > ATO_MIN {
+            let mut max_ato = ATO_MAX;
+            if let Some(r) = srtt {
+                max_ato = max_ato.min(r.max(ATO_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        ato = ato.min(max);
+        let mut timeout = now + ato;
+        if let Some(d) = self.delack_deadline {
+            if d <= now + ato / 4 {
+                return false;
+            }
+            timeout = timeout.min(d);
+        }
+        self.delack_deadline = Some(timeout);
+        true
     }
 }
 
@@ -96,7 +160,21 @@ impl Receiver {
     /// A data segment arrived. Returns `Some(trigger)` when an ACK must go
     /// at once, `None` when it is delayed (the delayed-ACK timer is armed
     /// here). `scratch` is a reusable buffer.
-    pub(super) fn on_segment(&mut self, now: SimTime, pkt: &Packet, t: &TcpCfg, scratch: &mut Vec<(u64, u64)>) -> Option<Option<u64>> {
+    ///
+    /// `payload` is the segment's data bytes; `srtt` and `rto` stand for
+    /// the receiving socket's own estimates, which Linux takes from the
+    /// handshake (the sender's smallest RTT and that plus min_rto here).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_segment(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        payload: u32,
+        t: &TcpCfg,
+        srtt: Option<SimTime>,
+        rto: SimTime,
+        scratch: &mut Vec<(u64, u64)>,
+    ) -> Option<Option<u64>> {
         let seq = pkt.seq;
         // RFC 7323 §4.3: TS.Recent comes from the segment that covers
         // Last.ACK.sent, so a delayed ACK echoes the earliest segment it acks.
@@ -120,6 +198,14 @@ impl Receiver {
             while let Some(end) = self.ooo.pop_front_at(self.rcv_nxt) {
                 self.rcv_nxt = end;
             }
+            let linux = t.delack_timer == DelackTimer::Linux;
+            if linux {
+                self.event_data_recv(now, rto);
+                // A short segment marks the ACK "pushed" (tcp_measure_rcv_mss)
+                // and tcp_cleanup_rbuf sends it once the application has read
+                // the data, taken here to be at once.
+                immediate |= payload < t.mss;
+            }
             if self.quickack_left > 0 {
                 self.quickack_left -= 1;
                 immediate = true;
@@ -132,7 +218,11 @@ impl Receiver {
             if self.unacked_segs >= t.delack_count {
                 return Some(None);
             }
-            if self.delack_deadline.is_none() {
+            if linux {
+                if !self.arm_linux_delack(now, srtt, t.delack_timeout_ps) {
+                    return Some(None);
+                }
+            } else if self.delack_deadline.is_none() {
                 self.delack_deadline = Some(now + t.delack_timeout_ps);
             }
             None

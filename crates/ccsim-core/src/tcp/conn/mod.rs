@@ -220,7 +220,7 @@ impl Conn {
             syn_sent_at: 0,
             syn_retransmitted: false,
             first_send: None,
-            rcv: Receiver::new(t.quickack),
+            rcv: Receiver::new(t),
             completed_at: None,
             stats: FlowStats::default(),
             events: Vec::new(),
@@ -536,7 +536,10 @@ impl Conn {
             self.stats.ce_received += 1;
         }
         let before = self.rcv.rcv_nxt;
-        let ack_now = self.rcv.on_segment(now, pkt, &self.cfg.tcp, &mut self.sb.new_blocks);
+        let payload = pkt.size.saturating_sub(self.data_hdr);
+        let hint = self.rtt.min_rtt;
+        let rto = hint.map_or(self.cfg.tcp.initial_rto_ps, |r| r + self.cfg.tcp.min_rto_ps);
+        let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, hint, rto, &mut self.sb.new_blocks);
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {
             self.completed_at = Some(now);
             let fct = (now - self.first_send.unwrap_or(self.start)) as f64 / PS_PER_S as f64;
