@@ -159,3 +159,26 @@ def test_rto_inside_newreno_recovery(rule):
         inflated = fr["ssthresh"] + 3 + (dupacks - 3)
         assert to["ssthresh"] == max(inflated // 2, 2)
         assert to["ssthresh"] > fr["ssthresh"]
+
+
+@pytest.mark.parametrize("receiver_sack", [True, False])
+def test_sack1_sender_with_a_sink_that_sends_no_sack_blocks(receiver_sack):
+    """Three segments of one window lost (packets 200, 203, 206). ns-2's
+    Sack1 retransmits the holes below the highest SACKed segment
+    (ScoreBoard::GetNextRetran), so with SACK blocks all three are repaired
+    in one recovery; behind a plain TCPSink its scoreboard stays empty, the
+    first hole is resent by the fast retransmit and the others only by the
+    retransmission timer. The sink's ACKs then carry no SACK option."""
+    sc = single_link(duration="5s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
+                     loss={"kind": "scripted", "drop": [200, 203, 206]},
+                     tcp=dict(stack="ns2", sack="sack1", receiver_sack=receiver_sack, rwnd="64pkt"))
+    res = sc.run()
+    f = res.flows.row(0, named=True)
+    links = res.links
+    ack = links.filter(pl.col("name") == "b->a").row(0, named=True)
+    if receiver_sack:
+        assert (f["timeouts"], f["retransmits"]) == (0, 3)
+        assert ack["bytes_tx"] > 40 * ack["pkts_tx"]  # SACK options on some ACKs
+    else:
+        assert f["timeouts"] >= 1
+        assert ack["bytes_tx"] == 40 * ack["pkts_tx"]

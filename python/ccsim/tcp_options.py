@@ -57,6 +57,7 @@ TCP_DOC: dict[str, str] = {
     "dupthresh": "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)",
     "abc_limit": "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)",
     "sack": "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)",
+    "receiver_sack": "the receiver sends SACK blocks when sack is on; false: a sink without SACK (ns-2's plain TCPSink behind a Sack1 sender; a Linux sender would negotiate SACK off instead: set sack = 'off')",
     "sack_blocks": "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)",
     "growth_per": "what one ACK credits to window growth: 'segment' (the segments it delivered; Linux, RFC 3465) or 'ack' (one, however many it covers; ns-2, so delayed ACKs halve the growth)",
     "ssthresh_base": "what a loss-based reduction of the Reno family halves: 'cwnd' (Linux tcp_reno_ssthresh, ns-2 slowdown) or 'flight' (RFC 5681 eq. 4: FlightSize)",
@@ -170,7 +171,7 @@ def resolve(opts: dict) -> dict:
             out["ssthresh_base"] = _str(f, v, ["cwnd", "flight"])
         elif k == "rto_ssthresh":
             out["rto_ssthresh"] = _str(f, v, ["linux", "ns2"])
-        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate"):
+        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate", "receiver_sack"):
             out[k] = _bool(f, v)
         elif k == "pacing":
             out["pacing"] = _str(f, v, ["off", "linux", "window"])

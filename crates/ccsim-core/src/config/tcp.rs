@@ -202,6 +202,9 @@ pub struct TcpCfg {
     /// Receiver ACKs each of the first `quickack` data segments at once
     /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
     pub quickack: u32,
+    /// The receiver reports SACK blocks when `sack` is on (false: a sink
+    /// without SACK, as ns-2's plain Agent/TCPSink behind a Sack1 sender).
+    pub receiver_sack: bool,
     /// How the delayed-ACK timer is set: `linux` (adaptive) or `fixed`.
     pub delack_timer: DelackTimer,
 }
@@ -261,6 +264,7 @@ impl TcpCfg {
             min_tso_segs: 2,
             quickack: 16,                  // TCP_MAX_QUICKACKS
             delack_timer: DelackTimer::Linux,
+            receiver_sack: true,
             idle_restart: true,
         };
         match stack {

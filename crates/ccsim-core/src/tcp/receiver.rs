@@ -144,7 +144,7 @@ impl Receiver {
         if self.ece_pending {
             p.flags |= FLAG_ECE;
         }
-        if t.sack != SackCfg::Off && !self.ooo.is_empty() {
+        if t.sack != SackCfg::Off && t.receiver_sack && !self.ooo.is_empty() {
             let mut e = self.sack_blocks(trigger, t.sack_blocks as usize);
             if e.n > 0 {
                 e.id = self.ack_id;
