@@ -13,11 +13,11 @@ from helpers import single_link
 RATE, DELAY = 10e6, 0.020  # 10 Mb/s, 40 ms propagation RTT
 PKT, MSS = 1500, 1448      # linux stack: 1448 payload + 40 header + 12 timestamps
 PAYLOAD_BPS = RATE * MSS / PKT
-# Smallest RTT: propagation plus the serialisation at 10 Mb/s of two data
-# packets and a 52-byte ACK. The receiver ACKs every second segment and the
-# sample is timed from the first of the two (the timestamp it echoes is the
-# earlier segment's, RFC 7323 §4.3), so it includes the second's transmission.
-RTT_MIN = 2 * DELAY + (2 * PKT + 52) * 8 / RATE
+# Smallest RTT: propagation plus the serialisation at 10 Mb/s of one data
+# packet and a 52-byte ACK, taken while the receiver is in quick-ACK mode and
+# ACKs each segment at once (with a delayed ACK the sample, timed from the
+# first segment of the pair, would also hold the second one's transmission).
+RTT_MIN = 2 * DELAY + (PKT + 52) * 8 / RATE
 
 
 def _run(cc, duration="30s", **tcp):
