@@ -60,21 +60,26 @@ impl Receiver {
     /// starts quick-ACK mode with ato = TCP_ATO_MIN; later ones adapt ato to
     /// the inter-arrival gap m, and a gap longer than the RTO re-arms
     /// quick-ACK mode.
-    fn event_data_recv(&mut self, now: SimTime, rto: SimTime) {
+    #[inline]
+    fn event_data_recv(&mut self, now: SimTime, srtt: Option<SimTime>, t: &TcpCfg) {
+        let m = now - self.lrcvtime;
+        self.lrcvtime = now;
+        if self.ato != 0 && m <= ATO_MIN / 2 {
+            // The common case: back-to-back segments.
+            self.ato = self.ato / 2 + ATO_MIN / 2;
+            return;
+        }
+        // The receiving socket's RTO, which Linux bases on the handshake's
+        // RTT: taken as the sender's smallest RTT + min_rto.
+        let rto = srtt.map_or(t.initial_rto_ps, |r| r + t.min_rto_ps);
         if self.ato == 0 {
             self.quickack_left = self.quickack_left.max(self.quickack_quota);
             self.ato = ATO_MIN;
-        } else {
-            let m = now - self.lrcvtime;
-            if m <= ATO_MIN / 2 {
-                self.ato = self.ato / 2 + ATO_MIN / 2;
-            } else if m < self.ato {
-                self.ato = (self.ato / 2 + m).min(rto);
-            } else if m > rto {
-                self.quickack_left = self.quickack_left.max(self.quickack_quota);
-            }
+        } else if m < self.ato {
+            self.ato = (self.ato / 2 + m).min(rto);
+        } else if m > rto {
+            self.quickack_left = self.quickack_left.max(self.quickack_quota);
         }
-        self.lrcvtime = now;
     }
 
     /// Linux tcp_send_delayed_ack: the timeout is ato, bounded by
@@ -161,10 +166,9 @@ impl Receiver {
     /// at once, `None` when it is delayed (the delayed-ACK timer is armed
     /// here). `scratch` is a reusable buffer.
     ///
-    /// `payload` is the segment's data bytes; `srtt` and `rto` stand for
-    /// the receiving socket's own estimates, which Linux takes from the
-    /// handshake (the sender's smallest RTT and that plus min_rto here).
-    #[allow(clippy::too_many_arguments)]
+    /// `payload` is the segment's data bytes; `srtt` stands for the
+    /// receiving socket's RTT, which Linux takes from the handshake (the
+    /// sender's smallest RTT here).
     pub(super) fn on_segment(
         &mut self,
         now: SimTime,
@@ -172,7 +176,6 @@ impl Receiver {
         payload: u32,
         t: &TcpCfg,
         srtt: Option<SimTime>,
-        rto: SimTime,
         scratch: &mut Vec<(u64, u64)>,
     ) -> Option<Option<u64>> {
         let seq = pkt.seq;
@@ -200,7 +203,7 @@ impl Receiver {
             }
             let linux = t.delack_timer == DelackTimer::Linux;
             if linux {
-                self.event_data_recv(now, rto);
+                self.event_data_recv(now, srtt, t);
                 // A short segment marks the ACK "pushed" (tcp_measure_rcv_mss)
                 // and tcp_cleanup_rbuf sends it once the application has read
                 // the data, taken here to be at once.

@@ -537,9 +537,7 @@ impl Conn {
         }
         let before = self.rcv.rcv_nxt;
         let payload = pkt.size.saturating_sub(self.data_hdr);
-        let hint = self.rtt.min_rtt;
-        let rto = hint.map_or(self.cfg.tcp.initial_rto_ps, |r| r + self.cfg.tcp.min_rto_ps);
-        let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, hint, rto, &mut self.sb.new_blocks);
+        let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, self.rtt.min_rtt, &mut self.sb.new_blocks);
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {
             self.completed_at = Some(now);
             let fct = (now - self.first_send.unwrap_or(self.start)) as f64 / PS_PER_S as f64;
