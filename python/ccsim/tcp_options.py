@@ -15,6 +15,8 @@ from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
 
 STACKS = ["linux", "ns2"]
 RTO_MODELS = ["linux", "rfc6298", "ns2"]
+# Options that need the RFC 6675 scoreboard (config/tcp.rs SCOREBOARD_OPTIONS).
+SCOREBOARD_OPTIONS = ["prr", "dsack", "rack", "tlp", "undo", "frto"]
 
 
 def _defaults_from_core(stack: str, cc: str = "newreno") -> dict[str, Any]:
@@ -75,6 +77,11 @@ TCP_DOC: dict[str, str] = {
     "min_tso_segs": "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)",
     "quickack": "quick-ACK quota: the receiver ACKs each of the first n data segments at once (Linux: 16, TCP_MAX_QUICKACKS, and at most rwnd/(2·mss); re-armed after an idle gap longer than the RTO with delack_timer = 'linux')",
     "delack_timer": "'linux' (adaptive ato from 40 ms up to delack_timeout, bounded by max(RTT, 40 ms); short segments ACKed at once; quick-ACK re-armed after idle; tcp_event_data_recv / tcp_send_delayed_ack) or 'fixed' (delack_timeout; ns-2 DelAckSink)",
+    "dsack": "RFC 2883 D-SACK: the receiver reports a duplicate segment in the first SACK block; the sender uses it for undo and RACK's reordering window (needs sack = 'rfc6675')",
+    "rack": "RFC 8985 RACK: a segment sent before one already delivered is lost once RTT + reordering window (min_rtt/4, grown by D-SACKs) have passed; with DupThresh as Linux tcp_recovery = 1 (needs sack = 'rfc6675')",
+    "tlp": "RFC 8985 §7 tail loss probe: after 2·SRTT (+ min_rto with one segment out) without an ACK, send new data or the last segment (needs sack = 'rfc6675')",
+    "undo": "undo a window reduction that D-SACKs or timestamps prove spurious (Linux tcp_try_undo_*) through the algorithm's undo_cwnd (needs sack = 'rfc6675')",
+    "frto": "RFC 5682 F-RTO, SACK-enhanced as Linux: an RTO followed by ACKs of never-retransmitted data is spurious and undone (needs sack = 'rfc6675')",
     "idle_restart": "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)",
 }
 
@@ -106,10 +113,11 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
     cc = _str(cc_f, cc_v, list(_core.algorithms()))
     base = {k: (v, f"tcp.{k} ({stack} stack default)") for k, v in _ordered_defaults(stack, cc).items()}
     opts = merge(where, group, merge("tcp", tcp_sec, base))
-    if "prr" not in group and "prr" not in tcp_sec and opts["sack"][0] != "rfc6675":
-        # The stack's PRR applies only where the recovery has the scoreboard
-        # PRR counts from (as deserialize_with_stack in config/tcp.rs).
-        opts["prr"] = (False, opts["prr"][1])
+    for k in SCOREBOARD_OPTIONS:
+        if k not in group and k not in tcp_sec and opts["sack"][0] != "rfc6675":
+            # The stack's value applies only where the recovery has the
+            # scoreboard it works on (as deserialize_with_stack in config/tcp.rs).
+            opts[k] = (False, opts[k][1])
     return resolve(opts)
 
 
@@ -171,7 +179,8 @@ def resolve(opts: dict) -> dict:
             out["ssthresh_base"] = _str(f, v, ["cwnd", "flight"])
         elif k == "rto_ssthresh":
             out["rto_ssthresh"] = _str(f, v, ["linux", "ns2"])
-        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate", "receiver_sack"):
+        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate", "receiver_sack",
+                   "dsack", "rack", "tlp", "undo", "frto"):
             out[k] = _bool(f, v)
         elif k == "pacing":
             out["pacing"] = _str(f, v, ["off", "linux", "window"])
@@ -199,8 +208,9 @@ def resolve(opts: dict) -> dict:
     if out["timestamps"] and out["sack_blocks"] > 3:
         raise ScenarioError(opts["sack_blocks"][1], out["sack_blocks"],
                             "at most 3 SACK blocks with timestamps (40 option bytes)")
-    if out["prr"] and out["sack"] != "rfc6675":
-        raise ScenarioError(opts["prr"][1], True, "prr = true only with sack = 'rfc6675' (PRR counts from the SACK scoreboard)")
+    for k in SCOREBOARD_OPTIONS:
+        if out[k] and out["sack"] != "rfc6675":
+            raise ScenarioError(opts[k][1], True, f"{k} = true only with sack = 'rfc6675' (it works on the SACK scoreboard)")
     if out["sack"] != "off" and out["cc"] == "tahoe":
         raise ScenarioError(opts["sack"][1], out["sack"], "sack = 'off' with tahoe (Tahoe has no fast recovery)")
     if out["max_rto_ps"] < out["min_rto_ps"]:

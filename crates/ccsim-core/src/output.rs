@@ -162,6 +162,15 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col("pkts_dropped", U(|f, _| f.stats.pkts_dropped)),
         Col("idle_restarts", U(|f, _| f.stats.idle_restarts)),
         Col("stale_pkts", U(|f, _| f.stats.stale_pkts)),
+        Col("dup_segs_received", U(|f, _| f.stats.dup_segs_received)),
+        Col("dsacks_received", U(|f, _| f.stats.dsacks_received)),
+        Col("rack_lost", U(|f, _| f.stats.rack_lost)),
+        Col("lost_retransmits", U(|f, _| f.stats.lost_retransmits)),
+        Col("reorder_seen", U(|f, _| f.stats.reorder_seen)),
+        Col("tlp_probes", U(|f, _| f.stats.tlp_probes)),
+        Col("tlp_recoveries", U(|f, _| f.stats.tlp_recoveries)),
+        Col("undos", U(|f, _| f.stats.undos)),
+        Col("spurious_rtos", U(|f, _| f.stats.spurious_rtos)),
     ]
 }
 

@@ -139,12 +139,20 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
             (true, true, true, true, PacingCfg::Linux),
             (false, true, false, true, PacingCfg::Window),
         ] {
-            combos.push((sack, prr && sack == SackCfg::Rfc6675, lt, ts, ecn, pacing));
+            // RACK, TLP, D-SACK, undo and F-RTO (all on or all off) need the
+            // RFC 6675 scoreboard.
+            for linux in [false, true] {
+                if linux && sack != SackCfg::Rfc6675 {
+                    continue;
+                }
+                combos.push((sack, prr && sack == SackCfg::Rfc6675, lt, ts, ecn, pacing, linux));
+            }
         }
     }
-    for (sack, prr, lt, ts, ecn, pacing) in combos {
+    for (sack, prr, lt, ts, ecn, pacing, linux) in combos {
         let mut t = tcp_defaults("newreno");
         (t.sack, t.prr, t.limited_transmit, t.timestamps, t.ecn, t.pacing) = (sack, prr, lt, ts, ecn, pacing);
+        (t.dsack, t.rack, t.tlp, t.undo, t.frto) = (linux, linux, linux, linux, linux);
         let mut sc = dumbbell(4, 20_000_000, 100_000_000, 5, t);
         sc.links[0].loss = LossCfg::Bernoulli { p: 0.02 };
         sc.links[1].loss = LossCfg::Bernoulli { p: 0.01 }; // ACK losses too
@@ -152,7 +160,7 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
         let mut sim = Simulation::new(&sc).unwrap();
         sim.run();
         let (inj, arr, drp, held) = counts(&sim);
-        assert_eq!(inj, arr + drp + held, "{sack:?} prr {prr} lt {lt} ts {ts} ecn {ecn} {pacing:?}");
+        assert_eq!(inj, arr + drp + held, "{sack:?} prr {prr} lt {lt} ts {ts} ecn {ecn} {pacing:?} rack-tlp {linux}");
         for f in &sim.flows {
             assert!(f.delivered_bytes() > 100_000, "{sack:?}: flow {} starved", f.id);
             assert!(f.pipe() as u64 <= f.snd_max - f.snd_una);

@@ -207,7 +207,28 @@ pub struct TcpCfg {
     pub receiver_sack: bool,
     /// How the delayed-ACK timer is set: `linux` (adaptive) or `fixed`.
     pub delack_timer: DelackTimer,
+    /// RFC 2883 D-SACK: the receiver reports a duplicate segment in the
+    /// first SACK block, and the sender reads it (undo, RACK's reordering
+    /// window). Needs sack = "rfc6675".
+    pub dsack: bool,
+    /// RFC 8985 RACK: losses detected by time (a segment sent before one
+    /// already delivered, by more than RTT + reordering window, is lost),
+    /// with the reordering timer. Needs sack = "rfc6675".
+    pub rack: bool,
+    /// RFC 8985 §7 Tail Loss Probe. Needs sack = "rfc6675".
+    pub tlp: bool,
+    /// Undo a reduction that D-SACKs or timestamps prove spurious (Linux
+    /// tcp_try_undo_recovery / _dsack / _partial / _loss). Needs sack = "rfc6675".
+    pub undo: bool,
+    /// RFC 5682 F-RTO, SACK-enhanced as Linux tcp_process_loss: an RTO
+    /// after which never-retransmitted data is acknowledged is spurious and
+    /// undone. Needs sack = "rfc6675".
+    pub frto: bool,
 }
+
+/// Options that need the RFC 6675 scoreboard; a stack turns them on only
+/// where it is (`deserialize_with_stack`, Python `for_group`).
+pub const SCOREBOARD_OPTIONS: [&str; 6] = ["prr", "dsack", "rack", "tlp", "undo", "frto"];
 
 impl Default for TcpCfg {
     fn default() -> Self {
@@ -266,6 +287,13 @@ impl TcpCfg {
             delack_timer: DelackTimer::Linux,
             receiver_sack: true,
             idle_restart: true,
+            // Linux ≥ 4.18: tcp_dsack = 1, tcp_recovery = 1 (RACK with
+            // DupThresh), tcp_early_retrans = 3 (TLP), tcp_frto = 2.
+            dsack: sack_ok,
+            rack: sack_ok,
+            tlp: sack_ok,
+            undo: sack_ok,
+            frto: sack_ok,
         };
         match stack {
             Stack::Linux => linux,
@@ -279,6 +307,11 @@ impl TcpCfg {
                 timestamps: false,             // timestamps_ false
                 sack: SackCfg::Off,            // Agent/TCP/Sack1 is a separate agent
                 prr: false,
+                dsack: false,
+                rack: false,
+                tlp: false,
+                undo: false,
+                frto: false,
                 limited_transmit: true,        // singledup_ 1
                 abc_limit: 1,                  // opencwnd: +1 per ACK in slow start
                 growth_per: GrowthPer::Ack,    // opencwnd: per ACK, increase_num_ 1
@@ -372,8 +405,10 @@ impl TcpCfg {
                 format!("must be 1..={max_blocks} (40 option bytes{}; got {})", if t.timestamps { " with timestamps" } else { "" }, t.sack_blocks),
             );
         }
-        if t.prr && t.sack != SackCfg::Rfc6675 {
-            return err(f("tcp.prr"), "PRR needs the RFC 6675 scoreboard; accepted: prr = true only with sack = \"rfc6675\"");
+        for (k, on) in [("prr", t.prr), ("dsack", t.dsack), ("rack", t.rack), ("tlp", t.tlp), ("undo", t.undo), ("frto", t.frto)] {
+            if on && t.sack != SackCfg::Rfc6675 {
+                return err(f(&format!("tcp.{k}")), format!("{k} needs the RFC 6675 scoreboard; accepted: {k} = true only with sack = \"rfc6675\""));
+            }
         }
         for (k, v) in [("pacing_ss_ratio", t.pacing_ss_ratio), ("pacing_ca_ratio", t.pacing_ca_ratio)] {
             if !(v.is_finite() && v > 0.0 && v <= 100.0) {
@@ -394,9 +429,9 @@ impl TcpCfg {
 
 /// Deserialize a flow's TCP options: the stack they name (default Linux)
 /// fills every option they leave out, so explicit options override the
-/// stack's values. A stack's PRR applies where the recovery has the
-/// scoreboard PRR counts from: unless `prr` is given, it is on only with
-/// sack = "rfc6675" (python/ccsim/tcp_options.py `for_group` does the same).
+/// stack's values. A stack's PRR, D-SACK, RACK, TLP, undo and F-RTO apply where the recovery has the
+/// scoreboard they work on: unless given, `SCOREBOARD_OPTIONS` are on only
+/// with sack = "rfc6675" (python/ccsim/tcp_options.py `for_group` does the same).
 pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TcpCfg, D::Error> {
     use serde::de::Error;
     let serde_json::Value::Object(given) = serde_json::Value::deserialize(d)? else {
@@ -409,11 +444,22 @@ pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<
     let cc = given.get("cc").and_then(|v| v.as_str()).unwrap_or("newreno");
     let mut full = serde_json::to_value(TcpCfg::for_stack(stack, cc)).map_err(D::Error::custom)?;
     let map = full.as_object_mut().expect("TcpCfg serializes to an object");
-    let prr_given = given.contains_key("prr");
+    let given_keys: Vec<bool> = SCOREBOARD_OPTIONS.iter().map(|k| given.contains_key(*k)).collect();
     map.extend(given);
     let mut t = TcpCfg::deserialize(full).map_err(D::Error::custom)?;
-    if !prr_given {
-        t.prr &= t.sack == SackCfg::Rfc6675;
+    let board = t.sack == SackCfg::Rfc6675;
+    for (k, g) in SCOREBOARD_OPTIONS.iter().zip(given_keys) {
+        if !g {
+            let v = match *k {
+                "prr" => &mut t.prr,
+                "dsack" => &mut t.dsack,
+                "rack" => &mut t.rack,
+                "tlp" => &mut t.tlp,
+                "undo" => &mut t.undo,
+                _ => &mut t.frto,
+            };
+            *v &= board;
+        }
     }
     Ok(t)
 }

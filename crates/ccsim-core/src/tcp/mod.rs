@@ -30,12 +30,14 @@
 
 mod conn;
 mod pacing;
+mod rack;
 pub mod ranges;
 mod rate;
 mod receiver;
 mod recovery;
 pub mod rtt;
 mod scoreboard;
+mod undo;
 
 pub use conn::Conn;
 
@@ -78,6 +80,12 @@ pub enum FlowEventKind {
     EcnReduction,
     /// value = flow completion time, seconds.
     Completed,
+    /// A tail loss probe repaired a loss: one reduction (RFC 8985 §7.4);
+    /// value = cwnd before, segments.
+    TlpRecovery,
+    /// A reduction undone as spurious (D-SACK, timestamps, F-RTO); value =
+    /// cwnd after, segments.
+    Undo,
 }
 
 impl FlowEventKind {
@@ -88,6 +96,8 @@ impl FlowEventKind {
             FlowEventKind::RecoveryEnd => "recovery_end",
             FlowEventKind::EcnReduction => "ecn_reduction",
             FlowEventKind::Completed => "completed",
+            FlowEventKind::TlpRecovery => "tlp_recovery",
+            FlowEventKind::Undo => "undo",
         }
     }
 }
@@ -118,6 +128,22 @@ pub struct FlowStats {
     /// Packets of an earlier connection of this slot that arrived after a
     /// new one opened (repeated transfers), discarded.
     pub stale_pkts: u64,
+    /// ACKs carrying a D-SACK (RFC 2883).
+    pub dsacks_received: u64,
+    /// Duplicate data segments that reached the receiver.
+    pub dup_segs_received: u64,
+    /// Segments RACK marked lost (RFC 8985), lost retransmissions included.
+    pub rack_lost: u64,
+    /// Retransmissions found lost (by RACK) before any RTO.
+    pub lost_retransmits: u64,
+    /// ACKs that showed reordering (RACK.reordering_seen events).
+    pub reorder_seen: u64,
+    /// Tail loss probes sent, and those that repaired a loss.
+    pub tlp_probes: u64,
+    pub tlp_recoveries: u64,
+    /// Reductions undone (recovery or RTO), and RTOs found spurious by F-RTO.
+    pub undos: u64,
+    pub spurious_rtos: u64,
 }
 
 /// Per-packet traces, kept only when the scenario asks for them.
@@ -363,6 +389,12 @@ impl TcpFlow {
                 Pick::Hole(s) => {
                     c.sb.high_rxt = s + 1;
                     c.send_segment(s, now, out);
+                    if s == c.snd_una && c.cfg.tcp.rack {
+                        // Linux tcp_xmit_retransmit_queue: resending the
+                        // head restarts the RTO, so a head that RACK finds
+                        // lost again gets a full RTO for its new copy.
+                        c.rto_deadline = Some(now + c.rtt.rto());
+                    }
                 }
                 Pick::Rescue(s) => {
                     c.sb.rescue_rxt = Some(c.recover);
@@ -376,6 +408,11 @@ impl TcpFlow {
         if sent && c.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer if it is not running.
             c.rto_deadline = Some(now + c.rtt.rto());
+        }
+        if sent && c.cfg.tcp.tlp {
+            // tcp_write_xmit: one loss probe per tail-loss episode.
+            let open = !c.in_recovery && !self.recovery.in_loss();
+            c.tlp_schedule(now, open);
         }
         // tcp_rate_check_app_limited: nothing left to send and window unused.
         if c.snd_max >= c.send_limit && c.sb.lost_out <= c.sb.retrans_out {
@@ -423,14 +460,31 @@ impl TcpFlow {
         let lost_before = c.sb.lost_out;
         let mut cand = RateCand::default();
         let mut sack_rtt = None;
+        let ts_ecr = c.cfg.tcp.timestamps.then_some(pkt.ts);
+        c.ack_orig = false;
 
         let mut new_sacked = 0;
+        let mut dsack_tlp = false;
+        let mut highest = None;
         if let Some(e) = c.take_sack_blocks(pkt.aux, pkt.flags & FLAG_SACK != 0) {
             if self.recovery.reads_sack() && ack <= c.snd_max {
-                new_sacked = c.apply_sack(&e, now, &mut cand, &mut sack_rtt);
+                if c.cfg.tcp.dsack {
+                    if let Some((a, b)) = Conn::find_dsack(&e.blocks[..e.n as usize], ack) {
+                        dsack_tlp = c.on_dsack(a, b);
+                    }
+                }
+                new_sacked = c.apply_sack(&e, now, &mut cand, &mut sack_rtt, ts_ecr, &mut highest);
             }
         }
         let (newly, is_dup, sample) = c.take_cumulative(now, pkt, new_sacked, sack_rtt, &mut cand);
+        if c.cfg.tcp.rack {
+            if newly > 0 {
+                highest = Some(highest.unwrap_or(0).max(ack));
+            }
+            c.rack_finish_ack(now, highest);
+            c.rack_update_reo_wnd(cand.prior_delivered());
+        }
+        c.tlp_on_ack(now, ack, dsack_tlp, newly == 0 && new_sacked == 0);
         let ns2_timer = c.rtt.model() == RtoModel::Ns2;
         if let Some(r) = sample {
             c.take_rtt_sample(now, r, !ns2_timer);
@@ -438,8 +492,16 @@ impl TcpFlow {
         if ns2_timer && newly > 0 {
             c.ns2_timer_on_ack(now, ack, sample);
         }
-        let newly_lost = self.recovery.newly_lost(c, new_sacked);
-        let a = AckInfo { ack, newly, is_dup, acked_sacked: c.rate.delivered - delivered_before };
+        let newly_lost = self.recovery.newly_lost(c, now, new_sacked);
+        let a = AckInfo {
+            ack,
+            newly,
+            is_dup,
+            acked_sacked: c.rate.delivered - delivered_before,
+            sacked: new_sacked,
+            orig_acked: c.ack_orig,
+            ts_ecr,
+        };
         if newly > 0 && !c.in_recovery {
             c.dupacks = 0;
             c.lt_sent = 0;
@@ -454,6 +516,11 @@ impl TcpFlow {
         let losses = c.sb.lost_out.saturating_sub(lost_before).max(newly_lost);
         c.after_ack(now, cand, &a, losses, prior_in_flight, prior_pipe, sample, step);
         self.try_send(now, out);
+        let c = &mut self.c;
+        if c.cfg.tcp.tlp && (newly > 0 || c.tlp.deadline.is_some()) {
+            let open = !c.in_recovery && !self.recovery.in_loss();
+            c.tlp_schedule(now, open);
+        }
         self.trace_cc_events(now);
     }
 
@@ -475,8 +542,11 @@ impl TcpFlow {
                 if c.snd_una >= c.snd_max {
                     return;
                 }
+                // F-RTO (RFC 5682 §3.1 step 1, Linux tcp_enter_loss): not
+                // inside a recovery, except on a repeated timeout.
+                let frto = c.cfg.tcp.frto && ((!c.in_recovery && !self.recovery.in_loss()) || c.rtt.backed_off());
                 c.timeout(now);
-                self.recovery.on_rto(c);
+                self.recovery.on_rto(c, frto);
                 self.try_send(now, out);
                 let c = &mut self.c;
                 if c.rto_deadline.is_none() {
@@ -496,6 +566,18 @@ impl TcpFlow {
                 self.c.send_ack(None, out);
             }
         }
+        if let Some(d) = self.c.tlp.deadline {
+            // Before the RTO: a probe due with it goes instead of it (one
+            // timer in Linux; the probe restarts the RTO).
+            if d <= now {
+                self.c.tlp_fire(now, out);
+            }
+        }
+        if let Some(d) = self.c.rack.deadline {
+            if d <= now {
+                self.rack_timeout(now, out);
+            }
+        }
         if let Some(d) = self.c.rto_deadline {
             if d <= now {
                 self.on_rto(now, out);
@@ -507,6 +589,24 @@ impl TcpFlow {
                 self.try_send(now, out);
             }
         }
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: scan again; if it found losses, enter
+    /// recovery (outside a loss phase) and retransmit.
+    fn rack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let c = &mut self.c;
+        c.rack.deadline = None;
+        if c.state != SenderState::Established {
+            return;
+        }
+        let recovering = c.in_recovery || self.recovery.in_loss();
+        let n = c.rack_detect_loss(now, recovering);
+        if n == 0 {
+            return;
+        }
+        self.recovery.on_rack_timeout(c, now, n, out);
+        self.try_send(now, out);
+        self.trace_cc_events(now);
     }
 }
 

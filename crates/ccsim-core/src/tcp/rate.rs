@@ -37,6 +37,13 @@ pub(super) struct RateCand {
 }
 
 impl RateCand {
+    /// Delivered count when the newest delivered segment was sent (Linux
+    /// rs->prior_delivered), if the ACK delivered any.
+    #[inline]
+    pub fn prior_delivered(&self) -> Option<u64> {
+        self.have.then_some(self.prior_delivered)
+    }
+
     /// tcp_rate_skb_delivered: keep the segment sent last.
     #[inline]
     pub fn offer(&mut self, r: &TxRec, seq: u64) {

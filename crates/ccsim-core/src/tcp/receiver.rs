@@ -42,6 +42,11 @@ pub(super) struct Receiver {
     /// SACK blocks of ACKs in flight, by ACK id, for the sender to read.
     pub(super) sack_log: VecDeque<SackEntry>,
     pub(super) ack_id: u32,
+    /// A duplicate segment to report in the next ACK's first SACK block
+    /// (RFC 2883 D-SACK), reported once.
+    pub(super) dsack: Option<u64>,
+    /// Duplicate segments received (D-SACKed or not).
+    pub(super) dup_segs: u64,
 }
 
 impl Receiver {
@@ -115,6 +120,13 @@ impl Receiver {
     /// blocks that are still above rcv_nxt, without repeats; at most `max`.
     fn sack_blocks(&mut self, trigger: Option<u64>, max: usize) -> SackEntry {
         let mut e = SackEntry { id: 0, n: 0, blocks: [(0, 0); 4] };
+        // RFC 2883 §4: a D-SACK block goes first; the block holding the
+        // duplicate (the trigger's) follows it.
+        if let Some(d) = self.dsack.take() {
+            e.blocks[0] = (d, d + 1);
+            e.n = 1;
+        }
+        let first_sack = e.n as usize;
         let hist = std::mem::take(&mut self.sack_hist);
         for s in trigger.into_iter().chain(hist.iter().copied()) {
             if (e.n as usize) >= max {
@@ -124,7 +136,7 @@ impl Receiver {
                 continue;
             }
             if let Some(r) = self.ooo.find(s) {
-                if !e.blocks[..e.n as usize].contains(&r) {
+                if !e.blocks[first_sack..e.n as usize].contains(&r) {
                     e.blocks[e.n as usize] = r;
                     e.n += 1;
                 }
@@ -132,7 +144,7 @@ impl Receiver {
         }
         let mut hist = hist;
         hist.clear();
-        hist.extend(e.blocks[..e.n as usize].iter().map(|b| b.0));
+        hist.extend(e.blocks[first_sack..e.n as usize].iter().map(|b| b.0));
         self.sack_hist = hist;
         e
     }
@@ -149,7 +161,7 @@ impl Receiver {
         if self.ece_pending {
             p.flags |= FLAG_ECE;
         }
-        if t.sack != SackCfg::Off && t.receiver_sack && !self.ooo.is_empty() {
+        if t.sack != SackCfg::Off && t.receiver_sack && (!self.ooo.is_empty() || self.dsack.is_some()) {
             let mut e = self.sack_blocks(trigger, t.sack_blocks as usize);
             if e.n > 0 {
                 e.id = self.ack_id;
@@ -233,9 +245,20 @@ impl Receiver {
             // Out of order: remember it and send an immediate duplicate ACK.
             scratch.clear();
             self.ooo.insert(seq, seq + 1, scratch);
+            if scratch.is_empty() {
+                self.dup_segs += 1;
+                if t.dsack {
+                    self.dsack = Some(seq);
+                }
+            }
             Some(Some(seq))
         } else {
-            // Duplicate of data already received: immediate ACK.
+            // Duplicate of data already received: immediate ACK (Linux
+            // tcp_send_dupack), with a D-SACK for it.
+            self.dup_segs += 1;
+            if t.dsack {
+                self.dsack = Some(seq);
+            }
             Some(None)
         }
     }

@@ -42,6 +42,9 @@ pub(super) struct Scoreboard {
     pub(super) retrans_out: u32,
     /// Every un-SACKed segment below this has been marked lost.
     pub(super) lost_upto: u64,
+    /// No segment at or above this is marked lost (RACK marks above
+    /// `lost_upto`); NextSeg rule 1 searches below max(lost_upto, lost_hi).
+    pub(super) lost_hi: u64,
     /// Retransmission search pointer (RFC 6675 HighRxt + 1).
     pub(super) high_rxt: u64,
     pub(super) rescue_rxt: Option<u64>,
@@ -58,6 +61,7 @@ impl Default for Scoreboard {
             lost_out: 0,
             retrans_out: 0,
             lost_upto: 0,
+            lost_hi: 0,
             high_rxt: 0,
             rescue_rxt: None,
             new_blocks: Vec::new(),
@@ -92,6 +96,7 @@ impl Scoreboard {
         self.lost_out = 0;
         self.retrans_out = 0;
         self.lost_upto = una;
+        self.lost_hi = una;
         self.high_rxt = una;
     }
 
@@ -112,6 +117,7 @@ impl Scoreboard {
         }
         self.lost_out += n;
         self.lost_upto = self.lost_upto.max(x);
+        self.lost_hi = self.lost_hi.max(x);
         n
     }
 }

@@ -13,6 +13,9 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
     let mut t = tcp_defaults("newreno");
     t.sack = sack;
     t.delayed_ack = false;
+    // The RFC 6675 rules alone unless a test turns the Linux additions on.
+    (t.dsack, t.rack, t.tlp, t.undo, t.frto) = (false, false, false, false, false);
+    t.prr &= sack == SackCfg::Rfc6675;
     f(&mut t);
     let app = match segs {
         Some(n) => AppCfg::File { bytes: n * t.mss as u64 },

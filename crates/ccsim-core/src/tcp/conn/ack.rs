@@ -74,9 +74,18 @@ impl Conn {
     /// Mark newly SACKed segments; returns how many. A segment SACKed again
     /// after the scoreboard was cleared counts for the scoreboard only, not
     /// as a delivery or an RTT sample.
-    pub(in crate::tcp) fn apply_sack(&mut self, e: &SackEntry, now: SimTime, cand: &mut RateCand, sack_rtt: &mut Option<SimTime>) -> u64 {
+    pub(in crate::tcp) fn apply_sack(
+        &mut self,
+        e: &SackEntry,
+        now: SimTime,
+        cand: &mut RateCand,
+        sack_rtt: &mut Option<SimTime>,
+        ts_ecr: Option<SimTime>,
+        highest: &mut Option<u64>,
+    ) -> u64 {
         let mut fresh = std::mem::take(&mut self.sb.new_blocks);
         fresh.clear();
+        let rack = self.cfg.tcp.rack;
         for &(a, b) in &e.blocks[..e.n as usize] {
             let a = a.max(self.snd_una);
             let b = b.min(self.snd_max);
@@ -103,8 +112,15 @@ impl Conn {
                 }
                 delivered += 1;
                 cand.offer(&r, s);
-                if r.flags & EVER_RETRANS == 0 && sack_rtt.is_none() {
-                    *sack_rtt = Some(now - r.sent_at);
+                if r.flags & EVER_RETRANS == 0 {
+                    if sack_rtt.is_none() {
+                        *sack_rtt = Some(now - r.sent_at);
+                    }
+                    self.ack_orig |= s < self.recover;
+                }
+                if rack {
+                    self.rack_note(&r, s, now, ts_ecr);
+                    *highest = Some(highest.unwrap_or(0).max(s + 1));
                 }
             }
         }
@@ -120,6 +136,8 @@ impl Conn {
     pub(in crate::tcp) fn take_cumulative(&mut self, now: SimTime, pkt: &Packet, new_sacked: u64, sack_rtt: Option<SimTime>, cand: &mut RateCand) -> (u64, bool, Option<SimTime>) {
         let ack = pkt.seq;
         let ts_on = self.cfg.tcp.timestamps;
+        let rack = self.cfg.tcp.rack;
+        let ts_ecr = ts_on.then_some(pkt.ts);
         let mut newly = 0u64;
         let mut sample = None;
         let mut is_dup = false;
@@ -149,6 +167,10 @@ impl Conn {
                     first_sent = Some(r.sent_at);
                 }
                 any_retrans |= r.flags & EVER_RETRANS != 0;
+                self.ack_orig |= r.flags & EVER_RETRANS == 0 && s < self.recover;
+                if rack {
+                    self.rack_note(&r, s, now, ts_ecr);
+                }
             }
             if self.sack == SackCfg::Off {
                 // Linux tcp_remove_reno_sacks: dup ACKs already counted.
@@ -170,6 +192,7 @@ impl Conn {
             }
             self.sb.sacked.trim_below(ack);
             self.sb.lost_upto = self.sb.lost_upto.max(ack);
+            self.sb.lost_hi = self.sb.lost_hi.max(ack);
             self.sb.high_rxt = self.sb.high_rxt.max(ack);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             is_dup = self.sack == SackCfg::Off || new_sacked > 0;
@@ -197,6 +220,7 @@ impl Conn {
         }
         self.sync_tp(now);
         self.tp.prior_cwnd = self.tp.cwnd;
+        self.undo.prior_ssthresh = 0; // tcp_enter_cwr: not undoable
         self.events.push((now, FlowEventKind::EcnReduction, self.tp.cwnd as f64));
         self.stats.ecn_reductions += 1;
         let ssthresh = self.cc.ssthresh(&self.tp);
@@ -324,6 +348,11 @@ impl Conn {
         self.ns2_timed = None; // ns-2 reset_rtx_timer: rtt_active_ = 0
         self.sync_tp(now);
         self.tp.in_flight = flight;
+        // Linux tcp_enter_recovery: the undo point, and ssthresh before
+        // (not when an ECN reduction is under way).
+        let prior = if self.in_cwr { 0 } else { self.current_ssthresh(false) };
+        self.init_undo(prior);
+        self.tlp.high_seq = None; // tcp_init_cwnd_reduction
         self.tp.prior_cwnd = self.tp.cwnd;
         let ssthresh = self.cc.ssthresh(&self.tp);
         self.tp.ssthresh = ssthresh;
@@ -343,6 +372,7 @@ impl Conn {
 
     pub(in crate::tcp) fn exit_recovery(&mut self, now: SimTime) {
         self.in_recovery = false;
+        self.undo.stamp = None;
         if !self.cc_owns_cwnd {
             self.tp.cwnd = self.tp.ssthresh.min(self.tp.cwnd_clamp).max(1);
             self.tp.cwnd_cnt = 0;
@@ -393,9 +423,14 @@ impl Conn {
             RtoSsthresh::Ns2 => !in_ecn,
         };
         if recompute {
+            // tcp_enter_loss: remember what to undo to.
+            let prior = self.current_ssthresh(self.in_recovery || self.in_cwr);
+            self.init_undo(prior);
             self.tp.prior_cwnd = self.tp.cwnd;
             self.tp.ssthresh = self.cc.ssthresh(&self.tp);
         }
+        self.tlp.high_seq = None;
+        self.tlp.deadline = None;
         if self.in_recovery {
             self.in_recovery = false;
             let d = (now - self.recovery_started) as f64 / PS_PER_S as f64;

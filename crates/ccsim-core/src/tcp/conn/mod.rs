@@ -14,7 +14,9 @@
 mod ack;
 
 use super::pacing::{self, Pacer};
+use super::rack::{Rack, Tlp};
 use super::rate::RateState;
+use super::undo::Undo;
 use super::receiver::Receiver;
 use super::rtt::RttEstimator;
 use crate::config::RtoModel;
@@ -37,6 +39,13 @@ pub(super) struct AckInfo {
     pub is_dup: bool,
     /// Segments newly acked or SACKed (delivered).
     pub acked_sacked: u64,
+    /// Segments newly SACKed.
+    pub sacked: u64,
+    /// A newly delivered segment at or below `recover` was never
+    /// retransmitted (Linux FLAG_ORIG_SACK_ACKED).
+    pub orig_acked: bool,
+    /// The timestamp the ACK echoes (with timestamps on).
+    pub ts_ecr: Option<SimTime>,
 }
 
 /// What the recovery mode decided for one ACK.
@@ -97,6 +106,14 @@ pub struct Conn {
     /// ns-2 Sack1's pipe, a counter kept during its recovery (see
     /// recovery/sack1.rs); `pipe()` reads it.
     pub(super) sack1_pipe: i64,
+    /// RFC 8985 RACK state and the tail loss probe.
+    pub(super) rack: Rack,
+    pub(super) tlp: Tlp,
+    /// Undo of spurious reductions.
+    pub(super) undo: Undo,
+    /// Set while an ACK is processed: it delivered never-retransmitted
+    /// data at or below `recover` (AckInfo::orig_acked).
+    pub(super) ack_orig: bool,
     // ECN (RFC 3168)
     pub(super) in_cwr: bool,
     pub(super) cwr_high: u64,
@@ -205,6 +222,10 @@ impl Conn {
             lt_sent: 0,
             sb: Scoreboard::default(),
             sack1_pipe: 0,
+            rack: Rack::default(),
+            tlp: Tlp::default(),
+            undo: Undo::default(),
+            ack_orig: false,
             in_cwr: false,
             cwr_high: 0,
             cwr_pending: false,
@@ -330,13 +351,16 @@ impl Conn {
         self.sb.rec_mut(self.snd_una, seq)
     }
 
-    /// Earliest pending timer deadline (RTO, delayed ACK or pacing).
+    /// Earliest pending timer deadline (RTO, delayed ACK, pacing, RACK's
+    /// reordering timer or the loss probe).
     #[inline]
     pub fn next_deadline(&self) -> Option<SimTime> {
         let a = self.rto_deadline.unwrap_or(SimTime::MAX);
         let b = self.rcv.delack_deadline.unwrap_or(SimTime::MAX);
         let c = self.pacer.deadline.unwrap_or(SimTime::MAX);
-        let m = a.min(b).min(c);
+        let d = self.rack.deadline.unwrap_or(SimTime::MAX);
+        let e = self.tlp.deadline.unwrap_or(SimTime::MAX);
+        let m = a.min(b).min(c).min(d).min(e);
         (m != SimTime::MAX).then_some(m)
     }
 
@@ -452,6 +476,8 @@ impl Conn {
             if was & RETRANS == 0 {
                 self.sb.retrans_out += 1;
             }
+            self.undo_on_retransmit(now);
+            self.rack_on_retransmit(now, seq);
             self.trace_seq(now, 1, seq);
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         } else {
@@ -537,7 +563,9 @@ impl Conn {
         }
         let before = self.rcv.rcv_nxt;
         let payload = pkt.size.saturating_sub(self.data_hdr);
+        let dups = self.rcv.dup_segs;
         let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, self.rtt.min_rtt, &mut self.sb.new_blocks);
+        self.stats.dup_segs_received += self.rcv.dup_segs - dups;
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {
             self.completed_at = Some(now);
             let fct = (now - self.first_send.unwrap_or(self.start)) as f64 / PS_PER_S as f64;

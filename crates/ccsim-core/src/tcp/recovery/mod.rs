@@ -68,12 +68,24 @@ impl Recovery {
         }
     }
 
-    /// Segments newly presumed lost after this ACK's SACK information.
+    /// Segments newly presumed lost after this ACK: RACK's scan when RACK
+    /// is on and has advanced (RFC 8985 §6.2), else RFC 6675 IsLost after new
+    /// SACK information.
     #[inline]
-    pub(super) fn newly_lost(&self, c: &mut Conn, new_sacked: u64) -> u32 {
+    pub(super) fn newly_lost(&self, c: &mut Conn, now: SimTime, new_sacked: u64) -> u32 {
         match self {
+            Recovery::Rfc6675(m) if c.cfg.tcp.rack && c.rack.advanced => c.rack_detect_loss(now, c.in_recovery || m.in_loss),
+            Recovery::Rfc6675(_) if c.cfg.tcp.rack => 0,
             Recovery::Rfc6675(_) if new_sacked > 0 => c.sb.update_lost(c.snd_una, c.cfg.tcp.dupthresh as u64),
             _ => 0,
+        }
+    }
+
+    /// RACK's reordering timer found `lost` segments (only RFC 6675 runs
+    /// RACK): start a recovery unless one or a loss phase is under way.
+    pub(super) fn on_rack_timeout(&mut self, c: &mut Conn, now: SimTime, lost: u32, out: &mut Vec<Packet>) {
+        if let Recovery::Rfc6675(m) = self {
+            m.on_rack_timeout(c, now, lost, out);
         }
     }
 
@@ -105,10 +117,10 @@ impl Recovery {
 
     /// After the common part of an RTO (`Conn::timeout`): what the mode
     /// does with its scoreboard and send point.
-    pub(super) fn on_rto(&mut self, c: &mut Conn) {
+    pub(super) fn on_rto(&mut self, c: &mut Conn, frto: bool) {
         match self {
             Recovery::Classic(_) => c.snd_nxt = c.snd_una,
-            Recovery::Rfc6675(m) => m.on_rto(c),
+            Recovery::Rfc6675(m) => m.on_rto(c, frto),
             Recovery::Sack1(m) => m.on_rto(c),
         }
     }

@@ -4,6 +4,13 @@
 //! (`tcp.prr`). After an RTO every un-SACKed segment is presumed lost, as in
 //! Linux `tcp_enter_loss`, and the loss phase lasts until `recover` is
 //! acknowledged (RFC 6675 §5.1).
+//!
+//! With `tcp.rack`, losses are marked by RACK (tcp/rack.rs) instead of
+//! IsLost and recovery starts when RACK has marked one (Linux
+//! `tcp_time_to_recover` with tcp_recovery = 1); with `tcp.undo`, a
+//! recovery or loss phase shown spurious is undone (tcp/undo.rs); with
+//! `tcp.frto`, the loss phase runs F-RTO (RFC 5682 §3, SACK-enhanced, as
+//! Linux `tcp_process_loss`).
 
 use crate::cc::CaState;
 use crate::packet::Packet;
@@ -20,10 +27,20 @@ pub(in crate::tcp) struct Rfc6675 {
     prr_delivered: u64,
     pub(in crate::tcp) prr_out: u64,
     recover_fs: u64,
+    /// F-RTO is running in this loss phase (Linux tp->frto).
+    frto: bool,
+    /// F-RTO step 2b: this ACK sends new data, not retransmissions.
+    frto_new: bool,
 }
 
 impl Rfc6675 {
     pub(super) fn pick(&mut self, c: &mut Conn) -> Option<Pick> {
+        if self.in_loss && self.frto_new {
+            if c.pipe() >= c.tp.cwnd {
+                return None;
+            }
+            return c.new_data_allowed(c.rwnd_segs as u64).then_some(Pick::Next);
+        }
         if c.in_recovery || self.in_loss {
             if c.pipe() >= c.tp.cwnd {
                 return None;
@@ -38,7 +55,8 @@ impl Rfc6675 {
     pub(in crate::tcp) fn next_seg(&self, c: &mut Conn) -> Option<Pick> {
         // (1) first lost, un-SACKed, not yet retransmitted segment above HighRxt.
         let mut s = c.sb.high_rxt.max(c.snd_una);
-        while s < c.sb.lost_upto {
+        let lost_end = c.sb.lost_upto.max(c.sb.lost_hi);
+        while s < lost_end {
             if c.rec(s).flags & (LOST | SACKED | RETRANS) == LOST {
                 c.sb.high_rxt = s;
                 return Some(Pick::Hole(s));
@@ -50,7 +68,10 @@ impl Rfc6675 {
         if c.new_data_allowed(c.rwnd_segs as u64) {
             return Some(Pick::Next);
         }
-        if self.in_loss {
+        // Linux retransmits only what is marked lost (tcp_xmit_retransmit_queue;
+        // its "forward retransmit", rule 3, went in 4.10): with RACK doing the
+        // marking, rules 3 and 4 are not used.
+        if self.in_loss || c.cfg.tcp.rack {
             return None;
         }
         // (3) any un-SACKed, not retransmitted segment below the highest SACK.
@@ -90,12 +111,14 @@ impl Rfc6675 {
         c.mark_in_recovery(now);
         c.sb.high_rxt = c.snd_una;
         // HighACK+1 is presumed dropped (step 4.3) even when the trigger was
-        // the duplicate-ACK count rather than IsLost.
+        // the duplicate-ACK count rather than IsLost (not with RACK, which
+        // marks losses itself).
         let una = c.snd_una;
-        if c.rec(una).flags & (SACKED | LOST) == 0 {
+        if !c.cfg.tcp.rack && c.rec(una).flags & (SACKED | LOST) == 0 {
             c.rec_mut(una).flags |= LOST;
             c.sb.lost_out += 1;
             c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
+            c.sb.lost_hi = c.sb.lost_hi.max(una + 1);
         }
         c.set_ca_state(CaState::Recovery);
         self.prr_delivered = 0;
@@ -110,7 +133,7 @@ impl Rfc6675 {
             c.tp.cwnd = ssthresh.max(1);
             c.tp.cwnd_cnt = 0;
             // Step 4.3: the first retransmission goes regardless of pipe.
-            if c.rec(una).flags & RETRANS == 0 {
+            if c.rec(una).flags & (LOST | RETRANS) == LOST {
                 c.sb.high_rxt = una + 1;
                 c.send_segment(una, now, out);
                 self.on_sent(c);
@@ -139,21 +162,53 @@ impl Rfc6675 {
 
     pub(super) fn on_ack(&mut self, c: &mut Conn, now: SimTime, a: &AckInfo, out: &mut Vec<Packet>) -> AckStep {
         let mut step = AckStep { grow: a.newly > 0, restart_timer: true };
+        self.frto_new = false;
         if c.in_recovery && c.snd_una >= c.recover {
-            c.exit_recovery(now);
+            // Linux tcp_try_undo_recovery, then the end of the reduction.
+            if c.may_undo(a.ts_ecr) {
+                c.undo_reduction(now, false);
+                c.undo_to_open(now);
+            } else {
+                c.rack.reo_wnd_persist = c.rack.reo_wnd_persist.saturating_sub(1);
+                c.exit_recovery(now);
+            }
             step.grow = false;
-        } else if self.in_loss && c.snd_una >= c.recover {
-            self.in_loss = false;
-            c.set_ca_state(CaState::Open);
         }
         if c.in_recovery {
             step.grow = false;
-            if c.cfg.tcp.prr && !c.cc_owns_cwnd {
-                self.prr_update(c, a.acked_sacked);
+            if c.cfg.tcp.undo && c.undo.marker.is_some() {
+                if a.newly > 0 && c.packet_delayed(a.ts_ecr) && c.sb.retrans_out == 0 {
+                    // tcp_try_undo_partial: the hole was filled by a delayed
+                    // original, so this was reordering, not loss.
+                    c.rack.reord_seen = true;
+                    c.undo_reduction(now, true);
+                    c.undo_to_open(now);
+                } else if c.undo.retrans == 0 {
+                    // tcp_try_undo_dsack: every retransmission D-SACKed.
+                    c.rack.reo_wnd_persist = (c.rack.reo_wnd_persist + 1).min(16);
+                    c.undo_reduction(now, false);
+                    c.undo_to_open(now);
+                }
             }
-        } else if !self.in_loss
-            && c.snd_una < c.snd_max
-            && (c.dupacks >= c.cfg.tcp.dupthresh || c.rec(c.snd_una).flags & LOST != 0)
+            if c.in_recovery {
+                if c.cfg.tcp.prr && !c.cc_owns_cwnd {
+                    self.prr_update(c, a.acked_sacked);
+                }
+                return step;
+            }
+        } else if self.in_loss {
+            self.process_loss(c, now, a);
+            if self.in_loss {
+                return step;
+            }
+        }
+        let lost_evident = if c.cfg.tcp.rack {
+            c.sb.lost_out > 0
+        } else {
+            c.dupacks >= c.cfg.tcp.dupthresh || (c.snd_una < c.snd_max && c.rec(c.snd_una).flags & LOST != 0)
+        };
+        if c.snd_una < c.snd_max
+            && lost_evident
             // RFC 6675 §5.1: no new recovery until HighACK ≥ RecoveryPoint.
             && (!c.recover_valid || c.snd_una >= c.recover)
         {
@@ -163,10 +218,79 @@ impl Rfc6675 {
         step
     }
 
+    /// The loss phase after an RTO, per ACK (Linux `tcp_process_loss`):
+    /// undo if the ACK proves the RTO spurious (timestamps, D-SACKs, or
+    /// F-RTO's never-retransmitted data acknowledged); F-RTO's step 2b
+    /// (send new data once the first ACK advances) and step 3a (a duplicate
+    /// or SACK after that: the loss was real); the end of the phase once
+    /// `recover` is acknowledged.
+    fn process_loss(&mut self, c: &mut Conn, now: SimTime, a: &AckInfo) {
+        let recovered = c.snd_una >= c.recover;
+        if a.newly > 0 && c.may_undo(a.ts_ecr) {
+            c.undo_reduction(now, true);
+            self.end_loss(c, now, true);
+            return;
+        }
+        if self.frto {
+            if a.orig_acked {
+                // RFC 5682 §3.1 step 3b (SACK variant): never-retransmitted
+                // data was delivered, so not everything was lost.
+                c.stats.spurious_rtos += 1;
+                c.undo_reduction(now, true);
+                self.end_loss(c, now, true);
+                return;
+            }
+            if c.snd_max > c.recover {
+                if a.sacked > 0 || a.newly == 0 {
+                    self.frto = false; // step 3a: the loss was real
+                }
+            } else if a.newly > 0 && !recovered {
+                // Step 2b: send new data (after this ACK's window growth).
+                if c.new_data_allowed(c.rwnd_segs as u64) {
+                    self.frto_new = true;
+                    return;
+                }
+                self.frto = false;
+            }
+        }
+        if recovered {
+            let undone = c.may_undo(a.ts_ecr);
+            if undone {
+                c.undo_reduction(now, false);
+            } else {
+                c.rack.reo_wnd_persist = c.rack.reo_wnd_persist.saturating_sub(1);
+            }
+            self.end_loss(c, now, undone);
+        }
+    }
+
+    fn end_loss(&mut self, c: &mut Conn, now: SimTime, undone: bool) {
+        self.in_loss = false;
+        self.frto = false;
+        self.frto_new = false;
+        if undone {
+            c.undo_to_open(now);
+        } else {
+            c.undo.stamp = None;
+            c.set_ca_state(CaState::Open);
+        }
+    }
+
+    /// RACK's reordering timer marked `lost` segments (Linux
+    /// `tcp_rack_reo_timeout`): outside a recovery or loss phase, start a
+    /// recovery, crediting one delivered segment to PRR as Linux does.
+    pub(super) fn on_rack_timeout(&mut self, c: &mut Conn, now: SimTime, _lost: u32, out: &mut Vec<Packet>) {
+        if !c.in_recovery && !self.in_loss && c.snd_una < c.snd_max && (!c.recover_valid || c.snd_una >= c.recover) {
+            self.enter(c, now, 1, out);
+        }
+    }
+
     /// Every un-SACKed segment is presumed lost and earlier retransmissions
     /// are presumed gone too (Linux tcp_enter_loss; RFC 6675 §5.1 keeps
     /// using SACK information in the slow start that follows).
-    pub(super) fn on_rto(&mut self, c: &mut Conn) {
+    pub(super) fn on_rto(&mut self, c: &mut Conn, frto: bool) {
+        self.frto = frto;
+        self.frto_new = false;
         let mut lost = 0;
         for r in c.sb.txq.iter_mut() {
             r.flags &= !RETRANS;
@@ -178,6 +302,8 @@ impl Rfc6675 {
         c.sb.lost_out = lost;
         c.sb.retrans_out = 0;
         c.sb.lost_upto = c.snd_max;
+        c.sb.lost_hi = c.snd_max;
+        c.rack.rtx.clear(); // every retransmission is presumed lost too
         c.sb.high_rxt = c.snd_una;
         self.in_loss = true;
     }
