@@ -22,11 +22,14 @@ CLOCK = {"linux": dict(clock_granularity="1ms"), "rfc6298": dict(clock_granulari
          "ns2": dict(clock_granularity="10ms", initial_rto="3s")}
 
 
-def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="200s", trace=False):
+def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="200s", trace=False, rack=False):
     # One flow, no random loss: 2 Mb/s, RTT 250 ms, a one-BDP DropTail
     # buffer. The only losses are buffer overflows at the top of each cycle.
+    # The timer is what is tested, so loss recovery is RFC 6675's without
+    # RACK-TLP, F-RTO and undo unless `rack` (they only exist with SACK).
+    extra = {} if sack != "rfc6675" else dict(rack=rack, tlp=rack, frto=rack, undo=rack, dsack=rack)
     sc = single_link(duration=duration, rate="2Mbps", delay="125ms", buffer="1bdp", sample_interval="1s",
-                     tcp=dict(cc=cc, rto=rto, sack=sack, pacing=pacing, delayed_ack=delayed_ack, **CLOCK[rto]),
+                     tcp=dict(cc=cc, rto=rto, sack=sack, pacing=pacing, delayed_ack=delayed_ack, **CLOCK[rto], **extra),
                      trace=["seq"] if trace else None)
     return sc.run()
 

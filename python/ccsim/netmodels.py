@@ -187,6 +187,26 @@ def _queue(field: str, v) -> dict:
     return out
 
 
+def _reorder(field: str, v) -> dict | None:
+    """netem-like reordering of a link direction: { jitter = "2ms" } (every
+    packet waits a uniform extra 0..jitter), and/or { probability = 0.01,
+    delay = "5ms" } (that share of packets waits `delay` more); later packets
+    overtake the ones held."""
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, "a table like { jitter = \"2ms\" } or { probability = 0.01, delay = \"5ms\" }")
+    _check_keys(field, v, {"jitter", "probability", "delay"})
+    out = {"jitter_ps": parse_time(f"{field}.jitter", v.get("jitter", "0s")),
+           "probability": _prob(f"{field}.probability", v.get("probability", 0.0)),
+           "delay_ps": parse_time(f"{field}.delay", v.get("delay", "0s"))}
+    if out["probability"] > 0 and out["delay_ps"] == 0:
+        raise ScenarioError(f"{field}.delay", v.get("delay"), "an extra delay > 0 for the held packets when probability > 0")
+    if out["probability"] == 0 and out["jitter_ps"] == 0:
+        raise ScenarioError(field, v, "jitter > 0 or probability > 0 (an empty table reorders nothing; leave it out)")
+    return out
+
+
 def _loss(field: str, v) -> dict:
     if v is None:
         return {"kind": "none"}

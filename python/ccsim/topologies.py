@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ._check import _check_keys, _int, _str
 from .errors import ScenarioError
-from .netmodels import _loss, _queue
+from .netmodels import _loss, _queue, _reorder
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_time
 
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
@@ -18,12 +18,14 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link)",
         "buffer, queue, loss": "forward direction (buffer default '1bdp', queue default 'droptail')",
         "reverse_rate, reverse_delay, reverse_buffer, reverse_loss": "the b → a direction (default: as forward, no loss)",
+        "reorder, reverse_reorder": "netem-like reordering of a direction: {jitter = '2ms'} (extra delay uniform in 0..jitter per packet) and/or {probability = 0.01, delay = '5ms'}; later packets overtake the delayed ones",
         "flows: direction": "'forward' (a → b) or 'reverse'",
     },
     "dumbbell": {
         "bottleneck_rate, bottleneck_delay": "the r0 – r1 link",
         "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
         "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
+        "reorder, reverse_reorder": "reordering on the bottleneck's two directions (as single_link)",
         "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution or {spread = [a, b]} sets the access delays",
     },
     "parking_lot": {
@@ -41,21 +43,21 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
     },
     "explicit": {
-        "nodes, links": "[[topology.links]] tables: a, b, rate, delay, buffer, queue, loss and reverse_* options",
+        "nodes, links": "[[topology.links]] tables: a, b, rate, delay, buffer, queue, loss, reorder and reverse_* options",
         "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
         "flows: src, dst": "node names",
     },
 }
 
 _SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
-                "reverse_buffer", "reverse_loss", "bdp_rtt"}
+                "reverse_buffer", "reverse_loss", "bdp_rtt", "reorder", "reverse_reorder"}
 _DUMBBELL_KEYS = {"kind", "bottleneck_rate", "bottleneck_delay", "access_rate", "access_delay", "buffer",
-                  "queue", "access_buffer", "loss", "reverse_loss", "reverse_bottleneck_rate", "bdp_rtt"}
+                  "queue", "access_buffer", "loss", "reverse_loss", "reverse_bottleneck_rate", "bdp_rtt", "reorder", "reverse_reorder"}
 _PARKING_KEYS = {"kind", "hops", "hop_rate", "hop_delay", "access_rate", "access_delay", "buffer", "queue",
                  "access_buffer", "bdp_rtt"}
 _EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
 _EXPLICIT_LINK_KEYS = {"a", "b", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
-                       "reverse_buffer", "reverse_loss"}
+                       "reverse_buffer", "reverse_loss", "reorder", "reverse_reorder"}
 _WIRELESS_KEYS = _DUMBBELL_KEYS | {"wireless_rate", "wireless_delay", "wireless_buffer", "wireless_loss",
                                   "wireless_reverse_loss"}
 FLOW_TOPO_KEYS = {
@@ -85,21 +87,24 @@ class Net:
         return self.index[name]
 
     def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: dict | str,
-            loss: dict, name: str | None = None) -> int:
+            loss: dict, name: str | None = None, reorder: dict | None = None) -> int:
         ia, ib = self.node(a), self.node(b)
         self.links.append({
             "name": name or f"{a}->{b}", "from": ia, "to": ib, "rate_bps": rate, "delay_ps": delay,
             "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue}, "loss": loss,
         })
+        if reorder:
+            self.links[-1]["reorder"] = reorder
         i = len(self.links) - 1
         self.pending_buffers.append((i, buf, buf_field))
         return i
 
     def duplex(self, a, b, rate, delay, buf, buf_field, queue, loss=None, *, rev_rate=None, rev_delay=None,
-               rev_buf=None, rev_buf_field=None, rev_loss=None, name=None, rev_name=None):
-        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name)
+               rev_buf=None, rev_buf_field=None, rev_loss=None, name=None, rev_name=None, reorder=None,
+               rev_reorder=None):
+        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name, reorder)
         r = self.add(b, a, rev_rate or rate, delay if rev_delay is None else rev_delay, rev_buf or buf,
-                     rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name)
+                     rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name, rev_reorder)
         return f, r
 
 
@@ -157,7 +162,9 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     net.duplex("a", "b", rate, delay, buf, "topology.buffer", queue, _loss("topology.loss", t.get("loss")),
                rev_rate=rrate, rev_delay=rdelay, rev_buf=rbuf,
                rev_buf_field="topology.reverse_buffer" if "reverse_buffer" in t else "topology.buffer",
-               rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")))
+               rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")),
+               reorder=_reorder("topology.reorder", t.get("reorder")),
+               rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")))
     for f in flows:
         d = _str(f"{f['where']}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
         f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
@@ -188,7 +195,9 @@ def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL
     loss = _loss("topology.loss", t.get("loss"))
     rloss = _loss("topology.reverse_loss", t["reverse_loss"]) if "reverse_loss" in t \
         else (loss if loss_both_ways else {"kind": "none"})
-    net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue, loss, rev_rate=rrate, rev_loss=rloss)
+    net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue, loss, rev_rate=rrate, rev_loss=rloss,
+               reorder=_reorder("topology.reorder", t.get("reorder")),
+               rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")))
     wl = None
     if "wireless_rate" in keys:
         wrate = parse_rate("topology.wireless_rate", t.get("wireless_rate"))
@@ -311,7 +320,9 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
                    rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
                    rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
                    rev_buf_field=f"{w}.reverse_buffer",
-                   rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")))
+                   rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")),
+                   reorder=_reorder(f"{w}.reorder", l.get("reorder")),
+                   rev_reorder=_reorder(f"{w}.reverse_reorder", l.get("reverse_reorder")))
     for f in flows:
         w = f["where"]
         for k in ("src", "dst"):

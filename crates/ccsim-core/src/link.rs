@@ -7,12 +7,20 @@
 //! propagating) in one ring ordered by arrival time and schedules a single
 //! event: the arrival of its head packet. Queue occupancy at any instant is
 //! the number of ring entries whose transmission has not started yet.
+//!
+//! Reordering (`reorder`, netem-like): a packet may be given extra delay
+//! when it is admitted (uniform jitter, and/or a fixed extra delay with some
+//! probability). It still leaves the ring at its FIFO arrival time and then
+//! waits the extra delay in a heap ordered by its new arrival time, so the
+//! packets behind it overtake it; the link's next event is the earlier of
+//! the ring's head and the heap's top.
 
 use crate::loss::LossModel;
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::queue::{Discipline, QueueState, Verdict};
 use crate::units::{serialization_ps, SimTime};
-use std::collections::VecDeque;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
@@ -20,6 +28,66 @@ pub struct Slot {
     pub arrive: SimTime,
     pub pkt: Packet,
     pub lost: bool,
+    /// Extra delay still to wait after `arrive` (reordering).
+    pub extra: SimTime,
+}
+
+/// A packet waiting out its extra delay, ordered by (arrival, admission).
+struct Held {
+    arrive: SimTime,
+    n: u64,
+    slot: Slot,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, o: &Self) -> bool {
+        (self.arrive, self.n) == (o.arrive, o.n)
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Held {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (self.arrive, self.n).cmp(&(o.arrive, o.n))
+    }
+}
+
+/// netem-like reordering of one link direction (`LinkCfg::reorder`).
+pub struct Reorder {
+    /// Every packet: extra delay uniform in [0, jitter].
+    pub jitter: SimTime,
+    /// With this probability a packet is held `delay` longer.
+    pub probability: f64,
+    pub delay: SimTime,
+    rng: crate::rng::Stream,
+    held: BinaryHeap<Reverse<Held>>,
+    count: u64,
+    /// Packets given extra delay.
+    pub delayed: u64,
+}
+
+impl Reorder {
+    pub fn new(jitter: SimTime, probability: f64, delay: SimTime, rng: crate::rng::Stream) -> Self {
+        Reorder { jitter, probability, delay, rng, held: BinaryHeap::new(), count: 0, delayed: 0 }
+    }
+
+    fn draw(&mut self) -> SimTime {
+        let mut x = 0;
+        if self.jitter > 0 {
+            x += (self.rng.uniform() * self.jitter as f64) as SimTime;
+        }
+        if self.probability > 0.0 && self.rng.bernoulli(self.probability) {
+            x += self.delay;
+        }
+        if x > 0 {
+            self.delayed += 1;
+        }
+        x
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -69,6 +137,8 @@ pub struct Link {
     /// Packets the dequeue-time discipline dropped, for the simulation to
     /// account to their flows.
     pub dropped: Vec<Packet>,
+    /// Reordering, if the direction has it.
+    pub reorder: Option<Box<Reorder>>,
 }
 
 #[inline]
@@ -108,6 +178,17 @@ impl Link {
             stats: LinkStats::default(),
             service_at: None,
             dropped: Vec::new(),
+            reorder: None,
+        }
+    }
+
+    /// Extra delay for a packet admitted now (0 without reordering or for a
+    /// lost packet).
+    #[inline]
+    fn extra_delay(&mut self, lost: bool) -> SimTime {
+        match &mut self.reorder {
+            Some(r) if !lost => r.draw(),
+            _ => 0,
         }
     }
 
@@ -139,7 +220,11 @@ impl Link {
             if !was_ce && pkt.ecn & ECN_CE != 0 {
                 self.stats.marks += 1;
             }
-            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost });
+            let extra = match &mut self.reorder {
+                Some(r) if !lost => r.draw(),
+                _ => 0,
+            };
+            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost, extra });
         }
     }
 
@@ -246,8 +331,9 @@ impl Link {
             self.stats.marks += 1;
         }
         let arrive = tx_end + self.delay;
+        let extra = self.extra_delay(lost);
         let was_empty = self.ring.is_empty();
-        self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
+        self.ring.push_back(Slot { tx_start, arrive, pkt, lost, extra });
         Admission::Accepted(if was_empty { Some(arrive) } else { None })
     }
 
@@ -262,6 +348,25 @@ impl Link {
         // A packet that has arrived has also started transmission: settle the
         // waiting counters first so they never count a popped packet.
         self.advance(now);
+        if let Some(r) = self.reorder.as_deref_mut() {
+            // Packets due to wait longer move from the ring to the heap.
+            while let Some(s) = self.ring.front() {
+                if s.arrive > now || s.extra == 0 {
+                    break;
+                }
+                let mut s = self.ring.pop_front().unwrap();
+                s.arrive += s.extra;
+                s.extra = 0;
+                r.count += 1;
+                r.held.push(Reverse(Held { arrive: s.arrive, n: r.count, slot: s }));
+            }
+            let ring_t = self.ring.front().map_or(SimTime::MAX, |s| s.arrive);
+            if let Some(Reverse(h)) = r.held.peek() {
+                if h.arrive <= now && h.arrive < ring_t {
+                    return r.held.pop().map(|Reverse(h)| h.slot);
+                }
+            }
+        }
         match self.ring.front() {
             Some(s) if s.arrive <= now => {
                 let s = self.ring.pop_front().unwrap();
@@ -276,7 +381,11 @@ impl Link {
 
     #[inline]
     pub fn next_arrival(&self) -> Option<SimTime> {
-        self.ring.front().map(|s| s.arrive)
+        let a = self.ring.front().map(|s| s.arrive);
+        match self.reorder.as_deref().and_then(|r| r.held.peek()) {
+            Some(Reverse(h)) => Some(a.map_or(h.arrive, |a| a.min(h.arrive))),
+            None => a,
+        }
     }
 
     /// (waiting packets, waiting bytes) at `now`.
@@ -295,7 +404,7 @@ impl Link {
             Discipline::Dequeue(a) => a.len_pkts() as usize,
             Discipline::Enqueue(_) => 0,
         };
-        self.ring.len() + waiting
+        self.ring.len() + waiting + self.reorder.as_deref().map_or(0, |r| r.held.len())
     }
 
     pub fn queue_name(&self) -> &'static str {
@@ -320,7 +429,7 @@ impl Link {
     }
 
     pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
-        self.ring.iter()
+        self.ring.iter().chain(self.reorder.as_deref().into_iter().flat_map(|r| r.held.iter().map(|Reverse(h)| &h.slot)))
     }
 
     /// Busy time within [0, end]: remove the part of transmissions after `end`.

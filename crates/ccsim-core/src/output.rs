@@ -233,6 +233,7 @@ pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
         Col("drops", U(|r, _| r.link.stats.drops)),
         Col("losses", U(|r, _| r.link.stats.losses)),
         Col("marks", U(|r, _| r.link.marks())),
+        Col("reordered", U(|r, _| r.link.reorder.as_deref().map_or(0, |x| x.delayed))),
         Col("max_queue_pkts", U(|r, _| r.link.stats.max_waiting_pkts as u64)),
         Col("max_queue_bytes", U(|r, _| r.link.stats.max_waiting_bytes)),
         Col("utilization", F(|r, c| r.link.busy_within(c.end) as f64 / c.end as f64)),

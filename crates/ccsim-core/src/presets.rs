@@ -70,6 +70,7 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
                 delay_ps: delay,
                 queue: QueueCfg::Droptail { limit_pkts: Some(lim), limit_bytes: None },
                 loss: LossCfg::None,
+                reorder: Default::default(),
             });
         }
     };

@@ -23,6 +23,8 @@ pub enum StreamKind {
     Udp = 6,
     /// A TCP flow's retransmission timer (the ns-2 clock phase).
     Timer = 7,
+    /// A link direction's reordering delays.
+    LinkReorder = 8,
 }
 
 /// SplitMix64 finaliser, used only to mix the derivation key.

@@ -85,7 +85,12 @@ impl Simulation {
         for (i, l) in sc.links.iter().enumerate() {
             let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
             let loss = LossModel::build(&l.loss, sc.seed, i as u64);
-            links.push(Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss));
+            let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
+            if l.reorder.is_on() {
+                let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
+                link.reorder = Some(Box::new(crate::link::Reorder::new(l.reorder.jitter_ps, l.reorder.probability, l.reorder.delay_ps, rng)));
+            }
+            links.push(link);
             adj[l.from as usize].push((l.to, i as u32));
         }
         let mut routes: Vec<Vec<u32>> = Vec::new();

@@ -16,6 +16,27 @@ pub struct LinkCfg {
     pub queue: QueueCfg,
     #[serde(default)]
     pub loss: LossCfg,
+    /// Reordering (netem-like extra delay that later packets may overtake).
+    #[serde(default)]
+    pub reorder: ReorderCfg,
+}
+
+/// Per-packet extra delay on a link direction, after netem's `delay …
+/// jitter` and `reorder`: every packet waits a uniform [0, jitter] more,
+/// and with `probability` a packet waits `delay` more; packets behind it
+/// overtake it. Zeros (the default): no reordering.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReorderCfg {
+    pub jitter_ps: SimTime,
+    pub probability: f64,
+    pub delay_ps: SimTime,
+}
+
+impl ReorderCfg {
+    pub fn is_on(&self) -> bool {
+        self.jitter_ps > 0 || self.probability > 0.0
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -243,7 +264,17 @@ impl LinkCfg {
             return err(f("rate_bps"), "must be > 0 (got 0)");
         }
         self.queue.validate(&f)?;
-        self.loss.validate(&f)
+        self.loss.validate(&f)?;
+        let r = &self.reorder;
+        check_time(f("reorder.jitter"), r.jitter_ps)?;
+        check_time(f("reorder.delay"), r.delay_ps)?;
+        if !(0.0..=1.0).contains(&r.probability) {
+            return err(f("reorder.probability"), format!("must be a probability in [0, 1] (got {})", r.probability));
+        }
+        if r.probability > 0.0 && r.delay_ps == 0 {
+            return err(f("reorder.delay"), "must be > 0 when reorder.probability > 0 (the extra delay of a held packet)");
+        }
+        Ok(())
     }
 }
 

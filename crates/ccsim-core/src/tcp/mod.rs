@@ -473,7 +473,7 @@ impl TcpFlow {
                         dsack_tlp = c.on_dsack(a, b);
                     }
                 }
-                new_sacked = c.apply_sack(&e, now, &mut cand, &mut sack_rtt, ts_ecr, &mut highest);
+                new_sacked = c.apply_sack(&e, now, &mut cand, &mut sack_rtt, &mut highest);
             }
         }
         let (newly, is_dup, sample) = c.take_cumulative(now, pkt, new_sacked, sack_rtt, &mut cand);

@@ -111,8 +111,13 @@ impl Conn {
     /// RFC 8985 §6.2 steps 1–2 for one segment this ACK newly delivered
     /// (cumulatively or by SACK): remember the most recently sent one and
     /// the lowest never-retransmitted one. A retransmitted segment whose
-    /// ACK may be for its original (timestamp echo older than the
-    /// retransmission, or an RTT below min_rtt) does not move RACK.
+    /// ACK may be for its original does not move RACK: an RTT below min_rtt
+    /// (Linux `tcp_rack_advance`), or, for a cumulative ACK (`ts_ecr` given),
+    /// a timestamp echo older than the retransmission (Linux
+    /// `tcp_skb_spurious_retrans`). A SACK's echo is not checked, as in
+    /// Linux: it comes from the last in-order segment, so it is older than
+    /// any retransmission SACKed out of order (RFC 8985 §6.2 step 2 checks
+    /// it for every ACK, which would ignore the SACK of a TLP probe).
     #[inline]
     pub(super) fn rack_note(&mut self, r: &TxRec, seq: u64, now: SimTime, ts_ecr: Option<SimTime>) {
         let end = seq + 1;

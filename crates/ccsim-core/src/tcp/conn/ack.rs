@@ -80,7 +80,6 @@ impl Conn {
         now: SimTime,
         cand: &mut RateCand,
         sack_rtt: &mut Option<SimTime>,
-        ts_ecr: Option<SimTime>,
         highest: &mut Option<u64>,
     ) -> u64 {
         let mut fresh = std::mem::take(&mut self.sb.new_blocks);
@@ -119,7 +118,7 @@ impl Conn {
                     self.ack_orig |= s < self.recover;
                 }
                 if rack {
-                    self.rack_note(&r, s, now, ts_ecr);
+                    self.rack_note(&r, s, now, None);
                     *highest = Some(highest.unwrap_or(0).max(s + 1));
                 }
             }
