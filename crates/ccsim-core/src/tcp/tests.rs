@@ -323,3 +323,270 @@ fn rto_in_newreno_recovery_keeps_the_recoverys_ssthresh() {
     g.on_timer(deadline, &mut out);
     assert_eq!(g.tp.ssthresh, 10);
 }
+
+// ------------------------------------------------------------ RACK-TLP, undo, F-RTO
+
+/// A flow with the Linux loss-recovery additions chosen by the test.
+fn linux_flow(segs: Option<u64>, f: impl FnOnce(&mut crate::config::TcpCfg)) -> TcpFlow {
+    flow(segs, SackCfg::Rfc6675, |t| {
+        t.tlp = false;
+        f(t)
+    })
+}
+
+fn sent(out: &[Packet]) -> Vec<u64> {
+    out.iter().filter(|p| p.kind == PktKind::Data).map(|p| p.seq).collect()
+}
+
+#[test]
+fn rack_marks_a_lost_retransmission_one_rtt_later() {
+    // RFC 8985 §3.3: 0–9 go at t = 0. At 100 ms the ACK SACKs 1–9: RACK's
+    // newest delivered segment is 9 (sent at 0, RTT 100 ms); 0 was sent
+    // before it (same time, lower sequence) and 100 ms ≥ RACK.rtt + 0 (no
+    // reordering seen and 9 ≥ DupThresh SACKed: window 0), so 0 is lost and
+    // recovery retransmits it. At 200 ms a segment sent after that
+    // retransmission is SACKed: the retransmission is lost in turn (100 ms
+    // ≥ RACK.rtt) and goes again — no RTO.
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(30), |t| t.rack = true);
+    f.start(0, &mut out);
+    out.clear();
+    ack(&mut f, 100 * MS, 0, &[(1, 10)], &mut out);
+    assert!(f.in_recovery);
+    assert_eq!(f.stats.rack_lost, 1);
+    let first = sent(&out);
+    assert_eq!(first[0], 0, "the retransmission goes first: {first:?}");
+    let after = *first.iter().find(|&&s| s >= 10).expect("new data after the retransmission");
+    out.clear();
+    ack(&mut f, 200 * MS, 0, &[(after, after + 1), (1, 10)], &mut out);
+    assert_eq!((f.stats.lost_retransmits, f.stats.rack_lost), (1, 2));
+    assert_eq!(sent(&out).first(), Some(&0));
+    assert_eq!((f.stats.retransmits, f.stats.timeouts), (2, 0));
+}
+
+#[test]
+fn rack_waits_the_reordering_window_before_marking() {
+    // One segment SACKed (fewer than DupThresh): the window is min_rtt/4.
+    // The ACK at 100 ms gives min_rtt = 100 ms; at 101 ms the SACK of 3
+    // leaves 1 and 2 (sent with 3 at t = 0) waiting RACK.rtt + 25 ms from
+    // their send time: the timer is set for 126 ms, and when it fires they
+    // are lost and recovery starts.
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(30), |t| t.rack = true);
+    f.start(0, &mut out);
+    ack(&mut f, 100 * MS, 1, &[], &mut out);
+    assert_eq!(f.rtt.min_rtt, Some(100 * MS));
+    ack(&mut f, 101 * MS, 1, &[(3, 4)], &mut out);
+    assert!(!f.in_recovery && f.stats.rack_lost == 0);
+    assert_eq!(f.rack.deadline, Some(101 * MS + 25 * MS));
+    out.clear();
+    f.on_timer(126 * MS, &mut out);
+    assert_eq!(f.stats.rack_lost, 2);
+    assert!(f.in_recovery);
+    assert_eq!(sent(&out).first(), Some(&1));
+}
+
+#[test]
+fn rack_reordering_window_grows_after_a_dsack() {
+    // RFC 8985 §6.2 step 4 / Linux tcp_rack_update_reo_wnd: reordering is
+    // seen when never-retransmitted segments below RACK.fack are delivered;
+    // then a D-SACK makes the next round's window 2 × min_rtt/4, kept for 16
+    // recoveries (TCP_RACK_RECOVERY_THRESH).
+    let mut out = Vec::new();
+    let mut f = linux_flow(None, |t| {
+        t.rack = true;
+        t.dsack = true;
+    });
+    f.start(0, &mut out);
+    ack(&mut f, 100 * MS, 1, &[], &mut out);
+    ack(&mut f, 101 * MS, 1, &[(3, 4)], &mut out);
+    assert!(!f.rack.reord_seen);
+    ack(&mut f, 102 * MS, 4, &[], &mut out);
+    assert!(f.rack.reord_seen, "1 and 2 arrived after 3 without a retransmission");
+    assert!(!f.in_recovery && f.stats.retransmits == 0);
+    let min_rtt = f.rtt.min_rtt.unwrap();
+    assert_eq!(f.rack_reo_wnd(false), min_rtt / 4);
+    // A D-SACK for segment 2 (below the ACK).
+    ack(&mut f, 103 * MS, 4, &[(2, 3)], &mut out);
+    assert!(f.rack.dsack_seen);
+    assert_eq!(f.stats.dsacks_received, 1);
+    // The next ACK that delivers data sent after the first deliveries.
+    let top = f.snd_max;
+    ack(&mut f, 200 * MS, top, &[], &mut out);
+    assert_eq!(f.rack.reo_wnd_steps, 2);
+    assert_eq!(f.rack.reo_wnd_persist, 16);
+    assert_eq!(f.rack_reo_wnd(false), (2 * (min_rtt / 4)).min(f.rtt.srtt.unwrap()));
+}
+
+#[test]
+fn tlp_probes_the_last_segment_then_rack_repairs_the_tail() {
+    // RFC 8985 §7.2: 10-segment file, the ACK at 100 ms covers 0–7; two
+    // segments out, so PTO = 2·SRTT + 2 ms = 202 ms (the RTO, SRTT + 200 ms
+    // rttvar floor = 300 ms, is later). No new data: the probe resends 9.
+    // Its SACK at 402 ms shows 8 (sent long before) lost: recovery, no RTO.
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(10), |t| {
+        t.rack = true;
+        t.tlp = true;
+    });
+    f.start(0, &mut out);
+    ack(&mut f, 100 * MS, 8, &[], &mut out);
+    assert_eq!(f.rtt.srtt, Some(100 * MS));
+    assert_eq!(f.tlp.deadline, Some(100 * MS + 202 * MS));
+    out.clear();
+    f.on_timer(302 * MS, &mut out);
+    assert_eq!(sent(&out), vec![9]);
+    assert_eq!((f.stats.tlp_probes, f.tlp.high_seq, f.tlp.retrans), (1, Some(10), true));
+    assert_eq!(f.rto_deadline, Some(302 * MS + f.rtt.rto()));
+    out.clear();
+    ack(&mut f, 402 * MS, 8, &[(9, 10)], &mut out);
+    assert!(f.in_recovery);
+    assert_eq!(sent(&out), vec![8]);
+    assert_eq!(f.stats.timeouts, 0);
+}
+
+#[test]
+fn tlp_recovery_reduces_the_window_once() {
+    // RFC 8985 §7.4.2 / Linux tcp_process_tlp_ack: a retransmitted probe
+    // whose ACK goes beyond it without a D-SACK repaired a loss; the window
+    // is reduced once (ssthresh from the algorithm, cwnd = ssthresh).
+    let mut out = Vec::new();
+    let mut f = linux_flow(None, |t| {
+        t.tlp = true;
+        t.rwnd_bytes = Some(10 * t.mss as u64); // no new data may go
+    });
+    f.start(0, &mut out);
+    ack(&mut f, 100 * MS, 8, &[], &mut out);
+    let d = f.tlp.deadline.unwrap();
+    f.on_timer(d, &mut out);
+    assert!(f.tlp.retrans);
+    ack(&mut f, d + 100 * MS, 10, &[], &mut out);
+    assert_eq!(f.stats.tlp_recoveries, 0, "ACK == tlp_high_seq is not yet beyond it");
+    let top = f.snd_max;
+    assert!(top > 10);
+    let cwnd = f.tp.cwnd;
+    ack(&mut f, d + 200 * MS, top, &[], &mut out);
+    assert_eq!(f.stats.tlp_recoveries, 1);
+    assert_eq!(f.tp.ssthresh, (cwnd / 2).max(2));
+}
+
+#[test]
+fn dsack_of_every_retransmission_undoes_the_recovery() {
+    // RFC 2883 §4 + Linux tcp_try_undo_recovery: DupThresh recovery on
+    // SACKs of 1–3 retransmits 0 (ssthresh 5). The ACK that completes the
+    // recovery carries a D-SACK for 0 (below the ACK): the only
+    // retransmission was not needed, so ssthresh goes back to what it was
+    // (infinite) and cwnd to undo_cwnd = max(cwnd, cwnd before) = 10.
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(10), |t| {
+        t.dsack = true;
+        t.undo = true;
+    });
+    f.start(0, &mut out);
+    for k in 1..4 {
+        ack(&mut f, 100 * MS, 0, &[(1, k + 1)], &mut out);
+    }
+    assert!(f.in_recovery);
+    assert_eq!((f.tp.ssthresh, f.stats.retransmits), (5, 1));
+    ack(&mut f, 150 * MS, 10, &[(0, 1)], &mut out);
+    assert!(!f.in_recovery);
+    assert_eq!(f.stats.undos, 1);
+    assert_eq!(f.tp.ssthresh, u32::MAX);
+    assert!(f.tp.cwnd >= 10);
+    assert!(f.events.iter().any(|e| e.1 == FlowEventKind::Undo));
+}
+
+#[test]
+fn timestamps_show_a_delayed_segment_and_undo_the_recovery() {
+    // Linux tcp_packet_delayed (Eifel, RFC 3522): the ACK ending the
+    // recovery echoes a timestamp older than the first retransmission, so
+    // the original got through: undo without any D-SACK.
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(10), |t| t.undo = true);
+    f.start(0, &mut out);
+    for k in 1..4 {
+        ack(&mut f, 100 * MS, 0, &[(1, k + 1)], &mut out);
+    }
+    assert!(f.in_recovery);
+    // `ack` echoes timestamp 0: the originals' send time.
+    ack(&mut f, 150 * MS, 10, &[], &mut out);
+    assert_eq!(f.stats.undos, 1);
+    assert_eq!(f.tp.ssthresh, u32::MAX);
+}
+
+fn timed_out_flow(frto: bool) -> (TcpFlow, Vec<Packet>, u32) {
+    let mut out = Vec::new();
+    let mut f = linux_flow(Some(40), |t| {
+        t.frto = frto;
+        t.undo = true;
+    });
+    f.start(0, &mut out);
+    ack(&mut f, 100 * MS, 2, &[], &mut out);
+    let cwnd = f.tp.cwnd;
+    let d = f.rto_deadline.unwrap();
+    out.clear();
+    f.on_timer(d, &mut out);
+    assert_eq!((f.stats.timeouts, f.tp.cwnd), (1, 1));
+    assert_eq!(sent(&out), vec![2]);
+    (f, out, cwnd)
+}
+
+#[test]
+fn frto_finds_a_spurious_rto_when_original_data_is_acked() {
+    // RFC 5682 §3.1 step 3b, SACK-enhanced (Linux FLAG_ORIG_SACK_ACKED):
+    // after the RTO retransmitted 2, an ACK for 2–7 covers segments never
+    // retransmitted — the originals were delayed, not lost. The RTO is
+    // undone: cwnd back to undo_cwnd = max(cwnd, cwnd before), ssthresh to
+    // its value before (infinite).
+    // The ACK echoes the retransmission's timestamp, so timestamps show
+    // nothing (else tcp_try_undo_loss would undo first, as Eifel).
+    let (mut f, mut out, cwnd) = timed_out_flow(true);
+    let rto_at = f.rto_deadline.unwrap() - f.rtt.rto();
+    let now = rto_at + 10 * MS;
+    let mut p = Packet::new(PktKind::Ack, 8, rto_at, 0, 40, 1);
+    f.rcv.ack_id += 1;
+    p.aux = f.rcv.ack_id;
+    f.on_ack(now, &p, &mut out);
+    assert_eq!((f.stats.spurious_rtos, f.stats.undos), (1, 1));
+    assert!(f.tp.cwnd >= cwnd);
+    assert_eq!(f.tp.ssthresh, u32::MAX);
+    // Without F-RTO (and no timestamp evidence: the ACK echoes the
+    // retransmission's time) the same ACK is just progress in slow start.
+    let (mut g, mut out, _) = timed_out_flow(false);
+    let rto_at = g.rto_deadline.unwrap() - g.rtt.rto();
+    let now = rto_at + 10 * MS;
+    let mut p = Packet::new(PktKind::Ack, 8, rto_at, 0, 40, 1);
+    g.rcv.ack_id += 1;
+    p.aux = g.rcv.ack_id;
+    g.on_ack(now, &p, &mut out);
+    assert_eq!(g.stats.undos, 0);
+    assert!(g.tp.cwnd < cwnd);
+}
+
+#[test]
+fn frto_sends_new_data_then_declares_the_loss_real_on_a_dupack() {
+    // Step 2b: the first ACK after the RTO acknowledges only the
+    // retransmitted segment: send new data (not the presumed-lost 3…).
+    // Step 3a: the next ACK is a duplicate with a SACK of that new data —
+    // the loss was real; retransmissions follow, nothing is undone.
+    let (mut f, mut out, _) = timed_out_flow(true);
+    let t0 = f.rto_deadline.unwrap() - f.rtt.rto();
+    let top = f.snd_max;
+    out.clear();
+    let mut p = Packet::new(PktKind::Ack, 3, t0, 0, 40, 1);
+    f.rcv.ack_id += 1;
+    p.aux = f.rcv.ack_id;
+    f.on_ack(t0 + 100 * MS, &p, &mut out);
+    let s = sent(&out);
+    assert!(!s.is_empty() && s.iter().all(|&q| q >= top), "new data only: {s:?}");
+    out.clear();
+    let mut p = Packet::new(PktKind::Ack, 3, t0, 0, 40, 1);
+    f.rcv.ack_id += 1;
+    p.aux = f.rcv.ack_id;
+    p.flags |= FLAG_SACK;
+    let id = f.rcv.ack_id;
+    f.rcv.sack_log.push_back(SackEntry { id, n: 1, blocks: [(top, top + 1), (0, 0), (0, 0), (0, 0)] });
+    f.on_ack(t0 + 200 * MS, &p, &mut out);
+    assert_eq!((f.stats.spurious_rtos, f.stats.undos), (0, 0));
+    assert_eq!(sent(&out).first(), Some(&3), "conventional recovery resends 3");
+}
