@@ -1,6 +1,7 @@
 //! `cargo run --release --example quick -- [flows] [bneck_mbps] [secs] [sack|plain] [cc] [buffer_bdp]`:
 //! run the reference dumbbell and print packets per CPU-second; `sack` turns
-//! on RFC 6675 SACK and timestamps, `sackpace` adds Linux pacing; `cc` picks the algorithm (newreno);
+//! on RFC 6675 SACK and timestamps, `sackpace` adds Linux pacing, `norack` (e.g. `sacknorack`) turns
+//! off RACK-TLP, D-SACK, undo and F-RTO; `cc` picks the algorithm (newreno);
 //! `buffer_bdp` scales the bottleneck buffer (1).
 use std::time::Instant;
 fn main() {
@@ -17,6 +18,9 @@ fn main() {
     if a.get(4).is_some_and(|s| s.ends_with("pace")) {
         tcp.pacing = ccsim_core::config::PacingCfg::Linux;
     }
+    if a.get(4).is_some_and(|s| s.contains("norack")) {
+        (tcp.dsack, tcp.rack, tcp.tlp, tcp.undo, tcp.frto) = (false, false, false, false, false);
+    }
     let mut sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, tcp);
     let buf: f64 = a.get(6).map_or(1.0, |s| s.parse().unwrap());
     for l in sc.links.iter_mut().take(2) {
@@ -32,5 +36,7 @@ fn main() {
     let flows = out.table("flows").unwrap();
     if let Some(ccsim_core::Column::F64(g)) = flows.get("goodput_bps") { println!("goodput Mb/s {:?}", g.iter().map(|x| (x/1e4).round()/100.0).collect::<Vec<_>>()); }
     if let Some(ccsim_core::Column::U64(g)) = flows.get("timeouts") { println!("timeouts {:?}", g); }
+    let sum = |t: &ccsim_core::Table, k: &str| match t.get(k) { Some(ccsim_core::Column::U64(v)) => v.iter().sum::<u64>(), _ => 0 };
+    println!("retransmits {} drops {} (flows' packets dropped)", sum(flows, "retransmits"), sum(flows, "pkts_dropped"));
     println!("delivered {} pkts, {} events in {:.3} s: {:.2} Mpkt/s, {:.2} Mev/s", out.delivered_data_pkts, out.events, dt, out.delivered_data_pkts as f64 / dt / 1e6, out.events as f64 / dt / 1e6);
 }

@@ -8,12 +8,12 @@
 //! event: the arrival of its head packet. Queue occupancy at any instant is
 //! the number of ring entries whose transmission has not started yet.
 //!
-//! Reordering (`reorder`, netem-like): a packet may be given extra delay
-//! when it is admitted (uniform jitter, and/or a fixed extra delay with some
-//! probability). It still leaves the ring at its FIFO arrival time and then
-//! waits the extra delay in a heap ordered by its new arrival time, so the
-//! packets behind it overtake it; the link's next event is the earlier of
-//! the ring's head and the heap's top.
+//! Reordering (`reorder`, netem-like): with it, a packet leaving the ring at
+//! its FIFO arrival time draws an extra delay (uniform jitter, and/or a fixed
+//! delay with some probability) and waits it out in a heap ordered by its new
+//! arrival time, so packets behind it overtake it; the link's next event is
+//! the earlier of the ring's head and the heap's top. Links without it never
+//! touch the heap.
 
 use crate::loss::LossModel;
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
@@ -28,8 +28,6 @@ pub struct Slot {
     pub arrive: SimTime,
     pub pkt: Packet,
     pub lost: bool,
-    /// Extra delay still to wait after `arrive` (reordering).
-    pub extra: SimTime,
 }
 
 /// A packet waiting out its extra delay, ordered by (arrival, admission).
@@ -182,15 +180,6 @@ impl Link {
         }
     }
 
-    /// Extra delay for a packet admitted now (0 without reordering or for a
-    /// lost packet).
-    #[inline]
-    fn extra_delay(&mut self, lost: bool) -> SimTime {
-        match &mut self.reorder {
-            Some(r) if !lost => r.draw(),
-            _ => 0,
-        }
-    }
 
     /// Whether the discipline decides at dequeue time (CoDel, FQ-CoDel): its
     /// waiting packets live in it and the transmitter takes them one at a
@@ -220,11 +209,7 @@ impl Link {
             if !was_ce && pkt.ecn & ECN_CE != 0 {
                 self.stats.marks += 1;
             }
-            let extra = match &mut self.reorder {
-                Some(r) if !lost => r.draw(),
-                _ => 0,
-            };
-            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost, extra });
+            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost });
         }
     }
 
@@ -331,9 +316,8 @@ impl Link {
             self.stats.marks += 1;
         }
         let arrive = tx_end + self.delay;
-        let extra = self.extra_delay(lost);
         let was_empty = self.ring.is_empty();
-        self.ring.push_back(Slot { tx_start, arrive, pkt, lost, extra });
+        self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
         Admission::Accepted(if was_empty { Some(arrive) } else { None })
     }
 
@@ -348,24 +332,8 @@ impl Link {
         // A packet that has arrived has also started transmission: settle the
         // waiting counters first so they never count a popped packet.
         self.advance(now);
-        if let Some(r) = self.reorder.as_deref_mut() {
-            // Packets due to wait longer move from the ring to the heap.
-            while let Some(s) = self.ring.front() {
-                if s.arrive > now || s.extra == 0 {
-                    break;
-                }
-                let mut s = self.ring.pop_front().unwrap();
-                s.arrive += s.extra;
-                s.extra = 0;
-                r.count += 1;
-                r.held.push(Reverse(Held { arrive: s.arrive, n: r.count, slot: s }));
-            }
-            let ring_t = self.ring.front().map_or(SimTime::MAX, |s| s.arrive);
-            if let Some(Reverse(h)) = r.held.peek() {
-                if h.arrive <= now && h.arrive < ring_t {
-                    return r.held.pop().map(|Reverse(h)| h.slot);
-                }
-            }
+        if self.reorder.is_some() {
+            return self.pop_reordered(now);
         }
         match self.ring.front() {
             Some(s) if s.arrive <= now => {
@@ -379,12 +347,41 @@ impl Link {
         }
     }
 
+    /// `pop_arrived` with reordering: every packet leaving the ring draws
+    /// its extra delay and goes through the heap (lost ones too, with none,
+    /// so the loss is counted when it would have arrived).
+    #[inline(never)]
+    fn pop_reordered(&mut self, now: SimTime) -> Option<Slot> {
+        let r = self.reorder.as_deref_mut().expect("called with reordering");
+        while self.ring.front().is_some_and(|s| s.arrive <= now) {
+            let mut s = self.ring.pop_front().unwrap();
+            if !s.lost {
+                s.arrive += r.draw();
+            }
+            r.count += 1;
+            r.held.push(Reverse(Held { arrive: s.arrive, n: r.count, slot: s }));
+        }
+        match r.held.peek() {
+            Some(Reverse(h)) if h.arrive <= now => {
+                let s = r.held.pop().unwrap().0.slot;
+                if s.lost {
+                    self.stats.losses += 1;
+                }
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn next_arrival(&self) -> Option<SimTime> {
         let a = self.ring.front().map(|s| s.arrive);
-        match self.reorder.as_deref().and_then(|r| r.held.peek()) {
-            Some(Reverse(h)) => Some(a.map_or(h.arrive, |a| a.min(h.arrive))),
+        match &self.reorder {
             None => a,
+            Some(r) => match r.held.peek() {
+                Some(Reverse(h)) => Some(a.map_or(h.arrive, |a| a.min(h.arrive))),
+                None => a,
+            },
         }
     }
 
