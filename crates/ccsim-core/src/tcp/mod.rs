@@ -517,9 +517,13 @@ impl TcpFlow {
         c.after_ack(now, cand, &a, losses, prior_in_flight, prior_pipe, sample, step);
         self.try_send(now, out);
         let c = &mut self.c;
-        if c.cfg.tcp.tlp && (newly > 0 || c.tlp.deadline.is_some()) {
+        if c.cfg.tcp.tlp {
+            // tcp_set_xmit_timer on an ACK that acknowledged data; a probe
+            // pending when a recovery or loss phase began is dropped.
             let open = !c.in_recovery && !self.recovery.in_loss();
-            c.tlp_schedule(now, open);
+            if newly > 0 || !open {
+                c.tlp_schedule(now, open);
+            }
         }
         self.trace_cc_events(now);
     }

@@ -25,9 +25,15 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
     TcpFlow::new(0, cfg, 0, 1, 0)
 }
 
-/// Deliver an ACK for `ack` carrying SACK blocks `blocks` at time `now`.
+/// Deliver an ACK for `ack` carrying SACK blocks `blocks` at time `now`,
+/// echoing timestamp 0 (the send time of the first flight).
 fn ack(fl: &mut TcpFlow, now: SimTime, ack: u64, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
-    let mut p = Packet::new(PktKind::Ack, ack, 0, 0, 40, 1);
+    ack_echo(fl, now, ack, 0, blocks, out);
+}
+
+/// `ack` with timestamp echo `ts`.
+fn ack_echo(fl: &mut TcpFlow, now: SimTime, ack: u64, ts: SimTime, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
+    let mut p = Packet::new(PktKind::Ack, ack, ts, 0, 40, 1);
     fl.rcv.ack_id += 1;
     p.aux = fl.rcv.ack_id;
     if !blocks.is_empty() {
@@ -543,10 +549,7 @@ fn frto_finds_a_spurious_rto_when_original_data_is_acked() {
     let (mut f, mut out, cwnd) = timed_out_flow(true);
     let rto_at = f.rto_deadline.unwrap() - f.rtt.rto();
     let now = rto_at + 10 * MS;
-    let mut p = Packet::new(PktKind::Ack, 8, rto_at, 0, 40, 1);
-    f.rcv.ack_id += 1;
-    p.aux = f.rcv.ack_id;
-    f.on_ack(now, &p, &mut out);
+    ack_echo(&mut f, now, 8, rto_at, &[], &mut out);
     assert_eq!((f.stats.spurious_rtos, f.stats.undos), (1, 1));
     assert!(f.tp.cwnd >= cwnd);
     assert_eq!(f.tp.ssthresh, u32::MAX);
@@ -555,10 +558,7 @@ fn frto_finds_a_spurious_rto_when_original_data_is_acked() {
     let (mut g, mut out, _) = timed_out_flow(false);
     let rto_at = g.rto_deadline.unwrap() - g.rtt.rto();
     let now = rto_at + 10 * MS;
-    let mut p = Packet::new(PktKind::Ack, 8, rto_at, 0, 40, 1);
-    g.rcv.ack_id += 1;
-    p.aux = g.rcv.ack_id;
-    g.on_ack(now, &p, &mut out);
+    ack_echo(&mut g, now, 8, rto_at, &[], &mut out);
     assert_eq!(g.stats.undos, 0);
     assert!(g.tp.cwnd < cwnd);
 }
@@ -573,20 +573,11 @@ fn frto_sends_new_data_then_declares_the_loss_real_on_a_dupack() {
     let t0 = f.rto_deadline.unwrap() - f.rtt.rto();
     let top = f.snd_max;
     out.clear();
-    let mut p = Packet::new(PktKind::Ack, 3, t0, 0, 40, 1);
-    f.rcv.ack_id += 1;
-    p.aux = f.rcv.ack_id;
-    f.on_ack(t0 + 100 * MS, &p, &mut out);
+    ack_echo(&mut f, t0 + 100 * MS, 3, t0, &[], &mut out);
     let s = sent(&out);
     assert!(!s.is_empty() && s.iter().all(|&q| q >= top), "new data only: {s:?}");
     out.clear();
-    let mut p = Packet::new(PktKind::Ack, 3, t0, 0, 40, 1);
-    f.rcv.ack_id += 1;
-    p.aux = f.rcv.ack_id;
-    p.flags |= FLAG_SACK;
-    let id = f.rcv.ack_id;
-    f.rcv.sack_log.push_back(SackEntry { id, n: 1, blocks: [(top, top + 1), (0, 0), (0, 0), (0, 0)] });
-    f.on_ack(t0 + 200 * MS, &p, &mut out);
+    ack_echo(&mut f, t0 + 200 * MS, 3, t0, &[(top, top + 1)], &mut out);
     assert_eq!((f.stats.spurious_rtos, f.stats.undos), (0, 0));
     assert_eq!(sent(&out).first(), Some(&3), "conventional recovery resends 3");
 }
