@@ -1,0 +1,120 @@
+"""Study reproductions: ``ccsim study list | NAME | all``.
+
+Each study is a module here (set-up, figures, claims; see
+:mod:`ccsim.studies.base`). :func:`run_study` runs its experiments as
+campaigns under ``OUT/MODE/campaigns/`` (resumable: only missing runs are
+computed), evaluates every claim, draws the figures and writes the report
+(``report.html``, self-contained, and ``report.md``) into ``OUT/MODE/``.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ScenarioError
+from .base import MODES, VERDICTS, Study, StudyData, Verdict
+
+# name -> module (in the order of the index page)
+REGISTRY = {
+    "red_ecn": ".red_ecn",
+    "asymmetric": ".asymmetric",
+}
+
+
+class StudyError(ScenarioError):
+    """A bad study name, mode or option."""
+
+
+def get(name: str) -> Study:
+    if name not in REGISTRY:
+        raise StudyError("study", name, f"one of {', '.join(REGISTRY)} (or 'all', 'list')")
+    return importlib.import_module(REGISTRY[name], __name__).STUDY
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
+
+
+@dataclass
+class StudyOutcome:
+    name: str
+    mode: str
+    out: Path
+    verdicts: list[Verdict]
+    runs: int
+    computed: int
+    failed: int
+    wall_s: float
+    cpu_s: float           # CPU of every run in the campaigns (computed now or earlier) + this process
+    report_html: Path
+    report_md: Path
+
+    def counts(self) -> dict[str, int]:
+        return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
+
+
+def run_study(name: str, mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None,
+              dask=None, quiet: bool = True) -> StudyOutcome:
+    """Run study `name` in `mode` (smoke, quick, full) into `out`
+    (default results/studies/NAME) and write its report."""
+    from ..experiments.campaign import open_campaign
+    from ..experiments.runner import run_sweep
+    from .report import write_report
+
+    if mode not in MODES:
+        raise StudyError("mode", mode, f"one of {', '.join(MODES)}")
+    study = get(name)
+    root = (Path(out) if out is not None else Path("results") / "studies" / name) / mode
+    root.mkdir(parents=True, exist_ok=True)
+    w0, c0 = time.perf_counter(), time.process_time()
+    plan = study.plan(mode)
+    exps = study.experiments(plan)
+    campaigns, runs, computed, failed = {}, 0, 0, 0
+    for e in exps:
+        rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
+        runs += rep.total
+        computed += rep.computed
+        failed += len(rep.failed) + len(rep.invalid)
+        if not rep.ok:
+            first = (rep.failed[0]["error"] if rep.failed else rep.invalid[0])
+            raise StudyError(f"{name}.{e.name}", message=(
+                f"study {name}: experiment {e.name}: {len(rep.failed)} runs failed and {len(rep.invalid)} were "
+                f"invalid; first: {first}. Finished runs are kept in {root / 'campaigns' / e.name}"))
+        campaigns[e.name] = open_campaign(root / "campaigns" / e.name)
+    data = StudyData(mode=mode, plan=plan, campaigns=campaigns)
+    verdicts = []
+    for cl in study.claims():
+        v = cl.evaluate(data)
+        if v.claim != cl.id:
+            raise RuntimeError(f"study {name}: claim {cl.id} returned a verdict for {v.claim}")
+        verdicts.append(v)
+    figdir = root / "figures"
+    figdir.mkdir(exist_ok=True)
+    figures = study.figures(data, figdir)
+    run_cpu = sum(float(c.ok_runs["cpu_s"].fill_null(0.0).sum()) for c in campaigns.values())
+    wall = time.perf_counter() - w0
+    cpu = run_cpu + (time.process_time() - c0)
+    timing = {"wall_s": wall, "cpu_s": cpu, "runs": runs, "computed_now": computed,
+              "run_cpu_s": run_cpu, "jobs": jobs}
+    html, md = write_report(study, data, verdicts, figures, timing, root)
+    (root / "claims.json").write_text(json.dumps(
+        [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
+        indent=2, default=str))
+    return StudyOutcome(name, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+
+
+def run_all(mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None, dask=None,
+            quiet: bool = True, only: list[str] | None = None) -> tuple[list[StudyOutcome], Path]:
+    """Run every registered study (or `only` those) and write an index page
+    linking the reports with their claim counts."""
+    from .report import write_index
+
+    base = Path(out) if out is not None else Path("results") / "studies"
+    outcomes = [run_study(n, mode, base / n, jobs=jobs, dask=dask, quiet=quiet) for n in (only or names())]
+    return outcomes, write_index(outcomes, base, mode)
+
+
+__all__ = ["run_study", "run_all", "get", "names", "StudyOutcome", "StudyError", "MODES"]

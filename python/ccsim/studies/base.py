@@ -1,0 +1,186 @@
+"""The study machinery: a study is its set-up (experiments built with the
+experiments API), its figures and its claims.
+
+- An :class:`Experiment` is a named :class:`~ccsim.Sweep`; it runs into its
+  own campaign folder, so re-running a study computes only what is missing
+  (nothing at all after a crash in the report code).
+- A :class:`Choice` is a parameter the paper leaves out: its value and why.
+- A :class:`Claim` is the paper's statement, the rule that turns measured
+  numbers into a verdict (written in words for the report, in code in
+  ``evaluate``), and ``evaluate(data) -> Verdict``.
+- :func:`verdict_from` is the common rule: every check holds → reproduced;
+  some → partly; none → not reproduced.
+
+Modes: ``smoke`` (toy size, seconds; used by the tests), ``quick`` (every
+claim in minutes on two cores), ``full`` (the paper's durations and sweeps).
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+MODES = ("smoke", "quick", "full")
+VERDICTS = ("reproduced", "partly", "not reproduced")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A parameter the paper does not give: its value and the reason.
+    `after_results` marks a choice made after seeing results (the report says so)."""
+    name: str
+    value: str
+    why: str
+    after_results: bool = False
+
+
+@dataclass
+class Verdict:
+    claim: str
+    verdict: str                      # one of VERDICTS
+    measured: dict[str, Any]          # the numbers the rule looked at
+    reason: str                       # printed beside the verdict
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One condition of a claim's rule: what it tests, whether it held, and the numbers."""
+    what: str
+    ok: bool
+    detail: str = ""
+
+
+def verdict_from(claim: str, checks: Sequence[Check], measured: dict[str, Any], why_not: str = "") -> Verdict:
+    """All checks hold → reproduced; at least one → partly; none → not
+    reproduced. The reason lists every check with its outcome; `why_not`
+    (the most likely cause when a check fails) is appended if any failed."""
+    n_ok = sum(c.ok for c in checks)
+    if not checks:
+        raise ValueError(f"claim {claim}: a rule needs at least one check")
+    v = VERDICTS[0] if n_ok == len(checks) else VERDICTS[1] if n_ok else VERDICTS[2]
+    parts = [f"{'✓' if c.ok else '✗'} {c.what}" + (f" ({c.detail})" if c.detail else "") for c in checks]
+    reason = "; ".join(parts)
+    if n_ok < len(checks) and why_not:
+        reason += f". Likely reason: {why_not}"
+    return Verdict(claim, v, measured, reason)
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: str                                  # the paper's statement, in English
+    rule: str                                       # the verdict rule in words (fixed before results)
+    evaluate: Callable[["StudyData"], Verdict]
+
+
+@dataclass
+class Experiment:
+    name: str
+    title: str
+    sweep: Any                                      # ccsim.Sweep
+
+
+@dataclass
+class Figure:
+    file: str                                       # PNG file name inside the figures folder
+    caption: str
+
+
+@dataclass
+class StudyData:
+    """What claims and figures read: one opened campaign per experiment."""
+    mode: str
+    plan: dict
+    campaigns: dict[str, Any]
+    cache: dict = field(default_factory=dict)
+
+    def campaign(self, name: str):
+        if name not in self.campaigns:
+            raise KeyError(f"no experiment {name!r}; experiments: {', '.join(self.campaigns)}")
+        return self.campaigns[name]
+
+    def memo(self, key: str, fn: Callable[[], Any]) -> Any:
+        if key not in self.cache:
+            self.cache[key] = fn()
+        return self.cache[key]
+
+
+class Study:
+    """Base class of a study module's study. Subclasses set the class
+    attributes and implement plan, experiments, figures and claims."""
+    name: str = ""
+    title: str = ""
+    reference: str = ""                 # the paper: authors, title, venue, year
+    simulator: str = ""                 # what the paper ran (ns-2, Mininet, ...)
+    summary_intro: str = ""
+
+    def plan(self, mode: str) -> dict:
+        """The knobs of a mode: durations, sweep values, seeds, and a
+        'describe' string saying what the mode shortens."""
+        raise NotImplementedError
+
+    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def choices(self) -> list[Choice]:
+        raise NotImplementedError
+
+    def experiments(self, plan: dict) -> list[Experiment]:
+        raise NotImplementedError
+
+    def figures(self, data: StudyData, out: Path) -> list[Figure]:
+        raise NotImplementedError
+
+    def claims(self) -> list[Claim]:
+        raise NotImplementedError
+
+    def summary(self, verdicts: list[Verdict]) -> str:
+        counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
+        return (f"{self.summary_intro} Of {len(verdicts)} claims, {counts['reproduced']} reproduced, "
+                f"{counts['partly']} partly and {counts['not reproduced']} not reproduced.")
+
+
+# ---- helpers shared by the studies
+
+def fmt(x: float, nd: int = 3) -> str:
+    """A number for a report cell: NaN as 'n/a'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, float):
+        return f"{x:.{nd}g}" if abs(x) < 1e-3 or abs(x) >= 1e4 else f"{x:.{nd}f}".rstrip("0").rstrip(".") or "0"
+    return str(x)
+
+
+def binned_rate(series: pl.DataFrame, key: str, column: str, width: float, scale: float = 8.0) -> pl.DataFrame:
+    """Rate of a cumulative counter per `key` in bins of `width` seconds:
+    columns key, t_s (bin end), rate (Δcounter · scale / width). The
+    counter's value at a bin edge is its last sample at or before it."""
+    s = series.sort("time_s")
+    tmax = float(s["time_s"].max())
+    nb = int(math.floor(tmax / width + 1e-9))
+    edges = pl.DataFrame({"t_s": [width * (i + 1) for i in range(nb)]})
+    out = []
+    for k, g in s.group_by(key, maintain_order=True):
+        kv = k[0] if isinstance(k, tuple) else k
+        g = g.select("time_s", column)
+        at = edges.join_asof(g.rename({"time_s": "t_s"}), on="t_s", strategy="backward", tolerance=None)
+        v = at[column].cast(pl.Float64).fill_null(0.0)
+        prev = v.shift(1, fill_value=0.0)
+        out.append(pl.DataFrame({key: [kv] * nb, "t_s": at["t_s"], "rate": (v - prev) * scale / width}))
+    return pl.concat(out) if out else pl.DataFrame({key: [], "t_s": [], "rate": []})
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
+    """(result, wall seconds, CPU seconds of this process) of fn()."""
+    w, c = time.perf_counter(), time.process_time()
+    r = fn()
+    return r, time.perf_counter() - w, time.process_time() - c

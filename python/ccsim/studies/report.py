@@ -1,0 +1,153 @@
+"""Study reports: one self-contained HTML page (figures embedded as data
+URIs, no network needed) and a Markdown twin that links the PNG files; an
+index page for ``ccsim study all``."""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from .. import _core
+from .base import VERDICTS, fmt
+
+CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;width:100%;margin:.6em 0;font-size:.92em}
+th,td{border:1px solid #ccc;padding:.35em .5em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+td.v-reproduced{background:#e3f4e3;font-weight:600}td.v-partly{background:#fff4d6;font-weight:600}
+td.v-not{background:#fbe1e1;font-weight:600}
+figure{margin:1.2em 0}figure img{max-width:100%;border:1px solid #eee}
+figcaption{font-size:.9em;color:#444}
+.meta{color:#555;font-size:.92em}code{background:#f5f5f5;padding:0 .2em}
+"""
+
+
+def _vclass(v: str) -> str:
+    return {"reproduced": "v-reproduced", "partly": "v-partly"}.get(v, "v-not")
+
+
+def _measured_text(m: dict) -> str:
+    return "; ".join(f"{k} = {fmt(v) if isinstance(v, float) else v}" for k, v in m.items())
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tuple[Path, Path]:
+    """Write report.html and report.md into `root`; return their paths."""
+    plan = data.plan
+    counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
+    claims = {c.id: c for c in study.claims()}
+    seeds = plan.get("seeds")
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+    meta = [("ccsim version", f"{_core.__version__} (model version {_core.MODEL_VERSION})"),
+            ("mode", f"{data.mode}: {plan['describe']}"),
+            ("seeds", ", ".join(map(str, seeds)) if isinstance(seeds, list) else str(seeds)),
+            ("runs", f"{timing['runs']} ({timing['computed_now']} computed by this call, the rest read from the campaign store)"),
+            ("CPU time", f"{timing['cpu_s']:.1f} s ({timing['run_cpu_s']:.1f} s in simulation runs)"),
+            ("wall time of this call", f"{timing['wall_s']:.1f} s"),
+            ("written", f"{when} on {platform.node() or 'this machine'}, Python {platform.python_version()}")]
+    summary = study.summary(verdicts)
+
+    # ---- HTML
+    h = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(study.title)}</title>",
+         f"<style>{CSS}</style></head><body>",
+         f"<h1>{html.escape(study.title)}</h1>",
+         f"<p class='meta'>Reproduction of {html.escape(study.reference)} ({html.escape(study.simulator)}) "
+         f"with ccsim. Study <code>{study.name}</code>: <code>ccsim study {study.name} --{data.mode}</code></p>",
+         f"<h2>Summary</h2><p>{html.escape(summary)}</p>",
+         "<table><tr>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr><tr>"
+         + "".join(f"<td class='{_vclass(v)}'>{counts[v]}</td>" for v in VERDICTS) + "</tr></table>",
+         "<h2>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
+         "<th>measured and why</th></tr>"]
+    for v in verdicts:
+        c = claims[v.claim]
+        h.append(f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
+                 f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td>"
+                 f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span></td></tr>")
+    h.append("</table><h2>Set-up</h2><table><tr><th>parameter</th><th>value</th></tr>")
+    for k, val in study.setup_rows(plan):
+        h.append(f"<tr><td>{html.escape(k)}</td><td>{html.escape(val)}</td></tr>")
+    h.append("</table><h2>Choices (parameters the paper does not give)</h2>"
+             "<table><tr><th>choice</th><th>value</th><th>why</th></tr>")
+    for ch in study.choices():
+        note = " <em>(made after seeing results)</em>" if ch.after_results else ""
+        h.append(f"<tr><td>{html.escape(ch.name)}</td><td>{html.escape(ch.value)}</td><td>{html.escape(ch.why)}{note}</td></tr>")
+    h.append("</table><h2>Figures</h2>")
+    for f in figures:
+        b64 = base64.b64encode((root / "figures" / f.file).read_bytes()).decode("ascii")
+        h.append(f"<figure><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
+                 f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
+    h.append("<h2>Run</h2><table>")
+    for k, val in meta:
+        h.append(f"<tr><th>{html.escape(k)}</th><td>{html.escape(val)}</td></tr>")
+    h.append("</table></body></html>")
+    html_path = root / "report.html"
+    _atomic_write(html_path, "\n".join(h))
+
+    # ---- Markdown twin
+    def cell(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", " ")
+
+    m = [f"# {study.title}", "",
+         f"Reproduction of {study.reference} ({study.simulator}) with ccsim: `ccsim study {study.name} --{data.mode}`.", "",
+         "## Summary", "", summary, "",
+         "## Claims", "", "| id | the paper says | rule | verdict | measured and why |", "|---|---|---|---|---|"]
+    for v in verdicts:
+        c = claims[v.claim]
+        m.append(f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | "
+                 f"{cell(v.reason)} — {cell(_measured_text(v.measured))} |")
+    m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]
+    m += [f"| {cell(k)} | {cell(val)} |" for k, val in study.setup_rows(plan)]
+    m += ["", "## Choices (parameters the paper does not give)", "", "| choice | value | why |", "|---|---|---|"]
+    m += [f"| {cell(ch.name)} | {cell(ch.value)} | {cell(ch.why)}{' (made after seeing results)' if ch.after_results else ''} |"
+          for ch in study.choices()]
+    m += ["", "## Figures", ""]
+    for f in figures:
+        m += [f"![{f.caption}](figures/{f.file})", "", f"*{f.caption}*", ""]
+    m += ["## Run", "", "| | |", "|---|---|"] + [f"| {k} | {cell(val)} |" for k, val in meta]
+    md_path = root / "report.md"
+    _atomic_write(md_path, "\n".join(m) + "\n")
+    return html_path, md_path
+
+
+def write_index(outcomes, base: Path, mode: str) -> Path:
+    """index.html (and index.md) in `base` linking every study's report."""
+    base.mkdir(parents=True, exist_ok=True)
+    rows_h, rows_m = [], []
+    for o in outcomes:
+        c = o.counts()
+        rel = os.path.relpath(o.report_html, base)
+        title = __import__("ccsim.studies", fromlist=["get"]).get(o.name).title
+        rows_h.append(f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
+                      + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
+                      + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>")
+        rows_m.append(f"| [{o.name}]({os.path.relpath(o.report_md, base)}) | {title} | "
+                      + " | ".join(str(c[v]) for v in VERDICTS) + f" | {o.runs} | {o.cpu_s:.0f} s | {o.wall_s:.0f} s |")
+    head = "<tr><th>study</th><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + \
+           "<th>runs</th><th>CPU</th><th>wall</th></tr>"
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ccsim studies ({mode})</title>"
+            f"<style>{CSS}</style></head><body><h1>ccsim study reproductions ({html.escape(mode)})</h1>"
+            f"<p class='meta'>ccsim {_core.__version__}, model version {_core.MODEL_VERSION}. Each report lists "
+            f"the paper's claims, the rule that judges each, the numbers measured and the verdict.</p>"
+            f"<table>{head}{''.join(rows_h)}</table></body></html>")
+    path = base / "index.html"
+    _atomic_write(path, page)
+    md = ["# ccsim study reproductions (" + mode + ")", "",
+          "| study | paper | " + " | ".join(VERDICTS) + " | runs | CPU | wall |",
+          "|---|---|" + "---|" * len(VERDICTS) + "---|---|---|"] + rows_m
+    _atomic_write(base / "index.md", "\n".join(md) + "\n")
+    (base / "index.json").write_text(json.dumps(
+        [{"study": o.name, "mode": o.mode, **o.counts(), "runs": o.runs, "cpu_s": o.cpu_s, "wall_s": o.wall_s}
+         for o in outcomes], indent=2))
+    return path
