@@ -1,4 +1,4 @@
-"""Command line: ``ccsim run | sweep | query | plot-sweep | plot | bench | list``.
+"""Command line: ``ccsim run | sweep | study | query | plot-sweep | plot | bench | list``.
 
 Errors print one line (``ccsim: error: ...``) on stderr and exit with status 2.
 """
@@ -234,6 +234,34 @@ def cmd_bench(a) -> int:
     return 0
 
 
+def cmd_study(a) -> int:
+    from . import studies
+
+    if a.name == "list":
+        for n in studies.names():
+            st = studies.get(n)
+            print(f"{n:12s} {st.title}")
+            print(f"{'':12s} {st.reference} ({st.simulator})")
+        return 0
+    mode = "full" if a.full else "smoke" if a.smoke else "quick"
+    jobs = a.jobs
+    if a.name == "all":
+        outs, index = studies.run_all(mode, a.out, jobs=jobs, dask=a.dask, quiet=a.quiet)
+    else:
+        outs, index = [studies.run_study(a.name, mode, a.out, jobs=jobs, dask=a.dask, quiet=a.quiet)], None
+    for o in outs:
+        c = o.counts()
+        print(f"{o.name} ({o.mode}): {c['reproduced']} reproduced, {c['partly']} partly, "
+              f"{c['not reproduced']} not reproduced; {o.runs} runs ({o.computed} computed now), "
+              f"CPU {o.cpu_s:.1f} s, wall {o.wall_s:.1f} s")
+        for v in o.verdicts:
+            print(f"  {v.claim:8s} {v.verdict:15s} {v.reason}")
+        print(f"  report: {o.report_html}  (Markdown: {o.report_md})")
+    if index is not None:
+        print(f"index: {index}")
+    return 0
+
+
 def cmd_list(a) -> int:
     from .netmodels import DIST_DOC, LOSS_DOC
     from .netmodels import CODEL_DOC, LOSS_DEFAULTS, PIE_DOC, QUEUE_DEFAULTS, QUEUE_KINDS, RED_DOC, with_defaults
@@ -313,6 +341,18 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
     sw.add_argument("--json", action="store_true", help="print one JSON object")
     sw.set_defaults(fn=cmd_sweep)
+    st = sub.add_parser("study", help="reproduce a published study: claims, figures and a report")
+    st.add_argument("name", help="a study name, 'all' (every study and an index page) or 'list'")
+    g = st.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="every claim in minutes (default)")
+    g.add_argument("--full", action="store_true", help="the paper's durations, sweeps and repetitions")
+    g.add_argument("--smoke", action="store_true", help="toy size in seconds (tests)")
+    st.add_argument("--out", help="output folder (default results/studies/NAME, or results/studies for 'all')")
+    g2 = st.add_mutually_exclusive_group()
+    g2.add_argument("--jobs", "-j", type=int, help="worker processes (default: every core)")
+    g2.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://scheduler:8786, or 'local'")
+    st.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    st.set_defaults(fn=cmd_study)
     q = sub.add_parser("query", help="SQL (DuckDB) over a campaign: views runs, flows, links, ...")
     q.add_argument("dir")
     q.add_argument("sql")

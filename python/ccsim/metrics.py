@@ -213,3 +213,63 @@ def seq_progress(flow_series: pl.DataFrame) -> pl.DataFrame:
     segment (snd_una, in packets) of every flow over time (Grieco & Mascolo 2004, W2).
     For repeating apps snd_una restarts with each connection."""
     return flow_series.select("flow", "time_s", pl.col("snd_una").alias("seq_pkts")).sort(["flow", "time_s"])
+
+
+_CLASS_COLUMNS = {"goodput": ("delivered_bytes", 8.0, "goodput_bps"),
+                  "throughput": ("bytes_sent", 8.0, "throughput_bps"),
+                  "acks": ("acks_received", 1.0, "acks_per_s")}
+
+
+def class_rates(flows: pl.DataFrame, flow_series: pl.DataFrame, t0: float | None = None,
+                t1: float | None = None) -> pl.DataFrame:
+    """Per traffic class (flow `label`) over [t0, t1]: flows, goodput_bps,
+    throughput_bps and acks_per_s summed over the class's flows."""
+    lab = flows.select(pl.col("id").alias("flow"), "label")
+    parts = []
+    for col, scale, name in _CLASS_COLUMNS.values():
+        lo, hi = _span(flow_series, t0, t1)
+        parts.append(_window_rate(flow_series, "flow", col, lo, hi, scale, name))
+    per = parts[0].join(parts[1], on="flow").join(parts[2], on="flow").join(lab, on="flow")
+    return (per.group_by("label", maintain_order=True)
+            .agg(pl.len().alias("flows"), pl.col("goodput_bps").sum(), pl.col("throughput_bps").sum(),
+                 pl.col("acks_per_s").sum()).sort("label"))
+
+
+def class_series(flows: pl.DataFrame, flow_series: pl.DataFrame, what: str = "goodput",
+                 width: float = 1.0) -> pl.DataFrame:
+    """A class's rate over time in bins of `width` seconds (class shares as
+    Choi, Lee, Cho & Han 2004 draw them; ACKs per second of Lee, Seo & Park):
+    `what` is 'goodput' (bit/s), 'throughput' (bit/s) or 'acks' (ACKs the
+    class's senders received per second — the ACKs that crossed the reverse
+    path). Columns label, t_s (bin end), value. A counter's value at a bin
+    edge is its last sample at or before the edge, so `width` should be a
+    multiple of the sample interval."""
+    if what not in _CLASS_COLUMNS:
+        raise ValueError(f"what: got {what!r}; expected one of {', '.join(_CLASS_COLUMNS)}")
+    if not width > 0:
+        raise ValueError(f"width: got {width!r}; expected a bin width in seconds > 0")
+    col, scale, _ = _CLASS_COLUMNS[what]
+    per = binned_rate(flow_series, "flow", col, width, scale)
+    per = per.join(flows.select(pl.col("id").alias("flow"), "label"), on="flow")
+    return per.group_by(["label", "t_s"]).agg(pl.col("rate").sum().alias("value")).sort(["label", "t_s"])
+
+
+def binned_rate(series: pl.DataFrame, key: str, column: str, width: float, scale: float = 8.0) -> pl.DataFrame:
+    """Rate of the cumulative counter `column` per `key` in consecutive bins
+    of `width` seconds from 0: columns key, t_s (bin end), rate = Δcounter ·
+    scale / width. The counter at a bin edge is its last sample at or before
+    the edge (0 before the first sample)."""
+    if not width > 0:
+        raise ValueError(f"width: got {width!r}; expected a bin width in seconds > 0")
+    s = series.sort("time_s")
+    nb = int(math.floor(float(s["time_s"].max()) / width + 1e-9)) if s.height else 0
+    ends = [width * (i + 1) for i in range(nb)]
+    edges = pl.DataFrame({"_t": [t + _EPS for t in ends]})
+    out = []
+    for (k,), g in s.group_by([key], maintain_order=True):
+        at = edges.join_asof(g.select(pl.col("time_s").alias("_t"), column), on="_t", strategy="backward")
+        v = at[column].cast(pl.Float64).fill_null(0.0)
+        out.append(pl.DataFrame({key: [k] * nb, "t_s": ends, "rate": (v - v.shift(1, fill_value=0.0)) * scale / width}))
+    if not out:
+        return pl.DataFrame(schema={key: series.schema[key], "t_s": pl.Float64, "rate": pl.Float64})
+    return pl.concat(out)

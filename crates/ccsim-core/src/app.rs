@@ -15,6 +15,8 @@ pub struct Transfer {
     pub index: u64,
     pub bytes: u64,
     pub start: SimTime,
+    /// First data segment of the transfer's connection (None before it is sent).
+    pub first_data: Option<SimTime>,
     pub end: Option<SimTime>,
 }
 

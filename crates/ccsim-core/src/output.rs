@@ -157,6 +157,11 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
             Some(done) => ps_to_s(done - f.first_send.unwrap_or(f.start)),
             None => f64::NAN,
         })),
+        // FCT from the first data segment (excludes the handshake)
+        Col("fct_data_s", F(|f, c| match (c.single_done(f), f.first_data) {
+            (Some(done), Some(d)) => ps_to_s(done - d),
+            _ => f64::NAN,
+        })),
         Col("pkts_injected", U(|f, _| f.stats.pkts_injected)),
         Col("pkts_arrived", U(|f, _| f.stats.pkts_arrived)),
         Col("pkts_dropped", U(|f, _| f.stats.pkts_dropped)),
@@ -253,6 +258,8 @@ pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
         Col("max_p", F(|r, _| r.link.disc.max_p().unwrap_or(f64::NAN))),
         Col("drops", U(|r, _| r.link.stats.drops)),
         Col("losses", U(|r, _| r.link.stats.losses)),
+        Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
+        Col("pkts_tx", U(|r, _| r.link.stats.pkts_tx)),
         Col("bytes_tx", U(|r, _| r.link.stats.bytes_tx)),
     ]
 }
@@ -283,8 +290,13 @@ pub fn transfer_columns<'a>() -> Vec<Col<Transfer, &'a [TcpFlow]>> {
         Col("index", U(|x, _| x.index)),
         Col("bytes", U(|x, _| x.bytes)),
         Col("start_s", F(|x, _| ps_to_s(x.start))),
+        Col("first_data_s", F(|x, _| nan_or(x.first_data))),
         Col("end_s", F(|x, _| nan_or(x.end))),
         Col("fct_s", F(|x, _| x.end.map_or(f64::NAN, |e| ps_to_s(e - x.start)))),
+        Col("fct_data_s", F(|x, _| match (x.end, x.first_data) {
+            (Some(e), Some(d)) => ps_to_s(e - d),
+            _ => f64::NAN,
+        })),
     ]
 }
 
@@ -295,10 +307,10 @@ pub fn all_transfers(done: &[Transfer], flows: &[TcpFlow], apps: &[App]) -> Vec<
         match a {
             App::Plain => {
                 if let (AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
-                    tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, end: f.completed_at });
+                    tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, first_data: f.first_data, end: f.completed_at });
                 }
             }
-            App::Repeat { current: Some(c), .. } => tr.push(*c),
+            App::Repeat { current: Some(c), .. } => tr.push(Transfer { first_data: f.first_data, ..*c }),
             _ => {}
         }
     }

@@ -280,6 +280,7 @@ impl Simulation {
         let App::Repeat { think, rng, left, current, done: n, .. } = &mut self.apps[f] else { return };
         let mut tr = current.take().expect("a transfer was in progress");
         tr.end = Some(done);
+        tr.first_data = self.flows[f].first_data;
         self.transfers.push(tr);
         *n += 1;
         if left.is_some_and(|l| *n >= l) {
@@ -298,7 +299,7 @@ impl Simulation {
         let now = self.now;
         let App::Repeat { size, rng, current, done, .. } = &mut self.apps[f] else { return };
         let bytes = App::draw_size(size, rng);
-        *current = Some(Transfer { flow: f as u32, index: *done, bytes, start: now, end: None });
+        *current = Some(Transfer { flow: f as u32, index: *done, bytes, start: now, first_data: None, end: None });
         let mut out = std::mem::take(&mut self.out);
         if first {
             self.flows[f].reconnect_first(bytes);

@@ -25,6 +25,8 @@ from typing import Any
 
 import polars as pl
 
+from ..metrics import binned_rate  # noqa: F401  (re-exported for the studies)
+
 MODES = ("smoke", "quick", "full")
 VERDICTS = ("reproduced", "partly", "not reproduced")
 
@@ -158,25 +160,6 @@ def fmt(x: float, nd: int = 3) -> str:
     if isinstance(x, float):
         return f"{x:.{nd}g}" if abs(x) < 1e-3 or abs(x) >= 1e4 else f"{x:.{nd}f}".rstrip("0").rstrip(".") or "0"
     return str(x)
-
-
-def binned_rate(series: pl.DataFrame, key: str, column: str, width: float, scale: float = 8.0) -> pl.DataFrame:
-    """Rate of a cumulative counter per `key` in bins of `width` seconds:
-    columns key, t_s (bin end), rate (Δcounter · scale / width). The
-    counter's value at a bin edge is its last sample at or before it."""
-    s = series.sort("time_s")
-    tmax = float(s["time_s"].max())
-    nb = int(math.floor(tmax / width + 1e-9))
-    edges = pl.DataFrame({"t_s": [width * (i + 1) for i in range(nb)]})
-    out = []
-    for k, g in s.group_by(key, maintain_order=True):
-        kv = k[0] if isinstance(k, tuple) else k
-        g = g.select("time_s", column)
-        at = edges.join_asof(g.rename({"time_s": "t_s"}), on="t_s", strategy="backward", tolerance=None)
-        v = at[column].cast(pl.Float64).fill_null(0.0)
-        prev = v.shift(1, fill_value=0.0)
-        out.append(pl.DataFrame({key: [kv] * nb, "t_s": at["t_s"], "rate": (v - prev) * scale / width}))
-    return pl.concat(out) if out else pl.DataFrame({key: [], "t_s": [], "rate": []})
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:

@@ -330,13 +330,24 @@ class RedEcn(Study):
         q0 = data.plan["qls"][0]
         g = {d: self._val(m, d, q0, 2) for d in DISCIPLINES}
         reds = [g[d] for d in RED_FAMILY]
-        return verdict_from("b", [
+        q = self.queue_trace(data, "red", 4, 2)
+        above = float((q["avg_queue"] > thresholds(4)[0]).mean())
+        amax = float(q["avg_queue"].max())
+        pmax = 0.1 * max(amax - 1.0, 0.0) / 2.0
+        v = verdict_from("b", [
             Check("every RED variant above DropTail", all(x > g["droptail"] for x in reds),
                   ", ".join(f"{NAMES[d]} {fmt(v)}" for d, v in g.items())),
             Check("RED variants within 0.02", max(reds) - min(reds) <= 0.02, f"range {fmt(max(reds) - min(reds))}")],
             {f"geff_{d}": v for d, v in g.items()},
             why_not=f"below the hard limit of {q0} packets RED's average (w_q 0.002) seldom passes min_th = 1 for "
                     "long enough to drop: the queue behaves as DropTail, so equal GEff is what RED can do here")
+        v.measured |= {"avg_above_min_th": above, "avg_max": amax, "p_b_max": pmax}
+        v.reason += (f". What RED can do at QL 4 (RED trace, 2 flows): its average queue exceeded min_th = 1 in "
+                     f"{above:.0%} of samples and peaked at {amax:.2f} packets, where p_b = max_p·(avg − 1)/2 = "
+                     f"{pmax:.3f}; with ns-2's wait option a drop needs about 1/p_b packets in a row above min_th, "
+                     "while the 4-packet limit overflows within a window: tail drops, not RED, decide, and "
+                     "the thresholds (1, 3) leave RED no room to signal early")
+        return v
 
     def _claim_c(self, data: StudyData):
         m = self.sweep_means(data)
@@ -442,7 +453,7 @@ class RedEcn(Study):
         at = {float(r["topology.queue.mark_p"]): r for r in g.iter_rows(named=True)}
         v0, vmid, vmax = vals[0], vals[len(vals) // 2], vals[-1]
         lower, upper = at[vmid]["ecn_bps"] - at[v0]["ecn_bps"], at[vmax]["ecn_bps"] - at[vmid]["ecn_bps"]
-        return verdict_from("i", [
+        v = verdict_from("i", [
             Check("ECN goodput rises", at[vmax]["ecn_bps"] > at[v0]["ecn_bps"],
                   f"{at[v0]['ecn_bps'] / 1e3:.0f} → {at[vmax]['ecn_bps'] / 1e3:.0f} kb/s"),
             Check("ECN fairness rises", at[vmax]["jain_ecn"] > at[v0]["jain_ecn"],
@@ -453,6 +464,13 @@ class RedEcn(Study):
                   f"+{lower / 1e3:.0f} kb/s from {v0:g} to {vmid:g}, {upper / 1e3:+.0f} kb/s from {vmid:g} to {vmax:g}")],
             {f"ecn_kbps_{v:g}": at[v]["ecn_bps"] / 1e3 for v in vals} | {f"sack_kbps_{v:g}": at[v]["sack_bps"] / 1e3 for v in vals}
             | {f"jain_ecn_{v:g}": at[v]["jain_ecn"] for v in vals})
+        # The largest probability the queues can reach at QL 36: RED's p_b ≤ max_p = 0.1; gentle RED's rises
+        # from max_p at max_th = 27 towards 1 at 2·max_th = 54, but the hard limit 36 stops the average there.
+        p_gentle = 0.1 + 0.9 * (36 - 27) / 27
+        v.reason += (f". Saturation has a plain cause here: an early-drop probability never exceeds max_p = 0.1 "
+                     f"with RED or {p_gentle:.2f} with gentle RED at QL 36 (the hard limit stops the average "
+                     f"queue below 2·max_th), so every mark_p above {p_gentle:.2f} marks the same packets")
+        return v
 
     def _claim_j(self, data: StudyData):
         pr = self.per_run(data, "errors").with_columns(

@@ -134,6 +134,9 @@ pub struct Conn {
     pub(super) syn_sent_at: SimTime,
     pub(super) syn_retransmitted: bool,
     pub first_send: Option<SimTime>,
+    /// When this connection first put a data segment on the wire (after
+    /// the handshake, if any): the start of FCT "from the first data byte".
+    pub first_data: Option<SimTime>,
 
     // --- receiver
     pub(super) rcv: Receiver,
@@ -241,6 +244,7 @@ impl Conn {
             syn_sent_at: 0,
             syn_retransmitted: false,
             first_send: None,
+            first_data: None,
             rcv: Receiver::new(t),
             completed_at: None,
             stats: FlowStats::default(),
@@ -463,6 +467,7 @@ impl Conn {
         let payload = self.seg_payload(seq);
         let size = payload + self.data_hdr;
         let mut pkt = Packet::new(PktKind::Data, seq, now, self.id, size, self.fwd_route);
+        self.first_data.get_or_insert(now);
         let stamp = self.stamp(now);
         if seq < self.snd_max {
             self.stats.retransmits += 1;
