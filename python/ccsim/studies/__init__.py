@@ -56,17 +56,19 @@ class StudyOutcome:
         return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
 
 
-def run_study(name: str, mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None,
+def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None,
               dask=None, quiet: bool = True) -> StudyOutcome:
-    """Run study `name` in `mode` (smoke, quick, full) into `out`
-    (default results/studies/NAME) and write its report."""
+    """Run study `name` (a registered name or a Study object) in `mode`
+    (smoke, quick, full) into `out` (default results/studies/NAME) and write
+    its report."""
     from ..experiments.campaign import open_campaign
     from ..experiments.runner import run_sweep
     from .report import write_report
 
     if mode not in MODES:
         raise StudyError("mode", mode, f"one of {', '.join(MODES)}")
-    study = get(name)
+    study = name if isinstance(name, Study) else get(name)
+    name = study.name
     root = (Path(out) if out is not None else Path("results") / "studies" / name) / mode
     root.mkdir(parents=True, exist_ok=True)
     w0, c0 = time.perf_counter(), time.process_time()

@@ -1,0 +1,239 @@
+"""Study machinery and the study reproductions.
+
+- the verdict rule and reports on a synthetic study whose claims reach every
+  verdict (a tiny campaign, so the numbers are real but the rules are ours);
+- every registered study at --smoke: each claim evaluates to a verdict, the
+  HTML parses and embeds every figure, the Markdown has one row per claim,
+  and a second call computes nothing (the campaigns are the cache);
+- the facts the studies rest on, computed from the papers' formulas;
+- FCT from the first data byte, and per-class rates, against independent
+  computations.
+"""
+from __future__ import annotations
+
+import html.parser
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import ccsim
+from ccsim import metrics, studies
+from ccsim.studies import asymmetric, red_ecn
+from ccsim.studies.base import (VERDICTS, Check, Choice, Claim, Experiment, Figure, Study, Verdict,
+                                verdict_from)
+
+from helpers import single_link
+
+
+# ---------------------------------------------------------------- the verdict rule
+
+def test_verdict_rule_reaches_every_verdict():
+    ok, bad = Check("holds", True), Check("fails", False)
+    assert verdict_from("x", [ok, ok], {}).verdict == "reproduced"
+    assert verdict_from("x", [ok, bad], {}).verdict == "partly"
+    assert verdict_from("x", [bad, bad], {}).verdict == "not reproduced"
+    v = verdict_from("x", [ok, bad], {}, why_not="a cause")
+    assert "✓ holds" in v.reason and "✗ fails" in v.reason and v.reason.endswith("Likely reason: a cause")
+    assert "Likely reason" not in verdict_from("x", [ok], {}, why_not="a cause").reason
+    with pytest.raises(ValueError):
+        verdict_from("x", [], {})
+    with pytest.raises(ValueError):
+        Verdict("x", "maybe", {}, "")
+
+
+class _Toy(Study):
+    """One experiment (two seeds of a 1 s bulk flow); three claims whose rules
+    are fixed so that each verdict is reached from the measured goodput."""
+    name = "toy"
+    title = "Toy study"
+    reference = "nobody, a test, 2026"
+    simulator = "ccsim"
+    summary_intro = "A test."
+
+    def plan(self, mode):
+        return {"describe": "two seeds", "seeds": [1, 2]}
+
+    def setup_rows(self, plan):
+        return [("link", "10 Mb/s, 10 ms")]
+
+    def choices(self):
+        return [Choice("everything", "small", "a test")]
+
+    def experiments(self, plan):
+        sc = single_link(duration="1s", rate="10Mbps", delay="10ms")
+        return [Experiment("e", "one link", ccsim.Sweep(sc, seeds=plan["seeds"]))]
+
+    def goodput(self, data):
+        return data.campaign("e").per_run("flows.goodput_bps")["flows.goodput_bps"].to_list()
+
+    def claims(self):
+        def rule(cid, n_true):
+            def ev(data):
+                g = self.goodput(data)
+                # the link carries at most 10 Mb/s: "g > 0" holds, "g > 10 Mb/s" cannot
+                checks = [Check("positive", all(x > 0 for x in g))] * n_true + \
+                         [Check("above the link rate", all(x > 10e6 for x in g))] * (2 - n_true)
+                return verdict_from(cid, checks, {"goodput_bps": g[0]})
+            return Claim(cid, f"claim {cid}", f"{n_true} of 2 checks can hold", ev)
+        return [rule("c2", 2), rule("c1", 1), rule("c0", 0)]
+
+    def figures(self, data, out):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        fig.savefig(out / "toy.png")
+        plt.close(fig)
+        return [Figure("toy.png", "a line")]
+
+
+class _Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs, self.rows, self.open = [], 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.imgs.append(dict(attrs)["src"])
+        if tag == "tr":
+            self.rows += 1
+
+
+def _check_report(o, n_claims: int, n_figures: int):
+    text = o.report_html.read_text()
+    page = _Page()
+    page.feed(text)
+    page.close()
+    assert len(page.imgs) == n_figures
+    assert all(src.startswith("data:image/png;base64,") and len(src) > 1000 for src in page.imgs)
+    assert "http://" not in text and "https://" not in text  # self-contained: nothing fetched
+    md = o.report_md.read_text()
+    claim_rows = [l for l in md.split("## Claims")[1].split("## Set-up")[0].splitlines() if l.startswith("| ") and "**" in l]
+    assert len(claim_rows) == n_claims
+    for f in re.findall(r"!\[[^\]]*\]\((figures/[^)]+)\)", md):
+        assert (o.out / f).is_file()
+
+
+def test_synthetic_study_reaches_every_verdict_and_reports(tmp_path):
+    o = studies.run_study(_Toy(), "smoke", tmp_path)
+    assert [v.verdict for v in o.verdicts] == list(VERDICTS)
+    assert o.runs == 2 and o.computed == 2
+    _check_report(o, 3, 1)
+    text = o.report_html.read_text()
+    assert "nobody, a test, 2026" in text and "everything" in text and "two seeds" in text
+    again = studies.run_study(_Toy(), "smoke", tmp_path)
+    assert again.computed == 0 and [v.verdict for v in again.verdicts] == list(VERDICTS)
+
+
+# ---------------------------------------------------------------- the studies at smoke size
+
+@pytest.mark.parametrize("name", studies.names())
+def test_study_smoke(name, tmp_path):
+    o = studies.run_study(name, "smoke", tmp_path, jobs=2)
+    st = studies.get(name)
+    assert [v.claim for v in o.verdicts] == [c.id for c in st.claims()]
+    assert all(v.verdict in VERDICTS and v.reason for v in o.verdicts)
+    assert o.failed == 0 and o.computed == o.runs > 0
+    n_fig = len(list((o.out / "figures").glob("*.png")))
+    _check_report(o, len(st.claims()), n_fig)
+    assert n_fig >= 4
+    # every choice the study makes is listed
+    assert all(ch.name in o.report_html.read_text() for ch in st.choices())
+    again = studies.run_study(name, "smoke", tmp_path, jobs=2)
+    assert again.computed == 0
+    assert [(v.claim, v.verdict) for v in again.verdicts] == [(v.claim, v.verdict) for v in o.verdicts]
+
+
+def test_study_all_writes_an_index(tmp_path):
+    outs, index = studies.run_all("smoke", tmp_path, jobs=2)
+    page = index.read_text()
+    for o in outs:
+        assert f"href='{o.name}/smoke/report.html'" in page
+    assert (tmp_path / "index.md").read_text().count("](") == len(outs)
+
+
+def test_study_cli(tmp_path):
+    exe = [sys.executable, "-m", "ccsim"]
+    r = subprocess.run(exe + ["study", "list"], capture_output=True, text=True)
+    assert r.returncode == 0 and "red_ecn" in r.stdout and "asymmetric" in r.stdout
+    r = subprocess.run(exe + ["study", "nosuch"], capture_output=True, text=True)
+    assert r.returncode == 2 and "red_ecn" in r.stderr and "nosuch" in r.stderr
+    r = subprocess.run(exe + ["study", "asymmetric", "--smoke", "--out", str(tmp_path), "-q"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "report:" in r.stdout and (tmp_path / "smoke" / "report.html").is_file()
+
+
+# ---------------------------------------------------------------- facts the studies rest on
+
+def test_red_ecn_derived_parameters():
+    # the paper's ideal GEff: TCP payload of what the CBR leaves of 1.5 Mb/s
+    assert (red_ecn.RATE - red_ecn.CBR_BPS) * 1460 / 1500 / red_ecn.RATE == pytest.approx(0.9533, abs=1e-9)
+    # bandwidth × one-way delay ≈ 10 packets of 1500 bytes (78 ms bottleneck + 2 × 1 ms access)
+    assert red_ecn.RATE * (red_ecn.ONE_WAY_MS + 2) / 1e3 / (1500 * 8) == pytest.approx(10.0)
+    assert red_ecn.thresholds(4) == (1, 3) and red_ecn.thresholds(36) == (9, 27)
+
+
+def test_asymmetric_loss_formula():
+    # P = 1 − (1 − E)^s with s in bits: 512-byte packets at E = 1e-5
+    assert asymmetric.loss_prob(1e-5, 512) == pytest.approx(1 - math.exp(4096 * math.log1p(-1e-5)))
+    assert asymmetric.loss_prob(1e-5, 512) == pytest.approx(0.0401327, abs=1e-7)
+    assert asymmetric.loss_prob(1e-5, 40) == pytest.approx(0.0031949, abs=1e-7)
+
+
+# ---------------------------------------------------------------- results the studies need
+
+def test_fct_from_first_data_byte_excludes_the_handshake():
+    # The handshake costs the SYN and SYN-ACK serialisations (52 bytes each with
+    # timestamps) plus one round trip of propagation: 2·10 ms + 2·52·8 / 10 Mb/s.
+    sc = single_link(duration="3s", rate="10Mbps", delay="10ms", tcp=dict(handshake=True),
+                     flows=[dict(app="file", size="100KB"),
+                            dict(app="repeat", size="20KB", think="0.1s", transfers=3, start="1ms")])  # its SYN would queue behind the first flow's
+    r = sc.run()
+    hs = 0.020 + 2 * 52 * 8 / 10e6
+    f = r.flows.filter(pl.col("id") == 0).row(0, named=True)
+    assert f["fct_s"] - f["fct_data_s"] == pytest.approx(hs, abs=1e-9)
+    tr = r.transfers
+    assert tr.height == 4
+    assert ((tr["first_data_s"] - tr["start_s"]) - hs).abs().max() < 1e-9
+    assert ((tr["fct_s"] - tr["fct_data_s"]) - hs).abs().max() < 1e-9
+    no_hs = single_link(duration="3s", rate="10Mbps", delay="10ms", flows=[dict(app="file", size="100KB")]).run()
+    assert no_hs.flows["fct_s"][0] == no_hs.flows["fct_data_s"][0]
+
+
+def test_class_rates_and_series_sum_the_class_flows():
+    sc = single_link(duration="4s", rate="10Mbps", delay="10ms",
+                     flows=[dict(label="a"), dict(label="b", count=2, start="1s")])
+    r = sc.run()
+    fl, fs = r.flows, r.flow_series
+    # goodput of a class over the run = its flows' delivered bytes · 8 / duration
+    want = {lab: float(fl.filter(pl.col("label") == lab)["delivered_bytes"].sum()) * 8 / 4.0 for lab in ("a", "b")}
+    got = {row["label"]: row for row in metrics.class_rates(fl, fs).iter_rows(named=True)}
+    assert got["a"]["flows"] == 1 and got["b"]["flows"] == 2
+    for lab in want:
+        assert got[lab]["goodput_bps"] == pytest.approx(want[lab], rel=1e-9)
+        acks = float(fl.filter(pl.col("label") == lab)["acks_received"].sum()) / 4.0
+        assert got[lab]["acks_per_s"] == pytest.approx(acks, rel=1e-9)
+    s = metrics.class_series(fl, fs, "goodput", 0.5)
+    assert s.filter(pl.col("label") == "a").height == 8
+    for lab in want:  # the bins add up to the whole run
+        assert float(s.filter(pl.col("label") == lab)["value"].sum()) * 0.5 / 4.0 == pytest.approx(want[lab], rel=1e-9)
+    assert float(s.filter((pl.col("label") == "b") & (pl.col("t_s") <= 1.0))["value"].sum()) == 0.0
+    with pytest.raises(ValueError, match="what"):
+        metrics.class_series(fl, fs, "bytes")
+
+
+def test_link_series_counts_packets():
+    r = single_link(duration="2s", rate="10Mbps", delay="10ms").run()
+    ls = r.link_series.sort("time_s")
+    for name in ("a->b", "b->a"):
+        row = r.links.filter(pl.col("name") == name).row(0, named=True)
+        last = ls.filter(pl.col("link") == row["id"]).tail(1).row(0, named=True)
+        assert last["pkts_tx"] == row["pkts_tx"] and last["pkts_offered"] == row["pkts_offered"]
