@@ -20,12 +20,13 @@ develop: $(STAMP)
 
 build: develop
 
-# One scenario (table, Parquet, PNGs), then a 36-run sweep on every core:
-# 3 algorithms × 3 buffers × 4 seeds, aggregated with confidence intervals.
+# The main job: the quick reproduction of every study that is ready
+# (experiments as resumable campaigns, claims with verdicts, HTML and
+# Markdown reports, an index page). A few minutes on two cores.
 run: develop
-	$(VENV)/bin/ccsim run examples/dumbbell.toml --out results/dumbbell
+	$(VENV)/bin/ccsim study all --quick --out results/studies
 	@echo
-	$(VENV)/bin/ccsim sweep examples/sweep_buffers.toml --out results/sweep_buffers
+	@echo "open results/studies/index.html"
 
 test: test-rust test-python
 

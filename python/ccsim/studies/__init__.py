@@ -41,6 +41,7 @@ def names() -> list[str]:
 @dataclass
 class StudyOutcome:
     name: str
+    title: str
     mode: str
     out: Path
     verdicts: list[Verdict]
@@ -105,7 +106,7 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     (root / "claims.json").write_text(json.dumps(
         [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
         indent=2, default=str))
-    return StudyOutcome(name, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+    return StudyOutcome(name, study.title, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
 
 
 def run_all(mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None, dask=None,

@@ -265,15 +265,28 @@ class Asymmetric(Study):
             Check("SACK steadier (lower CV)", scv < ncv, f"CV {scv:.3f} vs {ncv:.3f}")],
             {"newreno_0_3_mbps": ne / 1e6, "sack_0_3_mbps": se / 1e6, "newreno_3_10_mbps": nl / 1e6,
              "sack_3_10_mbps": sl / 1e6, "cv_newreno": ncv, "cv_sack": scv},
-            why_not="the paper's SACK sender got no SACK blocks from its TCPSink, so it recovers like a Reno-style "
-                    "sender and has no reason to beat NewReno; an early NewReno lead needs a difference before the "
-                    "first loss, where the two send identically")
+            why_not="the paper's SACK sender got no SACK blocks from its TCPSink, and ns-2's Sack1 counts a "
+                    "duplicate ACK only when its SACK blocks report new data (Sack1TcpAgent::recv with "
+                    "ScoreBoard::CheckUpdate), so it never fast-retransmits: every loss waits for the RTO")
+        ev = self.recovery_counts(data)
+        v.reason += (f" (measured per flow: NewReno {ev['newreno'][0]:.1f} fast retransmits and "
+                     f"{ev['newreno'][1]:.1f} timeouts; SACK behind the plain sink {ev['sack_plain_sink'][0]:.1f} "
+                     f"and {ev['sack_plain_sink'][1]:.1f})")
         ne2, se2, nl2, sl2, ncv2, scv2 = self._a2_numbers(data, "sack")
         v.reason += self._with_sack_receiver(
             f"0–3 s NewReno {ne2 / 1e6:.3f} vs SACK {se2 / 1e6:.3f} Mb/s; 3–10 s NewReno {nl2 / 1e6:.3f} vs SACK "
             f"{sl2 / 1e6:.3f} Mb/s; CV {ncv2:.3f} vs {scv2:.3f}")
         v.measured |= {"sack_rx_0_3_mbps": se2 / 1e6, "sack_rx_3_10_mbps": sl2 / 1e6, "cv_sack_rx": scv2}
         return v
+
+    def recovery_counts(self, data: StudyData) -> dict[str, tuple[float, float]]:
+        """Mean fast retransmits and timeouts per flow in A2 at the highest BER, by variant."""
+        c = data.campaign("a2")
+        f = c.query("SELECT run_id, avg(fast_retransmits)::DOUBLE AS fr, avg(timeouts)::DOUBLE AS rto "
+                    "FROM flows GROUP BY run_id")
+        f = f.join(self.params(data, "a2"), on="run_id").filter(pl.col("ber") == max(data.plan["bers"]))
+        g = f.group_by("variant").agg(pl.col("fr").mean(), pl.col("rto").mean())
+        return {r["variant"]: (float(r["fr"]), float(r["rto"])) for r in g.iter_rows(named=True)}
 
     def _a3_at(self, data: StudyData) -> float:
         return 10.0 / (10 if 10 in data.plan["ratios"] else data.plan["ratios"][0])

@@ -153,12 +153,12 @@ class Study:
 
 # ---- helpers shared by the studies
 
-def fmt(x: float, nd: int = 3) -> str:
-    """A number for a report cell: NaN as 'n/a'."""
+def fmt(x: float, nd: int = 4) -> str:
+    """A number for a report cell: `nd` significant digits, NaN as 'n/a'."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     if isinstance(x, float):
-        return f"{x:.{nd}g}" if abs(x) < 1e-3 or abs(x) >= 1e4 else f"{x:.{nd}f}".rstrip("0").rstrip(".") or "0"
+        return f"{x:.{nd}g}"
     return str(x)
 
 

@@ -128,7 +128,7 @@ def write_index(outcomes, base: Path, mode: str) -> Path:
     for o in outcomes:
         c = o.counts()
         rel = os.path.relpath(o.report_html, base)
-        title = __import__("ccsim.studies", fromlist=["get"]).get(o.name).title
+        title = o.title
         rows_h.append(f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
                       + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
                       + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>")
