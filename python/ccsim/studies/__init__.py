@@ -42,6 +42,7 @@ def names() -> list[str]:
 class StudyOutcome:
     name: str
     title: str
+    cite: str
     mode: str
     out: Path
     verdicts: list[Verdict]
@@ -49,7 +50,7 @@ class StudyOutcome:
     computed: int
     failed: int
     wall_s: float
-    cpu_s: float           # CPU of every run in the campaigns (computed now or earlier) + this process
+    cpu_s: float           # CPU of this call: this process and its finished worker processes
     report_html: Path
     report_md: Path
 
@@ -72,7 +73,7 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     name = study.name
     root = (Path(out) if out is not None else Path("results") / "studies" / name) / mode
     root.mkdir(parents=True, exist_ok=True)
-    w0, c0 = time.perf_counter(), time.process_time()
+    w0, c0 = time.perf_counter(), _cpu()
     plan = study.plan(mode)
     exps = study.experiments(plan)
     campaigns, runs, computed, failed = {}, 0, 0, 0
@@ -99,14 +100,23 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     figures = study.figures(data, figdir)
     run_cpu = sum(float(c.ok_runs["cpu_s"].fill_null(0.0).sum()) for c in campaigns.values())
     wall = time.perf_counter() - w0
-    cpu = run_cpu + (time.process_time() - c0)
+    cpu = _cpu() - c0
     timing = {"wall_s": wall, "cpu_s": cpu, "runs": runs, "computed_now": computed,
               "run_cpu_s": run_cpu, "jobs": jobs}
     html, md = write_report(study, data, verdicts, figures, timing, root)
     (root / "claims.json").write_text(json.dumps(
         [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
         indent=2, default=str))
-    return StudyOutcome(name, study.title, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+    return StudyOutcome(name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process and its reaped children (the
+    sweep's worker processes once the pool has closed)."""
+    import resource
+
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 
 
 def run_all(mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None, dask=None,

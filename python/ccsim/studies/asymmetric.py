@@ -70,6 +70,7 @@ class Asymmetric(Study):
     reference = ("H.-N. Lee, K.-H. Seo, S.-S. Park, \"A study on performance comparison in TCP Sack and NewReno "
                  "protocol\" (TCP Sack와 NewReno 프로토콜의 성능비교에 관한 연구), Pukyong National University")
     simulator = "ns-2"
+    cite = "Lee, Seo & Park"
     summary_intro = ("ccsim's ns-2 stack reran the three experiments with the paper's receiver (no SACK blocks) "
                      "and with a SACK-capable one. The verdicts judge the paper's set-up; the SACK-receiver result "
                      "is given beside each.")
@@ -121,6 +122,10 @@ class Asymmetric(Study):
             Choice("queue limit", "50 packets", "ns-2's default queue limit_"),
             Choice("TCP defaults", "ns-2 of the time: initial window 1, no limited transmit, no SYN, tick 10 ms, "
                    "minrto 200 ms", "the paper gives only the window, packet size, application and duration"),
+            Choice("samples of the P-Q check", "the NewReno runs at 10 Mb/s: one run per seed",
+                   "runs with the same seed draw the same loss sequence on a link, so pooling every rate and "
+                   "variant counts the same draws up to 12 times and shrinks the standard error by √12; the first "
+                   "version of the rule pooled them and failed one check at z = 4.7", after_results=True),
             Choice("start times", "A1 at 0; A2/A3 senders uniformly within the first 0.1 s", "not given; staggering "
                    "avoids four identical senders in lockstep"),
         ]

@@ -122,6 +122,7 @@ class Study:
     name: str = ""
     title: str = ""
     reference: str = ""                 # the paper: authors, title, venue, year
+    cite: str = ""                      # short: "Authors year"
     simulator: str = ""                 # what the paper ran (ns-2, Mininet, ...)
     summary_intro: str = ""
 

@@ -85,6 +85,7 @@ class RedEcn(Study):
                  "congestion control mechanisms through simulation\" (Analiza iskorišćenja TCP NewReno i TCP SACK "
                  "mehanizama kontrole zagušenja na bazi simulacije), 2004")
     simulator = "ns-2"
+    cite = "Mišković, Petrović & Trajković 2004"
     summary_intro = ("ccsim's ns-2 stack reran the paper's dumbbell: GEff and Drop % against the queue limit for "
                      "2 to 18 flows under four queue disciplines, queue and goodput traces, a marking-probability "
                      "sweep and a two-state error model.")

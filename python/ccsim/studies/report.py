@@ -54,7 +54,9 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             ("mode", f"{data.mode}: {plan['describe']}"),
             ("seeds", ", ".join(map(str, seeds)) if isinstance(seeds, list) else str(seeds)),
             ("runs", f"{timing['runs']} ({timing['computed_now']} computed by this call, the rest read from the campaign store)"),
-            ("CPU time", f"{timing['cpu_s']:.1f} s ({timing['run_cpu_s']:.1f} s in simulation runs)"),
+            ("CPU time of this call", f"{timing['cpu_s']:.1f} s (this process and its worker processes)"),
+            ("simulation CPU", f"{timing['run_cpu_s']:.1f} s: the core's CPU over every run of the study, "
+                               "including runs computed by earlier calls"),
             ("wall time of this call", f"{timing['wall_s']:.1f} s"),
             ("written", f"{when} on {platform.node() or 'this machine'}, Python {platform.python_version()}")]
     summary = study.summary(verdicts)
@@ -128,7 +130,7 @@ def write_index(outcomes, base: Path, mode: str) -> Path:
     for o in outcomes:
         c = o.counts()
         rel = os.path.relpath(o.report_html, base)
-        title = o.title
+        title = f"{o.title} ({o.cite})" if o.cite else o.title
         rows_h.append(f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
                       + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
                       + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>")
