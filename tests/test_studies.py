@@ -16,7 +16,6 @@ import math
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import polars as pl
 import pytest

@@ -20,7 +20,8 @@ import numpy as np
 import polars as pl
 
 from ..experiments.sweep import Sweep
-from .base import Check, Choice, Claim, Experiment, Figure, Study, StudyData, binned_rate, fmt, verdict_from
+from ..metrics import binned_rate
+from .base import Check, Choice, Claim, Experiment, Figure, Study, StudyData, save_figure, verdict_from
 
 PKT = 512                       # bytes on the wire (ns-2 packetSize_ 512)
 HDR = 40                        # ns-2 TCP/IP header and plain ACK size
@@ -382,10 +383,7 @@ class Asymmetric(Study):
         for ax, r in zip(axes[0], rates):
             panel(ax, s.filter(pl.col("topology.rate") == f"{r}Mbps"), 1e-6, f"A1: {r} Mb/s link", "throughput (Mb/s)")
         axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "a1_throughput.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("a1_throughput.png", "A1: goodput over time on one link (paper Fig. 4), 0.5 s bins. The "
+        figs.append(save_figure(fig, out, "a1_throughput.png", "A1: goodput over time on one link (paper Fig. 4), 0.5 s bins. The "
                                                 "three curves coincide: no packet is lost."))
         # A2
         s = self.series(data, "a2", "goodput")
@@ -396,10 +394,7 @@ class Asymmetric(Study):
                   f"A2: 4 flows, BER {b:g} (P = {loss_prob(b, PKT):.3f}), mean over rates and seeds",
                   "aggregate goodput (Mb/s)")
         axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "a2_throughput.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("a2_throughput.png", "A2: aggregate goodput of the four senders through the bottleneck "
+        figs.append(save_figure(fig, out, "a2_throughput.png", "A2: aggregate goodput of the four senders through the bottleneck "
                                                 "(paper Fig. 5), 0.5 s bins, mean over bottleneck rates and seeds."))
         # A3 ACKs
         s = self.series(data, "a3", "acks")
@@ -409,10 +404,7 @@ class Asymmetric(Study):
             panel(ax, s.filter(pl.col("topology.reverse_bottleneck_rate") == f"{10 / r:g}Mbps"), 1.0,
                   f"A3: reverse 1/{r} ({10 / r:g} Mb/s)", "ACKs crossing per second")
         axes[0][0].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "a3_acks.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("a3_acks.png", "A3: ACKs crossing the reverse bottleneck per second (paper Fig. 6), "
+        figs.append(save_figure(fig, out, "a3_acks.png", "A3: ACKs crossing the reverse bottleneck per second (paper Fig. 6), "
                                           "forward 10 Mb/s, BER " f"{max(bers):g}" " both ways, mean over seeds."))
         # A3 loss rates
         lo = self.losses(data, "a3").group_by(["topology.reverse_bottleneck_rate", "variant"]).agg(
@@ -437,10 +429,7 @@ class Asymmetric(Study):
             ax.set_ylabel(t)
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")
-        fig.tight_layout()
-        fig.savefig(out / "a3_loss.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("a3_loss.png", "A3: forward and reverse loss rates by protocol and receiver; dashed: the "
+        figs.append(save_figure(fig, out, "a3_loss.png", "A3: forward and reverse loss rates by protocol and receiver; dashed: the "
                                           "paper's formulas P and Q."))
         return figs
 

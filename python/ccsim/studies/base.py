@@ -17,15 +17,12 @@ claim in minutes on two cores), ``full`` (the paper's durations and sweeps).
 from __future__ import annotations
 
 import math
-import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
-from ..metrics import binned_rate  # noqa: F401  (re-exported for the studies)
 
 MODES = ("smoke", "quick", "full")
 VERDICTS = ("reproduced", "partly", "not reproduced")
@@ -116,9 +113,9 @@ class StudyData:
         return self.cache[key]
 
 
-class Study:
+class Study(ABC):
     """Base class of a study module's study. Subclasses set the class
-    attributes and implement plan, experiments, figures and claims."""
+    attributes and implement every abstract method."""
     name: str = ""
     title: str = ""
     reference: str = ""                 # the paper: authors, title, venue, year
@@ -126,25 +123,31 @@ class Study:
     simulator: str = ""                 # what the paper ran (ns-2, Mininet, ...)
     summary_intro: str = ""
 
+    @abstractmethod
     def plan(self, mode: str) -> dict:
         """The knobs of a mode: durations, sweep values, seeds, and a
         'describe' string saying what the mode shortens."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def choices(self) -> list[Choice]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def experiments(self, plan: dict) -> list[Experiment]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def claims(self) -> list[Claim]:
-        raise NotImplementedError
+        ...
 
     def summary(self, verdicts: list[Verdict]) -> str:
         counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
@@ -163,8 +166,12 @@ def fmt(x: float, nd: int = 4) -> str:
     return str(x)
 
 
-def timed(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    """(result, wall seconds, CPU seconds of this process) of fn()."""
-    w, c = time.perf_counter(), time.process_time()
-    r = fn()
-    return r, time.perf_counter() - w, time.process_time() - c
+def save_figure(fig, out: Path, name: str, caption: str) -> Figure:
+    """Lay out `fig`, write it as out/name (PNG, 100 dpi), close it, and
+    return its Figure entry."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=100)
+    plt.close(fig)
+    return Figure(name, caption)

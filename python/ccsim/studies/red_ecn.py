@@ -19,8 +19,8 @@ import numpy as np
 import polars as pl
 
 from ..experiments.sweep import Sweep
-from ..metrics import jain
-from .base import Check, Choice, Claim, Experiment, Figure, Study, StudyData, binned_rate, fmt, verdict_from
+from ..metrics import binned_rate, jain
+from .base import Check, Choice, Claim, Experiment, Figure, Study, StudyData, fmt, save_figure, verdict_from
 
 RATE = 1.5e6                      # bottleneck, bit/s
 PKT = 1500                        # bytes on the wire (1460 payload + 40 header)
@@ -519,10 +519,7 @@ class RedEcn(Study):
                 ax.grid(alpha=0.3)
             axes[0][0].set_ylabel(ylabel)
             axes[0][0].legend(fontsize=7)
-            fig.tight_layout()
-            fig.savefig(out / fname, dpi=100)
-            plt.close(fig)
-            figs.append(Figure(fname, cap))
+            figs.append(save_figure(fig, out, fname, cap))
         for queue, ql, n, fname, cap in (
                 ("red", 4, 2, "queue_red_ql4.png", "RED queue with QL = 4, 2 flows (paper Fig. 3): instantaneous "
                  "(redQ) and average (avgQ) queue; dashed: the RED zone (1, 3)."),
@@ -541,10 +538,7 @@ class RedEcn(Study):
             ax.set_title(f"{NAMES[queue]}, QL = {ql}, {n} TCP flows", fontsize=10)
             ax.legend(fontsize=7, loc="upper right")
             ax.grid(alpha=0.3)
-            fig.tight_layout()
-            fig.savefig(out / fname, dpi=100)
-            plt.close(fig)
-            figs.append(Figure(fname, cap))
+            figs.append(save_figure(fig, out, fname, cap))
         ft = self.flow_trace(data, "red", 4, 2)
         fig, ax = plt.subplots(figsize=(8.5, 3.2))
         for (f, lab), s in ft.group_by(["flow", "label"], maintain_order=True):
@@ -555,10 +549,7 @@ class RedEcn(Study):
         ax.set_title("cwnd with RED, QL = 4, 2 flows (first 10 s)", fontsize=10)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(out / "cwnd_red_ql4.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("cwnd_red_ql4.png", "Congestion windows of the NewReno+ECN and SACK flows with RED, "
+        figs.append(save_figure(fig, out, "cwnd_red_ql4.png", "Congestion windows of the NewReno+ECN and SACK flows with RED, "
                                                "QL = 4 (paper Fig. 4)."))
         fig, ax = plt.subplots(figsize=(8.5, 3.4))
         for d in DISCIPLINES:
@@ -570,10 +561,7 @@ class RedEcn(Study):
         ax.set_title(f"Aggregate goodput difference, 18 flows, QL = 36 ({data.plan['bin_s']:g} s bins)", fontsize=10)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(out / "class_diff.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("class_diff.png", "Difference of the aggregate goodput of the NewReno+ECN and SACK groups "
+        figs.append(save_figure(fig, out, "class_diff.png", "Difference of the aggregate goodput of the NewReno+ECN and SACK groups "
                                              "over time with 18 flows (paper Fig. 7; the paper's queue is not given)."))
         pr = self.per_run(data, "mark_p").group_by(["queue", "topology.queue.mark_p"]).agg(
             pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean()).sort("topology.queue.mark_p")
@@ -591,10 +579,7 @@ class RedEcn(Study):
             ax.axvline(0.1, ls=":", color="grey", lw=0.8)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(out / "mark_p.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("mark_p.png", "Raising the ECN marking probability mark_p above max_p = 0.1 (dotted), "
+        figs.append(save_figure(fig, out, "mark_p.png", "Raising the ECN marking probability mark_p above max_p = 0.1 (dotted), "
                                          "18 flows, QL = 36: class goodput and fairness among the ECN flows."))
         pe = self.per_run(data, "errors")
         labels = []
@@ -616,10 +601,7 @@ class RedEcn(Study):
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")
         axes[1].set_ylim(0, 1.05)
-        fig.tight_layout()
-        fig.savefig(out / "errors.png", dpi=100)
-        plt.close(fig)
-        figs.append(Figure("errors.png", "Two-state error model on the forward bottleneck (gentle RED, QL = 36, 18 "
+        figs.append(save_figure(fig, out, "errors.png", "Two-state error model on the forward bottleneck (gentle RED, QL = 36, 18 "
                                          "flows): class goodput and fairness within each class."))
         return figs
 
