@@ -155,3 +155,9 @@ def test_params_override_preset_and_bad_params_name_the_field():
         dumbbell(n=1, tcp=dict(cc="cubic", cc_params={"slow_start": "fast"}))
     with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_params\.tso: got 1; expected true or false"):
         dumbbell(n=1, tcp=dict(cc="bbr", cc_params={"tso": 1}))
+    # cc_preset = "none" is the documented way to write "the defaults" (also for an algorithm without presets)
+    for cc in ("westwoodplus", "newreno"):
+        a = dumbbell(n=1, duration="3s", rate="10Mbps", tcp=dict(cc=cc)).run().flows
+        b = dumbbell(n=1, duration="3s", rate="10Mbps", tcp=dict(cc=cc, cc_preset="none")).run().flows
+        assert a["delivered_bytes"].to_list() == b["delivered_bytes"].to_list()
+        assert a["delivered_bytes"][0] > 0

@@ -38,10 +38,15 @@ def __dir__():
 
 
 def run(scenario, seed: int | None = None):
-    """Run a Scenario (or a scenario file path) and return its Result."""
+    """Run a Scenario, a scenario mapping (the TOML structure as dicts and
+    lists) or a scenario file path, and return its Result."""
+    from collections.abc import Mapping
+
     from .scenario import Scenario, load
 
-    if not isinstance(scenario, Scenario):
+    if isinstance(scenario, Mapping):
+        scenario = Scenario(dict(scenario))
+    elif not isinstance(scenario, Scenario):
         scenario = load(scenario)
     return scenario.run(seed=seed)
 

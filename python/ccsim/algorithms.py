@@ -42,6 +42,8 @@ def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: st
     """Validate a preset name and parameter overrides for algorithm `cc`;
     return them in the core's form."""
     spec = specs()[cc]
+    if preset == "none":
+        preset = None                     # written in a scenario: the algorithm's defaults
     if preset is not None:
         names = [p["name"] for p in spec["presets"]]
         if not isinstance(preset, str) or preset not in names:

@@ -21,6 +21,7 @@ from .base import MODES, VERDICTS, Study, StudyData, Verdict
 REGISTRY = {
     "red_ecn": ".red_ecn",
     "asymmetric": ".asymmetric",
+    "westwood": ".westwood",
 }
 
 

@@ -16,17 +16,30 @@
 //! the Open state Vegas is off and Reno rules apply; losses use Reno's
 //! ssthresh (half the flight).
 //!
-//! Presets: `linux` (α 2, β 4, γ 1, the default) and `paper` (α 1, β 3, γ 1
-//! as in the paper and ns-2's `Agent/TCP/Vegas` defaults, with slow start
-//! growing only every other RTT as the paper describes).
+//! `flavour = "ns2"` follows ns-2.35 `tcp-vegas.cc` (`VegasTcpAgent::recv`)
+//! instead, where it differs:
+//!   rtt  = the mean of the RTT samples of the round (v_sumRTT_/v_cntRTT_),
+//!          one sample is enough;
+//!   diff = round(cwnd·(rtt − baseRTT)/rtt) (ns-2's (expect − actual)·baseRTT
+//!          with the packets in flight and sent in the round taken as cwnd);
+//!   slow start: every other RTT, if diff > γ: cwnd −= cwnd/8 and slow start
+//!          ends (ns-2 sets ssthresh = 2); otherwise the next RTT grows;
+//!   avoidance never falls back into slow start (ssthresh ≤ cwnd after
+//!          each decision, ns-2's ssthresh = 2);
+//!   a loss cuts the window by ¼, not ½ (`win -= win >> 2`, 2 at most 3).
 //!
-//! Deviations: "Actual" is measured from ACKs (as Linux does, documented in
-//! its header), not from bytes sent over the RTT as in the paper and ns-2.
-//! ns-2's Vegas-specific loss handling (fine-grained timeout check on
-//! duplicate ACKs, cwnd cut by ¼ when the lost packet predates the last
-//! reduction) is not modelled: recovery is the sender's (NewReno or SACK).
+//! Presets: `linux` (α 2, β 4, γ 1, the default) and `paper` (α 1, β 3, γ 1
+//! as in the paper and ns-2's `Agent/TCP/Vegas` defaults, slow start
+//! growing only every other RTT as the paper describes, `flavour = "ns2"`).
+//!
+//! Deviations: in the linux flavour "Actual" is measured from ACKs (as Linux
+//! does, documented in its header), not from packets sent over the RTT as in
+//! the paper and ns-2. ns-2's fine-grained timeout check on duplicate ACKs
+//! (`vegas_expire`), its cut only when the lost packet predates the last
+//! reduction, and its cwnd of 2 after a timeout are not modelled: recovery
+//! and timeouts are the sender's (NewReno or SACK).
 
-use super::params::{flag, int, AlgoSpec, Lit, Params, Preset};
+use super::params::{choice, flag, int, AlgoSpec, Lit, Params, Preset};
 use super::{slow_start, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
@@ -37,13 +50,20 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         int("beta", 4.0, 0.0, 1e6, "shrink cwnd by 1/RTT while more than beta segments are queued"),
         int("gamma", 1.0, 0.0, 1e6, "leave slow start once more than gamma segments are queued"),
         flag("ss_every_other_rtt", false, "slow start doubles cwnd only every other RTT (paper, ns-2)"),
+        choice("flavour", &["linux", "ns2"], "linux", "linux tcp_vegas.c (min RTT of the round, loss halves) or ns-2 tcp-vegas.cc (mean RTT, slow-start exit cwnd −= cwnd/8, loss cuts ¼)"),
     ],
     presets: &[
         Preset { name: "linux", doc: "Linux tcp_vegas.c module defaults", values: &[] },
         Preset {
             name: "paper",
-            doc: "Brakmo & Peterson 1995 / ns-2 Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, slow start every other RTT",
-            values: &[("alpha", Lit::N(1.0)), ("beta", Lit::N(3.0)), ("gamma", Lit::N(1.0)), ("ss_every_other_rtt", Lit::B(true))],
+            doc: "Brakmo & Peterson 1995 / ns-2 Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, slow start every other RTT, ns-2 flavour",
+            values: &[
+                ("alpha", Lit::N(1.0)),
+                ("beta", Lit::N(3.0)),
+                ("gamma", Lit::N(1.0)),
+                ("ss_every_other_rtt", Lit::B(true)),
+                ("flavour", Lit::S("ns2")),
+            ],
         },
     ],
     build: |p, _| Box::new(Vegas::new(p)),
@@ -56,6 +76,10 @@ pub struct Vegas {
     beta: u64,
     gamma: u64,
     every_other: bool,
+    /// ns-2 tcp-vegas.cc rules instead of Linux's (module docs).
+    ns2: bool,
+    /// Sum of the RTT samples of the current RTT, µs (ns2 flavour).
+    sum_rtt: u64,
     enabled: bool,
     beg_snd_nxt: u64,
     cnt_rtt: u32,
@@ -76,6 +100,8 @@ impl Vegas {
             beta: p.num("beta") as u64,
             gamma: p.num("gamma") as u64,
             every_other: p.flag("ss_every_other_rtt"),
+            ns2: p.text("flavour") == "ns2",
+            sum_rtt: 0,
             enabled: true,
             beg_snd_nxt: 0,
             cnt_rtt: 0,
@@ -90,6 +116,7 @@ impl Vegas {
         self.enabled = true;
         self.beg_snd_nxt = tp.snd_nxt;
         self.cnt_rtt = 0;
+        self.sum_rtt = 0;
         self.min_rtt = NO_RTT;
     }
 
@@ -106,6 +133,37 @@ impl Vegas {
         }
         let w = tp.cwnd;
         super::cong_avoid_ai(tp, w, acked);
+    }
+
+    /// ns-2 `VegasTcpAgent::recv`, the once-per-RTT block (module docs).
+    /// The growth of slow start itself happens per ACK in `cong_avoid`
+    /// while `ss_grow` holds.
+    fn decide_ns2(&mut self, tp: &mut CcState) {
+        let rtt_us = self.sum_rtt / self.cnt_rtt as u64;
+        let base_us = self.base_rtt - 1;
+        let cwnd = tp.cwnd as u64;
+        // round(cwnd·(rtt − base)/rtt)
+        let diff = if rtt_us == 0 { 0 } else { (2 * cwnd * rtt_us.saturating_sub(base_us) + rtt_us) / (2 * rtt_us) };
+        self.last_diff = Some((diff, rtt_us + 1));
+        if tp.in_slow_start() {
+            // ss_grow was flipped at this boundary: a growing RTT starts
+            // only if the queue is small; otherwise leave slow start.
+            if !self.every_other || self.ss_grow {
+                if diff > self.gamma {
+                    tp.cwnd = (tp.cwnd - tp.cwnd / 8).max(2);
+                    tp.ssthresh = tp.cwnd;
+                    self.ss_grow = false;
+                }
+            }
+        } else {
+            if diff > self.beta {
+                tp.cwnd = (tp.cwnd - 1).max(2);
+            } else if diff < self.alpha {
+                tp.cwnd += 1;
+            }
+            tp.cwnd = tp.cwnd.min(tp.cwnd_clamp.max(2));
+            tp.ssthresh = tp.ssthresh.min(tp.cwnd);
+        }
     }
 
     /// Linux tcp_current_ssthresh outside CWR/Recovery: max(ssthresh, ¾·cwnd).
@@ -144,6 +202,11 @@ impl CongestionOps for Vegas {
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        if self.ns2 {
+            // tcp-vegas.cc: win <= 3 → 2, else win − win/4.
+            let w = tp.reduction_base();
+            return if w <= 3 { 2 } else { w - (w >> 2) };
+        }
         tp.half_window()
     }
 
@@ -166,6 +229,7 @@ impl CongestionOps for Vegas {
         let v = rtt / crate::units::PS_PER_US + 1;
         self.base_rtt = self.base_rtt.min(v);
         self.min_rtt = self.min_rtt.min(v);
+        self.sum_rtt += v - 1;
         self.cnt_rtt += 1;
     }
 
@@ -180,7 +244,13 @@ impl CongestionOps for Vegas {
             if self.every_other {
                 self.ss_grow = !self.ss_grow;
             }
-            if self.cnt_rtt <= 2 {
+            if self.ns2 {
+                if self.cnt_rtt == 0 {
+                    self.reno(tp, acked);
+                } else {
+                    self.decide_ns2(tp);
+                }
+            } else if self.cnt_rtt <= 2 {
                 self.reno(tp, acked);
             } else {
                 let rtt = self.min_rtt;
@@ -206,6 +276,7 @@ impl CongestionOps for Vegas {
                 tp.ssthresh = Self::current_ssthresh(tp);
             }
             self.cnt_rtt = 0;
+            self.sum_rtt = 0;
             self.min_rtt = NO_RTT;
         } else if tp.in_slow_start() && self.ss_grow {
             slow_start(tp, acked);
@@ -321,5 +392,68 @@ mod tests {
         assert!(tp.cwnd > after_boundary);
         let o = with("vegas", None, &[("alpha", Value::Num(3.0))]);
         assert_eq!(o.num("alpha"), 3.0);
+    }
+
+    /// One ns-2-flavour round: baseRTT 100 ms, samples `rtts_ms`, then the ACK
+    /// that closes the round. Returns (cwnd, ssthresh).
+    fn run_ns2(v: &mut Vegas, tp: &mut CcState, rtts_ms: &[u64]) -> (u32, u32) {
+        let w = tp.cwnd;
+        let s = |ms: u64| AckSample { acked: 1, rtt: Some(ms * PS_PER_MS), in_flight: w };
+        v.base_rtt = 100 * 1000 + 1;
+        for &r in rtts_ms {
+            v.pkts_acked(tp, &s(r));
+        }
+        tp.snd_una = v.beg_snd_nxt + 1;
+        tp.snd_nxt = tp.snd_una + tp.cwnd as u64;
+        v.cong_avoid(tp, 1);
+        (tp.cwnd, tp.ssthresh)
+    }
+
+    // Expected values by hand from ns-2.35 tcp-vegas.cc: rtt = mean of the
+    // round's samples, delta = round(cwnd·(rtt − base)/rtt).
+    #[test]
+    fn ns2_flavour_uses_the_mean_rtt_of_the_round() {
+        // Avoidance, cwnd 40, samples 100, 100, 130 ms: mean 110 → delta =
+        // round(40·10/110) = round(3.64) = 4 > β = 3 → cwnd 39. Linux's min
+        // RTT (100 ms) would give diff 0 < α → growth.
+        let p = with("vegas", Some("paper"), &[]);
+        let mut v = Vegas::new(&p);
+        let mut tp = state(40, 30);
+        v.init(&mut tp);
+        assert_eq!(run_ns2(&mut v, &mut tp, &[100, 100, 130]), (39, 30));
+        // Samples 100, 104 ms: mean 102 → round(40·2/102) = round(0.78) = 1 → hold (α = 1 ≤ 1 ≤ β).
+        assert_eq!(run_ns2(&mut v, &mut tp, &[100, 104]), (39, 30));
+        // One sample of 100 ms is enough in ns-2 → delta 0 < α → +1.
+        assert_eq!(run_ns2(&mut v, &mut tp, &[100]), (40, 30));
+    }
+
+    #[test]
+    fn ns2_flavour_leaves_slow_start_by_an_eighth_and_stays_in_avoidance() {
+        let p = with("vegas", Some("paper"), &[]);
+        let mut v = Vegas::new(&p);
+        let mut tp = state(32, u32::MAX);
+        v.init(&mut tp);
+        // First boundary flips ss_grow to false: a measuring round, no check.
+        let _ = run_ns2(&mut v, &mut tp, &[100, 100, 100]);
+        assert!(!v.ss_grow);
+        // Next boundary (a growing RTT would start): mean 120 ms → delta =
+        // round(32·20/120) = round(5.33) = 5 > γ = 1 → cwnd 32 − 4 = 28, slow start over.
+        assert_eq!(run_ns2(&mut v, &mut tp, &[110, 120, 130]), (28, 28));
+        assert!(!tp.in_slow_start());
+        // In avoidance a decrease keeps ssthresh ≤ cwnd (ns-2 sets ssthresh = 2).
+        assert_eq!(run_ns2(&mut v, &mut tp, &[150, 150, 150]), (27, 27));
+        assert!(!tp.in_slow_start());
+    }
+
+    #[test]
+    fn ns2_flavour_cuts_the_window_by_a_quarter_on_loss() {
+        let p = with("vegas", Some("paper"), &[]);
+        let mut v = Vegas::new(&p);
+        for (w, want) in [(40u32, 30u32), (10, 8), (4, 3), (3, 2), (2, 2)] {
+            let tp = state(w, 100);
+            assert_eq!(v.ssthresh(&tp), want, "cwnd {w}");
+        }
+        let mut l = Vegas::new(&defaults("vegas"));
+        assert_eq!(l.ssthresh(&state(40, 100)), 20, "the linux flavour halves");
     }
 }
