@@ -22,7 +22,7 @@ import pytest
 
 import ccsim
 from ccsim import metrics, studies
-from ccsim.studies import asymmetric, red_ecn
+from ccsim.studies import asymmetric, red_ecn, westwood
 from ccsim.studies.base import (VERDICTS, Check, Choice, Claim, Experiment, Figure, Study, Verdict,
                                 verdict_from)
 
@@ -185,6 +185,44 @@ def test_asymmetric_loss_formula():
     assert asymmetric.loss_prob(1e-5, 512) == pytest.approx(1 - math.exp(4096 * math.log1p(-1e-5)))
     assert asymmetric.loss_prob(1e-5, 512) == pytest.approx(0.0401327, abs=1e-7)
     assert asymmetric.loss_prob(1e-5, 40) == pytest.approx(0.0031949, abs=1e-7)
+
+
+def test_westwood_variants_map_to_the_papers_agents():
+    o = westwood.variant_options
+    assert o("westwoodplus") == {"cc": "westwoodplus", "cc_preset": "paper", "delayed_ack": True, "sack": "off"}
+    assert o("vegas")["delayed_ack"] is False and o("vegas")["cc_preset"] == "paper"   # Vegas: no DACK
+    assert o("sack_nodack") == {"cc": "newreno", "cc_preset": "none", "delayed_ack": False, "sack": "sack1"}
+    assert o("westwoodplus", "linux") == {"cc": "westwoodplus", "cc_preset": "none", "delayed_ack": True,
+                                          "sack": "rfc6675"}
+    # 1500-byte packets: 1448 payload + 40 header + 12 timestamp option
+    assert westwood.MSS + 40 + 12 == 1500
+
+
+@pytest.mark.parametrize("which", ["w1", "w2", "w4", "w5"])
+def test_westwood_paths_have_the_papers_round_trip_times(which):
+    # Minimum RTT of the flows under study = the paper's propagation RTT plus
+    # one data packet's and one ACK's serialization at each hop (bounded here
+    # by 8 ms at 2 Mb/s, 2 ms at 10 Mb/s).
+    if which == "w1":
+        sc, want, slack = westwood.w1_scenario(20), [0.250], 0.008
+    elif which == "w2":
+        m = 20
+        sc, slack = westwood.w2_scenario(20, m), 0.002
+        # one small file per flow and no reverse traffic: no queue hides the propagation RTT
+        # (one flow at a time: starts 1 s apart)
+        sc["flows"] = [dict(sc["flows"][0], app="file", size="14480B", start={"spread": ["0s", "19s"]})]
+        sc["sim"]["duration"] = "25s"
+        lo = westwood.w2_rtt_low(m) / 1e3
+        want = [lo + j * (0.250 - lo) / (m - 1) for j in range(m)]
+    elif which == "w4":
+        sc, want, slack = westwood.w4_scenario(20, 0.1), [0.250], 0.010
+    else:
+        sc, want, slack = westwood.w5_scenario(20, 1.0), [0.590] * 20, 0.004
+    f = ccsim.run(sc).flows.filter(pl.col("label") != "reverse")
+    got = f["rtt_min_s"].to_list()
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert w < g < w + slack, (g, w)
 
 
 # ---------------------------------------------------------------- results the studies need
