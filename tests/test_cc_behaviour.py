@@ -19,7 +19,7 @@ import pytest
 
 import ccsim
 from ccsim import _core
-from helpers import dumbbell, single_link
+from helpers import dumbbell
 
 MSS = 1448
 PKT = MSS + 40
@@ -69,7 +69,6 @@ def test_bbr_full_link_small_queue_gain_cycle_and_probe_rtt():
     assert b["drops"] == 0 or b["drops"] < 0.01 * b["pkts_tx"]
 
     fs = res.flow_series.filter(pl.col("time_s") >= 3).sort("time_s")
-    t = fs["time_s"].to_numpy()
     # Pacing gain = pacing rate / (BtlBw · 0.99); BtlBw in payload bytes is
     # the link rate times MSS/packet size.
     btl = rate * MSS / PKT
