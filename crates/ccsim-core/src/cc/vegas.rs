@@ -138,7 +138,7 @@ impl Vegas {
     /// ns-2 `VegasTcpAgent::recv`, the once-per-RTT block (module docs).
     /// The growth of slow start itself happens per ACK in `cong_avoid`
     /// while `ss_grow` holds.
-    fn decide_ns2(&mut self, tp: &mut CcState) {
+    fn decide_ns2(&mut self, tp: &mut CcState, acked: u32) {
         let rtt_us = self.sum_rtt / self.cnt_rtt as u64;
         let base_us = self.base_rtt - 1;
         let cwnd = tp.cwnd as u64;
@@ -153,7 +153,13 @@ impl Vegas {
                     tp.cwnd = (tp.cwnd - tp.cwnd / 8).max(2);
                     tp.ssthresh = tp.cwnd;
                     self.ss_grow = false;
+                    return;
                 }
+            }
+            // ns-2 grows on the deciding ACK too (v_incr_ is applied on the
+            // same ACK); with cwnd 1 every ACK decides, so it must.
+            if self.ss_grow {
+                slow_start(tp, acked);
             }
         } else {
             if diff > self.beta {
@@ -248,7 +254,7 @@ impl CongestionOps for Vegas {
                 if self.cnt_rtt == 0 {
                     self.reno(tp, acked);
                 } else {
-                    self.decide_ns2(tp);
+                    self.decide_ns2(tp, acked);
                 }
             } else if self.cnt_rtt <= 2 {
                 self.reno(tp, acked);
@@ -443,6 +449,20 @@ mod tests {
         // In avoidance a decrease keeps ssthresh ≤ cwnd (ns-2 sets ssthresh = 2).
         assert_eq!(run_ns2(&mut v, &mut tp, &[150, 150, 150]), (27, 27));
         assert!(!tp.in_slow_start());
+    }
+
+    #[test]
+    fn ns2_flavour_grows_from_one_segment_where_every_ack_decides() {
+        // After an RTO cwnd is 1: each ACK ends a round. Growing rounds must
+        // still grow (regression: cwnd stayed at 1 for 250 s in W1).
+        let p = with("vegas", Some("paper"), &[]);
+        let mut v = Vegas::new(&p);
+        let mut tp = state(1, 52);
+        v.init(&mut tp);
+        for _ in 0..6 {
+            let _ = run_ns2(&mut v, &mut tp, &[100]);
+        }
+        assert!(tp.cwnd >= 4, "cwnd {}", tp.cwnd);
     }
 
     #[test]
