@@ -96,3 +96,27 @@ def test_satellite_is_a_geo_dumbbell_with_loss_both_ways():
     fwd, rev = sc.core["links"][:2]
     assert fwd["delay_ps"] == rev["delay_ps"] == 275 * 10**9
     assert fwd["loss"] == rev["loss"] == {"kind": "bernoulli", "p": 0.001}
+
+
+def test_sample_links_selects_the_links_of_the_time_series():
+    # 'shared' keeps the two bottleneck directions of a dumbbell (both ends
+    # have more than one neighbour) and drops every host's access link; the
+    # bottleneck's rows are the same as when every link is sampled.
+    def run(sel):
+        sc = (Builder(duration="2s", sample_interval="100ms")
+              .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms")
+              .flows(count=3))
+        raw = sc.build().raw
+        if sel is not None:
+            raw["sim"]["sample_links"] = sel
+        from ccsim import run as ccrun
+        return ccrun(raw)
+    every, shared, named = run(None), run("shared"), run(["r1->r0"])
+    names = dict(zip(every.links["id"].to_list(), every.links["name"].to_list()))
+    assert sorted({names[i] for i in shared.link_series["link"].unique()}) == ["r0->r1", "r1->r0"]
+    assert {names[i] for i in named.link_series["link"].unique()} == {"r1->r0"}
+    assert every.link_series["link"].n_unique() == len(names) == 14
+    bott = [k for k, v in names.items() if v == "r0->r1"][0]
+    assert shared.link_series.filter(pl.col("link") == bott).equals(every.link_series.filter(pl.col("link") == bott))
+    with pytest.raises(ScenarioError, match=r"sim.sample_links\[0\].*r0->r1"):
+        run(["r0->r9"])

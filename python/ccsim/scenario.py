@@ -31,7 +31,7 @@ from .units import PS_PER_S, parse_time
 # Schema pieces
 
 
-SIM_KEYS = {"duration", "seed", "sample_interval", "trace"}
+SIM_KEYS = {"duration", "seed", "sample_interval", "sample_links", "trace"}
 TRACE_KINDS = ["rtt", "seq", "cc"]
 # Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
 MAX_SERIES_ROWS = 100_000_000
@@ -176,19 +176,47 @@ class Scenario:
         base_rtts = builder(topo, flows, net)
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
+        sample_links = _sample_links(sim.get("sample_links", "all"), net)
         if sample is not None:
-            rows = (duration // sample + 1) * (len(flows) + len(net.links))
+            n_links = len(net.links) if sample_links is None else len(sample_links)
+            rows = (duration // sample + 1) * (len(flows) + n_links)
             if rows > MAX_SERIES_ROWS:
                 raise ScenarioError("sim.sample_interval", message=(
                     f"sim.sample_interval: {si!r} over {duration / PS_PER_S:g}s gives {rows:,} time-series rows "
-                    f"({len(flows)} flows + {len(net.links)} link directions); expected at most "
+                    f"({len(flows)} flows + {n_links} link directions); expected at most "
                     f"{MAX_SERIES_ROWS:,}: use a longer interval or 'off'"))
         core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
                        "tcp": f["tcp"], "label": f["label"]} for f in flows if f["app"]["kind"] != "udp"]
         udp = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "label": f["label"],
                 **{k: v for k, v in f["app"].items() if k != "kind"}} for f in flows if f["app"]["kind"] == "udp"]
-        return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "nodes": net.nodes,
+        return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "sample_links": sample_links,
+                "nodes": net.nodes,
                 "links": net.links, "flows": core_flows, "udp": udp, "trace": {k: k in trace for k in TRACE_KINDS}}
+
+def _sample_links(v, net) -> list[int] | None:
+    """Indices of the links `sim.sample_links` selects: None for 'all';
+    'shared' = every link whose two ends each have more than one neighbour
+    (on dumbbell-like topologies: the router-to-router links, not the hosts'
+    access links); or a list of link names."""
+    if v == "all":
+        return None
+    if v == "shared":
+        nbrs: dict[int, set[int]] = {}
+        for lk in net.links:
+            nbrs.setdefault(lk["from"], set()).add(lk["to"])
+            nbrs.setdefault(lk["to"], set()).add(lk["from"])
+        return [i for i, lk in enumerate(net.links) if len(nbrs[lk["from"]]) > 1 and len(nbrs[lk["to"]]) > 1]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+        raise ScenarioError("sim.sample_links", v, "'all', 'shared' or a non-empty list of link names such as ['r0->r1']")
+    by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
+    out = []
+    for j, name in enumerate(v):
+        if name not in by_name:
+            shown = ", ".join(list(by_name)[:6]) + (", …" if len(by_name) > 6 else "")
+            raise ScenarioError(f"sim.sample_links[{j}]", name, f"the name of a link of this topology ({shown})")
+        out.append(by_name[name])
+    return sorted(set(out))
+
 
 # --------------------------------------------------------------------------
 # Python builder

@@ -165,7 +165,7 @@ impl Link {
             delay,
             disc,
             loss,
-            ring: VecDeque::with_capacity(256),
+            ring: VecDeque::new(),
             waiting_pkts: 0,
             waiting_bytes: 0,
             busy_until: 0,

@@ -92,5 +92,5 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
             label: String::new(),
         });
     }
-    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, nodes, links, flows, udp: Vec::new(), trace: TraceCfg::default() }
+    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, sample_links: None, nodes, links, flows, udp: Vec::new(), trace: TraceCfg::default() }
 }

@@ -25,6 +25,9 @@ pub struct Scenario {
     /// Sampling period of the time series; None = no time series.
     #[serde(default)]
     pub sample_interval_ps: Option<SimTime>,
+    /// Links (indices) whose state the time series samples; none = all.
+    #[serde(default)]
+    pub sample_links: Option<Vec<u32>>,
     pub nodes: Vec<String>,
     pub links: Vec<LinkCfg>,
     pub flows: Vec<FlowCfg>,
@@ -98,18 +101,24 @@ impl Scenario {
         for (i, l) in self.links.iter().enumerate() {
             l.validate(i, n)?;
         }
+        if let Some(sl) = &self.sample_links {
+            if let Some(&bad) = sl.iter().find(|&&i| i as usize >= self.links.len()) {
+                return err("sample_links".into(), format!("link {bad} does not exist ({} links)", self.links.len()));
+            }
+        }
+        // A byte-limited queue must hold one packet of every flow: compare
+        // each flow with the smallest such queue (one pass over the links, so
+        // validation stays linear in flows + links).
+        let smallest = self.links.iter().filter_map(|l| l.queue.limit_bytes().map(|b| (b, l))).min_by_key(|&(b, _)| b);
         for (i, fl) in self.flows.iter().enumerate() {
             fl.validate(i, &self.nodes)?;
-            // A byte-limited queue must hold one packet of every flow.
             let pkt = fl.tcp.packet_bytes();
-            for l in &self.links {
-                if let Some(b) = l.queue.limit_bytes() {
-                    if b < pkt {
-                        return err(
-                            format!("links ({}).queue.limit_bytes", l.name),
-                            format!("{b} bytes is smaller than one packet of flow {i} ({pkt} bytes)"),
-                        );
-                    }
+            if let Some((b, l)) = smallest {
+                if b < pkt {
+                    return err(
+                        format!("links ({}).queue.limit_bytes", l.name),
+                        format!("{b} bytes is smaller than one packet of flow {i} ({pkt} bytes)"),
+                    );
                 }
             }
         }
