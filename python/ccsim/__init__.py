@@ -19,6 +19,7 @@ _LAZY = {
     "run_sweep": ".experiments.runner", "dry_run": ".experiments.runner",
     "open_campaign": ".experiments.campaign", "Campaign": ".experiments.campaign",
     "aggregate": ".experiments.aggregate", "plot_sweep": ".experiments.aggregate",
+    "background_mix": ".mixes",
 }
 
 __all__ = ["MODEL_VERSION", "InternalError", "ScenarioError", "__version__", "dump", "run", *_LAZY]

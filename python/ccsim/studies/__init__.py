@@ -22,6 +22,7 @@ REGISTRY = {
     "red_ecn": ".red_ecn",
     "asymmetric": ".asymmetric",
     "westwood": ".westwood",
+    "pacing": ".pacing",
 }
 
 
