@@ -274,3 +274,46 @@ def test_link_series_counts_packets():
         row = r.links.filter(pl.col("name") == name).row(0, named=True)
         last = ls.filter(pl.col("link") == row["id"]).tail(1).row(0, named=True)
         assert last["pkts_tx"] == row["pkts_tx"] and last["pkts_offered"] == row["pkts_offered"]
+
+
+def test_pacing_variants_carry_the_papers_parameters():
+    # The paper's parameters (its section IV): HSTCP Low_Window 31 (Table 1: 38),
+    # High_Window 83000, High_P 1e-7; STCP a = 0.01, b = 0.125, low window 16;
+    # BI-TCP Smax 32, Smin 0.01, beta 0.125 (keep 0.875), low window 14.
+    import json
+    from ccsim import _core
+    from ccsim.studies import pacing
+    specs = {a["name"]: a for a in json.loads(_core.algorithm_specs())}
+
+    def resolved(cc, preset):
+        a = specs[cc]
+        vals = {p["name"]: p["default"] for p in a["params"]}
+        vals.update([p for p in a["presets"] if p["name"] == preset][0]["values"])
+        return vals
+    for v, lw in (("hstcp", 31), ("hstcp38", 38)):
+        cc, preset, pace = pacing.VARIANTS[v]
+        h = resolved(cc, preset)
+        assert (cc, pace, h["table"], h["low_window"], h["high_window"], h["high_p"]) == \
+            ("highspeed", "off", "formula", lw, 83000, 1e-7)
+        assert h["low_p"] == pytest.approx(1.5 / lw ** 2)
+    s = resolved(*pacing.VARIANTS["stcp"][:2])
+    assert (1 / s["ai_cnt"], s["md"], s["low_window"]) == (0.01, 0.125, 16)
+    b = resolved(*pacing.VARIANTS["bic"][:2])
+    assert (b["max_increment"], b["min_increment"], b["beta"], b["low_window"]) == (32, 0.01, 0.875, 14)
+    assert pacing.VARIANTS["hstcp_paced"][2] == "window" and pacing.VARIANTS["bic_lpaced"][2] == "linux"
+    assert pacing.PKT == 1052
+
+
+def test_pacing_paths_have_the_papers_round_trip_times():
+    # High-speed flows: RTT 40 ms and 240 ms (P2's ratio 6); minimum RTT =
+    # propagation + serialization, at most one 1052-byte packet and one
+    # 52-byte ACK on the 100 Mb/s bottleneck and four 10 Gb/s access hops
+    # (< 0.1 ms; the handshake's small segments give the smallest sample).
+    from ccsim.studies import pacing
+    sc = pacing.scenario(100e6, 8.0, rtt2_ms=240, web=False, small=0, long_lived=0, both_ways=False)
+    f = ccsim.run(sc).flows
+    got = f["rtt_min_s"].to_list()
+    ser = (1052 + 52) * 8 / 100e6
+    assert len(got) == 2
+    for g, want in zip(got, (0.040, 0.240)):
+        assert want < g < want + ser + 1e-4, (g, want)

@@ -166,3 +166,45 @@ def test_bad_loss_options_name_the_field(loss, field):
     with pytest.raises(ScenarioError) as e:
         single_link(duration="10s", loss=loss)
     assert str(e.value).startswith(field), str(e.value)
+
+
+def test_background_mix_groups_counts_and_caps():
+    # Groups, counts and the nominal web load: sessions = share · rate / (12 · mss · 8 / think).
+    from ccsim import background_mix
+    g = background_mix("100Mbps", web_share=0.3, web_think="1s", mss=1000, both_ways=True,
+                       tcp={"cc": "newreno", "sack": "sack1"})
+    assert [x["label"] for x in g] == ["web", "small", "long", "web_rev", "small_rev", "long_rev"]
+    assert g[0]["count"] == round(0.3 * 100e6 / (12 * 1000 * 8 / 1.0)) == 312
+    assert all(x["sack"] == "sack1" for x in g) and g[1]["max_cwnd"] == 64 and g[1]["count"] == 25
+    assert [x["label"] for x in background_mix(20e6, web_share=0, long_lived=0, both_ways=False)] == ["small"]
+    with pytest.raises(ScenarioError, match="background_mix.web_share"):
+        background_mix("1Gbps", web_share=1.5)
+    with pytest.raises(ScenarioError, match=r"background_mix.rtt"):
+        background_mix("1Gbps", rtt=("100ms", "20ms"))
+
+
+def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
+    # Whole behaviour on an uncongested 1 Gb/s dumbbell: each small flow's
+    # goodput is bounded by 64 segments per RTT (its cwnd cap); RTTs fall in
+    # the drawn range; web sessions complete objects and are, together, below
+    # their nominal load (transfer time adds to the think time).
+    from ccsim import background_mix
+    import ccsim
+    flows = background_mix("1Gbps", web_share=0.05, small=5, long_lived=0, both_ways=False, rtt=("20ms", "60ms"),
+                           start=("0s", "1s"), mss=1000)
+    sc = {"sim": {"duration": "20s", "sample_interval": "1s", "sample_links": "shared"},
+          "topology": {"kind": "dumbbell", "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms",
+                       "access_rate": "10Gbps", "access_delay": "1ms", "buffer": "1bdp"},
+          "tcp": {"stack": "ns2", "mss": 1000}, "flows": flows}
+    r = ccsim.run(sc)
+    f = r.flows
+    small = f.filter(pl.col("label") == "small")
+    for row in small.iter_rows(named=True):
+        assert 0.020 < row["rtt_min_s"] < 0.0605
+        cap = 64 * 1000 * 8 / row["rtt_min_s"]
+        assert 0 < row["goodput_bps"] <= cap * 1.001
+    web = f.filter(pl.col("label") == "web")
+    nominal = web.height * 12 * 1000 * 8 / 1.0
+    assert web.height == round(0.05 * 1e9 / 96000)
+    assert r.transfers.height > web.height       # sessions fetch several objects each
+    assert 0 < web["goodput_bps"].sum() < nominal
