@@ -123,7 +123,7 @@ def test_ber_loss_is_larger_for_data_than_for_acks():
 
 
 def test_two_state_channel_loss_equals_share_of_time_in_bad():
-    # Seed 000's channel: Good 1 s, Bad d = 50 ms (both fixed), next state Bad
+    # Grieco & Mascolo 2004's channel: Good 1 s, Bad d = 50 ms (both fixed), next state Bad
     # with probability 0.5 at every state end; loss 0.1 in Bad. Share of time in
     # Bad = 0.5·d / (0.5·1 s + 0.5·d).
     loss = {"kind": "two_state", "good": "1s", "bad": "50ms", "loss_bad": 0.1,

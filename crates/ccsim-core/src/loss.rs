@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn two_state_time_channel_loss_matches_time_in_bad() {
-        // Seed 000's wireless channel: Good lasts 1 s, Bad lasts d; at the end of
+        // Grieco & Mascolo 2004's wireless channel: Good lasts 1 s, Bad lasts d; at the end of
         // a state the next is Bad with probability 0.5. The embedded chain has
         // P(B) = a/(a + b) with a = P(G→B) = 0.5, b = P(B→G) = 0.5, so the share
         // of time in Bad is a·d / (b·1 s + a·d); packets sent at a constant rate

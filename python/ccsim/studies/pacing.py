@@ -161,7 +161,7 @@ class Pacing(Study):
                                 "one seed, no convergence runs",
                     "rates": [20e6, 100e6], "p1_dur": 6.0, "p3_dur": 6.0, "p2_rate": 100e6, "p2_dur": 6.0,
                     "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.25)], "p2_variants": PRIMARY, "p2_extra_cells": [(6, 1.0)],
-                    "p1_variants": PRIMARY + LW38 + LINUX, "seeds": [1], "calib_dur": 6.0,
+                    "extra_seeds": [1], "p1_variants": PRIMARY + LW38 + LINUX, "seeds": [1], "calib_dur": 6.0,
                     "conv_dur": 0.0, "conv_variants": [], "conv_rtt": []}
         if mode == "quick":
             return {"describe": "runs shortened to 40 s (P1, P3) and 50 s (P2) measured over their second half, one "
@@ -170,16 +170,17 @@ class Pacing(Study):
                                 "100 %); convergence runs of 120 s for HSTCP and paced HSTCP at equal RTTs",
                     "rates": RATES, "p1_dur": 40.0, "p3_dur": 40.0, "p2_rate": 2.5e9, "p2_dur": 50.0,
                     "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)],
-                    "p2_variants": PRIMARY, "p2_extra_cells": [(6, 1.0)],
+                    "p2_variants": PRIMARY, "p2_extra_cells": [(6, 1.0)], "extra_seeds": [1],
                     "p1_variants": PRIMARY + LW38 + LINUX, "seeds": [1], "calib_dur": 40.0,
                     "conv_dur": 120.0, "conv_variants": ["hstcp", "hstcp_paced"], "conv_rtt": [40]}
         if mode == "full":
             cells = [(r, b) for r in (1, 3, 6) for b in (1.0, 0.5, 0.25)]
-            return {"describe": "the paper's 200 s runs measured over 100–200 s, 20 seeds, every P2 cell for "
-                                "every variant (LW 38 and Linux pacing included); convergence runs of 600 s at RTT "
-                                "ratios 1 and 6",
+            return {"describe": "the paper's 200 s runs measured over 100–200 s, 20 seeds, every P2 cell for the "
+                                "paper's five variants, the LW 38 and Linux-pacing columns at RTT ratio 6 for every "
+                                "buffer with 5 seeds; convergence runs of 600 s at RTT ratios 1 and 6",
                     "rates": RATES, "p1_dur": 200.0, "p3_dur": 200.0, "p2_rate": 2.5e9, "p2_dur": 200.0,
-                    "p2_cells": cells, "p2_variants": PRIMARY + LW38 + LINUX, "p2_extra_cells": [],
+                    "p2_cells": cells, "p2_variants": PRIMARY, "p2_extra_cells": [(6, 1.0), (6, 0.5), (6, 0.25)],
+                    "extra_seeds": [1, 2, 3, 4, 5],
                     "p1_variants": PRIMARY + LW38 + LINUX, "seeds": list(range(1, 21)), "calib_dur": 200.0,
                     "conv_dur": 600.0, "conv_variants": PRIMARY, "conv_rtt": [40, 240]}
         raise ValueError(mode)
@@ -271,7 +272,7 @@ class Pacing(Study):
                         zip={"flows[1].rtt": [f"{HS_RTT_MS * r}ms" for r, _ in ex],
                              "topology.buffer": [f"{b:g}bdp" for _, b in ex]},
                         grid={"flows[0].label": LW38 + LINUX, **_variant_derived()},
-                        seeds=seeds)
+                        seeds=plan["extra_seeds"])
             exps.append(Experiment("p2_extra", "P2 headline cell: Low_Window 38 and Linux pacing", p2x))
         p3 = Sweep(scenario(plan["rates"][0], plan["p3_dur"], long_lived=2, both_ways=False), name="pacing.p3",
                    grid={"topology.bottleneck_rate": rates, "flows[0].label": PRIMARY + LINUX,

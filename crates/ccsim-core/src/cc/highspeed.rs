@@ -18,7 +18,7 @@
 //!               parameters, Low_P = 10⁻³ by default (standard TCP's
 //!               loss rate at w = 38) and 1.5/Low_Window² in the `ns2`
 //!               and `choi2004` presets, as ns-2's `windowOption_ 8`
-//!               computes it. Seed 001 uses Low_Window 31.
+//!               computes it. Choi, Lee, Cho & Han 2004 use Low_Window 31.
 //! Slow start is standard (no RFC 3742 limited slow start).
 //!
 //! Deviations: none known for `linux`; in `formula`, ns-2 keeps cwnd as a
