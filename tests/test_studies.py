@@ -317,3 +317,26 @@ def test_pacing_paths_have_the_papers_round_trip_times():
     assert len(got) == 2
     for g, want in zip(got, (0.040, 0.240)):
         assert want < g < want + ser + 1e-4, (g, want)
+
+
+def test_a_changed_plan_does_not_mix_old_runs_into_the_report(tmp_path):
+    # The same plan resumes (nothing computed again); a changed plan moves the
+    # old experiment folder aside (kept) so the claims read only its own runs.
+    from ccsim.studies import red_ecn
+
+    first = studies.run_study("red_ecn", "smoke", tmp_path)
+    again = studies.run_study("red_ecn", "smoke", tmp_path)
+    assert first.computed == first.runs and again.computed == 0
+
+    class Longer(red_ecn.RedEcn):
+        def plan(self, mode):
+            p = super().plan(mode)
+            return dict(p, sweep_s=p["sweep_s"] + 1)
+
+    changed = studies.run_study(Longer(), "smoke", tmp_path)
+    camp = tmp_path / "smoke" / "campaigns"
+    stale = sorted(x.name for x in camp.iterdir() if ".stale-" in x.name)
+    assert [s.split(".stale-")[0] for s in stale] == ["ql"]
+    c = ccsim.open_campaign(camp / "ql")
+    assert set(c.ok_runs["sim_time_s"].unique().to_list()) == {red_ecn.RedEcn().plan("smoke")["sweep_s"] + 1}
+    assert changed.computed == c.ok_runs.height

@@ -80,6 +80,7 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     exps = study.experiments(plan)
     campaigns, runs, computed, failed = {}, 0, 0, 0
     for e in exps:
+        _retire_stale(root / "campaigns" / e.name, e.sweep)
         rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
         runs += rep.total
         computed += rep.computed
@@ -110,6 +111,37 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
         [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
         indent=2, default=str))
     return StudyOutcome(name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+
+
+def _sweep_digest(sweep) -> str:
+    """A digest of every scenario a sweep runs (seeds included)."""
+    import hashlib
+
+    from ..experiments.sweep import canonical_json
+    h = hashlib.sha256()
+    for p in sweep.points():
+        h.update(canonical_json({"params": {k: v for k, v in p.params.items()}, "raw": p.raw}).encode())
+    return h.hexdigest()[:16]
+
+
+def _retire_stale(folder: Path, sweep) -> None:
+    """A study reads every run of its experiment folders, so runs of an
+    earlier plan (another mode's durations, a changed sweep) must not stay
+    beside the current ones: if the folder was made for other points, it is
+    renamed to FOLDER.stale-<digest> (kept, never deleted) and the
+    experiment starts afresh. Re-running the same plan resumes."""
+    mark = folder.with_name(f"{folder.name}.points")       # beside the campaign folder, not inside it
+    digest = _sweep_digest(sweep)
+    old = mark.read_text().strip() if mark.exists() else "unmarked"
+    if folder.exists() and old != digest:
+        dest = folder.with_name(f"{folder.name}.stale-{old}")
+        n = 1
+        while dest.exists():
+            dest = folder.with_name(f"{folder.name}.stale-{old}-{n}")
+            n += 1
+        folder.rename(dest)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    mark.write_text(digest + "\n")
 
 
 def _cpu() -> float:
