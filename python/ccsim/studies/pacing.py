@@ -736,9 +736,6 @@ class Pacing(Study):
                                     "within a factor 2 of 1 (equal RTTs)."))
         return figs
 
-    def summary(self, verdicts) -> str:
-        return super().summary(verdicts)
-
 
 def _kendall(x: list[float], y: list[float]) -> float:
     """Kendall's τ-a of two equally long sequences."""
