@@ -34,7 +34,7 @@ impl RunControl {
     pub fn is_cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
     }
-    pub(crate) fn report(&self, now_ps: u64) {
+    pub fn report(&self, now_ps: u64) {
         self.sim_time_ps.store(now_ps, Ordering::Relaxed);
     }
 }

@@ -147,6 +147,33 @@ impl<'a> Router<'a> {
     }
 }
 
+/// Link `i` of a validated scenario with its discipline, loss model and
+/// reordering, each drawing from its own random stream. The real-time
+/// forwarder of the emulation backend builds its links with this too, so
+/// both backends run the same queue and loss code.
+pub fn build_link(sc: &Scenario, i: usize) -> Link {
+    let l = &sc.links[i];
+    let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
+    let loss = LossModel::build(&l.loss, sc.seed, i as u64);
+    let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
+    if l.reorder.is_on() {
+        let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
+        link.reorder = Some(Box::new(crate::link::Reorder::new(l.reorder.jitter_ps, l.reorder.probability, l.reorder.delay_ps, rng)));
+    }
+    link
+}
+
+/// The link path (link indices) the simulation routes packets from node `s`
+/// to node `d` along, for each pair; None where no path exists.
+pub fn static_routes(sc: &Scenario, pairs: &[(u32, u32)]) -> Vec<Option<Vec<u32>>> {
+    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sc.nodes.len()];
+    for (i, l) in sc.links.iter().enumerate() {
+        adj[l.from as usize].push((l.to, i as u32));
+    }
+    let mut router = Router::new(&adj, sc.links.iter().map(|l| (l.from, l.to)));
+    pairs.iter().map(|&(s, d)| router.route(s, d)).collect()
+}
+
 impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         sc.validate()?;
@@ -154,14 +181,7 @@ impl Simulation {
         let mut links = Vec::with_capacity(sc.links.len());
         let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         for (i, l) in sc.links.iter().enumerate() {
-            let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
-            let loss = LossModel::build(&l.loss, sc.seed, i as u64);
-            let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
-            if l.reorder.is_on() {
-                let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
-                link.reorder = Some(Box::new(crate::link::Reorder::new(l.reorder.jitter_ps, l.reorder.probability, l.reorder.delay_ps, rng)));
-            }
-            links.push(link);
+            links.push(build_link(sc, i));
             adj[l.from as usize].push((l.to, i as u32));
         }
         let mut routes: Vec<Vec<u32>> = Vec::new();

@@ -106,6 +106,23 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, control: Option<PyRef<'py, PyR
     }
 }
 
+/// The emulation backend's real-time forwarder: move packets between the
+/// TUN devices `fds` (one per host of `config_json`'s `hosts`) through the
+/// scenario's links until the configured end or until `control` is
+/// cancelled. Runs without the GIL. Returns the same dictionary as `run`,
+/// with the tables `links`, `link_series` and `forwarder`.
+#[pyfunction]
+#[pyo3(signature = (config_json, fds, control))]
+fn forward<'py>(py: Python<'py>, config_json: &str, fds: Vec<i32>, control: PyRef<'py, PyRunControl>) -> PyResult<Bound<'py, PyDict>> {
+    let cfg = ccsim_emu::parse_cfg(config_json).map_err(ScenarioError::new_err)?;
+    let ctl = Arc::clone(&control.inner);
+    let res = guarded(py, move || ccsim_emu::forward(&cfg, &fds, &ctl))?;
+    match res {
+        Ok(out) => to_py(py, &out),
+        Err(e) => Err(PyRuntimeError::new_err(format!("forwarder: {e}"))),
+    }
+}
+
 /// Names of the congestion-control algorithms the core knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
@@ -150,6 +167,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(forward, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;

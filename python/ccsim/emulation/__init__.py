@@ -1,0 +1,355 @@
+"""The emulation backend: a scenario run through the running kernel's own TCP.
+
+Each end host of the scenario becomes a network namespace with one TUN
+device; a forwarder written in Rust (``ccsim-emu``, called through
+``_core.forward`` without the GIL) moves the packets between the TUN devices
+through the scenario's links in real time, with the simulator's own link,
+queue, loss and routing code. Senders and sinks are small standard-library
+programs (``agent.py``) that set the congestion control, pacing and MSS on
+their sockets and sample ``TCP_INFO``. The result has the same tables as a
+simulated run (``flows``, ``flow_series``, ``links``, ``link_series``,
+``transfers``) plus ``forwarder`` and ``hosts``, and an ``emulation`` block in
+its manifest and JSON with the run's self-validation: forwarder lateness,
+measured versus configured minimum RTT, and drops the model did not decide.
+
+See docs/emulation.md for what is supported, the envelope measured on two
+cores, and how the kernel and the simulator differ.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .. import _core
+from ..errors import ScenarioError
+from .netns import EmulationUnavailable, Testbed, check_available, cleanup_stale
+
+AGENT = Path(__file__).with_name("agent.py")
+PORT0 = 5001
+
+# The simulator's algorithm names and the kernel module that runs each.
+# Linux "reno" is NewReno with SACK (RFC 6582 / RFC 6675 recovery is the
+# stack's, not the module's), so both names map to it.
+KERNEL_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr", "highspeed": "highspeed",
+             "scalable": "scalable", "bic": "bic", "vegas": "vegas", "westwood": "westwood"}
+
+# TCP options of the linux stack the kernel can be told, and how (checked
+# against the stack's defaults; any other difference is refused by name).
+SETTABLE = {
+    "cc": "TCP_CONGESTION",
+    "mss": "the TUN devices' MTU",
+    "initial_window": "the route's initcwnd",
+    "min_rto_ps": "the route's rto_min",
+    "sack": "net.ipv4.tcp_sack",
+    "receiver_sack": "net.ipv4.tcp_sack on the receiver",
+    "timestamps": "net.ipv4.tcp_timestamps",
+    "ecn": "net.ipv4.tcp_ecn",
+    "pacing": "SO_MAX_PACING_RATE",
+    "pacing_ss_ratio": "net.ipv4.tcp_pacing_ss_ratio",
+    "pacing_ca_ratio": "net.ipv4.tcp_pacing_ca_ratio",
+    "dsack": "net.ipv4.tcp_dsack",
+    "frto": "net.ipv4.tcp_frto",
+    "idle_restart": "net.ipv4.tcp_slow_start_after_idle",
+    # the kernel always opens a connection with a handshake; the result has
+    # fct_s from the SYN and fct_data_s from the first data byte either way
+    "handshake": "(always on in the kernel)",
+}
+# Timer and clock fields whose values are the kernel's anyway.
+IGNORED = {"clock_granularity_ps", "label"}
+
+# Self-validation thresholds: a run outside them is flagged (docs/emulation.md).
+MAX_LATENESS_P99_S = 0.5e-3
+MAX_RTT_ERROR_S = 0.5e-3
+
+
+def available() -> str | None:
+    """None when emulation can run here, else the reason it cannot."""
+    try:
+        check_available()
+    except EmulationUnavailable as e:
+        return str(e)
+    return None
+
+
+def kernel_ccs() -> list[str]:
+    try:
+        return Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    except OSError:
+        return []
+
+
+def _default_tcp(cc: str) -> dict:
+    return json.loads(_core.tcp_defaults("linux", cc))
+
+
+def check_supported(core: dict) -> list[str]:
+    """Every feature of the resolved scenario the backend cannot run, each
+    as 'field = value: why; accepted: ...'. Empty when it can run."""
+    bad = []
+    if core.get("udp"):
+        bad.append("udp: UDP sources are not emulated; accepted: TCP flows only")
+    tr = core.get("trace") or {}
+    for k in ("rtt", "seq", "cc"):
+        if tr.get(k):
+            bad.append(f"trace.{k} = true: per-event traces are not available from the kernel; accepted: false "
+                       "(flow_series samples TCP_INFO instead)")
+    if not core.get("flows"):
+        bad.append("flows: an emulated run needs at least one TCP flow")
+    avail = kernel_ccs()
+    for i, f in enumerate(core.get("flows", [])):
+        kind = f["app"]["kind"]
+        if kind not in ("bulk", "file"):
+            bad.append(f"flows[{i}].app.kind = {kind!r}: not emulated; accepted: 'bulk', 'file'")
+        if f["src"] == f["dst"]:
+            bad.append(f"flows[{i}]: source and destination are the same node")
+        t = f["tcp"]
+        if t["stack"] != "linux":
+            bad.append(f"flows[{i}].tcp.stack = {t['stack']!r}: the kernel is Linux; accepted: 'linux'")
+            continue
+        cc = t["cc"]
+        kcc = KERNEL_CC.get(cc)
+        if kcc is None or kcc not in avail:
+            bad.append(f"flows[{i}].tcp.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
+                       f"(net.ipv4.tcp_available_congestion_control); accepted: "
+                       f"{', '.join(sorted(k for k, v in KERNEL_CC.items() if v in avail))}")
+            continue
+        d = _default_tcp(cc)
+        for k, v in t.items():
+            if k in SETTABLE or k in IGNORED or d.get(k) == v:
+                continue
+            bad.append(f"flows[{i}].tcp.{k} = {v!r}: the kernel's TCP has no per-run switch for it; "
+                       f"accepted: the linux stack's default {d.get(k)!r}")
+        if t["sack"] not in ("off", "rfc6675"):
+            bad.append(f"flows[{i}].tcp.sack = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
+        if t["pacing"] not in ("off", "linux"):
+            bad.append(f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'")
+        if t["header_bytes"] != 40:
+            bad.append(f"flows[{i}].tcp.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
+    # per-host settings are namespace-wide sysctls: the flows of one host must agree
+    per_host: dict[tuple[int, str], tuple] = {}
+    for i, f in enumerate(core.get("flows", [])):
+        t = f["tcp"]
+        for node, key, val in ((f["src"], "sender", (t["sack"] != "off", t["timestamps"], t["ecn"], t["mss"],
+                                                     t["pacing_ss_ratio"], t["pacing_ca_ratio"], t["dsack"],
+                                                     t["frto"], t["idle_restart"])),
+                               (f["dst"], "receiver", (t["receiver_sack"], t["mss"]))):
+            prev = per_host.setdefault((node, key), val)
+            if prev != val:
+                bad.append(f"flows[{i}].tcp: its {key} node {core['nodes'][node]!r} already carries a flow with other "
+                           "sack/timestamps/ecn/mss/pacing-ratio settings; these are per-namespace sysctls, so the "
+                           "flows of one host must agree")
+    return bad
+
+
+def _mss_mtu(t: dict) -> int:
+    return t["mss"] + 40 + (12 if t["timestamps"] else 0)
+
+
+def base_rtt_s(core: dict, fwd: list[int], rev: list[int], data_bytes: int, ack_bytes: int) -> float:
+    """Propagation plus one data packet's serialization on the way out and
+    one ACK's on the way back: the smallest RTT a sender can measure."""
+    links = core["links"]
+    t = 0.0
+    for li in fwd:
+        t += links[li]["delay_ps"] * 1e-12 + data_bytes * 8 / links[li]["rate_bps"]
+    for li in rev:
+        t += links[li]["delay_ps"] * 1e-12 + ack_bytes * 8 / links[li]["rate_bps"]
+    return t
+
+
+def _route(core: dict, s: int, d: int) -> list[int]:
+    """The simulator's static route (BFS over links); the forwarder uses the
+    core's own routing, so this only serves the base-RTT check."""
+    from collections import deque
+
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for i, l in enumerate(core["links"]):
+        adj.setdefault(l["from"], []).append((l["to"], i))
+    prev: dict[int, tuple[int, int]] = {s: (-1, -1)}
+    q = deque([s])
+    while q:
+        u = q.popleft()
+        if u == d:
+            break
+        for v, li in adj.get(u, []):
+            if v not in prev:
+                prev[v] = (u, li)
+                q.append(v)
+    path = []
+    v = d
+    while v != s and v in prev:
+        u, li = prev[v]
+        path.append(li)
+        v = u
+    return path[::-1]
+
+
+class EmulationError(RuntimeError):
+    """The emulated run could not be carried out (set-up or an agent failed)."""
+
+
+def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
+    """Run scenario `sc` through the kernel's TCP; returns an `EmuResult`.
+    Raises `EmulationUnavailable` without root or TUN, `ScenarioError` for
+    features the backend does not run (all of them, named)."""
+    from .result import EmuResult, build_tables
+
+    check_available()
+    core = sc.core
+    bad = check_supported(core)
+    if bad:
+        raise ScenarioError("emulation", message="; ".join(bad))
+    cleanup_stale()
+    flows = core["flows"]
+    duration_ns = int(core["duration_ps"] // 1000)
+    sample_ns = int((core.get("sample_interval_ps") or 0) // 1000)
+    w0, c0 = time.perf_counter(), time.process_time()
+    with Testbed() as tb:
+        nodes: list[int] = []
+        for f in flows:
+            for n in (f["src"], f["dst"]):
+                if n not in nodes:
+                    nodes.append(n)
+        host = {n: tb.add_host(n, core["nodes"][n]) for n in nodes}
+        # per-host sysctls and MTU
+        mtu: dict[int, int] = {}
+        for f in flows:
+            t = f["tcp"]
+            mtu[f["src"]] = max(mtu.get(f["src"], 0), _mss_mtu(t))
+            mtu[f["dst"]] = max(mtu.get(f["dst"], 0), _mss_mtu(t))
+        bdp_bytes = max(l["rate_bps"] / 8 * 2 * sum(x["delay_ps"] for x in core["links"]) * 1e-12 for l in core["links"])
+        buf_max = int(max(6 << 20, 4 * bdp_bytes))
+        common = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1",
+                  "net.ipv4.tcp_no_metrics_save": "1",
+                  "net.ipv4.tcp_rmem": f"4096 131072 {buf_max}", "net.ipv4.tcp_wmem": f"4096 16384 {buf_max}"}
+        settings = {n: dict(common) for n in nodes}
+        for f in flows:
+            t = f["tcp"]
+            s = settings[f["src"]]
+            s.update({"net.ipv4.tcp_sack": str(int(t["sack"] != "off")), "net.ipv4.tcp_timestamps": str(int(t["timestamps"])),
+                      "net.ipv4.tcp_ecn": "1" if t["ecn"] else "0",
+                      "net.ipv4.tcp_pacing_ss_ratio": str(round(t["pacing_ss_ratio"] * 100)),
+                      "net.ipv4.tcp_pacing_ca_ratio": str(round(t["pacing_ca_ratio"] * 100)),
+                      "net.ipv4.tcp_dsack": str(int(t["dsack"])), "net.ipv4.tcp_frto": "2" if t["frto"] else "0",
+                      "net.ipv4.tcp_slow_start_after_idle": str(int(t["idle_restart"]))})
+            r = settings[f["dst"]]
+            if not t["receiver_sack"]:
+                r["net.ipv4.tcp_sack"] = "0"
+        for n in nodes:
+            tb.sysctl(host[n], settings[n])
+            from .netns import sh
+            sh("ip", "-n", host[n].ns, "link", "set", "dev", host[n].dev, "mtu", str(mtu[n]))
+        for f in flows:
+            t = f["tcp"]
+            a, b = host[f["src"]], host[f["dst"]]
+            min_rto = t["min_rto_ps"] * 1e-9
+            tb.route(a, b, initcwnd=t["initial_window"], rto_min_ms=None if min_rto == 200 else min_rto)
+            tb.route(b, a)
+        cfg = {"scenario": core, "hosts": [{"node": h.node, "addr": _ip_int(h.addr)} for h in tb.hosts],
+               "epoch_ns": 0, "end_ns": duration_ns, "spin_ns": int(spin_us * 1000)}
+        tmp = Path(f"/tmp/ccsim-emu-{tb.run}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        n_agents = 2 * len(flows)
+        epoch = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((0.4 + 0.06 * n_agents) * 1e9)
+        cfg["epoch_ns"] = epoch
+        procs: list[subprocess.Popen] = []
+        ctl = _core.RunControl()
+        box: dict = {}
+
+        def run_forwarder():
+            try:
+                box["raw"] = _core.forward(json.dumps(cfg), [h.fd for h in tb.hosts], ctl)
+            except BaseException as e:  # reported below
+                box["error"] = e
+
+        fwd = threading.Thread(target=run_forwarder, name="ccsim-forwarder", daemon=True)
+        try:
+            for i, f in enumerate(flows):
+                b = host[f["dst"]]
+                procs.append(subprocess.Popen(
+                    ["ip", "netns", "exec", b.ns, sys.executable, str(AGENT), "sink", "--port", str(PORT0 + i),
+                     "--epoch", str(epoch), "--until", str(duration_ns), "--sample", str(sample_ns),
+                     "--out", str(tmp / f"sink{i}.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            for p in procs:
+                _await_ready(p)
+            for i, f in enumerate(flows):
+                a, b, t = host[f["src"]], host[f["dst"]], f["tcp"]
+                size = f["app"].get("bytes", 0) if f["app"]["kind"] == "file" else 0
+                procs.append(subprocess.Popen(
+                    ["ip", "netns", "exec", a.ns, sys.executable, str(AGENT), "send", "--dst", b.addr,
+                     "--port", str(PORT0 + i), "--cc", KERNEL_CC[t["cc"]], "--pacing", str(int(t["pacing"] == "linux")),
+                     "--bytes", str(size), "--epoch", str(epoch), "--start", str(f["start_ps"] // 1000),
+                     "--until", str(duration_ns), "--sample", str(sample_ns), "--out", str(tmp / f"send{i}.json")],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            for p in procs[len(flows):]:
+                _await_ready(p)
+            late_setup = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - epoch
+            fwd.start()
+            senders = procs[len(flows):]
+            all_files = all(f["app"]["kind"] == "file" for f in flows)
+            deadline = epoch + duration_ns
+            while fwd.is_alive():
+                fwd.join(0.02)
+                if stop_when_done and all_files and all(p.poll() is not None for p in senders):
+                    time.sleep(0.05)
+                    ctl.cancel()
+            fwd.join()
+            for p in procs:
+                try:
+                    p.wait(timeout=max(1.0, (deadline - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9 + 3.0))
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        except BaseException:
+            ctl.cancel()
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            raise
+        if "error" in box:
+            raise EmulationError(f"forwarder failed: {box['error']}")
+        agents = {}
+        for i in range(len(flows)):
+            for role in ("sink", "send"):
+                path = tmp / f"{role}{i}.json"
+                if not path.exists():
+                    p = procs[i if role == "sink" else len(flows) + i]
+                    err = (p.stderr.read() if p.stderr else "").strip()
+                    raise EmulationError(f"flow {i}: the {role} program wrote no result (exit {p.returncode}): {err[-500:]}")
+                agents[(role, i)] = json.loads(path.read_text())
+        hosts = []
+        for h in tb.hosts:
+            hosts.append({"node": core["nodes"][h.node], "namespace": h.ns, "device": h.dev, "addr": h.addr,
+                          **tb.device_stats(h), "netstat": tb.netstat(h)})
+        for p in tmp.glob("*"):
+            p.unlink()
+        tmp.rmdir()
+    w1, c1 = time.perf_counter(), time.process_time()
+    raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup,
+                            routes={i: (_route(core, f["src"], f["dst"]), _route(core, f["dst"], f["src"])) for i, f in enumerate(flows)})
+    return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
+
+
+def _await_ready(p: subprocess.Popen, timeout: float = 10.0) -> None:
+    line = p.stdout.readline() if p.stdout else ""
+    if line.strip() != "ready":
+        p.kill()
+        err = p.stderr.read() if p.stderr else ""
+        raise EmulationError(f"an agent did not start: {line.strip()} {err.strip()[-500:]}")
+
+
+def _ip_int(a: str) -> int:
+    x = 0
+    for part in a.split("."):
+        x = x * 256 + int(part)
+    return x
+
+
+__all__ = ["emulate", "available", "check_supported", "EmulationError", "EmulationUnavailable", "cleanup_stale", "kernel_ccs"]

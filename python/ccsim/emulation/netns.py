@@ -1,0 +1,244 @@
+"""Network namespaces and TUN devices that ccsim creates for an emulated run,
+and their removal.
+
+Safety rules (this is root work on a shared machine):
+- every namespace is named ``ccsim-<run>-<k>`` and every TUN device
+  ``ccs<run><k>``, where ``<run>`` is the run's 6-hex-digit id; nothing else
+  is ever created, changed or removed;
+- a run registers itself in ``/run/ccsim-emu/<run>.pid``; a later start (and
+  ``ccsim emulate --cleanup``) removes the namespaces of runs whose process
+  is gone (a crash or SIGKILL), never those of a live run;
+- the TUN devices are not persistent: they vanish with the file descriptors
+  that the run's process holds, so they cannot outlive it; the addresses live
+  only inside the namespaces, so no traffic reaches the host's interfaces.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import shutil
+import signal
+import struct
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REGISTRY = Path("/run/ccsim-emu")
+NS_RE = re.compile(r"^ccsim-([0-9a-f]{6})-(\d+)$")
+DEV_RE = re.compile(r"^ccs([0-9a-f]{6})(\d+)$")
+
+TUNSETIFF = 0x400454CA
+IFF_TUN = 0x0001
+IFF_NO_PI = 0x1000
+
+
+class EmulationUnavailable(RuntimeError):
+    """Root, /dev/net/tun or iproute2 is missing: emulation cannot run here."""
+
+
+def check_available() -> None:
+    if os.geteuid() != 0:
+        raise EmulationUnavailable("emulation needs root (network namespaces and TUN devices); run as root")
+    if not os.path.exists("/dev/net/tun"):
+        raise EmulationUnavailable("emulation needs /dev/net/tun (the tun module); it is missing")
+    if shutil.which("ip") is None:
+        raise EmulationUnavailable("emulation needs the 'ip' command (Debian package iproute2)")
+
+
+def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run(list(args), capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: {p.stderr.strip() or p.stdout.strip()}")
+    return p
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _owner(run: str) -> int | None:
+    try:
+        return int((REGISTRY / f"{run}.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def list_namespaces() -> list[str]:
+    p = sh("ip", "netns", "list", check=False)
+    names = [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
+    return [n for n in names if NS_RE.match(n)]
+
+
+def _kill_ns_pids(ns: str) -> None:
+    p = sh("ip", "netns", "pids", ns, check=False)
+    for tok in p.stdout.split():
+        try:
+            os.kill(int(tok), signal.SIGKILL)
+        except (ValueError, ProcessLookupError):
+            pass
+
+
+def delete_namespace(ns: str) -> None:
+    if not NS_RE.match(ns):
+        raise ValueError(f"refusing to delete {ns!r}: not a ccsim namespace")
+    _kill_ns_pids(ns)
+    sh("ip", "netns", "delete", ns, check=False)
+
+
+def cleanup_stale(only_run: str | None = None) -> list[str]:
+    """Remove the namespaces (and any leftover devices) of ccsim runs whose
+    process is gone; with `only_run`, that run's whatever its state. Returns
+    what was removed."""
+    removed = []
+    for ns in list_namespaces():
+        run = NS_RE.match(ns).group(1)
+        if only_run is not None:
+            if run != only_run:
+                continue
+        else:
+            pid = _owner(run)
+            if pid is not None and _alive(pid):
+                continue
+        delete_namespace(ns)
+        removed.append(ns)
+    # TUN devices left in the root namespace (not moved yet when a run died)
+    p = sh("ip", "-o", "link", "show", check=False)
+    for line in p.stdout.splitlines():
+        parts = line.split(":")
+        if len(parts) < 2:
+            continue
+        dev = parts[1].strip().split("@")[0]
+        m = DEV_RE.match(dev)
+        if not m:
+            continue
+        run = m.group(1)
+        if only_run is not None and run != only_run:
+            continue
+        pid = _owner(run)
+        if only_run is None and pid is not None and _alive(pid):
+            continue
+        sh("ip", "link", "delete", dev, check=False)
+        removed.append(dev)
+    if REGISTRY.is_dir():
+        for f in REGISTRY.glob("*.pid"):
+            run = f.stem
+            if only_run is not None and run != only_run:
+                continue
+            pid = _owner(run)
+            if only_run is not None or pid is None or not _alive(pid):
+                if not any(NS_RE.match(n) and NS_RE.match(n).group(1) == run for n in list_namespaces()):
+                    f.unlink(missing_ok=True)
+    return removed
+
+
+@dataclass
+class Host:
+    node: int
+    name: str          # scenario node name
+    ns: str
+    dev: str
+    addr: str
+    fd: int = -1
+
+
+@dataclass
+class Testbed:
+    """The namespaces and TUN devices of one emulated run."""
+
+    run: str = field(default_factory=lambda: secrets.token_hex(3))
+    hosts: list[Host] = field(default_factory=list)
+
+    def __enter__(self) -> "Testbed":
+        REGISTRY.mkdir(parents=True, exist_ok=True)
+        (REGISTRY / f"{self.run}.pid").write_text(f"{os.getpid()}\n")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def add_host(self, node: int, name: str) -> Host:
+        k = len(self.hosts)
+        if k >= 250 * 250:
+            raise ValueError("too many hosts for the emulation address plan")
+        h = Host(node=node, name=name, ns=f"ccsim-{self.run}-{k}", dev=f"ccs{self.run}{k}",
+                 addr=f"10.213.{k // 250}.{k % 250 + 1}")
+        fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
+        ifr = struct.pack("16sH22x", h.dev.encode(), IFF_TUN | IFF_NO_PI)
+        try:
+            fcntl.ioctl(fd, TUNSETIFF, ifr)
+        except OSError:
+            os.close(fd)
+            raise
+        h.fd = fd
+        self.hosts.append(h)
+        sh("ip", "netns", "add", h.ns)
+        sh("ip", "link", "set", "dev", h.dev, "netns", h.ns)
+        sh("ip", "-n", h.ns, "link", "set", "lo", "up")
+        sh("ip", "-n", h.ns, "link", "set", "dev", h.dev, "mtu", "1500", "txqueuelen", "10000", "up")
+        sh("ip", "-n", h.ns, "addr", "add", f"{h.addr}/32", "dev", h.dev)
+        return h
+
+    def route(self, h: Host, peer: Host, *, initcwnd: int | None = None, initrwnd: int | None = None,
+              rto_min_ms: float | None = None) -> None:
+        args = ["ip", "-n", h.ns, "route", "replace", f"{peer.addr}/32", "dev", h.dev]
+        if initcwnd:
+            args += ["initcwnd", str(initcwnd)]
+        if initrwnd:
+            args += ["initrwnd", str(initrwnd)]
+        if rto_min_ms is not None:
+            args += ["rto_min", f"{rto_min_ms:g}ms"]
+        sh(*args)
+
+    def sysctl(self, h: Host, settings: dict[str, str]) -> None:
+        sh("ip", "netns", "exec", h.ns, "sysctl", "-q", "-w", *[f"{k}={v}" for k, v in settings.items()])
+
+    def device_stats(self, h: Host) -> dict:
+        """The TUN device's kernel counters, from inside its namespace."""
+        import json
+
+        p = sh("ip", "-n", h.ns, "-s", "-j", "link", "show", "dev", h.dev, check=False)
+        try:
+            s = json.loads(p.stdout)[0]["stats64"]
+            return {"tx_dropped": s["tx"]["dropped"], "rx_dropped": s["rx"]["dropped"],
+                    "tx_packets": s["tx"]["packets"], "rx_packets": s["rx"]["packets"]}
+        except (ValueError, KeyError, IndexError):
+            return {}
+
+    def netstat(self, h: Host) -> dict[str, int]:
+        """TCP MIB counters of the host's namespace (/proc/net/snmp and netstat)."""
+        out: dict[str, int] = {}
+        for f in ("/proc/net/snmp", "/proc/net/netstat"):
+            p = sh("ip", "netns", "exec", h.ns, "cat", f, check=False)
+            lines = p.stdout.splitlines()
+            for head, vals in zip(lines[::2], lines[1::2]):
+                hk, hv = head.split(), vals.split()
+                if not hk or hk[0] != hv[0]:
+                    continue
+                prefix = hk[0].rstrip(":")
+                if prefix not in ("Tcp", "TcpExt"):
+                    continue
+                for k, v in zip(hk[1:], hv[1:]):
+                    try:
+                        out[prefix + k] = int(v)
+                    except ValueError:
+                        pass
+        return out
+
+    def close(self) -> None:
+        for h in self.hosts:
+            if h.fd >= 0:
+                try:
+                    os.close(h.fd)
+                except OSError:
+                    pass
+                h.fd = -1
+        cleanup_stale(only_run=self.run)
+        (REGISTRY / f"{self.run}.pid").unlink(missing_ok=True)

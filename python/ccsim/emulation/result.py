@@ -1,0 +1,240 @@
+"""Result tables of an emulated run, in the simulator's column names.
+
+Where a column comes from the kernel, this says how (``TCP_INFO`` fields are
+Linux's ``struct tcp_info``; counters from the namespace's ``/proc/net/netstat``):
+
+flows: ``delivered_bytes`` = bytes the sink read; ``goodput_bps`` over the
+flow's active time (start to completion, or to the end), as the simulator;
+``throughput_bps`` from ``tcpi_bytes_sent`` (retransmissions included);
+``data_pkts_sent`` = ``tcpi_data_segs_out``; ``retransmits`` =
+``tcpi_total_retrans``; ``timeouts`` = the namespace's ``TcpExtTCPTimeouts``
+when the sending host carries one flow (NaN otherwise); ``rtt_min_s`` =
+``tcpi_min_rtt``; ``rtt_mean_s`` = mean of the sampled ``tcpi_rtt`` (srtt);
+``fct_s`` = sink's last byte − the sender's ``connect()`` call (the SYN);
+``fct_data_s`` = sink's last byte − ``connect()`` returning (the first data
+byte leaves right after).
+
+flow_series (every ``sim.sample_interval``, from ``TCP_INFO``): ``cwnd``
+(``tcpi_snd_cwnd``), ``ssthresh`` (inf while the kernel's is infinite),
+``srtt_s``, ``rto_s``, ``inflight_bytes`` ((unacked − sacked − lost +
+retrans) × mss, Linux's ``tcp_packets_in_flight``), ``delivered_bytes``
+(``tcpi_bytes_acked``), ``snd_una`` (the same in segments), ``bytes_sent``,
+``retransmits``, ``ca_state``, ``pacing_rate_bps``, ``delivery_rate_bps``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..results import Result
+
+INF_SSTHRESH = 0x7FFFFFFF
+
+
+def _raw(cols: dict[str, list | np.ndarray]) -> list:
+    """Columns in the core's raw form: (name, dtype, bytes or list of str)."""
+    out = []
+    for name, v in cols.items():
+        if isinstance(v, list) and v and isinstance(v[0], str):
+            out.append((name, "str", list(v)))
+            continue
+        a = np.asarray(v)
+        if len(a) == 0 or a.dtype.kind == "f":
+            out.append((name, "f8", a.astype("f8").tobytes()))
+        elif a.dtype.kind == "i" and (a < 0).any():
+            out.append((name, "i8", a.astype("i8").tobytes()))
+        else:
+            out.append((name, "u8", a.astype("u8").tobytes()))
+    return out
+
+
+def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, late_setup_ns: int, routes: dict):
+    """Turn the forwarder's tables and the agents' JSON into result tables
+    and the run's self-validation block."""
+    flows = core["flows"]
+    nodes = core["nodes"]
+    end_s = float(fwd_raw["sim_time_s"])
+    f_cols: dict[str, list] = {k: [] for k in (
+        "id", "src", "dst", "cc", "kernel_cc", "label", "start_s", "delivered_bytes", "goodput_bps", "throughput_bps",
+        "data_pkts_sent", "retransmits", "timeouts", "rtt_mean_s", "rtt_min_s", "rtt_base_s", "fct_s", "fct_data_s",
+        "start_late_s")}
+    s_cols: dict[str, list] = {k: [] for k in (
+        "time_s", "flow", "cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "delivered_bytes", "snd_una",
+        "bytes_sent", "retransmits", "ca_state", "pacing_rate_bps", "delivery_rate_bps")}
+    t_cols: dict[str, list] = {k: [] for k in ("flow", "label", "index", "bytes", "start_s", "first_data_s", "end_s", "fct_s", "fct_data_s")}
+    senders_per_node: dict[int, int] = {}
+    for f in flows:
+        senders_per_node[f["src"]] = senders_per_node.get(f["src"], 0) + 1
+    host_by_node = {h["node"]: h for h in hosts}
+    rtt_checks = []
+    errors = []
+    for i, f in enumerate(flows):
+        snd, snk = agents[("send", i)], agents[("sink", i)]
+        for who, a in (("sender", snd), ("sink", snk)):
+            if a.get("error"):
+                errors.append(f"flow {i} {who}: {a['error']}")
+        t = f["tcp"]
+        start_s = f["start_ps"] * 1e-12
+        size = f["app"].get("bytes") if f["app"]["kind"] == "file" else None
+        got = int(snk.get("bytes", 0))
+        last = snk.get("last_ns")
+        done = size is not None and got >= size and last is not None
+        syn = snd.get("syn_ns")
+        est = snd.get("established_ns")
+        fct = (last - syn) * 1e-9 if done and syn is not None else math.nan
+        fct_data = (last - est) * 1e-9 if done and est is not None else math.nan
+        active = ((last * 1e-9 if done else end_s) - start_s)
+        fin = snd.get("final") or {}
+        samples = snd.get("samples", [])
+        mss = fin.get("snd_mss") or t["mss"]
+        base = _base_rtt(core, routes[i], t)
+        min_rtt = fin.get("min_rtt", 0) * 1e-6 if fin.get("min_rtt") else math.nan
+        rtts = [s[1]["rtt"] * 1e-6 for s in samples if s[1]["rtt"]]
+        h = host_by_node[nodes[f["src"]]]
+        f_cols["id"].append(i)
+        f_cols["src"].append(nodes[f["src"]])
+        f_cols["dst"].append(nodes[f["dst"]])
+        f_cols["cc"].append(t["cc"])
+        f_cols["kernel_cc"].append(snd.get("cc", ""))
+        f_cols["label"].append(f.get("label", ""))
+        f_cols["start_s"].append(start_s)
+        f_cols["delivered_bytes"].append(got)
+        f_cols["goodput_bps"].append(got * 8 / active if active > 0 else 0.0)
+        f_cols["throughput_bps"].append(fin.get("bytes_sent", 0) * 8 / active if active > 0 else 0.0)
+        f_cols["data_pkts_sent"].append(fin.get("data_segs_out", 0))
+        f_cols["retransmits"].append(fin.get("total_retrans", 0))
+        f_cols["timeouts"].append(float(h["netstat"].get("TcpExtTCPTimeouts", math.nan)) if senders_per_node[f["src"]] == 1 else math.nan)
+        f_cols["rtt_mean_s"].append(float(np.mean(rtts)) if rtts else math.nan)
+        f_cols["rtt_min_s"].append(min_rtt)
+        f_cols["rtt_base_s"].append(base)
+        f_cols["fct_s"].append(fct)
+        f_cols["fct_data_s"].append(fct_data)
+        f_cols["start_late_s"].append(snd.get("start_late_ns", 0) * 1e-9)
+        if not math.isnan(min_rtt):
+            rtt_checks.append(min_rtt - base)
+        for ts, info in samples:
+            s_cols["time_s"].append(ts * 1e-9)
+            s_cols["flow"].append(i)
+            s_cols["cwnd"].append(info["snd_cwnd"])
+            s_cols["ssthresh"].append(math.inf if info["snd_ssthresh"] >= INF_SSTHRESH else float(info["snd_ssthresh"]))
+            s_cols["srtt_s"].append(info["rtt"] * 1e-6 if info["rtt"] else math.nan)
+            s_cols["rto_s"].append(info["rto"] * 1e-6)
+            s_cols["inflight_bytes"].append(max(0, info["unacked"] - info["sacked"] - info["lost"] + info["retrans"]) * info["snd_mss"])
+            s_cols["delivered_bytes"].append(info["bytes_acked"])
+            s_cols["snd_una"].append(info["bytes_acked"] // max(1, info["snd_mss"]))
+            s_cols["bytes_sent"].append(info["bytes_sent"])
+            s_cols["retransmits"].append(info["total_retrans"])
+            s_cols["ca_state"].append(info["ca_state"])
+            s_cols["pacing_rate_bps"].append(info["pacing_rate"] * 8.0)
+            s_cols["delivery_rate_bps"].append(info["delivery_rate"] * 8.0)
+        if size is not None:
+            t_cols["flow"].append(i)
+            t_cols["label"].append(f.get("label", ""))
+            t_cols["index"].append(0)
+            t_cols["bytes"].append(size)
+            t_cols["start_s"].append(start_s)
+            t_cols["first_data_s"].append(est * 1e-9 if est is not None else math.nan)
+            t_cols["end_s"].append(last * 1e-9 if done else math.nan)
+            t_cols["fct_s"].append(fct)
+            t_cols["fct_data_s"].append(fct_data)
+        del mss
+    fw = {name: (dtype, data) for name, dtype, data in fwd_raw["tables"]["forwarder"]}
+
+    def one(name):
+        dtype, data = fw[name]
+        return float(np.frombuffer(data, dtype=dtype)[0])
+
+    unmodelled = int(one("write_errors")) + sum(int(h.get("tx_dropped", 0)) + int(h.get("rx_dropped", 0)) for h in hosts)
+    lat99 = one("lateness_p99_s")
+    rtt_err = max((abs(x) for x in rtt_checks), default=math.nan)
+    problems = []
+    if unmodelled:
+        problems.append(f"{unmodelled} packets dropped outside the model (TUN queues or writes)")
+    if not math.isnan(lat99) and lat99 > 0.5e-3:
+        problems.append(f"forwarder lateness p99 {lat99 * 1e3:.3f} ms > 0.5 ms")
+    if not math.isnan(rtt_err) and rtt_err > 0.5e-3:
+        problems.append(f"measured min RTT differs from the configured by {rtt_err * 1e3:.3f} ms > 0.5 ms")
+    if late_setup_ns > 0:
+        problems.append(f"set-up finished {late_setup_ns / 1e6:.1f} ms after time 0")
+    problems += errors
+    emu = {
+        "backend": "linux-kernel",
+        "kernel": os.uname().release,
+        "lateness_p50_s": one("lateness_p50_s"), "lateness_p99_s": lat99, "lateness_max_s": one("lateness_max_s"),
+        "min_rtt_error_max_s": rtt_err,
+        "unmodelled_drops": unmodelled,
+        "foreign_pkts": int(one("foreign")), "unroutable_pkts": int(one("unroutable")),
+        "within_envelope": not problems,
+        "problems": problems,
+    }
+    tables = dict(fwd_raw["tables"])
+    tables["flows"] = _raw(f_cols)
+    tables["flow_series"] = _raw(s_cols)
+    tables["transfers"] = _raw(t_cols)
+    h_cols: dict[str, list] = {k: [] for k in ("node", "namespace", "device", "addr", "tx_dropped", "rx_dropped",
+                                               "tcp_timeouts", "tcp_retrans_segs", "tcp_out_segs")}
+    for h in hosts:
+        for k in ("node", "namespace", "device", "addr"):
+            h_cols[k].append(h[k])
+        h_cols["tx_dropped"].append(int(h.get("tx_dropped", 0)))
+        h_cols["rx_dropped"].append(int(h.get("rx_dropped", 0)))
+        h_cols["tcp_timeouts"].append(int(h["netstat"].get("TcpExtTCPTimeouts", 0)))
+        h_cols["tcp_retrans_segs"].append(int(h["netstat"].get("TcpRetransSegs", 0)))
+        h_cols["tcp_out_segs"].append(int(h["netstat"].get("TcpOutSegs", 0)))
+    tables["hosts"] = _raw(h_cols)
+    raw = {"tables": tables, "events": 0, "sim_time_s": end_s, "delivered_data_pkts": int(fwd_raw["delivered_data_pkts"])}
+    return raw, emu
+
+
+def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
+    data = t["mss"] + 40 + (12 if t["timestamps"] else 0)
+    ack = 40 + (12 if t["timestamps"] else 0)
+    links = core["links"]
+    fwd, rev = route
+    return (sum(links[i]["delay_ps"] * 1e-12 + data * 8 / links[i]["rate_bps"] for i in fwd)
+            + sum(links[i]["delay_ps"] * 1e-12 + ack * 8 / links[i]["rate_bps"] for i in rev))
+
+
+class EmuResult(Result):
+    """An emulated run: the simulator's tables plus `forwarder` and `hosts`,
+    and the self-validation block `emulation`."""
+
+    EXTRA = ("forwarder", "hosts")
+
+    def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict):
+        super().__init__(scenario, raw, wall_time_s, cpu_time_s)
+        self.emulation = emulation
+
+    def manifest(self) -> dict:
+        m = super().manifest()
+        m["backend"] = "emulation"
+        m["emulation"] = self.emulation
+        return m
+
+    def summary_json(self) -> dict:
+        f = self.flows
+        d = {"flows": [{"id": int(r["id"]), "src": r["src"], "dst": r["dst"], "cc": r["cc"], "kernel_cc": r["kernel_cc"],
+                        "goodput_bps": r["goodput_bps"], "throughput_bps": r["throughput_bps"],
+                        "retransmits": int(r["retransmits"]),
+                        "timeouts": None if math.isnan(r["timeouts"]) else int(r["timeouts"]),
+                        "fct_s": None if math.isnan(r["fct_s"]) else r["fct_s"],
+                        "rtt_min_s": None if math.isnan(r["rtt_min_s"]) else r["rtt_min_s"]}
+                       for r in f.iter_rows(named=True)],
+             "links": [{"name": r["name"], "drops": int(r["drops"]), "losses": int(r["losses"]),
+                        "utilization": r["utilization"]} for r in self.links.iter_rows(named=True)],
+             "sim_time_s": self.sim_time_s, "wall_time_s": self.wall_time_s}
+        d["backend"] = "emulation"
+        d["emulation"] = self.emulation
+        return d
+
+    def write(self, out_dir) -> Path:
+        out = super().write(out_dir)
+        for name in self.EXTRA:
+            tmp = out / f".{name}.parquet.tmp"
+            self.table(name).write_parquet(tmp)
+            os.replace(tmp, out / f"{name}.parquet")
+        return out
