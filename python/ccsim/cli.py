@@ -315,6 +315,79 @@ def _print_kinds(title: str | None, docs: dict[str, dict[str, str]]) -> None:
             print(f"    {k}: {d}")
 
 
+def _emu_unavailable() -> str | None:
+    from .emulation import available
+
+    return available()
+
+
+def cmd_emulate(a) -> int:
+    from .emulation import cleanup_stale, emulate
+
+    why = _emu_unavailable()
+    if why:
+        print(f"ccsim: {why}", file=sys.stderr)
+        return 2
+    if a.cleanup:
+        removed = cleanup_stale()
+        print(f"removed {len(removed)} leftover namespaces/devices" + (": " + " ".join(removed) if removed else ""))
+        if not a.file:
+            return 0
+    if not a.file:
+        print("ccsim: error: emulate needs a scenario FILE (or --cleanup alone)", file=sys.stderr)
+        return 2
+    from .overrides import parse_assignment
+    from .scenario import Scenario
+
+    sc = Scenario.from_file(a.file)
+    if a.set:
+        sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
+    out = Path(a.out) if a.out else Path("results") / (Path(a.file).stem + "-emu")
+    res = emulate(sc, spin_us=a.spin_us)
+    res.write(out)
+    if not a.no_plots:
+        from .plot import plot_dir
+
+        plot_dir(out)
+    if a.json:
+        print(json.dumps(res.summary_json(), default=str))
+    else:
+        _print_summary(res)
+        e = res.emulation
+        print(f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
+              f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
+              f"drops outside the model {e['unmodelled_drops']}")
+        print("within the emulation envelope" if e["within_envelope"] else "OUTSIDE the emulation envelope: " + "; ".join(e["problems"]))
+        print(f"results written to {out}/")
+    return 0
+
+
+def cmd_compare(a) -> int:
+    from .emulation.compare import compare, format_report
+
+    why = _emu_unavailable()
+    if why:
+        print(f"ccsim: {why}", file=sys.stderr)
+        return 2
+    if a.repeat < 1:
+        print(f"ccsim: error: --repeat: must be >= 1 (got {a.repeat})", file=sys.stderr)
+        return 2
+    from .overrides import parse_assignment
+    from .scenario import Scenario
+
+    sc = Scenario.from_file(a.file)
+    if a.set:
+        sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
+    out = Path(a.out) if a.out else Path("results") / (Path(a.file).stem + "-compare")
+    rep = compare(sc, repeat=a.repeat, out=out)
+    if a.json:
+        print(json.dumps(rep, default=str))
+    else:
+        print(format_report(rep))
+        print(f"results written to {out}/")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ccsim", description="Packet-level simulator for TCP congestion-control research")
     p.add_argument("--version", action="version", version=f"ccsim {_core.__version__}")
@@ -380,6 +453,24 @@ def main(argv: list[str] | None = None) -> int:
                    help="measure the sweep machinery instead: overhead per run, speed-up, client memory (minutes)")
     b.add_argument("--quick", action="store_true", help="with --experiments: overhead only, 200 runs")
     b.set_defaults(fn=cmd_bench)
+    em = sub.add_parser("emulate", help="run a scenario through the running kernel's TCP (root, TUN; real time)")
+    em.add_argument("file", nargs="?")
+    em.add_argument("--out", help="output folder (default results/<file stem>-emu)")
+    em.add_argument("--json", action="store_true", help="print one JSON object (results are still written to --out)")
+    em.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    em.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
+    em.add_argument("--spin-us", type=float, default=200.0,
+                    help="the forwarder polls without sleeping this long before each packet event (default 200)")
+    em.add_argument("--cleanup", action="store_true",
+                    help="remove namespaces and devices left by ccsim runs that are no longer alive")
+    em.set_defaults(fn=cmd_emulate)
+    cm = sub.add_parser("compare", help="simulate and emulate a scenario; print and plot them side by side")
+    cm.add_argument("file")
+    cm.add_argument("--repeat", "-n", type=int, default=1, help="repetitions of each backend (seeds seed, seed+1, ...)")
+    cm.add_argument("--out", help="output folder (default results/<file stem>-compare)")
+    cm.add_argument("--json", action="store_true")
+    cm.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
+    cm.set_defaults(fn=cmd_compare)
     ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models, traffic")
     ls.add_argument("what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss", "traffic"])
     ls.set_defaults(fn=cmd_list)

@@ -73,6 +73,9 @@ pub struct FwdStats {
     pub oversize: u64,
     /// Lateness of each delivery (actual write − model arrival), ns.
     pub lateness_ns: Vec<u64>,
+    /// The largest lateness (ns) and the model time (ps) of that delivery.
+    pub worst: u64,
+    pub worst_at: SimTime,
     /// Times the loop woke from ppoll.
     pub wakeups: u64,
 }
@@ -224,7 +227,12 @@ impl Fwd {
             self.stats.write_errors += 1;
         }
         let actual = self.now_ps();
-        self.stats.lateness_ns.push(actual.saturating_sub(arrive) / PS_PER_NS);
+        let late = actual.saturating_sub(arrive) / PS_PER_NS;
+        if late >= self.stats.worst {
+            self.stats.worst = late;
+            self.stats.worst_at = arrive;
+        }
+        self.stats.lateness_ns.push(late);
         self.free.push(i as u32);
     }
 
@@ -450,6 +458,8 @@ fn stats_table(s: &mut FwdStats, flows: usize) -> Table {
     t.push("lateness_p50_s", f(pct(l, 50.0)));
     t.push("lateness_p99_s", f(pct(l, 99.0)));
     t.push("lateness_max_s", f(l.last().map_or(f64::NAN, |&x| x as f64 * 1e-9)));
+    t.push("lateness_max_at_s", f(s.worst_at as f64 * 1e-12));
+    t.push("late_over_500us", u(l.iter().filter(|&&x| x > 500_000).count() as u64));
     t
 }
 

@@ -276,7 +276,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                 procs.append(subprocess.Popen(
                     ["ip", "netns", "exec", b.ns, sys.executable, str(AGENT), "sink", "--port", str(PORT0 + i),
                      "--epoch", str(epoch), "--until", str(duration_ns), "--sample", str(sample_ns),
-                     "--out", str(tmp / f"sink{i}.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                     "--out", str(tmp / f"sink{i}.json")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
             for p in procs:
                 _await_ready(p)
             for i, f in enumerate(flows):
@@ -287,20 +287,22 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                      "--port", str(PORT0 + i), "--cc", KERNEL_CC[t["cc"]], "--pacing", str(int(t["pacing"] == "linux")),
                      "--bytes", str(size), "--epoch", str(epoch), "--start", str(f["start_ps"] // 1000),
                      "--until", str(duration_ns), "--sample", str(sample_ns), "--out", str(tmp / f"send{i}.json")],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
             for p in procs[len(flows):]:
                 _await_ready(p)
             late_setup = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - epoch
             fwd.start()
-            senders = procs[len(flows):]
             all_files = all(f["app"]["kind"] == "file" for f in flows)
             deadline = epoch + duration_ns
+            done_files = [tmp / f"send{i}.json" for i in range(len(flows))]
             while fwd.is_alive():
-                fwd.join(0.02)
-                if stop_when_done and all_files and all(p.poll() is not None for p in senders):
-                    time.sleep(0.05)
+                fwd.join(0.01)
+                if stop_when_done and all_files and all(p.exists() for p in done_files):
                     ctl.cancel()
             fwd.join()
+            for p in procs:
+                if p.stdin:
+                    p.stdin.close()
             for p in procs:
                 try:
                     p.wait(timeout=max(1.0, (deadline - time.clock_gettime_ns(time.CLOCK_MONOTONIC)) / 1e9 + 3.0))

@@ -228,6 +228,13 @@ def main() -> None:
     p.add_argument("--out", required=True)
     a = p.parse_args()
     (sender if a.role == "send" else sink)(a)
+    # Linger until the orchestrator closes our stdin (after it has stopped
+    # the forwarder), so that interpreter shutdown does not compete for the
+    # CPU with the forwarder while other flows still run.
+    try:
+        sys.stdin.read()
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

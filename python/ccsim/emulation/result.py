@@ -191,12 +191,18 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
 
 
 def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
-    data = t["mss"] + 40 + (12 if t["timestamps"] else 0)
-    ack = 40 + (12 if t["timestamps"] else 0)
+    """The smallest RTT the sender can measure: propagation both ways plus
+    the serialization of the SYN out and the SYN-ACK back. Linux takes its
+    first RTT sample from the handshake (``tcp_clean_rtx_queue`` on the
+    SYN), and the SYN is smaller than any data packet, so this sample is the
+    connection's minimum on an idle path. The SYN carries MSS (4), SACK
+    permitted with timestamps (12) and window scale (4) options: 60 bytes with
+    timestamps, 52 without (Linux ``tcp_syn_options``)."""
+    syn = 60 if t["timestamps"] else 52
     links = core["links"]
     fwd, rev = route
-    return (sum(links[i]["delay_ps"] * 1e-12 + data * 8 / links[i]["rate_bps"] for i in fwd)
-            + sum(links[i]["delay_ps"] * 1e-12 + ack * 8 / links[i]["rate_bps"] for i in rev))
+    return (sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in fwd)
+            + sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in rev))
 
 
 class EmuResult(Result):

@@ -1,0 +1,166 @@
+"""The emulation backend: the kernel's own TCP through the simulator's link
+models. Needs root and /dev/net/tun (CI has both); elsewhere these tests skip
+and say why. Each run is real time, so the scenarios are short (~10 s in all).
+
+Expected values come from outside the code under test: the link's payload
+rate (rate × MSS / packet size), the configured propagation delay, the
+slow-start latency model of Cardwell, Savage & Anderson (2000) for a
+loss-free transfer, and the queue's configured limit.
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ccsim
+from ccsim.emulation import available, check_supported, emulate
+from ccsim.emulation.netns import DEV_RE, NS_RE, list_namespaces, sh
+
+ROOT = Path(__file__).resolve().parent.parent
+WHY = available()
+needs_emu = pytest.mark.skipif(WHY is not None, reason=f"emulation unavailable: {WHY}")
+
+
+def single(rate="10Mbps", delay="10ms", duration="3s", buffer="1bdp", cc="cubic", app=None, iw=10, flows=1):
+    b = (ccsim.Builder(duration=duration, seed=1, sample_interval="100ms")
+         .single_link(rate=rate, delay=delay, buffer=buffer)
+         .tcp(cc=cc, initial_window=iw))
+    b = b.flows(count=flows, **(app or {"app": "bulk"}))
+    return b.build()
+
+
+def ccsim_leftovers() -> tuple[list[str], list[str]]:
+    devs = []
+    for line in sh("ip", "-o", "link", "show", check=False).stdout.splitlines():
+        parts = line.split(":")
+        if len(parts) > 1 and DEV_RE.match(parts[1].strip().split("@")[0]):
+            devs.append(parts[1].strip())
+    return list_namespaces(), devs
+
+
+@needs_emu
+def test_bulk_flow_fills_the_link_and_measures_the_configured_rtt():
+    before = ccsim_leftovers()
+    r = emulate(single())
+    f = r.flows.row(0, named=True)
+    payload_rate = 10e6 * 1448 / 1500          # 1448-byte payload in a 1500-byte packet
+    assert f["goodput_bps"] >= 0.90 * payload_rate, f
+    assert f["goodput_bps"] <= payload_rate * 1.001, f
+    # The handshake's RTT sample is the smallest: 2 × 10 ms + a 60-byte SYN
+    # and SYN-ACK serialized at 10 Mb/s.
+    configured = 0.020 + 2 * 60 * 8 / 10e6
+    assert f["rtt_base_s"] == pytest.approx(configured, abs=1e-9)
+    assert abs(f["rtt_min_s"] - configured) <= 0.5e-3, f
+    assert f["kernel_cc"] == "cubic"
+    assert r.emulation["unmodelled_drops"] == 0, r.emulation
+    # every run leaves nothing behind
+    assert ccsim_leftovers() == before
+
+
+@needs_emu
+def test_file_transfer_fct_matches_the_slow_start_model():
+    # 100 KB = 100,000 bytes = 70 segments of 1448 B. With IW 10 and Linux's
+    # per-ACK slow start (quick-ACK mode at the start), rounds carry 10, 20,
+    # 40 segments: 3 rounds after the handshake. FCT from the SYN =
+    # handshake RTT + 2 RTT + one-way delay + the last round's 40 packets
+    # serialized at the bottleneck (Cardwell, Savage & Anderson 2000, no loss).
+    rtt, rate = 0.100, 100e6
+    sc = single(rate="100Mbps", delay="50ms", duration="2s", app={"app": "file", "size": "100KB"})
+    r = emulate(sc)
+    ser = 1500 * 8 / rate
+    segs = math.ceil(100_000 / 1448)
+    rounds, sent, w = 0, 0, 10
+    while sent < segs:
+        last = min(w, segs - sent)
+        sent += last
+        rounds += 1
+        w *= 2
+    assert rounds == 3
+    analytic = rtt + (rounds - 1) * rtt + rtt / 2 + last * ser
+    fct = r.flows["fct_s"][0]
+    assert abs(fct - analytic) <= 0.10 * analytic, (fct, analytic)
+    assert r.transfers["fct_s"][0] == pytest.approx(fct)
+    assert r.flows["delivered_bytes"][0] == 100_000
+
+
+@needs_emu
+def test_droptail_never_exceeds_its_limit_and_drops_when_it_must():
+    sc = single(rate="10Mbps", delay="5ms", duration="2s", buffer="8pkt", cc="reno", flows=2)
+    r = emulate(sc)
+    fwd = r.links.filter(ccsim_col("name") == "a->b").row(0, named=True)
+    assert fwd["limit_pkts"] == 8
+    assert fwd["drops"] > 0, "two Reno flows into an 8-packet queue must overflow it"
+    assert fwd["max_queue_pkts"] <= 8
+    q = r.link_series.filter(ccsim_col("link") == fwd["id"])["queue_pkts"]
+    assert q.max() <= 8
+    # what the senders retransmitted is at least what the queue dropped of theirs
+    assert r.flows["retransmits"].sum() >= 1
+
+
+def ccsim_col(name):
+    import polars as pl
+
+    return pl.col(name)
+
+
+@needs_emu
+def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
+    toml = tmp_path / "long.toml"
+    toml.write_text('[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
+                    'delay = "5ms"\n[tcp]\ncc = "cubic"\n[[flows]]\napp = "bulk"\n')
+    before = set(list_namespaces())
+    p = subprocess.Popen([sys.executable, "-m", "ccsim", "emulate", str(toml), "--out", str(tmp_path / "out")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    new: set[str] = set()
+    for _ in range(200):
+        new = set(list_namespaces()) - before
+        if len(new) >= 2:
+            break
+        time.sleep(0.05)
+    assert len(new) >= 2, "the run never created its namespaces"
+    time.sleep(0.5)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    time.sleep(0.2)
+    assert new <= set(list_namespaces()), "namespaces are named files: they outlive a SIGKILL"
+    runs = {NS_RE.match(n).group(1) for n in new}
+    out = subprocess.run([sys.executable, "-m", "ccsim", "emulate", "--cleanup"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    ns_after, devs_after = ccsim_leftovers()
+    assert not (new & set(ns_after))
+    assert not [d for d in devs_after if DEV_RE.match(d) and DEV_RE.match(d).group(1) in runs]
+
+
+def test_unsupported_features_are_refused_by_name():
+    from ccsim.scenario import Scenario
+
+    sc = Scenario.from_dict({
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
+        "tcp": {"cc": "newreno", "stack": "ns2"},
+        "flows": [{"app": "onoff", "on": "1s", "off": "1s"}],
+    })
+    bad = check_supported(sc.core)
+    text = "; ".join(bad)
+    assert "flows[0].app.kind = 'on_off'" in text
+    assert "flows[0].tcp.stack = 'ns2'" in text
+    # a linux-stack option the kernel has no switch for is named with its default
+    sc2 = single().with_overrides({"tcp.delayed_ack": False})
+    assert any(b.startswith("flows[0].tcp.delayed_ack = False") for b in check_supported(sc2.core))
+    assert check_supported(single().core) == []
+
+
+def test_without_root_the_cli_says_so_and_exits_2(monkeypatch, capsys):
+    from ccsim import cli
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert cli.main(["emulate", str(ROOT / "examples" / "lossy_link.toml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "root" in err
