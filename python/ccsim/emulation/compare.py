@@ -94,6 +94,10 @@ def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
             b = df["delivered_bytes"].to_numpy().astype(float)
             if len(t) > 1:
                 axes[1].plot(t[1:], np.diff(b) * 8 / np.diff(t) / 1e6, c, ls=ls, lw=1)
+    fcts = [float(x) for r in (sim, emu) for x in r.flows["fct_s"].to_list()]
+    if fcts and not any(math.isnan(x) for x in fcts):
+        # every flow finished: show the transfers, not the idle remainder
+        axes[1].set_xlim(0, 1.3 * max(fcts) + 2 * float(np.diff(fs_e["time_s"].to_numpy()[:2]).sum() or 0))
     axes[0].set_ylabel("cwnd (segments)")
     axes[1].set_ylabel("goodput per interval (Mb/s)")
     axes[1].set_xlabel("time (s)")
