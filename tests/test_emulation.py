@@ -60,8 +60,9 @@ def test_bulk_flow_fills_the_link_and_measures_the_configured_rtt():
     assert abs(f["rtt_min_s"] - configured) <= 0.5e-3, f
     assert f["kernel_cc"] == "cubic"
     assert r.emulation["unmodelled_drops"] == 0, r.emulation
-    # every run leaves nothing behind
-    assert ccsim_leftovers() == before
+    # the run leaves nothing behind (it may have removed a crashed run's leftovers)
+    after = ccsim_leftovers()
+    assert set(after[0]) <= set(before[0]) and set(after[1]) <= set(before[1])
 
 
 @needs_emu
