@@ -165,3 +165,26 @@ def test_without_root_the_cli_says_so_and_exits_2(monkeypatch, capsys):
     assert cli.main(["emulate", str(ROOT / "examples" / "lossy_link.toml")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "root" in err
+
+
+@needs_emu
+def test_cli_emulate_prints_the_summary_and_writes_readable_results(tmp_path, capsys):
+    import json
+
+    from ccsim import cli
+    from ccsim.results import read
+
+    toml = tmp_path / "two.toml"
+    toml.write_text('[sim]\nduration = "2s"\nseed = 1\nsample_interval = "50ms"\n[topology]\nkind = "single_link"\n'
+                    'rate = "100Mbps"\ndelay = "5ms"\n[tcp]\ncc = "bbr"\n[[flows]]\ncount = 2\napp = "file"\nsize = "50KB"\n')
+    assert cli.main(["emulate", str(toml), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "emulation envelope" in out and "results written" in out
+    assert cli.main(["emulate", str(toml), "--out", str(tmp_path / "out2"), "--json", "--no-plots"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["backend"] == "emulation" and len(d["flows"]) == 2
+    assert all(f["kernel_cc"] == "bbr" and f["fct_s"] > 0.010 for f in d["flows"])
+    assert d["flows"][0]["timeouts"] is None, "two flows share host a: timeouts are not attributable"
+    tables = read(tmp_path / "out2")
+    assert tables["manifest"]["backend"] == "emulation"
+    assert tables["flows"]["delivered_bytes"].to_list() == [50_000, 50_000]

@@ -23,6 +23,12 @@ def _fmt_table(headers: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def _count(v) -> int | str:
+    """An integer count, or '-' where the backend could not measure it (NaN)."""
+    v = float(v)
+    return "-" if math.isnan(v) else int(v)
+
+
 def _print_summary(res) -> None:
     f = res.columns["flows"]
     rows = []
@@ -30,7 +36,7 @@ def _print_summary(res) -> None:
         fct = float(f["fct_s"][i])
         rows.append([int(f["id"][i]), f["src"][i], f["dst"][i], f["cc"][i],
                      f"{f['goodput_bps'][i] / 1e6:.3f}", f"{f['throughput_bps'][i] / 1e6:.3f}",
-                     int(f["retransmits"][i]), int(f["timeouts"][i]),
+                     int(f["retransmits"][i]), _count(f["timeouts"][i]),
                      "-" if math.isnan(fct) else f"{fct:.3f}"])
     print(_fmt_table(["flow", "src", "dst", "cc", "goodput_Mbps", "throughput_Mbps", "retx", "timeouts", "fct_s"], rows))
     lk = res.columns["links"]
@@ -40,7 +46,11 @@ def _print_summary(res) -> None:
     print(_fmt_table(["link", "utilization", "drops", "losses", "max_queue_pkts"],
                      [[lk["name"][i], f"{lk['utilization'][i]:.4f}", int(lk["drops"][i]), int(lk["losses"][i]),
                        int(lk["max_queue_pkts"][i])] for i in idx]))
-    print(f"\nsimulated {res.sim_time_s:g} s in {res.wall_time_s:.2f} s wall, {res.events_processed} events")
+    if getattr(res, "emulation", None) is not None:
+        print(f"\nemulated {res.sim_time_s:g} s through the kernel's TCP in {res.wall_time_s:.2f} s wall "
+              "(timeouts '-': not attributable, the host sends several flows)")
+    else:
+        print(f"\nsimulated {res.sim_time_s:g} s in {res.wall_time_s:.2f} s wall, {res.events_processed} events")
 
 
 def cmd_run(a) -> int:
