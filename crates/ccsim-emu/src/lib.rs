@@ -99,7 +99,6 @@ struct Fwd {
     /// (source host, destination host) -> route index
     route_of: HashMap<(usize, usize), u32>,
     addr_host: HashMap<u32, usize>,
-    hosts: Vec<HostCfg>,
     fds: Vec<RawFd>,
     bufs: Vec<Vec<u8>>,
     free: Vec<u32>,
@@ -355,7 +354,6 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         routes,
         route_of,
         addr_host: cfg.hosts.iter().enumerate().map(|(i, h)| (h.addr, i)).collect(),
-        hosts: cfg.hosts.clone(),
         fds: fds.to_vec(),
         bufs: Vec::new(),
         free: Vec::new(),
@@ -429,7 +427,6 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     out.tables.push(ls.into_table("link_series", &output::link_series()));
     out.tables.push(stats_table(&mut f.stats, f.flows.len()));
     out.delivered_data_pkts = f.stats.pkts_written;
-    let _ = &f.hosts;
     Ok(out)
 }
 

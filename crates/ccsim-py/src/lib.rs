@@ -123,6 +123,15 @@ fn forward<'py>(py: Python<'py>, config_json: &str, fds: Vec<i32>, control: PyRe
     }
 }
 
+/// The link paths (link indices) the simulator routes along from node s to
+/// node d, for each (s, d) in `pairs`; None where no path exists. The
+/// emulation backend uses it to compute each flow's configured minimum RTT.
+#[pyfunction]
+fn routes(scenario_json: &str, pairs: Vec<(u32, u32)>) -> PyResult<Vec<Option<Vec<u32>>>> {
+    let sc = ccsim_core::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(ccsim_core::sim::static_routes(&sc, &pairs))
+}
+
 /// Names of the congestion-control algorithms the core knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
@@ -168,6 +177,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(forward, m)?)?;
+    m.add_function(wrap_pyfunction!(routes, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;

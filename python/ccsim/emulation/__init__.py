@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import ScenarioError
-from .netns import EmulationUnavailable, Testbed, check_available, cleanup_stale
+from .netns import EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
 AGENT = Path(__file__).with_name("agent.py")
 PORT0 = 5001
@@ -152,45 +152,6 @@ def _mss_mtu(t: dict) -> int:
     return t["mss"] + 40 + (12 if t["timestamps"] else 0)
 
 
-def base_rtt_s(core: dict, fwd: list[int], rev: list[int], data_bytes: int, ack_bytes: int) -> float:
-    """Propagation plus one data packet's serialization on the way out and
-    one ACK's on the way back: the smallest RTT a sender can measure."""
-    links = core["links"]
-    t = 0.0
-    for li in fwd:
-        t += links[li]["delay_ps"] * 1e-12 + data_bytes * 8 / links[li]["rate_bps"]
-    for li in rev:
-        t += links[li]["delay_ps"] * 1e-12 + ack_bytes * 8 / links[li]["rate_bps"]
-    return t
-
-
-def _route(core: dict, s: int, d: int) -> list[int]:
-    """The simulator's static route (BFS over links); the forwarder uses the
-    core's own routing, so this only serves the base-RTT check."""
-    from collections import deque
-
-    adj: dict[int, list[tuple[int, int]]] = {}
-    for i, l in enumerate(core["links"]):
-        adj.setdefault(l["from"], []).append((l["to"], i))
-    prev: dict[int, tuple[int, int]] = {s: (-1, -1)}
-    q = deque([s])
-    while q:
-        u = q.popleft()
-        if u == d:
-            break
-        for v, li in adj.get(u, []):
-            if v not in prev:
-                prev[v] = (u, li)
-                q.append(v)
-    path = []
-    v = d
-    while v != s and v in prev:
-        u, li = prev[v]
-        path.append(li)
-        v = u
-    return path[::-1]
-
-
 class EmulationError(RuntimeError):
     """The emulated run could not be carried out (set-up or an agent failed)."""
 
@@ -224,8 +185,10 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
             t = f["tcp"]
             mtu[f["src"]] = max(mtu.get(f["src"], 0), _mss_mtu(t))
             mtu[f["dst"]] = max(mtu.get(f["dst"], 0), _mss_mtu(t))
-        bdp_bytes = max(l["rate_bps"] / 8 * 2 * sum(x["delay_ps"] for x in core["links"]) * 1e-12 for l in core["links"])
-        buf_max = int(max(6 << 20, 4 * bdp_bytes))
+        # socket buffers: 4 × an upper bound of any path's BDP (fastest link ×
+        # twice the sum of all delays), at least Linux's default 6 MB
+        rtt_bound = 2 * sum(l["delay_ps"] for l in core["links"]) * 1e-12
+        buf_max = int(max(6 << 20, 4 * max(l["rate_bps"] for l in core["links"]) / 8 * rtt_bound))
         common = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1",
                   "net.ipv4.tcp_no_metrics_save": "1",
                   "net.ipv4.tcp_rmem": f"4096 131072 {buf_max}", "net.ipv4.tcp_wmem": f"4096 16384 {buf_max}"}
@@ -244,7 +207,6 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                 r["net.ipv4.tcp_sack"] = "0"
         for n in nodes:
             tb.sysctl(host[n], settings[n])
-            from .netns import sh
             sh("ip", "-n", host[n].ns, "link", "set", "dev", host[n].dev, "mtu", str(mtu[n]))
         for f in flows:
             t = f["tcp"]
@@ -335,8 +297,15 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
         tmp.rmdir()
     w1, c1 = time.perf_counter(), time.process_time()
     raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup,
-                            routes={i: (_route(core, f["src"], f["dst"]), _route(core, f["dst"], f["src"])) for i, f in enumerate(flows)})
+                            routes=_flow_routes(core))
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
+
+
+def _flow_routes(core: dict) -> dict[int, tuple[list[int], list[int]]]:
+    """Each flow's forward and reverse link paths, from the core's router."""
+    pairs = [p for f in core["flows"] for p in ((f["src"], f["dst"]), (f["dst"], f["src"]))]
+    r = _core.routes(json.dumps(core), pairs)
+    return {i: (r[2 * i] or [], r[2 * i + 1] or []) for i in range(len(core["flows"]))}
 
 
 def _await_ready(p: subprocess.Popen, timeout: float = 10.0) -> None:

@@ -90,7 +90,6 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         active = ((last * 1e-9 if done else end_s) - start_s)
         fin = snd.get("final") or {}
         samples = snd.get("samples", [])
-        mss = fin.get("snd_mss") or t["mss"]
         base = _base_rtt(core, routes[i], t)
         min_rtt = fin.get("min_rtt", 0) * 1e-6 if fin.get("min_rtt") else math.nan
         rtts = [s[1]["rtt"] * 1e-6 for s in samples if s[1]["rtt"]]
@@ -141,7 +140,6 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
             t_cols["end_s"].append(last * 1e-9 if done else math.nan)
             t_cols["fct_s"].append(fct)
             t_cols["fct_data_s"].append(fct_data)
-        del mss
     fw = {name: (dtype, data) for name, dtype, data in fwd_raw["tables"]["forwarder"]}
 
     def one(name):
