@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ccsim
@@ -89,6 +90,28 @@ def test_file_transfer_fct_matches_the_slow_start_model():
     assert abs(fct - analytic) <= 0.10 * analytic, (fct, analytic)
     assert r.transfers["fct_s"][0] == pytest.approx(fct)
     assert r.flows["delivered_bytes"][0] == 100_000
+
+
+@needs_emu
+def test_seq_trace_from_the_wire_shows_every_segment_and_the_slow_start_rounds():
+    import polars as pl
+
+    sc = single(rate="100Mbps", delay="50ms", duration="2s", app={"app": "file", "size": "100KB"})
+    r = emulate(sc.with_overrides({"sim.trace": ["seq"]}))
+    st = r.table("seq_trace")
+    sends = st.filter(pl.col("kind") == "send")
+    assert sorted(sends["seq"].to_list()) == list(range(70)), "each of the 70 segments sent once, loss-free"
+    acks = st.filter(pl.col("kind") == "ack")["seq"].to_list()
+    assert acks == sorted(acks) and acks[-1] == 70
+    # slow start from IW 10: the data leave in three bursts one RTT apart
+    t = sends["time_s"].to_numpy()
+    gaps = np.diff(t)
+    bursts = 1 + int((gaps > 0.05).sum())
+    assert bursts == 3, gaps[gaps > 0.05]
+    assert all(abs(g - 0.1) < 0.01 for g in gaps[gaps > 0.05])
+    # the wire table holds each packet read and, unless the model dropped it, delivered
+    w = r.table("wire")
+    assert (w["out"] == 1).sum() <= (w["out"] == 0).sum()
 
 
 @needs_emu

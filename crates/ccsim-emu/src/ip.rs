@@ -20,6 +20,43 @@ pub struct Header {
     pub tuple: FiveTuple,
 }
 
+/// The TCP header fields the wire trace keeps (RFC 9293 §3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tcp {
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub ack: u32,
+    /// CWR ECE URG ACK PSH RST SYN FIN, as on the wire.
+    pub flags: u8,
+    /// Payload bytes (IP total length − IP header − TCP header).
+    pub payload: u32,
+}
+
+/// TCP fields of an IPv4 packet; None if it is not TCP or is truncated.
+pub fn tcp(p: &[u8]) -> Option<Tcp> {
+    if p.len() < 20 || p[9] != 6 {
+        return None;
+    }
+    let ihl = (p[0] & 0x0f) as usize * 4;
+    if p.len() < ihl + 20 {
+        return None;
+    }
+    let t = &p[ihl..];
+    let doff = (t[12] >> 4) as usize * 4;
+    if doff < 20 || t.len() < doff {
+        return None;
+    }
+    Some(Tcp {
+        sport: u16::from_be_bytes([t[0], t[1]]),
+        dport: u16::from_be_bytes([t[2], t[3]]),
+        seq: u32::from_be_bytes([t[4], t[5], t[6], t[7]]),
+        ack: u32::from_be_bytes([t[8], t[9], t[10], t[11]]),
+        flags: t[13],
+        payload: (p.len() - ihl - doff) as u32,
+    })
+}
+
 /// Parse an IPv4 packet's header; None for anything else (IPv6, short or
 /// malformed packets).
 pub fn parse(p: &[u8]) -> Option<Header> {
@@ -117,6 +154,25 @@ mod tests {
         let mut v6 = p.clone();
         v6[0] = 0x60;
         assert!(parse(&v6).is_none());
+    }
+
+    #[test]
+    fn tcp_fields_are_read_from_their_offsets() {
+        // IPv4 (20 B) + TCP with a 12-byte option block (data offset 8 words) + 100 B payload
+        let mut p = vec![0u8; 20 + 32 + 100];
+        p[0] = 0x45;
+        let total = p.len() as u16;
+        p[2..4].copy_from_slice(&total.to_be_bytes());
+        p[9] = 6;
+        p[20..24].copy_from_slice(&[0x13, 0x89, 0xc0, 0x01]);
+        p[24..28].copy_from_slice(&0x0102_0304u32.to_be_bytes());
+        p[28..32].copy_from_slice(&0xa0b0_c0d0u32.to_be_bytes());
+        p[32] = 8 << 4;
+        p[33] = 0x18; // PSH | ACK
+        let t = tcp(&p).unwrap();
+        assert_eq!(t, Tcp { sport: 5001, dport: 0xc001, seq: 0x0102_0304, ack: 0xa0b0_c0d0, flags: 0x18, payload: 100 });
+        p[9] = 17;
+        assert!(tcp(&p).is_none(), "UDP has no TCP fields");
     }
 
     #[test]

@@ -56,6 +56,23 @@ pub struct EmuCfg {
     /// timer slack is set to 1 µs either way).
     #[serde(default)]
     pub spin_ns: u64,
+    /// Record every TCP packet read and delivered (table `wire`).
+    #[serde(default)]
+    pub trace_packets: bool,
+}
+
+/// One row of the wire trace: a packet read from its source host (`out` =
+/// false, at the read instant) or delivered to its destination (`out` =
+/// true, at its model arrival time). A packet read but never delivered was
+/// dropped or lost by the model.
+#[derive(Clone, Copy, Debug)]
+struct WireRow {
+    time: SimTime,
+    out: bool,
+    pkt: u64,
+    src: u32,
+    dst: u32,
+    tcp: ip::Tcp,
 }
 
 /// Counters of the forwarder itself, beside the link tables.
@@ -107,6 +124,7 @@ struct Fwd {
     epoch: u64,
     lseries: Recorder,
     sample_link: Vec<bool>,
+    wire: Option<Vec<WireRow>>,
 }
 
 impl Fwd {
@@ -215,6 +233,12 @@ impl Fwd {
         let len = pkt.size as usize;
         let host = pkt.aux as usize;
         let b = &mut self.bufs[i];
+        if let Some(w) = &mut self.wire {
+            if let Some(t) = ip::tcp(&b[..len]) {
+                let src = *self.addr_host.get(&u32::from_be_bytes([b[12], b[13], b[14], b[15]])).unwrap_or(&usize::MAX) as u32;
+                w.push(WireRow { time: arrive, out: true, pkt: pkt.ts, src, dst: host as u32, tcp: t });
+            }
+        }
         if pkt.ecn & ECN_CE != 0 && b[1] & ip::ECN_MASK != ip::ECN_CE_BITS {
             ip::mark_ce(&mut b[..len]);
         }
@@ -272,7 +296,14 @@ impl Fwd {
             };
             let nflows = self.flows.len() as u32;
             let flow = *self.flows.entry(hdr.tuple).or_insert(nflows);
-            let mut pkt = Packet::new(PktKind::Data, i as u64, 0, flow, n as u32, route);
+            // `ts` is free in the forwarder: it carries the wire-trace id.
+            let id = self.stats.pkts_read;
+            if let Some(w) = &mut self.wire {
+                if let Some(t) = ip::tcp(&b[..n]) {
+                    w.push(WireRow { time: now, out: false, pkt: id, src: h as u32, dst: dst as u32, tcp: t });
+                }
+            }
+            let mut pkt = Packet::new(PktKind::Data, i as u64, id, flow, n as u32, route);
             pkt.aux = dst as u32;
             if hdr.ecn != 0 {
                 pkt.ecn |= ECN_ECT;
@@ -362,6 +393,7 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         epoch: cfg.epoch_ns,
         lseries: Recorder::new(&output::link_series()),
         sample_link,
+        wire: cfg.trace_packets.then(Vec::new),
         sc,
     };
     // SAFETY: prctl on the calling thread; a 1 µs timer slack makes ppoll
@@ -426,6 +458,9 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     let ls = std::mem::replace(&mut f.lseries, Recorder::new(&output::link_series()));
     out.tables.push(ls.into_table("link_series", &output::link_series()));
     out.tables.push(stats_table(&mut f.stats, f.flows.len()));
+    if let Some(w) = f.wire.take() {
+        out.tables.push(wire_table(&w));
+    }
     out.delivered_data_pkts = f.stats.pkts_written;
     Ok(out)
 }
@@ -457,6 +492,22 @@ fn stats_table(s: &mut FwdStats, flows: usize) -> Table {
     t.push("lateness_max_s", f(l.last().map_or(f64::NAN, |&x| x as f64 * 1e-9)));
     t.push("lateness_max_at_s", f(s.worst_at as f64 * 1e-12));
     t.push("late_over_500us", u(l.iter().filter(|&&x| x > 500_000).count() as u64));
+    t
+}
+
+fn wire_table(w: &[WireRow]) -> Table {
+    let mut t = Table::new("wire");
+    t.push("time_s", Column::F64(w.iter().map(|r| r.time as f64 * 1e-12).collect()));
+    t.push("out", Column::U64(w.iter().map(|r| r.out as u64).collect()));
+    t.push("pkt", Column::U64(w.iter().map(|r| r.pkt).collect()));
+    t.push("src", Column::U64(w.iter().map(|r| r.src as u64).collect()));
+    t.push("dst", Column::U64(w.iter().map(|r| r.dst as u64).collect()));
+    t.push("sport", Column::U64(w.iter().map(|r| r.tcp.sport as u64).collect()));
+    t.push("dport", Column::U64(w.iter().map(|r| r.tcp.dport as u64).collect()));
+    t.push("tcp_seq", Column::U64(w.iter().map(|r| r.tcp.seq as u64).collect()));
+    t.push("tcp_ack", Column::U64(w.iter().map(|r| r.tcp.ack as u64).collect()));
+    t.push("tcp_flags", Column::U64(w.iter().map(|r| r.tcp.flags as u64).collect()));
+    t.push("payload", Column::U64(w.iter().map(|r| r.tcp.payload as u64).collect()));
     t
 }
 

@@ -96,10 +96,10 @@ def check_supported(core: dict) -> list[str]:
     if core.get("udp"):
         bad.append("udp: UDP sources are not emulated; accepted: TCP flows only")
     tr = core.get("trace") or {}
-    for k in ("rtt", "seq", "cc"):
+    for k in ("rtt", "cc"):
         if tr.get(k):
-            bad.append(f"trace.{k} = true: per-event traces are not available from the kernel; accepted: false "
-                       "(flow_series samples TCP_INFO instead)")
+            bad.append(f"trace.{k} = true: not available from the kernel; accepted: the 'seq' trace (read off the wire "
+                       "by the forwarder) and flow_series (TCP_INFO samples)")
     if not core.get("flows"):
         bad.append("flows: an emulated run needs at least one TCP flow")
     avail = kernel_ccs()
@@ -215,7 +215,8 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
             tb.route(a, b, initcwnd=t["initial_window"], rto_min_ms=None if min_rto == 200 else min_rto)
             tb.route(b, a)
         cfg = {"scenario": core, "hosts": [{"node": h.node, "addr": _ip_int(h.addr)} for h in tb.hosts],
-               "epoch_ns": 0, "end_ns": duration_ns, "spin_ns": int(spin_us * 1000)}
+               "epoch_ns": 0, "end_ns": duration_ns, "spin_ns": int(spin_us * 1000),
+               "trace_packets": bool((core.get("trace") or {}).get("seq"))}
         tmp = Path(f"/tmp/ccsim-emu-{tb.run}")
         tmp.mkdir(parents=True, exist_ok=True)
         n_agents = 2 * len(flows)

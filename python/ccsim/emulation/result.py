@@ -184,8 +184,50 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         h_cols["tcp_retrans_segs"].append(int(h["netstat"].get("TcpRetransSegs", 0)))
         h_cols["tcp_out_segs"].append(int(h["netstat"].get("TcpOutSegs", 0)))
     tables["hosts"] = _raw(h_cols)
+    if "wire" in tables:
+        tables["seq_trace"] = _raw(_seq_trace(core, tables["wire"], hosts))
     raw = {"tables": tables, "events": 0, "sim_time_s": end_s, "delivered_data_pkts": int(fwd_raw["delivered_data_pkts"])}
     return raw, emu
+
+
+def _seq_trace(core: dict, wire_raw: list, hosts: list[dict]) -> dict[str, list]:
+    """The simulator's `seq_trace` (time_s, flow, kind, seq in segments) from
+    the forwarder's wire trace: data segments as the sender's TUN device
+    handed them over (`send`, or `rexmit` for a sequence number seen
+    before), cumulative ACKs as delivered to the sender. Flow i is the
+    connection to the sink's port 5001 + i; sequence numbers are relative
+    to the SYN's (initial sequence number + 1 is byte 0)."""
+    from . import PORT0
+
+    w = {name: np.frombuffer(data, dtype=dtype) for name, dtype, data in wire_raw}
+    out: dict[str, list] = {"time_s": [], "flow": [], "kind": [], "seq": []}
+    rows = []
+    for i, f in enumerate(core["flows"]):
+        mss = f["tcp"]["mss"]
+        port = PORT0 + i
+        syn = np.flatnonzero((w["dport"] == port) & (w["out"] == 0) & ((w["tcp_flags"] & 0x02) != 0))
+        if len(syn) == 0:
+            continue
+        isn = int(w["tcp_seq"][syn[0]])
+        seen: set[int] = set()
+        for k in range(len(w["time_s"])):
+            flags = int(w["tcp_flags"][k])
+            if flags & 0x02:
+                continue
+            if w["dport"][k] == port and w["out"][k] == 0 and w["payload"][k] > 0:
+                seg = ((int(w["tcp_seq"][k]) - isn - 1) % (1 << 32)) // mss
+                rows.append((float(w["time_s"][k]), i, "rexmit" if seg in seen else "send", seg))
+                seen.add(seg)
+            elif w["sport"][k] == port and w["out"][k] == 1 and flags & 0x10:
+                acked = (int(w["tcp_ack"][k]) - isn - 1) % (1 << 32)
+                rows.append((float(w["time_s"][k]), i, "ack", -(-acked // mss)))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    for t, i, kind, seq in rows:
+        out["time_s"].append(t)
+        out["flow"].append(i)
+        out["kind"].append(kind)
+        out["seq"].append(seq)
+    return out
 
 
 def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
@@ -207,7 +249,7 @@ class EmuResult(Result):
     """An emulated run: the simulator's tables plus `forwarder` and `hosts`,
     and the self-validation block `emulation`."""
 
-    EXTRA = ("forwarder", "hosts")
+    EXTRA = ("forwarder", "hosts", "wire")
 
     def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict):
         super().__init__(scenario, raw, wall_time_s, cpu_time_s)
@@ -238,6 +280,8 @@ class EmuResult(Result):
     def write(self, out_dir) -> Path:
         out = super().write(out_dir)
         for name in self.EXTRA:
+            if name not in self.columns:
+                continue
             tmp = out / f".{name}.parquet.tmp"
             self.table(name).write_parquet(tmp)
             os.replace(tmp, out / f"{name}.parquet")
