@@ -211,3 +211,35 @@ def test_cli_emulate_prints_the_summary_and_writes_readable_results(tmp_path, ca
     tables = read(tmp_path / "out2")
     assert tables["manifest"]["backend"] == "emulation"
     assert tables["flows"]["delivered_bytes"].to_list() == [50_000, 50_000]
+
+
+@needs_emu
+def test_an_emulation_sweep_runs_one_at_a_time_resumes_and_never_mixes_with_simulated_runs(tmp_path):
+    from ccsim.experiments.campaign import open_campaign
+    from ccsim.experiments.runner import run_sweep
+    from ccsim.experiments.store import run_id
+
+    base = single(rate="100Mbps", delay="5ms", duration="2s", app={"app": "file", "size": "50KB"})
+    sw = ccsim.Sweep(base, grid={"tcp.cc": ["reno", "cubic"]}, backend="emulation")
+    rep = run_sweep(sw, tmp_path / "emu", jobs=2)
+    assert rep.ok and rep.computed == 2
+    c = open_campaign(tmp_path / "emu")
+    fl = c.table("flows")
+    assert sorted(fl["kernel_cc"].to_list()) == ["cubic", "reno"]
+    assert (fl["delivered_bytes"] == 50_000).all()
+    assert c.table("emulation").height == 2
+    assert run_sweep(sw, tmp_path / "emu").computed == 0, "a finished emulated run is not run again"
+    # the same scenario simulated has another identity
+    assert run_id(base.core) != run_id(base.core, "emulation")
+
+
+def test_an_emulation_sweep_refuses_points_the_backend_cannot_run():
+    from ccsim.experiments.runner import validate
+    from ccsim.experiments.sweep import SweepError
+
+    base = single(duration="1s")
+    with pytest.raises(SweepError, match="backend"):
+        ccsim.Sweep(base, grid={"tcp.cc": ["reno"]}, backend="mininet")
+    sw = ccsim.Sweep(base, grid={"tcp.delayed_ack": [True, False]}, backend="emulation")
+    bad = validate(sw, keep_going=True)
+    assert len(bad) == 1 and "tcp.delayed_ack = False" in str(bad[0][1])

@@ -6,6 +6,8 @@ Tables: ``flows`` (per-flow summary), ``links`` (per-link summary),
 ``events`` (timeouts, fast retransmits, recovery ends, completions),
 ``transfers`` (every file and repeated object: size, start, end, FCT),
 ``udp`` (per UDP source), and ``rtt_trace`` / ``seq_trace`` / ``cc_state`` when asked for.
+Emulated runs (docs/emulation.md) add ``emulation`` (the run's self-validation,
+one row), ``forwarder``, ``hosts`` and, with the seq trace, ``wire``.
 """
 from __future__ import annotations
 
@@ -24,7 +26,9 @@ from .errors import ScenarioError
 # This module does not import ccsim.scenario (scenario.py imports it to run),
 # so the `Scenario` in annotations below is documentation only.
 
-TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace", "cc_state")
+TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace", "cc_state",
+          # emulated runs only (docs/emulation.md)
+          "emulation", "forwarder", "hosts", "wire")
 
 
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
@@ -42,6 +46,7 @@ class Result:
 
     def __init__(self, scenario: "Scenario", raw: dict, wall_time_s: float, cpu_time_s: float):
         self.scenario = scenario
+        self.raw = raw
         self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
         self.events_processed = int(raw["events"])
         self.sim_time_s = float(raw["sim_time_s"])

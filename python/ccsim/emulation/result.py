@@ -186,6 +186,11 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     tables["hosts"] = _raw(h_cols)
     if "wire" in tables:
         tables["seq_trace"] = _raw(_seq_trace(core, tables["wire"], hosts))
+    tables["emulation"] = _raw({
+        "within_envelope": [int(emu["within_envelope"])], "lateness_p50_s": [emu["lateness_p50_s"]],
+        "lateness_p99_s": [emu["lateness_p99_s"]], "lateness_max_s": [emu["lateness_max_s"]],
+        "min_rtt_error_max_s": [emu["min_rtt_error_max_s"]], "unmodelled_drops": [emu["unmodelled_drops"]],
+        "kernel": [emu["kernel"]], "problems": ["; ".join(problems) or "-"]})
     raw = {"tables": tables, "events": 0, "sim_time_s": end_s, "delivered_data_pkts": int(fwd_raw["delivered_data_pkts"])}
     return raw, emu
 
@@ -249,8 +254,6 @@ class EmuResult(Result):
     """An emulated run: the simulator's tables plus `forwarder` and `hosts`,
     and the self-validation block `emulation`."""
 
-    EXTRA = ("forwarder", "hosts", "wire")
-
     def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict):
         super().__init__(scenario, raw, wall_time_s, cpu_time_s)
         self.emulation = emulation
@@ -276,13 +279,3 @@ class EmuResult(Result):
         d["backend"] = "emulation"
         d["emulation"] = self.emulation
         return d
-
-    def write(self, out_dir) -> Path:
-        out = super().write(out_dir)
-        for name in self.EXTRA:
-            if name not in self.columns:
-                continue
-            tmp = out / f".{name}.parquet.tmp"
-            self.table(name).write_parquet(tmp)
-            os.replace(tmp, out / f"{name}.parquet")
-        return out

@@ -31,12 +31,23 @@ class SweepReport:
 
 
 def _resolved(sweep: Sweep):
-    """(point, scenario or None, error or None) for every point, lazily."""
+    """(point, scenario or None, error or None) for every point, lazily. In
+    an emulation sweep, a point the emulation backend cannot run is invalid
+    (the message names each feature)."""
     for pt in sweep.points():
         try:
-            yield pt, pt.scenario(source=f"{sweep.source} point {pt.index + 1}"), None
+            sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
         except ScenarioError as e:
             yield pt, None, sweep.point_error(pt, e)
+            continue
+        if sweep.backend == "emulation":
+            from ..emulation import check_supported
+
+            bad = check_supported(sc.core)
+            if bad:
+                yield pt, None, sweep.point_error(pt, ScenarioError("emulation", message="; ".join(bad)))
+                continue
+        yield pt, sc, None
 
 
 def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
@@ -100,15 +111,30 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=No
         for pt, sc, err in _resolved(sweep):
             if err is not None:
                 continue
-            rid = run_id(sc.core)
+            rid = run_id(sc.core, sweep.backend)
             if rid in inflight:  # another point resolved to the same run: record it with that run
                 inflight[rid][0].append(pt.params)
             elif store.has_run(rid):
                 existing(rid, pt.params)
             else:
                 inflight[rid] = ([pt.params], sc)
-                yield {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+                task = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+                if sweep.backend != "sim":
+                    task.update(backend=sweep.backend, raw=sc.raw, source=sc.source)
+                yield task
 
+    if sweep.backend == "emulation":
+        # The machine is the instrument: one emulated run at a time, in this
+        # process (it needs root; docs/emulation.md).
+        if dask:
+            raise CampaignError("dask", message="an emulation sweep runs on this machine, one run at a time; "
+                                "--dask is not accepted (run the sweep on each machine instead)")
+        from ..emulation import available
+
+        why = available()
+        if why:
+            raise CampaignError("backend", message=f"backend 'emulation': {why}")
+        executor, jobs = "serial", 1
     ex = executors.make(executor, jobs, dask)
     try:
         for res in ex.map(tasks()):
@@ -157,11 +183,11 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
         if err is not None:
             bad.append((pt, err))
             continue
-        if st is not None and st.has_run(run_id(sc.core)):
+        if st is not None and st.has_run(run_id(sc.core, sweep.backend)):
             existing += 1
             continue
         sim_total += sc.duration_s
-        if owed:
+        if owed and sweep.backend == "sim":
             import threading
 
             owed -= 1
@@ -180,7 +206,11 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
             if reached > 0:
                 rates.append(cpu / reached)
     est = None if not rates else sum(rates) / len(rates) * sim_total
-    return {"runs": n, "invalid": [str(e) for _, e in bad], "existing": existing,
+    if sweep.backend == "emulation":
+        # real time: each run lasts its duration (file transfers stop early)
+        # plus about a second of namespace set-up
+        est = sim_total + 1.0 * (n - len(bad) - existing)
+    return {"runs": n, "invalid": [str(e) for _, e in bad], "existing": existing, "backend": sweep.backend,
             "to_run": n - len(bad) - existing, "sim_seconds": sim_total,
             "cpu_s_estimate": est,
             "cpu_s_per_sim_s": sorted(rates), "calibration_points": len(rates)}

@@ -38,13 +38,18 @@ def model_tag() -> dict:
     return {"model_version": int(_core.MODEL_VERSION), "ccsim_version": _core.__version__}
 
 
-def run_id(core: dict) -> str:
+def run_id(core: dict, backend: str = "sim") -> str:
     """A run's identity: a hash of the canonical resolved scenario (units
     and defaults applied; it holds the seed), the model version and the
-    package version. 20 hex digits (80 bits)."""
+    package version; for an emulated run also the backend and the kernel
+    release (another kernel is another TCP). 20 hex digits (80 bits)."""
     import hashlib
+    import os
 
-    text = canonical_json({"scenario": core, **model_tag()})
+    ident = {"scenario": core, **model_tag()}
+    if backend != "sim":
+        ident.update(backend=backend, kernel=os.uname().release)
+    text = canonical_json(ident)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 

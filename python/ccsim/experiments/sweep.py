@@ -37,7 +37,8 @@ from typing import Any
 from ..errors import ScenarioError
 from ..overrides import parse_path, set_path
 
-SWEEP_KEYS = {"name", "base", "set", "seeds", "grid", "zip", "plot"}
+SWEEP_KEYS = {"name", "base", "set", "seeds", "grid", "zip", "plot", "backend"}
+BACKENDS = ("sim", "emulation")
 PLOT_KEYS = {"x", "y", "hue", "reduce", "title", "file"}
 
 
@@ -78,8 +79,13 @@ class Sweep:
 
     def __init__(self, base, grid: dict[str, Any] | None = None, zip: dict | list[dict] | None = None,
                  seeds: int | list[int] | None = None, *, set: dict[str, Any] | None = None, name: str | None = None,
-                 plots: list[dict] | None = None, source: str = "<sweep>", text: str | None = None):
+                 plots: list[dict] | None = None, source: str = "<sweep>", text: str | None = None,
+                 backend: str = "sim"):
         self.source = source
+        if backend not in BACKENDS:
+            raise SweepError("backend", backend, "'sim' (the simulator) or 'emulation' (the running kernel's TCP, "
+                             "docs/emulation.md)")
+        self.backend = backend
         self.text = text
         self.base_raw, self.base_source = _base(base, source)
         if set is not None and not isinstance(set, dict):
@@ -164,7 +170,7 @@ class Sweep:
         if not isinstance(grid, dict):
             raise SweepError("grid", grid, "a table of axis = [values]")
         return cls(base, grid=grid, zip=d.get("zip"), seeds=d.get("seeds"), set=d.get("set"), name=name, plots=plots,
-                   source=source, text=text)
+                   source=source, text=text, backend=d.get("backend", "sim"))
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Sweep":
@@ -222,7 +228,7 @@ class Sweep:
         return {"source": self.source, "name": self.name, "base": self.base_source, "set": self.set,
                 "grid": {k: v for k, v in self.axes.items()}, "zip": self.zips,
                 "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
-                "seeds": self.seeds, "runs": len(self), "text": self.text}
+                "seeds": self.seeds, "runs": len(self), "text": self.text, "backend": self.backend}
 
     def point_error(self, point: Point, e: ScenarioError) -> SweepError:
         """Re-word a scenario error at `point`, naming the axis it came from."""

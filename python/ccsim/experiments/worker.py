@@ -18,6 +18,8 @@ import traceback
 def execute(task: dict) -> dict:
     from .. import _core
 
+    if task.get("backend") == "emulation":
+        return execute_emulated(task)
     run_id = task["run_id"]
     timeout = task.get("timeout_s")
     ctl = _core.RunControl()
@@ -45,6 +47,28 @@ def execute(task: dict) -> dict:
     return {"run_id": run_id, "status": "ok", "files": encode_tables(raw["tables"]),
             "stats": {"events": int(raw["events"]), "sim_time_s": float(raw["sim_time_s"]),
                       "delivered_data_pkts": int(raw["delivered_data_pkts"]), "wall_s": wall, "cpu_s": cpu}}
+
+
+def execute_emulated(task: dict) -> dict:
+    """One run through the kernel's TCP (the emulation backend); the result
+    has the simulator's tables plus the emulation's own (TABLES)."""
+    from ..emulation import EmulationError, emulate
+    from ..errors import ScenarioError
+    from ..scenario import Scenario
+
+    run_id = task["run_id"]
+    try:
+        res = emulate(Scenario(task["raw"], source=task.get("source", "<sweep>")))
+    except ScenarioError as e:
+        return _failed(run_id, "scenario", str(e))
+    except EmulationError as e:
+        return _failed(run_id, "emulation", str(e))
+    except Exception as e:  # noqa: BLE001 - this run's failure, not the sweep's
+        return _failed(run_id, "internal", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}")
+    return {"run_id": run_id, "status": "ok", "files": encode_tables(res.raw["tables"]),
+            "stats": {"events": 0, "sim_time_s": res.sim_time_s, "delivered_data_pkts": res.delivered_data_pkts,
+                      "wall_s": res.wall_time_s, "cpu_s": res.cpu_time_s,
+                      "within_envelope": bool(res.emulation["within_envelope"])}}
 
 
 def encode_tables(tables: dict) -> dict[str, bytes]:
