@@ -90,6 +90,8 @@ pub struct FwdStats {
     pub oversize: u64,
     /// Lateness of each delivery (actual write − model arrival), ns.
     pub lateness_ns: Vec<u64>,
+    /// Model arrival time (ps) of each delivery, beside `lateness_ns`.
+    pub delivered_at: Vec<SimTime>,
     /// The largest lateness (ns) and the model time (ps) of that delivery.
     pub worst: u64,
     pub worst_at: SimTime,
@@ -256,6 +258,7 @@ impl Fwd {
             self.stats.worst_at = arrive;
         }
         self.stats.lateness_ns.push(late);
+        self.stats.delivered_at.push(arrive);
         self.free.push(i as u32);
     }
 
@@ -457,6 +460,10 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     drop(rows);
     let ls = std::mem::replace(&mut f.lseries, Recorder::new(&output::link_series()));
     out.tables.push(ls.into_table("link_series", &output::link_series()));
+    let mut lt = Table::new("lateness");
+    lt.push("time_s", Column::F64(f.stats.delivered_at.iter().map(|&t| t as f64 * 1e-12).collect()));
+    lt.push("late_s", Column::F64(f.stats.lateness_ns.iter().map(|&x| x as f64 * 1e-9).collect()));
+    out.tables.push(lt);
     out.tables.push(stats_table(&mut f.stats, f.flows.len()));
     if let Some(w) = f.wire.take() {
         out.tables.push(wire_table(&w));
