@@ -243,3 +243,28 @@ def test_an_emulation_sweep_refuses_points_the_backend_cannot_run():
     sw = ccsim.Sweep(base, grid={"tcp.delayed_ack": [True, False]}, backend="emulation")
     bad = validate(sw, keep_going=True)
     assert len(bad) == 1 and "tcp.delayed_ack = False" in str(bad[0][1])
+
+
+@needs_emu
+def test_paced_cubic_and_bbr_run_on_the_kernel_with_internal_pacing():
+    # A 100 Mb/s, 50 ms transfer: the kernel paces (tcpi_pacing_rate well
+    # below the link rate early on for paced CUBIC) and the transfer completes.
+    for cc, pacing in (("cubic", "linux"), ("bbr", "linux")):
+        sc = single(rate="100Mbps", delay="25ms", duration="2s", cc=cc, app={"app": "file", "size": "200KB"})
+        r = emulate(sc.with_overrides({"tcp.pacing": pacing, "sim.sample_interval": "10ms"}))
+        f = r.flows.row(0, named=True)
+        assert f["kernel_cc"] == cc and f["delivered_bytes"] == 200_000 and f["fct_s"] > 0.05
+        assert (r.flow_series["pacing_rate_bps"] > 0).all()
+
+
+def test_an_agent_failure_fails_the_run(monkeypatch):
+    """A sender that cannot run (here: an algorithm the kernel refuses at
+    setsockopt) must fail the emulated run, not yield a run with no data."""
+    if WHY is not None:
+        pytest.skip(f"emulation unavailable: {WHY}")
+    import ccsim.emulation as emu
+
+    monkeypatch.setitem(emu.KERNEL_CC, "cubic", "no_such_cc")
+    monkeypatch.setattr(emu, "kernel_ccs", lambda: ["no_such_cc", "reno", "bbr"])
+    with pytest.raises(emu.EmulationError, match="sender"):
+        emulate(single(duration="1s", app={"app": "file", "size": "10KB"}))

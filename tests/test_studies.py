@@ -340,3 +340,39 @@ def test_a_changed_plan_does_not_mix_old_runs_into_the_report(tmp_path):
     c = ccsim.open_campaign(camp / "ql")
     assert set(c.ok_runs["sim_time_s"].unique().to_list()) == {red_ecn.RedEcn().plan("smoke")["sweep_s"] + 1}
     assert changed.computed == c.ok_runs.height
+
+
+def test_initial_window_round_arithmetic_and_variants():
+    from ccsim.studies import initial_window as iw
+
+    # 102,400 B = 71 segments of 1448 B; from IW 10 the flights carry 10, 20, 40, 1
+    assert math.ceil(iw.SIZE / iw.MSS) == 71
+    assert iw.rounds_needed(71, 10) == 4 and iw.rounds_needed(70, 10) == 3
+    assert iw.rounds_needed(71, 20) == 3 and iw.rounds_needed(71, 50) == 2 and iw.rounds_needed(71, 1) == 7
+    # the paper's 0.1 s for IW 20 at RTT 100 ms is below the loss-free minimum
+    assert iw.min_fct_data(71, 20, 0.1) == pytest.approx(0.25)
+    sw = iw.STUDY.experiments(iw.STUDY.plan("smoke"))[0].sweep
+    by_label = {}
+    for pt in sw.points():
+        t = pt.scenario().core["flows"][0]["tcp"]
+        by_label[pt.params["flows[0].label"]] = (t["cc"], t["pacing"], t["handshake"], t["mss"])
+    assert by_label == {"cubic": ("cubic", "off", True, 1448), "cubic_paced": ("cubic", "linux", True, 1448),
+                        "bbr": ("bbr", "linux", True, 1448)}
+
+
+def test_initial_window_simulated_fct_follows_slow_start_rounds():
+    """A loss-free cell (1000-packet queue, 100 Mb/s, RTT 100 ms) against the
+    slow-start latency model (Cardwell, Savage & Anderson 2000): from the
+    first data byte, (rounds − 1) RTT + RTT/2 + the last flight serialized."""
+    from ccsim.studies import initial_window as iw
+
+    for w in (1, 10, 50):
+        b = (ccsim.Builder(duration="5s", seed=1).single_link(rate="100Mbps", delay="50ms", buffer="1000pkt")
+             .tcp(cc="cubic", initial_window=w, handshake=True).flows(count=1, app="file", size="100KiB"))
+        f = b.build().run().flows.row(0, named=True)
+        segs = math.ceil(iw.SIZE / iw.MSS)
+        r = iw.rounds_needed(segs, w)
+        last = segs - sum(w * 2 ** k for k in range(r - 1))
+        model = iw.min_fct_data(segs, w, 0.1) + last * 1500 * 8 / 100e6
+        assert f["retransmits"] == 0
+        assert f["fct_data_s"] == pytest.approx(model, rel=0.10), (w, f["fct_data_s"], model)

@@ -32,6 +32,10 @@ from ..errors import ScenarioError
 from .netns import EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
 AGENT = Path(__file__).with_name("agent.py")
+# The emulation backend's version: bump it in any change that alters what an
+# emulated run measures (agents, forwarder, settings); it is part of an
+# emulated run's identity, so campaigns never reuse runs of an older backend.
+EMU_VERSION = 2
 PORT0 = 5001
 
 # The simulator's algorithm names and the kernel module that runs each.
@@ -289,6 +293,12 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                     err = (p.stderr.read() if p.stderr else "").strip()
                     raise EmulationError(f"flow {i}: the {role} program wrote no result (exit {p.returncode}): {err[-500:]}")
                 agents[(role, i)] = json.loads(path.read_text())
+        failed = [f"flow {i} {'sender' if role == 'send' else 'sink'}: {a['error']}"
+                  for (role, i), a in sorted(agents.items()) if a.get("error")]
+        if failed:
+            # an agent that failed (could not connect, was reset, timed out
+            # before the end) leaves no measurement worth keeping
+            raise EmulationError("; ".join(failed))
         hosts = []
         for h in tb.hosts:
             hosts.append({"node": core["nodes"][h.node], "namespace": h.ns, "device": h.dev, "addr": h.addr,

@@ -106,7 +106,9 @@ def sender(a) -> None:
         if a.mss:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
         if a.pacing:
-            s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, 0xFFFFFFFE)
+            # an unsigned 32-bit value (~34 Gb/s, above any link here); an int
+            # argument would be read as a signed C int and overflow
+            s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, struct.pack("=I", 0xFFFFFFFE))
         out["cc"] = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).rstrip(b"\0").decode()
         stop = threading.Event()
         samples = out["samples"]

@@ -42,13 +42,16 @@ def run_id(core: dict, backend: str = "sim") -> str:
     """A run's identity: a hash of the canonical resolved scenario (units
     and defaults applied; it holds the seed), the model version and the
     package version; for an emulated run also the backend and the kernel
-    release (another kernel is another TCP). 20 hex digits (80 bits)."""
+    release (another kernel is another TCP) and the emulation backend's
+    version. 20 hex digits (80 bits)."""
     import hashlib
     import os
 
     ident = {"scenario": core, **model_tag()}
     if backend != "sim":
-        ident.update(backend=backend, kernel=os.uname().release)
+        from ..emulation import EMU_VERSION
+
+        ident.update(backend=backend, kernel=os.uname().release, emu_version=EMU_VERSION)
     text = canonical_json(ident)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 

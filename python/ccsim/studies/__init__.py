@@ -23,6 +23,7 @@ REGISTRY = {
     "asymmetric": ".asymmetric",
     "westwood": ".westwood",
     "pacing": ".pacing",
+    "initial_window": ".initial_window",
 }
 
 
@@ -119,6 +120,10 @@ def _sweep_digest(sweep) -> str:
 
     from ..experiments.sweep import canonical_json
     h = hashlib.sha256()
+    if getattr(sweep, "backend", "sim") != "sim":
+        from ..emulation import EMU_VERSION
+
+        h.update(canonical_json({"backend": sweep.backend, "emu_version": EMU_VERSION}).encode())
     for p in sweep.points():
         h.update(canonical_json({"params": {k: v for k, v in p.params.items()}, "raw": p.raw}).encode())
     return h.hexdigest()[:16]
