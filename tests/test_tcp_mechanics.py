@@ -145,6 +145,21 @@ def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh, ratio):
     assert np.median(g) == pytest.approx(expected, rel=0.05)
 
 
+def test_linux_pacing_leaves_the_first_nine_segments_unpaced():
+    # Linux tcp_update_skb_after_send advances the pacing clock only from
+    # data_segs_out >= 10 ("Original sch_fq does not pace first 10 MSS"):
+    # with an RTT sample from the handshake the pacing rate exists from the
+    # first data segment, yet segments 1-10 leave together (the 10th moves
+    # the clock) and the 11th waits one gap, srtt/(2·cwnd) in slow start.
+    t, f = _send_gaps("linux", initial_window=20, max_cwnd=20, tso=False, handshake=True)
+    assert (t[:10] == t[0]).all()
+    srtt_hs = 2 * 0.050 + 2 * 60 * 8 / 1e9          # the handshake's RTT sample on 1 Gb/s, 50 ms
+    assert t[10] - t[0] == pytest.approx(srtt_hs / (2.0 * 20), rel=0.05)
+    # ns-2's leaky bucket paces from the first segment
+    tw, _ = _send_gaps("window", initial_window=20, max_cwnd=20, handshake=True)
+    assert tw[1] > tw[0]
+
+
 def test_window_pacing_gap_is_srtt_over_cwnd():
     t, f = _send_gaps("window")
     g = np.diff(t)[t[1:] > 0.5]

@@ -29,14 +29,13 @@ import numpy as np
 
 from .. import _core
 from ..errors import ScenarioError
-from .netns import EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
+from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
 AGENT = Path(__file__).with_name("agent.py")
 # The emulation backend's version: bump it in any change that alters what an
 # emulated run measures (agents, forwarder, settings); it is part of an
 # emulated run's identity, so campaigns never reuse runs of an older backend.
 EMU_VERSION = 2
-PORT0 = 5001
 
 # The simulator's algorithm names and the kernel module that runs each.
 # Linux "reno" is NewReno with SACK (RFC 6582 / RFC 6675 recovery is the

@@ -29,6 +29,9 @@ REGISTRY = Path("/run/ccsim-emu")
 NS_RE = re.compile(r"^ccsim-([0-9a-f]{6})-(\d+)$")
 DEV_RE = re.compile(r"^ccs([0-9a-f]{6})(\d+)$")
 
+# Flow i's sink listens on this port + i (inside its host's namespace).
+PORT0 = 5001
+
 TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000

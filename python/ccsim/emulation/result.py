@@ -216,7 +216,7 @@ def _seq_trace(core: dict, wire_raw: list, hosts: list[dict]) -> dict[str, list]
     before), cumulative ACKs as delivered to the sender. Flow i is the
     connection to the sink's port 5001 + i; sequence numbers are relative
     to the SYN's (initial sequence number + 1 is byte 0)."""
-    from . import PORT0
+    from .netns import PORT0
 
     w = {name: np.frombuffer(data, dtype=dtype) for name, dtype, data in wire_raw}
     out: dict[str, list] = {"time_s": [], "flow": [], "kind": [], "seq": []}

@@ -32,6 +32,7 @@ CC_ZIP = {"flows[0].label": VARIANTS, "tcp.cc": ["cubic", "cubic", "bbr"], "tcp.
 # what a rule raises when a mode's grid lacks the cells it compares
 MISSING = (KeyError, IndexError, ValueError, ZeroDivisionError, pl.exceptions.ColumnNotFoundError)
 BAND = 0.10                      # convergence band: ±10 % of the mean over the second half
+DIP_S = 2                        # T_conv ignores excursions from the band of at most this many 1-s bins
 
 
 def base(duration_s: float, app: dict, sample: str) -> dict:
@@ -117,8 +118,9 @@ class InitialWindow(Study):
             ("FCT", "fct_data: first data byte to the last byte at the receiver (the paper's 'start of the transfer'); "
                     "fct: from the SYN (adds one RTT)"),
             ("convergence", f"band ±{BAND:.0%} around the mean goodput of the second half; T_conv (robust, used by "
-                            "the claims): the time after which the 5-s moving average stays in the band; T_1s: the "
-                            "time after which every 1-s bin stays in it"),
+                            f"the claims): the time after which the 1-s goodput has entered the band and never leaves it "
+                            f"for more than {DIP_S} s in a row; "
+                            "T_1s (strict): the time after which every 1-s bin is in it"),
             ("the kernel column", emu),
         ]
 
@@ -132,9 +134,13 @@ class InitialWindow(Study):
             Choice("repetitions", "the simulator: one seed in quick mode (a single flow on a loss-free link draws "
                    "nothing at random, so seeds give identical runs; full mode runs 5 to show it); the kernel: each "
                    "repetition is a new measurement", "the paper averaged 5 iperf3 runs"),
-            Choice("convergence time", f"5-s moving average within ±{BAND:.0%} of the second half's mean (claims); "
-                   "1-s bins in the band (shown too)", "the paper names no definition; 1-s bins are dominated by "
-                   "one-second dips from loss recovery and BBR's PROBE_RTT"),
+            Choice("convergence time", f"T_conv: from then on the 1-s goodput stays within ±{BAND:.0%} of the second "
+                   f"half's mean except for excursions of at most {DIP_S} s (claims); T_1s: every 1-s bin in the band "
+                   "(shown too)",
+                   "the paper names no definition; T_1s is decided by single one-second dips from loss recovery "
+                   "and BBR's PROBE_RTT. Two versions were replaced after seeing results: a trailing 5-s moving "
+                   "average (it measured its own 4–5 s warm-up in every cell) and '90 % of the later bins in the "
+                   "band' (a 100 s run is 90 % in band even after 10 s out)", after_results=True),
             Choice("kernel receive window", "Linux defaults (as under Mininet): the SYN-ACK advertises at most 64 KB, "
                    "so the kernel's first flight at IW 50 is 45 segments; the simulator has no such cap",
                    "the paper did not raise tcp_rmem or initrwnd"),
@@ -223,8 +229,9 @@ class InitialWindow(Study):
         return data.memo(f"series:{exp}", build)
 
     def convergence(self, data: StudyData, exp: str) -> pl.DataFrame | None:
-        """Per (cc, iw, rtt_ms, rate): T_conv (5-s moving average in the
-        band), T_1s (1-s bins in the band), steady goodput (second half)."""
+        """Per (cc, iw, rtt_ms, rate): T_conv (in the band but for excursions
+        of ≤ DIP_S s), T_1s (every later 1-s bin in it), steady goodput
+        (second half)."""
         s = self.goodput_series(data, exp)
         if s is None:
             return None
@@ -238,7 +245,7 @@ class InitialWindow(Study):
                 dur = t.max() if len(t) else 0.0
                 steady = r[t > dur / 2].mean() if (t > dur / 2).any() else math.nan
                 rows.append({"run_id": rid, **{k: g[k][0] for k in ("cc", "iw", "rtt_ms", "rate")},
-                             "steady_bps": steady, "t_conv": _settle(t, _moving(r, 5), steady),
+                             "steady_bps": steady, "t_conv": _settle_robust(t, r, steady),
                              "t_1s": _settle(t, r, steady)})
             d = pl.DataFrame(rows)
             return (d.group_by(["cc", "iw", "rtt_ms", "rate"]).agg(pl.col("t_conv").mean(), pl.col("t_1s").mean(),
@@ -259,8 +266,8 @@ class InitialWindow(Study):
                   "Median over (algorithm, IW, RTT) cells of (max − min)/min of the FCT across the rates ≤ 20 %.",
                   self._iw1c),
             Claim("IW1-d", "Pacing lowers CUBIC's FCT, most at high RTT.",
-                  "Mean over cells: paced CUBIC's FCT < CUBIC's; its relative reduction is larger at 100 ms than at "
-                  "30 ms.", self._iw1d),
+                  "Mean over cells: paced CUBIC's FCT < CUBIC's; at 100 ms its mean relative reduction is positive "
+                  "and larger than at 30 ms.", self._iw1d),
             Claim("IW1-e", "BBR is almost insensitive to IW and RTT and mostly faster than CUBIC, most of all at small IW.",
                   "BBR's spread across IW ((max − min)/min per RTT and rate, averaged) is below CUBIC's; BBR's FCT at "
                   "100 ms is ≤ 1.5 × its FCT at 30 ms (mean over cells); BBR is faster than CUBIC in at least half "
@@ -319,9 +326,11 @@ class InitialWindow(Study):
             return chk, {**{f"fct_iw{k}": v for k, v in m.items()}, **{f"fct_10M_{r}ms_iw50": a for r, a, _ in slow},
                          **{f"fct_10M_{r}ms_iw20": b for r, _, b in slow}}
         return self._both(data, "IW1-a", "iw1", rule, kernel_exp="iw1_emu",
-                          why_not="IW 50 = 50 segments ≈ 3 BDP at 10 Mb/s / 30 ms overflows a 1-BDP queue in the "
-                                  "first flight, but at 100 ms the BDP is 83 packets and nothing is lost; the 1000-"
-                                  "packet sensitivity run removes the loss altogether")
+                          why_not="at 10 Mb/s a 71-packet transfer is bound by serialization (85 ms): IW 20 already "
+                                  "keeps the link busy, and the packets IW 50 loses at 30 ms (a 50-packet burst into a "
+                                  "25-packet queue) are repaired by SACK/RACK within the same round trip, so the loss "
+                                  "costs almost nothing; at 100 ms the 83-packet queue takes the burst. A slower IW 50 "
+                                  "needs a costlier recovery than this, e.g. a retransmission timeout")
 
     def _iw1b(self, data):
         def rule(t):
@@ -348,11 +357,13 @@ class InitialWindow(Study):
             r30, r100 = _mean(w.filter(pl.col("rtt_ms") == 30)["red"]), _mean(w.filter(pl.col("rtt_ms") == 100)["red"])
             mp, mc = _mean(w["cubic_paced"]), _mean(w["cubic"])
             return [Check("paced CUBIC faster on average", mp < mc, f"{mp:.3f} vs {mc:.3f} s"),
-                    Check("larger reduction at 100 ms", r100 > r30, f"{r100:+.1%} vs {r30:+.1%}")], \
+                    Check("a reduction at 100 ms, larger than at 30 ms", r100 > max(r30, 0.0), f"{r100:+.1%} vs {r30:+.1%}")], \
                 {"fct_paced": mp, "fct_cubic": mc, "reduction_30ms": r30, "reduction_100ms": r100}
         return self._both(data, "IW1-d", "iw1", rule, kernel_exp="iw1_emu",
-                          why_not="pacing spreads each flight over an RTT, so without loss it adds up to an RTT "
-                                  "per flight; it helps only where the unpaced burst overflows the queue")
+                          why_not="Linux pacing sends a slow-start flight at 2·cwnd/srtt (over half an RTT) while "
+                                  "the bottleneck spreads an unpaced flight by itself, so without loss the two finish "
+                                  "within a few per cent of each other; pacing only matters where the unpaced burst "
+                                  "overflows the queue (IW 50 at 10 Mb/s, 30 ms)")
 
     def _iw1e(self, data):
         def rule(t):
@@ -373,8 +384,9 @@ class InitialWindow(Study):
                  "cubic_over_bbr_small_iw": lo, "cubic_over_bbr_large_iw": hi}
         return self._both(data, "IW1-e", "iw1", rule, kernel_exp="iw1_emu",
                           why_not="no algorithm can be insensitive to RTT on a 71-segment transfer: it needs "
-                                  "several round trips whatever the window rule (BBR's STARTUP grows at 2/ln 2 per "
-                                  "round, about like slow start)")
+                                  "several round trips whatever the window rule; and BBR starts from the same IW and "
+                                  "its STARTUP (pacing gain 2/ln 2 on the delivery rate it has measured) opens no "
+                                  "faster than slow start in the first rounds, so it does not beat CUBIC without loss")
 
     def _iw1f(self, data):
         rtt = 0.1
@@ -408,7 +420,7 @@ class InitialWindow(Study):
                     Check("10 Mb/s, 100 ms: IW 50 slower than IW 10", e50 > e10, f"{e50:.1f} vs {e10:.1f} s")], \
                 {"t_iw1": iw1, "t_iw10": iw10, "t_10M": r10, "t_100M": r100, "t_30ms": t30, "t_100ms": t100,
                  "t_iw50_100ms_10M": e50, "t_iw10_100ms_10M": e10}
-        return self._both(data, "IW2-a", "iw2", rule, kernel_exp="iw2_emu")
+        return self._both(data, "IW2-a", "iw2", rule, kernel_exp="iw2_emu", why_not=self._iw2_why(data))
 
     def _iw2b(self, data):
         def rule(t):
@@ -419,7 +431,7 @@ class InitialWindow(Study):
             return [Check("paced faster in ≥ half the cells", share >= 0.5, f"{share:.0%}"),
                     Check("100 ms: slower at 100 Mb/s than at 10 Mb/s", a > b, f"{a:.1f} vs {b:.1f} s")], \
                 {"paced_faster_share": share, "paced_100ms_100M": a, "paced_100ms_10M": b}
-        return self._both(data, "IW2-b", "iw2", rule, kernel_exp="iw2_emu")
+        return self._both(data, "IW2-b", "iw2", rule, kernel_exp="iw2_emu", why_not=self._iw2_why(data))
 
     def _iw2c(self, data):
         def rule(t):
@@ -432,7 +444,14 @@ class InitialWindow(Study):
                     Check("faster at 100 Mb/s", r100 < r10, f"{r100:.1f} vs {r10:.1f} s"),
                     Check("slower at 100 ms", t100 > t30, f"{t100:.1f} vs {t30:.1f} s")], \
                 {"bbr_iw_spread": sp, "t_10M": r10, "t_100M": r100, "t_30ms": t30, "t_100ms": t100}
-        return self._both(data, "IW2-c", "iw2", rule, kernel_exp="iw2_emu")
+        return self._both(data, "IW2-c", "iw2", rule, kernel_exp="iw2_emu", why_not=self._iw2_why(data))
+
+    def _iw2_why(self, data: StudyData) -> str:
+        c = self.convergence(data, "iw2")
+        return (f"a single flow alone on its link converges fast whatever the set-up: T_conv is "
+                f"{c['t_conv'].min():.0f}–{c['t_conv'].max():.0f} s in every cell (1-s bins), so the differences "
+                "these rules compare are a bin or two; the strict T_1s instead follows when the last one-second dip "
+                f"happened ({c['t_1s'].min():.0f}–{c['t_1s'].max():.0f} s), which is not a convergence property")
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
@@ -513,8 +532,8 @@ class InitialWindow(Study):
                     ax.set_xlabel("initial window (segments)")
         axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0))
         figs.append(save_figure(fig, out, "iw2_convergence.png", "IW2: convergence time against the initial window; "
-                                f"T_conv: 5-s moving average within ±{BAND:.0%} of the second half's mean; T_1s: every "
-                                "1-s bin within it; dashed: the kernel (its runs are shorter in quick mode)."))
+                                f"T_conv: within ±{BAND:.0%} of the second half's mean but for excursions of ≤ {DIP_S} s; T_1s: "
+                                "every 1-s bin within it; dashed: the kernel (its runs are shorter in quick mode)."))
         s = self.goodput_series(data, "iw2")
         sk = self.goodput_series(data, "iw2_emu")
         rate, r = min(rate2), max(rtt2)
@@ -589,14 +608,25 @@ def _one(t: pl.DataFrame, col: str = "fct_data_s", **where) -> float:
     return float(x[col][0]) if x.height else math.nan
 
 
-def _moving(r: np.ndarray, k: int) -> np.ndarray:
-    """Trailing k-sample moving average (shorter at the start)."""
-    c = np.cumsum(np.insert(r, 0, 0.0))
-    out = np.empty_like(r)
-    for i in range(len(r)):
-        lo = max(0, i + 1 - k)
-        out[i] = (c[i + 1] - c[lo]) / (i + 1 - lo)
-    return out
+def _settle_robust(t: np.ndarray, r: np.ndarray, steady: float, longest: int = DIP_S) -> float:
+    """The first time after which the goodput has entered the band and never
+    leaves it for more than `longest` consecutive 1-s bins: a one- or
+    two-second dip (a loss recovery, BBR's PROBE_RTT) does not reset it, a
+    sustained deviation does. Bins are labelled by their end."""
+    if len(r) == 0 or not steady or math.isnan(steady):
+        return math.nan
+    out = np.abs(r - steady) > BAND * steady
+    if out.all():
+        return float(t[-1])
+    first_in = int(np.argmax(~out))
+    settle = float(t[first_in] - 1.0)          # end of the initial approach
+    run = 0
+    for i in range(first_in, len(r)):
+        run = run + 1 if out[i] else 0
+        if run > longest:
+            settle = float(t[i])
+    # a long run still open at the end
+    return settle
 
 
 def _settle(t: np.ndarray, r: np.ndarray, steady: float) -> float:

@@ -27,6 +27,10 @@ use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION
 use crate::packet::{PktKind, Packet, ECN_CE, ECN_ECT, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
+/// Data segments a Linux-paced connection sends before pacing starts
+/// (`tcp_update_skb_after_send`: `tp->data_segs_out >= 10`).
+const LINUX_UNPACED_SEGS: u64 = 10;
+
 /// What the cumulative part of an ACK did (`Conn::take_cumulative`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct AckInfo {
@@ -504,10 +508,19 @@ impl Conn {
         if self.in_recovery && self.sack == SackCfg::Sack1 {
             self.sack1_pipe += 1;
         }
+        // Linux tcp_update_skb_after_send: the pacing clock advances only
+        // once the connection has sent 10 data segments ("Original sch_fq
+        // does not pace first 10 MSS"): the first nine go unpaced.
+        // ns-2's leaky bucket paces from the first segment.
         if self.pacing_active() {
-            if let Some(gap) = self.pacing_gap(payload) {
-                self.pacer.next = self.pacer.next.max(now) + gap;
-            }
+            let gap = if self.window_paced() || self.stats.data_pkts_sent + 1 >= LINUX_UNPACED_SEGS {
+                self.pacing_gap(payload)
+            } else {
+                None
+            };
+            // never behind the clock: a release that runs out of its quota
+            // waits for `next`, which must not lie in the past
+            self.pacer.next = self.pacer.next.max(now) + gap.unwrap_or(0);
         }
         self.stats.data_pkts_sent += 1;
         self.stats.data_bytes_sent += size as u64;
