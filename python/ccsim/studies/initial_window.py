@@ -585,12 +585,12 @@ class InitialWindow(Study):
         fig, ax = plt.subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
         ax.axis("off")
         tab = ax.table(cellText=[[r[0], r[1], r[2], f"{r[3]:.3f}", f"{r[4]:.2f}", f"{r[5]:.3f}", r[6], r[7]] for r in rows],
-                       colLabels=["experiment", "runs", "within envelope", "lateness p99, median (ms)",
-                                  "worst lateness (ms)", "worst min-RTT error (ms)", "drops outside model", "kernel"],
+                       colLabels=["experiment", "runs", "within\nenvelope", "lateness p99,\nmedian (ms)",
+                                  "worst\nlateness (ms)", "worst min-RTT\nerror (ms)", "drops outside\nthe model", "kernel"],
                        loc="center")
         tab.auto_set_font_size(False)
         tab.set_fontsize(8)
-        tab.scale(1, 1.4)
+        tab.scale(1, 2.0)
         return save_figure(fig, out, "emulation_validation.png", "The kernel runs' self-validation "
                            "(docs/emulation.md): forwarder lateness, measured minus configured minimum RTT, drops the "
                            "model did not decide. Runs outside the envelope are kept and counted here.")
