@@ -461,30 +461,10 @@ class InitialWindow(Study):
         import matplotlib.pyplot as plt
 
         figs = []
-        colors = {"cubic": "C0", "cubic_paced": "C2", "bbr": "C3"}
+        colors = COLORS
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
-        rtts, rates = data.plan["rtt"], data.plan["rate1"]
-        fig, axes = plt.subplots(len(rtts), len(rates), figsize=(3.6 * len(rates) + 1.2, 3.0 * len(rtts)),
-                                 squeeze=False, sharex=True)
-        for i, r in enumerate(rtts):
-            for j, rate in enumerate(rates):
-                ax = axes[i][j]
-                for cc in VARIANTS:
-                    x = t.filter((pl.col("cc") == cc) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("iw")
-                    ax.plot(x["iw"], x["fct_data_s"], "-o", ms=3, color=colors[cc], label=f"{VNAME[cc]} simulated")
-                    if tk is not None:
-                        y = tk.filter((pl.col("cc") == cc) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("iw")
-                        if y.height:
-                            ax.plot(y["iw"], y["fct_data_s"], "--x", ms=4, color=colors[cc], label=f"{VNAME[cc]} Linux")
-                ax.set_xscale("log")
-                ax.set_xticks(data.plan["iw1"], [str(v) for v in data.plan["iw1"]])
-                ax.set_title(f"RTT {r} ms, {rate} Mb/s", fontsize=9)
-                ax.grid(alpha=0.3)
-                if j == 0:
-                    ax.set_ylabel("FCT from first data byte (s)")
-                if i == len(rtts) - 1:
-                    ax.set_xlabel("initial window (segments)")
-        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        fig = _iw_grid(plt, data.plan["rtt"], data.plan["rate1"], data.plan["iw1"], "FCT from first data byte (s)",
+                       [(t, "fct_data_s", "-o", "simulated"), (tk, "fct_data_s", "--x", "Linux")], 3.6, 7)
         figs.append(save_figure(fig, out, "iw1_fct.png", f"IW1: FCT of a {SIZE:,}-byte transfer against the initial "
                                 "window (paper Figs. for IW1); solid: simulated, dashed: this machine's kernel."))
         if tk is not None and tk.height:
@@ -509,28 +489,9 @@ class InitialWindow(Study):
         c = self.convergence(data, "iw2")
         ck = self.convergence(data, "iw2_emu")
         rtt2, rate2 = data.plan["rtt2"], data.plan["rate2"]
-        fig, axes = plt.subplots(len(rtt2), len(rate2), figsize=(4.2 * len(rate2) + 1.2, 3.0 * len(rtt2)),
-                                 squeeze=False, sharex=True)
-        for i, r in enumerate(rtt2):
-            for jx, rate in enumerate(rate2):
-                ax = axes[i][jx]
-                for cc in VARIANTS:
-                    x = c.filter((pl.col("cc") == cc) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("iw")
-                    ax.plot(x["iw"], x["t_conv"], "-o", ms=3, color=colors[cc], label=f"{VNAME[cc]} T_conv")
-                    ax.plot(x["iw"], x["t_1s"], ":", color=colors[cc], lw=0.8, label=f"{VNAME[cc]} T_1s")
-                    if ck is not None:
-                        y = ck.filter((pl.col("cc") == cc) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("iw")
-                        if y.height:
-                            ax.plot(y["iw"], y["t_conv"], "--x", ms=4, color=colors[cc], label=f"{VNAME[cc]} Linux T_conv")
-                ax.set_xscale("log")
-                ax.set_xticks(data.plan["iw2"], [str(v) for v in data.plan["iw2"]])
-                ax.set_title(f"RTT {r} ms, {rate} Mb/s", fontsize=9)
-                ax.grid(alpha=0.3)
-                if jx == 0:
-                    ax.set_ylabel("convergence time (s)")
-                if i == len(rtt2) - 1:
-                    ax.set_xlabel("initial window (segments)")
-        axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        fig = _iw_grid(plt, rtt2, rate2, data.plan["iw2"], "convergence time (s)",
+                       [(c, "t_conv", "-o", "T_conv"), (c, "t_1s", ":", "T_1s"), (ck, "t_conv", "--x", "Linux T_conv")],
+                       4.2, 6)
         figs.append(save_figure(fig, out, "iw2_convergence.png", "IW2: convergence time against the initial window; "
                                 f"T_conv: within ±{BAND:.0%} of the second half's mean but for excursions of ≤ {DIP_S} s; T_1s: "
                                 "every 1-s bin within it; dashed: the kernel (its runs are shorter in quick mode)."))
@@ -594,6 +555,41 @@ class InitialWindow(Study):
         return save_figure(fig, out, "emulation_validation.png", "The kernel runs' self-validation "
                            "(docs/emulation.md): forwarder lateness, measured minus configured minimum RTT, drops the "
                            "model did not decide. Runs outside the envelope are kept and counted here.")
+
+
+COLORS = {"cubic": "C0", "cubic_paced": "C2", "bbr": "C3"}
+
+
+def _iw_grid(plt, rtts, rates, iws, ylabel, lines, width, legend_size):
+    """One panel per (RTT, rate): each algorithm's `lines` (table, column,
+    style, label) against the initial window on a log axis."""
+    fig, axes = plt.subplots(len(rtts), len(rates), figsize=(width * len(rates) + 1.2, 3.0 * len(rtts)),
+                             squeeze=False, sharex=True)
+    for i, r in enumerate(rtts):
+        for j, rate in enumerate(rates):
+            ax = axes[i][j]
+            for cc in VARIANTS:
+                for table, col, style, label in lines:
+                    if table is None:
+                        continue
+                    x = table.filter((pl.col("cc") == cc) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("iw")
+                    if x.height:
+                        ax.plot(x["iw"], x[col], style, ms=3, lw=0.8 if style == ":" else 1.2, color=COLORS[cc],
+                                label=f"{VNAME[cc]} {label}")
+            ax.set_xscale("log")
+            ax.set_xticks(iws, [str(v) for v in iws])
+            ax.set_title(f"RTT {r} ms, {rate} Mb/s", fontsize=9)
+            ax.grid(alpha=0.3)
+            if j == 0:
+                ax.set_ylabel(ylabel)
+            if i == len(rtts) - 1:
+                ax.set_xlabel("initial window (segments)")
+    seen: dict = {}
+    for ax in axes.flat:                 # every panel's lines: the kernel's may be in some panels only
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    axes[0][-1].legend(list(seen.values()), list(seen), fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return fig
 
 
 def _mean(s) -> float:
