@@ -25,7 +25,7 @@ def test_examples_run_as_written(tmp_path):
         assert set(d) == {"flows", "links", "sim_time_s", "wall_time_s", "events"}
         assert set(d["flows"][0]) == {"id", "src", "dst", "cc", "goodput_bps", "throughput_bps", "retransmits",
                                       "timeouts", "fct_s"}
-        assert set(d["links"][0]) == {"name", "drops", "utilization"}
+        assert set(d["links"][0]) == {"name", "drops", "losses", "utilization"}
         assert d["flows"][0]["fct_s"] is None  # bulk flows never finish
         for f in ("flows", "links", "flow_series", "link_series", "events"):
             assert (out / f"{f}.parquet").exists()
@@ -123,3 +123,40 @@ def test_list_command():
     from ccsim.traffic import APP_DOC
     for name in [*QUEUE_KINDS, *LOSS_DOC, *APP_DOC, *TOPOLOGY_DOC, "wireless_loss", "to_bad_after_good", "think", "pareto2"]:
         assert name in r.stdout, name
+
+
+def test_out_that_cannot_be_a_folder_is_refused_before_running(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("not a folder")
+    r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(f))
+    assert r.returncode == 2
+    line = r.stderr.strip()
+    assert "\n" not in line and "--out" in line and "a file of that name exists" in line
+    assert f.read_text() == "not a folder"
+
+
+def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path):
+    out = tmp_path / "o"
+    sc = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s", "sim.trace": ["seq"]})
+    first = tmp_path / "first.toml"
+    ccsim.dump(sc, first)
+    assert cli("run", str(first), "--out", str(out)).returncode == 0
+    assert (out / "cwnd.png").exists() and (out / "seq_trace.parquet").exists()
+    second = tmp_path / "second.toml"
+    ccsim.dump(sc.with_overrides({"sim.trace": []}), second)
+    assert cli("run", str(second), "--out", str(out), "--no-plots").returncode == 0
+    assert not list(out.glob("*.png")), "plots of the earlier run were left beside the new data"
+    assert ccsim.read(out).get("seq_trace", pl.DataFrame()).height == 0, "the earlier run's trace is gone"
+
+
+def test_bench_refuses_zero_repeats_in_one_line():
+    r = cli("bench", "--repeat", "0")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "--repeat" in r.stderr
+
+
+def test_json_summary_keeps_queue_drops_and_wire_losses_apart():
+    r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--set", "sim.duration=5s", "--json",
+            "--out", "/tmp/ccsim-json-test")
+    d = json.loads(r.stdout)
+    fwd = [l for l in d["links"] if l["name"] == "a->b"][0]
+    assert fwd["losses"] > 0 and "drops" in fwd          # Bernoulli 1 % on the data direction

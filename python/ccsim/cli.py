@@ -53,6 +53,19 @@ def _print_summary(res) -> None:
         print(f"\nsimulated {res.sim_time_s:g} s in {res.wall_time_s:.2f} s wall, {res.events_processed} events")
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an output folder that cannot be written before anything runs
+    (a long run must not be lost to it afterwards)."""
+    if out.exists() and not out.is_dir():
+        raise ScenarioError("--out", str(out), "a folder (a file of that name exists)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError("--out", str(out), f"a folder that can be created ({e.strerror})") from None
+    if not os.access(out, os.W_OK):
+        raise ScenarioError("--out", str(out), "a writable folder")
+
+
 def cmd_run(a) -> int:
     from .experiments.progress import RunProgress, enabled
     from .overrides import parse_assignment
@@ -65,6 +78,7 @@ def cmd_run(a) -> int:
     if a.seed is not None:
         sc = sc.with_seed(a.seed)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
+    _check_out(out)
     ctl = _core.RunControl()
     with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
         res = run_scenario(sc, control=ctl)
@@ -234,6 +248,8 @@ def cmd_bench(a) -> int:
         return 0
     from .bench import run_bench
 
+    if a.repeat < 1:
+        raise ScenarioError("--repeat", a.repeat, "a number of runs ≥ 1")
     rows = run_bench(repeat=a.repeat)
     if a.json:
         print(json.dumps({"scenarios": rows}))
@@ -353,6 +369,7 @@ def cmd_emulate(a) -> int:
     if a.set:
         sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
     out = Path(a.out) if a.out else Path("results") / (Path(a.file).stem + "-emu")
+    _check_out(out)
     res = emulate(sc, spin_us=a.spin_us)
     res.write(out)
     if not a.no_plots:

@@ -117,7 +117,7 @@ class Result:
                 "fct_s": None if np.isnan(fct) else fct,
             })
         lk = self.columns["links"]
-        links = [{"name": lk["name"][i], "drops": int(lk["drops"][i]) + int(lk["losses"][i]),
+        links = [{"name": lk["name"][i], "drops": int(lk["drops"][i]), "losses": int(lk["losses"][i]),
                   "utilization": float(lk["utilization"][i])} for i in range(len(lk["name"]))]
         return {"flows": flows, "links": links, "sim_time_s": self.sim_time_s,
                 "wall_time_s": self.wall_time_s, "events": self.events_processed}
@@ -129,6 +129,15 @@ class Result:
         results."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
+        # Nothing of an earlier run in this folder may stay beside the new
+        # tables: its other tables and its plots are removed.
+        from .plot import PLOT_FILES
+
+        for name in TABLES:
+            if name not in self.columns:
+                (out / f"{name}.parquet").unlink(missing_ok=True)
+        for name in PLOT_FILES:
+            (out / name).unlink(missing_ok=True)
         for name in TABLES:
             if name not in self.columns:
                 continue

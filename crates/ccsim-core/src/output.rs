@@ -86,6 +86,8 @@ pub struct FlowCtx<'a> {
     pub nodes: &'a [String],
     pub apps: &'a [App],
     pub end: SimTime,
+    /// Per flow: bytes of its data still waiting in its first link at the end.
+    pub unsent: &'a [u64],
 }
 
 impl FlowCtx<'_> {
@@ -127,7 +129,11 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col("start_s", F(|f, _| ps_to_s(f.start))),
         Col("delivered_bytes", U(|f, _| f.delivered_bytes())),
         Col("goodput_bps", F(|f, c| c.rate(f, f.delivered_bytes()))),
-        Col("throughput_bps", F(|f, c| c.rate(f, f.stats.data_bytes_sent))),
+        // bytes put on the wire: sent, minus what the first link refused or
+        // had not started transmitting by the end
+        Col("throughput_bps", F(|f, c| {
+            c.rate(f, f.stats.data_bytes_sent.saturating_sub(f.stats.first_hop_drop_bytes + c.unsent[f.id as usize]))
+        })),
         Col("data_pkts_sent", U(|f, _| f.stats.data_pkts_sent)),
         Col("retransmits", U(|f, _| f.stats.retransmits)),
         Col("timeouts", U(|f, _| f.stats.timeouts)),
@@ -144,7 +150,7 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
                 f64::NAN
             }
         })),
-        Col("rtt_min_s", F(|f, _| nan_or(f.rtt.min_rtt))),
+        Col("rtt_min_s", F(|f, _| nan_or(f.stats.rtt_min_ps))),
         Col("rtt_samples", U(|f, _| f.stats.rtt_samples)),
         Col("rto_mean_at_timeout_s", F(|f, _| {
             if f.stats.timeouts > 0 {
@@ -214,6 +220,27 @@ pub struct LinkRow<'a> {
     pub queue_bytes: u64,
 }
 
+impl LinkRow<'_> {
+    /// Packets whose transmission had started by the row's time: a FIFO
+    /// link counts a packet when it admits it (its departure is known then),
+    /// so the ones still waiting are taken off. A dequeue-time discipline
+    /// counts at service already and keeps its waiting packets apart.
+    pub fn pkts_on_wire(&self) -> u64 {
+        if self.link.dequeue_time() {
+            self.link.stats.pkts_tx
+        } else {
+            self.link.stats.pkts_tx - self.queue_pkts as u64
+        }
+    }
+    pub fn bytes_on_wire(&self) -> u64 {
+        if self.link.dequeue_time() {
+            self.link.stats.bytes_tx
+        } else {
+            self.link.stats.bytes_tx - self.queue_bytes
+        }
+    }
+}
+
 /// What the per-link summary needs beside the link.
 pub struct LinkCtx<'a> {
     pub nodes: &'a [String],
@@ -233,8 +260,10 @@ pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
         Col("limit_pkts", I(|r, _| r.link.limit_pkts().map_or(-1, |x| x as i64))),
         Col("limit_bytes", I(|r, _| r.link.limit_bytes().map_or(-1, |x| x as i64))),
         Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
-        Col("pkts_tx", U(|r, _| r.link.stats.pkts_tx)),
-        Col("bytes_tx", U(|r, _| r.link.stats.bytes_tx)),
+        // transmitted by the end (a FIFO counts a packet at admission; the
+        // row carries what still waited at the end)
+        Col("pkts_tx", U(|r, _| r.pkts_on_wire())),
+        Col("bytes_tx", U(|r, _| r.bytes_on_wire())),
         Col("drops", U(|r, _| r.link.stats.drops)),
         Col("losses", U(|r, _| r.link.stats.losses)),
         Col("marks", U(|r, _| r.link.marks())),
@@ -259,8 +288,8 @@ pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
         Col("drops", U(|r, _| r.link.stats.drops)),
         Col("losses", U(|r, _| r.link.stats.losses)),
         Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
-        Col("pkts_tx", U(|r, _| r.link.stats.pkts_tx)),
-        Col("bytes_tx", U(|r, _| r.link.stats.bytes_tx)),
+        Col("pkts_tx", U(|r, _| r.pkts_on_wire())),
+        Col("bytes_tx", U(|r, _| r.bytes_on_wire())),
     ]
 }
 

@@ -312,7 +312,11 @@ impl Simulation {
         if pkt.kind == PktKind::Udp {
             self.udp[pkt.flow as usize].stats.pkts_dropped += 1;
         } else {
-            self.flows[pkt.flow as usize].stats.pkts_dropped += 1;
+            let st = &mut self.flows[pkt.flow as usize].stats;
+            st.pkts_dropped += 1;
+            if pkt.hop == 0 && pkt.kind == PktKind::Data {
+                st.first_hop_drop_bytes += pkt.size as u64;
+            }
         }
     }
 
@@ -589,13 +593,31 @@ impl Simulation {
             delivered_data_pkts: self.delivered_data_pkts,
             ..Default::default()
         };
-        let fctx = FlowCtx { nodes: &self.nodes, apps: &self.apps, end };
+        // Counters on the wire: a packet admitted to a FIFO but still waiting
+        // at the end has not been transmitted; data of a flow still waiting
+        // in its first link has not been put on the wire.
+        let mut unsent = vec![0u64; self.flows.len()];
+        let mut waiting_at_end = Vec::with_capacity(self.links.len());
+        for link in &self.links {
+            let (mut p, mut b) = (0u32, 0u64);
+            if !link.dequeue_time() {
+                for s in link.held_iter().filter(|s| s.tx_start > end) {
+                    p += 1;
+                    b += s.pkt.size as u64;
+                    if s.pkt.hop == 0 && s.pkt.kind == PktKind::Data {
+                        unsent[s.pkt.flow as usize] += s.pkt.size as u64;
+                    }
+                }
+            }
+            waiting_at_end.push((p, b));
+        }
+        let fctx = FlowCtx { nodes: &self.nodes, apps: &self.apps, end, unsent: &unsent };
         out.tables.push(output::table("flows", &output::flow_columns(), &self.flows, &fctx));
         let tr = output::all_transfers(&self.transfers, &self.flows, &self.apps);
         out.tables.push(output::table("transfers", &output::transfer_columns(), &tr, &&self.flows[..]));
         out.tables.push(output::table("udp", &output::udp_columns(), &self.udp, &&self.nodes[..]));
         let rows: Vec<LinkRow> =
-            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: 0, queue_bytes: 0 }).collect();
+            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: waiting_at_end[id].0, queue_bytes: waiting_at_end[id].1 }).collect();
         let lctx = LinkCtx { nodes: &self.nodes, end };
         out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
         drop(rows);

@@ -454,7 +454,14 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     }
     let end_model = f.now_ps().min(end).max(1);
     let mut out = SimOutput { sim_time_s: end_model as f64 * 1e-12, ..Default::default() };
-    let rows: Vec<LinkRow> = f.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: 0, queue_bytes: 0 }).collect();
+    // what still waits in each queue at the end has not been transmitted
+    let waiting: Vec<(u32, u64)> = f.links.iter_mut().map(|l| l.queue_at(end_model)).collect();
+    let rows: Vec<LinkRow> = f
+        .links
+        .iter()
+        .enumerate()
+        .map(|(id, link)| LinkRow { id, link, queue_pkts: waiting[id].0, queue_bytes: waiting[id].1 })
+        .collect();
     let lctx = LinkCtx { nodes: &f.sc.nodes, end: end_model };
     out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
     drop(rows);

@@ -117,12 +117,18 @@ pub struct FlowStats {
     pub ce_received: u64,
     pub rtt_sum_ps: u128,
     pub rtt_samples: u64,
+    /// Smallest RTT sample over every connection of the flow (repeated
+    /// transfers open a new connection, and with it a new RTT estimator).
+    pub rtt_min_ps: Option<SimTime>,
     pub rto_sum_at_timeout_ps: u128,
     /// Packets of this flow (both directions) put into the network,
     /// delivered to an endpoint, and dropped or lost on the way.
     pub pkts_injected: u64,
     pub pkts_arrived: u64,
     pub pkts_dropped: u64,
+    /// Bytes of data packets the flow's first link refused (queue drops
+    /// there): sent by the sender, never on the wire.
+    pub first_hop_drop_bytes: u64,
     /// Window restarts after idle (RFC 2861, `tcp.idle_restart`).
     pub idle_restarts: u64,
     /// Packets of an earlier connection of this slot that arrived after a
