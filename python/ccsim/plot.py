@@ -13,11 +13,6 @@ import polars as pl  # noqa: E402
 from .results import read  # noqa: E402
 
 
-# The files plot_dir writes; a new run in the same folder removes them first
-# (they would show the previous run).
-PLOT_FILES = ("cwnd.png", "throughput.png", "seq.png", "queue.png")
-
-
 def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
     """Write cwnd.png, throughput.png, seq.png and queue.png into `out_dir` from the
     Parquet files a run wrote there; return the paths written."""

@@ -31,6 +31,11 @@ TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers",
           "emulation", "forwarder", "hosts", "wire")
 
 
+# The files ccsim.plot.plot_dir writes; a new run in the same folder removes
+# them first (they would show the previous run).
+PLOT_FILES = ("cwnd.png", "throughput.png", "seq.png", "queue.png")
+
+
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
     cols: dict[str, np.ndarray | list] = {}
     for name, dtype, data in raw_cols:
@@ -131,8 +136,6 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         # Nothing of an earlier run in this folder may stay beside the new
         # tables: its other tables and its plots are removed.
-        from .plot import PLOT_FILES
-
         for name in TABLES:
             if name not in self.columns:
                 (out / f"{name}.parquet").unlink(missing_ok=True)
