@@ -216,3 +216,59 @@ def test_core_rejects_bad_mechanics_options_directly():
     core["flows"][0]["tcp"]["sack"] = "maybe"
     with pytest.raises(_core.ScenarioError, match="sack"):
         _core.run(json.dumps(core))
+
+
+# ---------------------------------------------------------------- hostile files
+
+def _cli(*args, env=None):
+    import os
+    import subprocess
+    import sys
+
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "ccsim", *args], capture_output=True, text=True, env=e)
+
+
+def _one_line_exit2(r, *words):
+    assert r.returncode == 2, r.stderr
+    line = r.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line, line
+    assert len(line) < 600, len(line)
+    for w in words:
+        assert w in line, line
+
+
+def test_non_utf8_file_is_one_line(tmp_path):
+    f = tmp_path / "latin1.toml"
+    f.write_bytes('[sim]\nduration = "1s"  # durée\n'.encode("latin-1"))
+    _one_line_exit2(_cli("run", str(f)), "not UTF-8")
+
+
+def test_a_symlink_to_a_device_is_refused_before_reading(tmp_path):
+    f = tmp_path / "zero.toml"
+    f.symlink_to("/dev/zero")
+    _one_line_exit2(_cli("run", str(f)), "not a regular file")
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path):
+    f = tmp_path / "big.toml"
+    f.write_text("# " + "x" * 5000 + "\n")
+    _one_line_exit2(_cli("run", str(f), env={"CCSIM_MAX_FILE_BYTES": "1000"}), "larger than the limit")
+
+
+def test_yaml_duplicate_keys_and_aliases_are_refused(tmp_path):
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("sim:\n  duration: 1s\nsim:\n  duration: 2s\n")
+    _one_line_exit2(_cli("run", str(dup)), "duplicate key 'sim'")
+    bomb = tmp_path / "bomb.yaml"
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 12):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    bomb.write_text("\n".join(lines) + "\n")
+    _one_line_exit2(_cli("run", str(bomb)), "aliases are not accepted")
+
+
+def test_deeply_nested_yaml_is_one_line(tmp_path):
+    f = tmp_path / "deep.yaml"
+    f.write_text("sim: " + "[" * 3000 + "]" * 3000 + "\n")
+    _one_line_exit2(_cli("run", str(f)), "deep.yaml")

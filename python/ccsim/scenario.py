@@ -12,6 +12,8 @@ docs/scenario.md for the format.
 from __future__ import annotations
 
 import copy
+import os
+import stat
 import json
 import tomllib
 from pathlib import Path
@@ -276,27 +278,83 @@ def parse_toml(text: str, source: str) -> dict:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(source, message=f"{source}: malformed TOML: {e}") from None
+        raise ScenarioError(source, message=f"{source}: malformed TOML: {str(e)[:300]}") from None
+    except RecursionError:
+        raise ScenarioError(source, message=f"{source}: TOML nested too deeply") from None
+
+
+def _yaml_loader():
+    """yaml.SafeLoader that refuses duplicate keys (as TOML does) and
+    anchors/aliases (a scenario has no use for them, and an alias bomb
+    expands exponentially)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                ev = self.peek_event()
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"alias *{ev.anchor}: anchors and aliases are not accepted in scenario files",
+                    ev.start_mark)
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for k, _ in node.value:
+                key = self.construct_object(k, deep=deep)
+                try:
+                    dup = key in seen
+                except TypeError:
+                    dup = False
+                if dup:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r} (each key may appear once)", k.start_mark)
+                seen.add(key) if not isinstance(key, (list, dict)) else None
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
 
 
 def parse_yaml(text: str, source: str) -> dict:
     import yaml
 
     try:
-        d = yaml.safe_load(text)
+        d = yaml.load(text, Loader=_yaml_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as e:
-        raise ScenarioError(source, message=f"{source}: malformed YAML: {str(e).splitlines()[0]}") from None
+        first = str(e).replace("\n", " ")
+        raise ScenarioError(source, message=f"{source}: malformed YAML: {first[:300]}") from None
+    except RecursionError:
+        raise ScenarioError(source, message=f"{source}: YAML nested too deeply") from None
     if not isinstance(d, dict):
         raise ScenarioError(source, message=f"{source}: expected a mapping at the top level")
     return d
 
 
+# Largest scenario or sweep file read (bytes); a scenario is a few kB.
+MAX_FILE_BYTES = int(os.environ.get("CCSIM_MAX_FILE_BYTES", str(16 << 20)))
+
+
 def read_text(path: str | Path, what: str = "scenario file") -> str:
+    """The text of a scenario or sweep file: a regular file (a symlink to one
+    is fine) of at most MAX_FILE_BYTES, in UTF-8."""
     p = Path(path)
     try:
-        return p.read_text()
+        st = p.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise ScenarioError(str(p), message=f"{p}: cannot read {what}: not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise ScenarioError(str(p), message=(f"{p}: {what} of {st.st_size} bytes is larger than the limit of "
+                                                 f"{MAX_FILE_BYTES} (CCSIM_MAX_FILE_BYTES)"))
+        with open(p, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ScenarioError(str(p), message=f"{p}: cannot read {what}: {e.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(str(p), message=f"{p}: {what} is larger than the limit of {MAX_FILE_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(str(p), message=f"{p}: {what} is not UTF-8 text (byte {e.start})") from None
 
 
 def read_mapping(path: str | Path) -> dict:
