@@ -272,3 +272,19 @@ def test_deeply_nested_yaml_is_one_line(tmp_path):
     f = tmp_path / "deep.yaml"
     f.write_text("sim: " + "[" * 3000 + "]" * 3000 + "\n")
     _one_line_exit2(_cli("run", str(f)), "deep.yaml")
+
+
+@pytest.mark.parametrize("where,key,value,field", [
+    ("topology", "rate", "1e30bps", "topology.rate"),
+    ("topology", "buffer", "1000000000000pkt", "topology.buffer"),
+    ("topology", "buffer", "1e9bdp", "topology.buffer"),
+    ("flows", "size", "1e20B", "flows[0].size"),
+    ("tcp", "initial_window", 10**9, "flows[0].tcp.initial_window"),
+])
+def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
+    d = {"sim": {"duration": "1s"}, "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
+         "tcp": {}, "flows": [{"app": "file", "size": "10KB"}]}
+    (d[where][0] if where == "flows" else d[where])[key] = value
+    with pytest.raises(ScenarioError) as e:
+        Scenario(d).run()
+    assert str(e.value).startswith(field), str(e.value)

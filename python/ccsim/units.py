@@ -34,12 +34,22 @@ def _parse(field: str, value, units: dict, what: str, example: str) -> float:
     return x
 
 
+# Largest values accepted, far above any experiment and inside the core's
+# integer types (u64 bit/s and bytes, u32 packets).
+MAX_RATE_BPS = 10**15
+MAX_SIZE_BYTES = 2**53
+MAX_BUFFER_PKTS = 10**9
+MAX_BDP_MULTIPLE = 10**4
+
+
 def parse_rate(field: str, value) -> int:
     """Rate string -> bits per second (int, > 0)."""
     x = _parse(field, value, _RATE_UNITS, "rate", "10Mbps")
     bps = round(x)
     if bps <= 0:
         raise ScenarioError(field, value, "a rate above 0 bps, e.g. '10Mbps'")
+    if bps > MAX_RATE_BPS:
+        raise ScenarioError(field, value, "a rate of at most 1 Pb/s ('1000Tbps')")
     return bps
 
 
@@ -60,6 +70,8 @@ def parse_size(field: str, value) -> int:
     b = round(x)
     if b <= 0:
         raise ScenarioError(field, value, "a size of at least 1 byte, e.g. '100KB'")
+    if b > MAX_SIZE_BYTES:
+        raise ScenarioError(field, value, "a size of at most 2^53 bytes (8 PiB)")
     return b
 
 
@@ -81,9 +93,13 @@ def parse_buffer(field: str, value) -> Buffer:
         if m.group(2) == "bdp":
             if not (x > 0 and math.isfinite(x)):
                 raise ScenarioError(field, value, "a BDP multiple above 0, e.g. '1bdp'")
+            if x > MAX_BDP_MULTIPLE:
+                raise ScenarioError(field, value, f"a BDP multiple of at most {MAX_BDP_MULTIPLE:g}")
             return Buffer("bdp", x)
         if x != int(x) or x < 1:
             raise ScenarioError(field, value, "a whole number of packets, at least 1, e.g. '333pkt'")
+        if x > MAX_BUFFER_PKTS:
+            raise ScenarioError(field, value, f"at most {MAX_BUFFER_PKTS:,} packets")
         return Buffer("pkt", int(x))
     try:
         return Buffer("bytes", parse_size(field, value))

@@ -115,6 +115,9 @@ pub enum RtoModel {
     Ns2,
 }
 
+/// Largest initial window accepted, segments.
+pub const MAX_INITIAL_WINDOW: u32 = 1_000_000;
+
 /// TCP options of one flow. Every field has a default, set by the stack
 /// (`TcpCfg::for_stack`, the one place TCP defaults are written; Python
 /// reads them through `tcp_defaults_json`).
@@ -363,6 +366,11 @@ impl TcpCfg {
         }
         if t.initial_window == 0 {
             return err(f("tcp.initial_window"), "must be ≥ 1 segment (got 0)");
+        }
+        // A first flight is handed to the first link at once; a billion
+        // segments would need tens of GB before any check could stop it.
+        if t.initial_window > MAX_INITIAL_WINDOW {
+            return err(f("tcp.initial_window"), format!("must be ≤ {MAX_INITIAL_WINDOW} segments (got {})", t.initial_window));
         }
         if let Some(s) = t.initial_ssthresh {
             if s < 2 {
