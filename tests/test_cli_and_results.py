@@ -160,3 +160,24 @@ def test_json_summary_keeps_queue_drops_and_wire_losses_apart():
     d = json.loads(r.stdout)
     fwd = [l for l in d["links"] if l["name"] == "a->b"][0]
     assert fwd["losses"] > 0 and "drops" in fwd          # Bernoulli 1 % on the data direction
+
+
+def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
+    import signal
+    import time
+
+    long = tmp_path / "long.toml"
+    long.write_text('[sim]\nduration = "3000s"\nsample_interval = "1s"\n[topology]\nkind = "single_link"\n'
+                    'rate = "1Gbps"\ndelay = "10ms"\n[tcp]\ncc = "cubic"\n[[flows]]\ncount = 4\napp = "bulk"\n')
+    out = tmp_path / "o"
+    p = subprocess.Popen([sys.executable, "-m", "ccsim", "run", str(long), "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)                         # imports done, the core is simulating
+    assert p.poll() is None, p.communicate()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)       # the run would take minutes: it must stop now
+    assert p.returncode == 130, err
+    line = err.strip().splitlines()[-1]
+    assert "interrupted at simulated time" in line and "nothing was written" in line
+    assert "Traceback" not in err
+    assert not (out / "manifest.json").exists()

@@ -66,6 +66,36 @@ def _check_out(out: Path) -> None:
         raise ScenarioError("--out", str(out), "a writable folder")
 
 
+def _interruptible(fn, ctl):
+    """Run `fn` (a core run that releases the GIL) in a worker thread so that
+    Ctrl-C reaches this thread at once; on Ctrl-C, cancel the run through its
+    RunControl (the core stops within milliseconds) and return None."""
+    import threading
+
+    box: dict = {}
+
+    def work():
+        try:
+            box["res"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["err"] = e
+
+    t = threading.Thread(target=work, name="ccsim-run", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.05)
+    except KeyboardInterrupt:
+        ctl.cancel()
+        t.join()
+        return None
+    if "err" in box:
+        if isinstance(box["err"], _core.RunCancelled):
+            return None
+        raise box["err"]
+    return box["res"]
+
+
 def cmd_run(a) -> int:
     from .experiments.progress import RunProgress, enabled
     from .overrides import parse_assignment
@@ -81,7 +111,11 @@ def cmd_run(a) -> int:
     _check_out(out)
     ctl = _core.RunControl()
     with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
-        res = run_scenario(sc, control=ctl)
+        res = _interruptible(lambda: run_scenario(sc, control=ctl), ctl)
+    if res is None:
+        print(f"ccsim: interrupted at simulated time {ctl.sim_time_s():.3f} s of {sc.duration_s:g} s; "
+              f"nothing was written to {out}/", file=sys.stderr)
+        return 130
     res.write(out)
     if not a.no_plots:
         from .plot import plot_dir
