@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.deps-stamp
 CARGO   ?= cargo
 export CARGO_TERM_COLOR = never
 
-.PHONY: run test build develop test-rust test-python bench clean
+.PHONY: run test build develop test-rust test-python bench fuzz clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -38,6 +38,13 @@ test-python: develop
 
 bench: develop
 	$(VENV)/bin/ccsim bench
+
+# Generated scenarios against the run invariants (docs/reliability.md):
+# make fuzz N=100000 SEED=1; failing cases are written to results/fuzz/.
+N    ?= 10000
+SEED ?= 1
+fuzz: develop
+	$(VPY) -m ccsim.fuzz $(N) --seed $(SEED) --out results/fuzz
 
 clean:
 	rm -rf $(VENV) target results

@@ -600,7 +600,15 @@ impl Simulation {
         let mut waiting_at_end = Vec::with_capacity(self.links.len());
         for link in &self.links {
             let (mut p, mut b) = (0u32, 0u64);
-            if !link.dequeue_time() {
+            if let crate::queue::Discipline::Dequeue(aqm) = &link.disc {
+                // waiting inside the discipline: not transmitted (and not
+                // counted in the link's pkts_tx either)
+                for pkt in aqm.packets() {
+                    if pkt.hop == 0 && pkt.kind == PktKind::Data {
+                        unsent[pkt.flow as usize] += pkt.size as u64;
+                    }
+                }
+            } else {
                 for s in link.held_iter().filter(|s| s.tx_start > end) {
                     p += 1;
                     b += s.pkt.size as u64;
