@@ -181,3 +181,20 @@ def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
     assert "interrupted at simulated time" in line and "nothing was written" in line
     assert "Traceback" not in err
     assert not (out / "manifest.json").exists()
+
+
+def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path):
+    out = tmp_path / "o"
+    res = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s"}).run()
+    res.write(out)
+    assert set(ccsim.read(out)) >= {"flows", "links", "manifest"}
+    # a later write killed after replacing one table: old manifest, new file
+    (out / "flows.parquet").write_bytes((out / "flows.parquet").read_bytes() + b"x")
+    with pytest.raises(ccsim.ScenarioError, match="does not match the manifest"):
+        ccsim.read(out)
+    # killed before the manifest came back
+    (out / "manifest.json").unlink()
+    with pytest.raises(ccsim.ScenarioError, match="no manifest.json"):
+        ccsim.read(out)
+    r = cli("plot", str(out))
+    assert r.returncode == 2 and "no manifest.json" in r.stderr

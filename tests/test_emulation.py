@@ -58,7 +58,15 @@ def test_bulk_flow_fills_the_link_and_measures_the_configured_rtt():
     # and SYN-ACK serialized at 10 Mb/s.
     configured = 0.020 + 2 * 60 * 8 / 10e6
     assert f["rtt_base_s"] == pytest.approx(configured, abs=1e-9)
-    assert abs(f["rtt_min_s"] - configured) <= 0.5e-3, f
+    # The minimum is one sample (the handshake's): a stall of this shared
+    # 2-vCPU VM at that instant spoils it, and the run says so
+    # (within_envelope false). A systematic error fails all three tries.
+    errors = [abs(f["rtt_min_s"] - configured)]
+    while errors[-1] > 0.5e-3 and len(errors) < 3:
+        assert not r.emulation["within_envelope"], "a run with a bad min RTT must flag itself"
+        r = emulate(single())
+        errors.append(abs(r.flows["rtt_min_s"][0] - configured))
+    assert errors[-1] <= 0.5e-3, errors
     assert f["kernel_cc"] == "cubic"
     assert r.emulation["unmodelled_drops"] == 0, r.emulation
     # the run leaves nothing behind (it may have removed a crashed run's leftovers)

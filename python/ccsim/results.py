@@ -134,6 +134,10 @@ class Result:
         results."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
+        # The manifest goes first and comes back last, listing every file with
+        # its size: a folder whose write was interrupted has no manifest, or
+        # one that does not match its files, and `read` refuses it.
+        (out / "manifest.json").unlink(missing_ok=True)
         # Nothing of an earlier run in this folder may stay beside the new
         # tables: its other tables and its plots are removed.
         for name in TABLES:
@@ -147,8 +151,11 @@ class Result:
             tmp = out / f".{name}.parquet.tmp"
             self.table(name).write_parquet(tmp)
             os.replace(tmp, out / f"{name}.parquet")
+        man = self.manifest()
+        man["files"] = {f"{name}.parquet": (out / f"{name}.parquet").stat().st_size
+                        for name in TABLES if name in self.columns}
         tmp = out / ".manifest.json.tmp"
-        tmp.write_text(json.dumps(self.manifest(), indent=2, default=str))
+        tmp.write_text(json.dumps(man, indent=2, default=str))
         os.replace(tmp, out / "manifest.json")
         return out
 
@@ -173,6 +180,25 @@ def run_scenario(sc: "Scenario", control=None) -> Result:
 def read(out_dir: str | Path) -> dict[str, pl.DataFrame]:
     """Read the tables a run wrote (name -> DataFrame) plus 'manifest'."""
     out = Path(out_dir)
-    d: dict = {name: pl.read_parquet(out / f"{name}.parquet") for name in TABLES if (out / f"{name}.parquet").exists()}
-    d["manifest"] = json.loads((out / "manifest.json").read_text())
+    mpath = out / "manifest.json"
+    if not mpath.is_file():
+        raise ScenarioError(str(out), message=(f"{out}: no manifest.json: not a results folder, or its write was "
+                                               "interrupted; run the scenario again"))
+    try:
+        man = json.loads(mpath.read_text())
+    except (ValueError, OSError) as e:
+        raise ScenarioError(str(out), message=f"{out}: manifest.json is unreadable ({e})") from None
+    files = man.get("files")
+    if files is not None:                       # folders written before the list was kept are read as they are
+        for fname, size in files.items():
+            f = out / fname
+            if not f.is_file() or f.stat().st_size != size:
+                raise ScenarioError(str(out), message=(
+                    f"{out}: {fname} does not match the manifest (a write was interrupted, or the file was "
+                    "changed); run the scenario again"))
+        names = [n for n in TABLES if f"{n}.parquet" in files]
+    else:
+        names = [n for n in TABLES if (out / f"{n}.parquet").exists()]
+    d: dict = {name: pl.read_parquet(out / f"{name}.parquet") for name in names}
+    d["manifest"] = man
     return d
