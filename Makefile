@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.deps-stamp
 CARGO   ?= cargo
 export CARGO_TERM_COLOR = never
 
-.PHONY: run test build develop test-rust test-python bench fuzz clean
+.PHONY: run test build develop develop-checked test-rust test-python bench fuzz clean
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -17,6 +17,11 @@ $(STAMP): requirements.lock pyproject.toml
 # Build the Rust core and install the package (editable) into .venv.
 develop: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+
+# The same, built with the core's invariants on (debug_assert! and overflow
+# checks, profile test-release): what `make test` runs the Python tests on.
+develop-checked: $(STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --profile test-release --quiet
 
 build: develop
 
@@ -31,10 +36,11 @@ run: develop
 test: test-rust test-python
 
 test-rust:
-	$(CARGO) test --release --workspace --quiet
+	$(CARGO) test --profile test-release --workspace --quiet
 
-test-python: develop
+test-python: develop-checked
 	$(VPY) -m pytest tests
+	@echo "(tests ran on the invariant-checking build; 'make develop' puts the release build back)"
 
 bench: develop
 	$(VENV)/bin/ccsim bench
@@ -43,7 +49,7 @@ bench: develop
 # make fuzz N=100000 SEED=1; failing cases are written to results/fuzz/.
 N    ?= 10000
 SEED ?= 1
-fuzz: develop
+fuzz: develop-checked
 	$(VPY) -m ccsim.fuzz $(N) --seed $(SEED) --out results/fuzz
 
 clean:

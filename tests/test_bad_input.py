@@ -288,3 +288,42 @@ def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
     with pytest.raises(ScenarioError) as e:
         Scenario(d).run()
     assert str(e.value).startswith(field), str(e.value)
+
+
+# ---- memory a run's recorded tables need (ccsim.memory)
+
+def test_trace_memory_limit_is_configurable_and_names_the_trace(monkeypatch):
+    monkeypatch.setenv("CCSIM_MAX_MEMORY", "1MB")
+    # 10 Mb/s for 10 s is at most ~8,300 full segments; the seq trace (2 rows
+    # each, 160 B a row) is ~2.7 MB, above a 1 MB limit.
+    m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\ntrace = ["seq"]\nsample_interval = "off"'))
+    assert m.startswith("sim.trace:") and "seq_trace" in m and "CCSIM_MAX_MEMORY" in m
+    monkeypatch.setenv("CCSIM_MAX_MEMORY", "100MB")
+    Scenario.from_toml(GOOD.replace('duration = "10s"', 'duration = "10s"\ntrace = ["seq"]'))
+    monkeypatch.setenv("CCSIM_MAX_MEMORY", "lots")
+    with pytest.raises(ScenarioError, match="CCSIM_MAX_MEMORY"):
+        Scenario.from_toml(GOOD)
+
+
+def test_memory_estimate_bounds_the_rows_a_run_records():
+    """The estimate's per-packet bound comes from link capacity alone (the
+    slowest link of each path, shared by the flows that cross it), so a real
+    run - here 3 flows through a 10 Mb/s bottleneck with drops - records at
+    most that many trace rows, and exactly the predicted series rows."""
+    from ccsim import memory
+
+    sc = (Builder(duration="3s", seed=3, sample_interval="10ms", trace=["rtt", "seq", "cc"])
+          .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps",
+                    access_delay="1ms", buffer="0.5bdp")
+          .tcp(cc="cubic", delayed_ack=False).flows(count=3, app="bulk").build())
+    est = memory.estimate(sc.core)
+    res = sc.run()
+    # capacity bound: 10 Mb/s × 3 s / (1488 B × 8) segments, no matter how many flows
+    assert est["rows:rtt_trace"] == int(10e6 * 3 / (8 * 1488)) + 1
+    assert res.table("rtt_trace").height <= est["rows:rtt_trace"]
+    assert res.table("seq_trace").height <= est["rows:seq_trace"]
+    samples = 300 + 1                      # 0, 10 ms, ..., 3 s
+    assert est["rows:flow_series"] == res.flow_series.height == samples * 3
+    assert est["rows:link_series"] == res.link_series.height
+    # the bound is not absurdly loose: the bottleneck was busy
+    assert res.table("rtt_trace").height > 0.5 * est["rows:rtt_trace"]

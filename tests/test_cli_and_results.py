@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -22,7 +23,7 @@ def test_examples_run_as_written(tmp_path):
         r = cli("run", str(ROOT / "examples" / f"{name}.toml"), "--out", str(out), "--json")
         assert r.returncode == 0, r.stderr
         d = json.loads(r.stdout)
-        assert set(d) == {"flows", "links", "sim_time_s", "wall_time_s", "events"}
+        assert set(d) == {"flows", "links", "sim_time_s", "wall_time_s", "events", "out"} and d["out"] == str(out)
         assert set(d["flows"][0]) == {"id", "src", "dst", "cc", "goodput_bps", "throughput_bps", "retransmits",
                                       "timeouts", "fct_s"}
         assert set(d["links"][0]) == {"name", "drops", "losses", "utilization"}
@@ -91,6 +92,72 @@ def test_plot_command(tmp_path):
     r = cli("plot", str(out))
     assert r.returncode == 0 and (out / "cwnd.png").exists()
     assert cli("plot", str(tmp_path)).returncode == 2
+    # SVG and PDF for papers; the SVG keeps its text as text, and every figure names its run
+    r = cli("plot", str(out), "--format", "svg,pdf")
+    assert r.returncode == 0, r.stderr
+    for name in ("cwnd", "throughput", "seq", "queue"):
+        assert (out / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
+        svg = (out / f"{name}.svg").read_text()
+        assert "lossy_link.toml" in svg and "seed 7" in svg, name   # the example says seed = 7
+    r = cli("plot", str(out), "--format", "jpeg")
+    assert r.returncode == 2 and "--format" in r.stderr and "svg" in r.stderr
+
+
+def test_run_no_write_prints_and_writes_nothing(tmp_path):
+    r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--json", "--no-write", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["out"] is None and not (tmp_path / "results").exists()
+    r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--no-write", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "--no-write" in r.stderr
+
+
+def test_queue_series_keeps_the_peaks_between_samples(tmp_path):
+    """queue_max_pkts is the largest queue within each sample interval: it is
+    never below the sampled queue, and its maximum over the run is the link's
+    max_queue_pkts (which the summary measures at every admission), even when
+    1 s samples miss the peaks of a 40 ms-RTT sawtooth."""
+    sc = (ccsim.Builder(duration="20s", seed=1, sample_interval="1s")
+          .dumbbell(bottleneck_rate="20Mbps", bottleneck_delay="18ms", access_rate="1Gbps",
+                    access_delay="1ms", buffer="1bdp")
+          .tcp(cc="reno").flows(count=2, app="bulk").build())
+    res = sc.run()
+    lid = res.links.filter(pl.col("name") == "r0->r1")["id"][0]
+    s = res.link_series.filter(pl.col("link") == lid)
+    assert (s["queue_max_pkts"] >= s["queue_pkts"]).all()
+    peak = res.links.filter(pl.col("id") == lid)["max_queue_pkts"][0]
+    assert s["queue_max_pkts"].max() == peak > s["queue_pkts"].max()
+    # a link that never queues has a zero series
+    idle = res.links.filter(pl.col("name") == "r1->r0")["id"][0]
+    assert res.link_series.filter(pl.col("link") == idle)["queue_max_pkts"].max() == 0
+
+
+def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
+    import matplotlib.pyplot as plt
+    from ccsim import plot
+
+    sc = (ccsim.Builder(duration="3s", seed=5, sample_interval="100ms")
+          .dumbbell(bottleneck_rate="50Mbps", bottleneck_delay="10ms", access_rate="1Gbps",
+                    access_delay="1ms", buffer="1bdp")
+          .tcp(cc="cubic").flows(count=12, app="bulk", stagger="50ms").build())
+    sc.run().write(tmp_path)
+    figs = {}
+    real_save = plot._save
+    plot._save = lambda fig, stem, formats: figs.setdefault(stem.name, fig) and real_save(fig, stem, formats)
+    try:
+        plot.plot_dir(tmp_path)
+    finally:
+        plot._save = real_save
+    cw = figs["cwnd"]
+    assert len([a for a in cw.axes if a.get_visible()]) == 12          # one panel per flow
+    tp = figs["throughput"]
+    assert any(a.images for a in tp.axes)                                # the per-flow heat map
+    img = next(a.images[0] for a in tp.axes if a.images).get_array()
+    assert img.shape[0] == 12
+    # the aggregate line is the sum of the flows' goodput at each sample
+    agg = tp.axes[0].lines[0].get_ydata()
+    assert abs(float(np.nansum(img[:, -1])) - agg[-1]) < 1e-6
+    assert "seed 5" in tp._suptitle.get_text()
+    plt.close("all")
 
 
 def test_bench_json_shape():

@@ -161,6 +161,10 @@ def test_bad_traffic_options_name_the_field(flow, field):
     ({"kind": "two_state", "good": "1s", "bad": "0s", "loss_bad": 0.1}, "topology.loss.bad"),
     ({"kind": "two_state", "good": "1s", "bad": "1s"}, "topology.loss.loss_bad"),
     ({"kind": "two_state", "good": "1s", "bad": "1s", "loss_bad": 0.1, "durations": "weibull"}, "topology.loss.durations"),
+    # 1 ns states would make the channel step a billion times per simulated second
+    ({"kind": "two_state", "good": "1ns", "bad": "1ns", "loss_bad": 0.1}, "topology.loss.good"),
+    ({"kind": "two_state", "good": "1s", "bad": {"dist": "uniform", "min": "0.1us", "max": "1us"}, "loss_bad": 0.1},
+     "topology.loss.bad"),
 ])
 def test_bad_loss_options_name_the_field(loss, field):
     with pytest.raises(ScenarioError) as e:

@@ -38,5 +38,6 @@ def forward(config_json: str, fds: list[int], control: RunControl) -> dict[str, 
     """The emulation backend's real-time forwarder (crates/ccsim-emu): move packets between
     the TUN devices `fds` through the scenario's links until the configured end or a cancel.
     Returns the dictionary of `run` with tables links, link_series and forwarder."""
+def debug_assertions() -> bool: ...
 def routes(scenario_json: str, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The simulator's link path (link indices) from node s to node d for each (s, d)."""

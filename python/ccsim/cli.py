@@ -108,25 +108,41 @@ def cmd_run(a) -> int:
     if a.seed is not None:
         sc = sc.with_seed(a.seed)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
-    _check_out(out)
+    if a.no_write and a.out:
+        raise ScenarioError("--no-write", message="--no-write: not with --out (one says where to write, the other not to write)")
+    formats = _plot_formats(a.plot_format)
+    if not a.no_write:
+        _check_out(out)
     ctl = _core.RunControl()
     with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
         res = _interruptible(lambda: run_scenario(sc, control=ctl), ctl)
     if res is None:
         print(f"ccsim: interrupted at simulated time {ctl.sim_time_s():.3f} s of {sc.duration_s:g} s; "
-              f"nothing was written to {out}/", file=sys.stderr)
+              + ("nothing was written" if a.no_write else f"nothing was written to {out}/"), file=sys.stderr)
         return 130
-    res.write(out)
-    if not a.no_plots:
-        from .plot import plot_dir
+    if not a.no_write:
+        res.write(out)
+        if not a.no_plots:
+            from .plot import plot_dir
 
-        plot_dir(out)
+            plot_dir(out, formats)
     if a.json:
-        print(json.dumps(res.summary_json()))
+        print(json.dumps(res.summary_json() | {"out": None if a.no_write else str(out)}))
     else:
         _print_summary(res)
-        print(f"results written to {out}/")
+        print("nothing written (--no-write)" if a.no_write else f"results written to {out}/")
     return 0
+
+
+def _plot_formats(v: str | None) -> tuple[str, ...]:
+    """--plot-format / --format: 'png' (default), 'svg', 'pdf' or a comma list."""
+    from .results import PLOT_FORMATS
+
+    fmts = tuple(x.strip() for x in (v or "png").split(",") if x.strip())
+    bad = [f for f in fmts if f not in PLOT_FORMATS]
+    if bad or not fmts:
+        raise ScenarioError("--format", v, f"one or more of {', '.join(PLOT_FORMATS)}, comma-separated")
+    return fmts
 
 
 def cmd_sweep(a) -> int:
@@ -269,7 +285,7 @@ def cmd_plot(a) -> int:
     d = Path(a.dir)
     if not (d / "flow_series.parquet").exists():
         raise ScenarioError("DIR", message=f"{d}: no results here (flow_series.parquet missing); expected the --out folder of 'ccsim run'")
-    for p in plot_dir(d):
+    for p in plot_dir(d, _plot_formats(a.format)):
         print(p)
     return 0
 
@@ -284,6 +300,9 @@ def cmd_bench(a) -> int:
 
     if a.repeat < 1:
         raise ScenarioError("--repeat", a.repeat, "a number of runs ≥ 1")
+    if _core.debug_assertions():
+        print("ccsim: warning: this core was built with its invariant checks on (make test's build); "
+              "the figures below are slower than a release build: run 'make develop' first", file=sys.stderr)
     rows = run_bench(repeat=a.repeat)
     if a.json:
         print(json.dumps({"scenarios": rows}))
@@ -409,7 +428,7 @@ def cmd_emulate(a) -> int:
     if not a.no_plots:
         from .plot import plot_dir
 
-        plot_dir(out)
+        plot_dir(out, _plot_formats(a.plot_format))
     if a.json:
         print(json.dumps(res.summary_json(), default=str))
     else:
@@ -457,8 +476,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("file")
     r.add_argument("--out", help="output folder (default results/<file stem>)")
     r.add_argument("--seed", type=int, help="override sim.seed")
-    r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    r.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    r.add_argument("--json", action="store_true",
+                   help="print one JSON object instead of tables (results are still written, to --out; its 'out' says where)")
+    r.add_argument("--no-write", action="store_true", help="write no results folder (print only)")
+    r.add_argument("--no-plots", action="store_true", help="do not write plots")
+    r.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list such as png,pdf")
     r.add_argument("--set", action="append", metavar="PATH=VALUE",
                    help="override a scenario value, e.g. --set tcp.cc=cubic --set topology.buffer=2bdp (repeatable)")
     r.set_defaults(fn=cmd_run)
@@ -504,8 +526,9 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("--title")
     ps.add_argument("--out", help="PNG file (default DIR/<y>_vs_<x>.png)")
     ps.set_defaults(fn=cmd_plot_sweep)
-    pl_ = sub.add_parser("plot", help="write PNG plots for a results folder")
+    pl_ = sub.add_parser("plot", help="write plots (PNG, SVG or PDF) for a results folder")
     pl_.add_argument("dir")
+    pl_.add_argument("--format", metavar="FMT", help="png (default), svg, pdf, or a comma list such as png,pdf")
     pl_.set_defaults(fn=cmd_plot)
     b = sub.add_parser("bench", help="run the reference speed scenarios")
     b.add_argument("--json", action="store_true")
@@ -518,7 +541,8 @@ def main(argv: list[str] | None = None) -> int:
     em.add_argument("file", nargs="?")
     em.add_argument("--out", help="output folder (default results/<file stem>-emu)")
     em.add_argument("--json", action="store_true", help="print one JSON object (results are still written to --out)")
-    em.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    em.add_argument("--no-plots", action="store_true", help="do not write plots")
+    em.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list")
     em.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
     em.add_argument("--spin-us", type=float, default=200.0,
                     help="the forwarder polls without sleeping this long before each packet event (default 200)")

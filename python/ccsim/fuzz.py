@@ -35,7 +35,10 @@ def _rate(rng) -> str:
 
 
 def _loss(rng):
-    k = rng.choice(["none", "none", "bernoulli", "gilbert", "ber"])
+    k = rng.choice(["none", "none", "bernoulli", "gilbert", "ber", "two_state"])
+    if k == "two_state":
+        return {"kind": "two_state", "good": str(rng.choice(["50ms", "300ms"])), "bad": str(rng.choice(["5ms", "30ms"])),
+                "loss_bad": 0.3, "durations": str(rng.choice(["fixed", "exponential"]))}
     if k == "bernoulli":
         return {"kind": "bernoulli", "p": float(rng.choice([0.001, 0.01, 0.05]))}
     if k == "gilbert":
@@ -101,6 +104,8 @@ def generate(rng: np.random.Generator) -> dict:
         loss = _loss(rng)
         if loss:
             topo["loss"] = loss
+        if rng.random() < 0.15:
+            topo["reorder"] = {"jitter": "2ms"} if rng.random() < 0.5 else {"probability": 0.02, "delay": "5ms"}
     elif kind == "dumbbell":
         topo = {"kind": kind, "bottleneck_rate": _rate(rng), "bottleneck_delay": f"{int(rng.choice([2, 10, 30]))}ms",
                 "access_rate": "1Gbps", "access_delay": "1ms", "buffer": buffer, "queue": queue}

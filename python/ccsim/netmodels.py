@@ -242,6 +242,15 @@ def _loss(field: str, v) -> dict:
                "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
                "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
                "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"])}
+        # The channel steps through every state it passes, so its cost is the
+        # run's duration over the mean state duration; a state far shorter
+        # than any packet's transmission changes nothing a packet can see
+        # (the state is read when a packet starts) and only costs time.
+        for k in ("good", "bad"):
+            if dist_mean(out[k]) < MIN_STATE_PS:
+                raise ScenarioError(f"{field}.{k}", v[k], (
+                    f"a mean state duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
+                    "at 10 Gb/s; shorter states only make the channel step through millions of states)"))
         for k in ("loss_good", "to_bad_after_good", "to_bad_after_bad"):
             if k in v:
                 out[k] = _prob(f"{field}.{k}", v[k])
@@ -261,6 +270,19 @@ def _loss(field: str, v) -> dict:
     if any(a >= b for a, b in zip(out, out[1:])):
         raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
     return {"kind": kind, key: out}
+
+
+MIN_STATE_PS = 1_000_000   # 1 µs: the shortest mean two_state channel state
+
+
+def dist_mean(d: dict) -> float:
+    """The mean of a resolved distribution (base units)."""
+    k = d["kind"]
+    if k == "fixed":
+        return d["value"]
+    if k == "uniform":
+        return (d["min"] + d["max"]) / 2
+    return d["mean"]
 
 
 def _quantity(field: str, x, unit: str) -> float:

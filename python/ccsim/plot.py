@@ -1,4 +1,13 @@
-"""Plots of a run's time series: cwnd, throughput, sequence progress and queue over time."""
+"""Plots of a run's time series: cwnd, throughput, sequence progress and queue over time.
+
+Every figure names its run (scenario file and seed) in its title. With more
+flows than fit as lines (`MANY_FLOWS`), cwnd becomes small multiples and
+throughput an aggregate line over a per-flow heat map. The queue figure
+shows only links that queued, each as its sampled queue and the largest
+queue within each sample interval (`link_series.queue_max_pkts`, so peaks
+between samples are not lost), with the legend outside the data.
+PNG by default; SVG or PDF on request (`formats`).
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,72 +15,206 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+# SVG text stays text (editable, searchable); TrueType fonts in PDFs, as journals ask.
+RC = {"svg.fonttype": "none", "pdf.fonttype": 42}
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .results import read  # noqa: E402
+from .results import PLOT_FORMATS, read  # noqa: E402
+
+# Above this many flows, per-flow lines stop being readable.
+MANY_FLOWS = 8
+# Small multiples drawn at most (the first flows by id); the rest are named in the title.
+MAX_PANELS = 24
+MAX_QUEUE_LINKS = 6
 
 
-def plot_dir(out_dir: str | Path, max_flows: int = 20) -> list[Path]:
-    """Write cwnd.png, throughput.png, seq.png and queue.png into `out_dir` from the
-    Parquet files a run wrote there; return the paths written."""
-    out = Path(out_dir)
+def run_label(manifest: dict) -> str:
+    """'<scenario file> · seed N' for a figure title."""
+    return f"{manifest.get('source', '?')} · seed {manifest.get('seed', '?')}"
+
+
+def plot_dir(out_dir: str | Path, formats: tuple[str, ...] = ("png",)) -> list[Path]:
+    """Write cwnd, throughput, seq and queue figures into `out_dir` (one file
+    per figure and format) from the Parquet files a run wrote there; return
+    the paths written."""
+    for f in formats:
+        if f not in PLOT_FORMATS:
+            from .errors import ScenarioError
+
+            raise ScenarioError("--format", f, f"one of {', '.join(PLOT_FORMATS)}")
+    with matplotlib.rc_context(RC):
+        return _plot_dir(Path(out_dir), formats)
+
+
+def _plot_dir(out: Path, formats: tuple[str, ...]) -> list[Path]:
     d = read(out)
     fs, ls, links = d["flow_series"], d["link_series"], d["links"]
-    written = []
+    label = run_label(d["manifest"])
+    written: list[Path] = []
     if fs.height == 0:
         return written
-    flows = sorted(fs["flow"].unique().to_list())[:max_flows]
+    flows = sorted(fs["flow"].unique().to_list())
+    per = {f: fs.filter(pl.col("flow") == f).sort("time_s") for f in flows}
 
-    def cwnd(s):
-        return s["time_s"].to_numpy(), s["cwnd"].to_numpy()
-
-    def goodput(s):
-        t = s["time_s"].to_numpy()
-        b = s["delivered_bytes"].to_numpy().astype(float)
-        return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
-
-    def seq(s):
-        return s["time_s"].to_numpy(), s["snd_una"].to_numpy()
-
-    per_flow = [("cwnd.png", "Congestion window", "cwnd (segments)", cwnd),
-                ("throughput.png", "Goodput per sample interval", "goodput (Mb/s)", goodput),
-                ("seq.png", "Sequence progress (cumulatively acked segment)", "snd_una (segments)", seq)]
-    for fname, title, ylabel, series in per_flow:
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        for f in flows:
-            x, y = series(fs.filter(pl.col("flow") == f))
-            if len(x):
-                ax.plot(x, y, lw=0.8, label=f"flow {f}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
-        if len(flows) <= 10:
-            ax.legend(fontsize=7, ncol=2)
-        written.append(_save(fig, out / fname))
-
-    # Queues: the links that ever queued anything (at most 6, busiest first).
-    peak = ls.group_by("link").agg(pl.col("queue_pkts").max().alias("peak")).sort("peak", descending=True)
-    busy = [r["link"] for r in peak.iter_rows(named=True) if r["peak"] > 0][:6]
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    names = dict(zip(links["id"].to_list(), links["name"].to_list()))
-    for l in busy:
-        s = ls.filter(pl.col("link") == l)
-        ax.plot(s["time_s"], s["queue_pkts"], lw=0.8, label=names.get(l, str(l)))
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue (packets)")
-    ax.set_title("Queue length (sampled)")
-    if busy:
-        ax.legend(fontsize=7)
-    written.append(_save(fig, out / "queue.png"))
+    written += _save(_cwnd(per, flows, label), out / "cwnd", formats)
+    written += _save(_throughput(per, flows, label), out / "throughput", formats)
+    written += _save(_seq(per, flows, label), out / "seq", formats)
+    written += _save(_queue(ls, links, label), out / "queue", formats)
     return written
 
 
-def _save(fig, path: Path) -> Path:
-    tmp = path.with_name("." + path.name + ".tmp.png")
-    fig.tight_layout()
-    fig.savefig(tmp, dpi=110)
+def _title(ax_or_fig, what: str, label: str, n_flows: int | None = None, shown: int | None = None) -> None:
+    extra = ""
+    if n_flows is not None and shown is not None and shown < n_flows:
+        extra = f" (first {shown} of {n_flows} flows)"
+    text = f"{what}{extra}\n{label}"
+    if hasattr(ax_or_fig, "suptitle"):
+        ax_or_fig.suptitle(text, fontsize=10)
+    else:
+        ax_or_fig.set_title(text, fontsize=10)
+
+
+def _legend_outside(ax, n: int) -> None:
+    if n:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  ncol=1 if n <= 16 else 2, frameon=False)
+
+
+def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    t = s["time_s"].to_numpy()
+    b = s["delivered_bytes"].to_numpy().astype(float)
+    if len(t) < 2:
+        return t[:0], b[:0]
+    return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
+
+
+def _cwnd(per: dict, flows: list, label: str):
+    if len(flows) <= MANY_FLOWS:
+        fig, ax = plt.subplots(figsize=(10, 4.5))
+        for f in flows:
+            s = per[f]
+            ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=f"flow {f}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (segments)")
+        _title(ax, "Congestion window", label)
+        _legend_outside(ax, len(flows))
+        return fig
+    shown = flows[:MAX_PANELS]
+    cols = 4
+    rows = -(-len(shown) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(12, 1.6 * rows + 1.0), sharex=True, sharey=True, squeeze=False)
+    for ax, f in zip(axes.flat, shown):
+        s = per[f]
+        ax.plot(s["time_s"], s["cwnd"], lw=0.7)
+        ax.text(0.02, 0.9, f"flow {f}", transform=ax.transAxes, fontsize=7, va="top")
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(shown):]:
+        ax.set_visible(False)
+    fig.supxlabel("time (s)", fontsize=9)
+    fig.supylabel("cwnd (segments)", fontsize=9)
+    _title(fig, "Congestion window per flow", label, len(flows), len(shown))
+    return fig
+
+
+def _throughput(per: dict, flows: list, label: str):
+    curves = {f: _goodput(per[f]) for f in flows}
+    # the aggregate over flows, on the first flow's sample times (every flow is
+    # sampled at the same instants; a flow that starts later has fewer rows)
+    times = np.unique(np.concatenate([c[0] for c in curves.values()])) if curves else np.array([])
+    agg = np.zeros(len(times))
+    for t, y in curves.values():
+        agg[np.searchsorted(times, t)] += y
+    if len(flows) <= MANY_FLOWS:
+        fig, ax = plt.subplots(figsize=(10, 4.5))
+        for f in flows:
+            ax.plot(*curves[f], lw=0.8, label=f"flow {f}")
+        if len(flows) > 1:
+            ax.plot(times, agg, lw=1.2, color="black", label="all flows")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("goodput (Mb/s)")
+        _title(ax, "Goodput per sample interval", label)
+        _legend_outside(ax, len(flows) + (len(flows) > 1))
+        return fig
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]},
+                                 layout="constrained")
+    a1.plot(times, agg, lw=1.0, color="black")
+    a1.set_ylabel("all flows (Mb/s)")
+    grid = np.full((len(flows), len(times)), np.nan)
+    for i, f in enumerate(flows):
+        t, y = curves[f]
+        grid[i, np.searchsorted(times, t)] = y
+    dt = np.diff(times).min() if len(times) > 1 else 1.0
+    extent = (times[0] - dt, times[-1], len(flows) - 0.5, -0.5) if len(times) else None
+    im = a2.imshow(grid, aspect="auto", interpolation="nearest", extent=extent, cmap="viridis")
+    a2.set_ylabel("flow")
+    step = max(1, len(flows) // 12)
+    a2.set_yticks(range(0, len(flows), step), [str(flows[i]) for i in range(0, len(flows), step)], fontsize=7)
+    a2.set_xlabel("time (s)")
+    fig.colorbar(im, ax=a2, label="goodput per flow (Mb/s)", fraction=0.04, pad=0.01)
+    _title(fig, f"Goodput per sample interval: aggregate and {len(flows)} flows", label)
+    return fig
+
+
+def _seq(per: dict, flows: list, label: str):
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    shown = flows[:MAX_PANELS]
+    for f in shown:
+        s = per[f]
+        ax.plot(s["time_s"], s["snd_una"], lw=0.8, label=f"flow {f}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("snd_una (segments)")
+    _title(ax, "Sequence progress (cumulatively acked segment)", label, len(flows), len(shown))
+    _legend_outside(ax, len(shown) if len(shown) <= MANY_FLOWS * 2 else 0)
+    return fig
+
+
+def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
+    """The links that queued: at most MAX_QUEUE_LINKS, busiest first; a link
+    whose largest queue is below 5 % of the busiest one's (an access link's
+    start-up blip beside a bottleneck) is left out and counted in the title."""
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    names = dict(zip(links["id"].to_list(), links["name"].to_list()))
+    peak_col = "queue_max_pkts" if "queue_max_pkts" in ls.columns else "queue_pkts"
+    peaks: list[tuple[int, int]] = []
+    if ls.height:
+        peak = ls.group_by("link").agg(pl.col(peak_col).max().alias("peak")).sort(["peak", "link"], descending=[True, False])
+        peaks = [(r["link"], int(r["peak"])) for r in peak.iter_rows(named=True) if r["peak"] > 0]
+    top = peaks[0][1] if peaks else 0
+    busy = [l for l, p in peaks if p >= max(1, 0.05 * top)][:MAX_QUEUE_LINKS]
+    left = len(peaks) - len(busy)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, l in enumerate(busy):
+        s = ls.filter(pl.col("link") == l).sort("time_s")
+        c = colors[k % len(colors)]
+        if peak_col == "queue_max_pkts":
+            ax.step(s["time_s"], s["queue_max_pkts"], where="pre", lw=0.6, color=c, alpha=0.5)
+        ax.plot(s["time_s"], s["queue_pkts"], lw=0.9, color=c, label=names.get(l, str(l)))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets)")
+    if not busy:
+        what = "Queue length: no link queued a packet"
+    else:
+        what = "Queue length (line: at each sample; thin steps: the largest within each interval)"
+        if left:
+            what += f"; {left} more link(s) below {max(1, int(0.05 * top))} packets not shown"
+    _title(ax, what, label)
+    _legend_outside(ax, len(busy))
+    return fig
+
+
+def _save(fig, stem: Path, formats: tuple[str, ...]) -> list[Path]:
+    """Write `fig` as stem.<fmt> for each format (to a temporary name, then
+    renamed into place)."""
+    paths = []
+    if fig.get_layout_engine() is None:
+        fig.tight_layout()
+    for fmt in formats:
+        path = stem.with_suffix("." + fmt)
+        tmp = path.with_name("." + path.name + ".tmp." + fmt)
+        fig.savefig(tmp, dpi=110, bbox_inches="tight")
+        tmp.replace(path)
+        paths.append(path)
     plt.close(fig)
-    tmp.replace(path)
-    return path
+    return paths

@@ -33,7 +33,8 @@ TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers",
 
 # The files ccsim.plot.plot_dir writes; a new run in the same folder removes
 # them first (they would show the previous run).
-PLOT_FILES = ("cwnd.png", "throughput.png", "seq.png", "queue.png")
+PLOT_FORMATS = ("png", "svg", "pdf")
+PLOT_FILES = tuple(f"{name}.{fmt}" for name in ("cwnd", "throughput", "seq", "queue") for fmt in PLOT_FORMATS)
 
 
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
@@ -173,6 +174,15 @@ def run_scenario(sc: "Scenario", control=None) -> Result:
         # The core re-validates the resolved scenario (and checks routes);
         # present its message as the same exception type the parser raises.
         raise ScenarioError("scenario", message=str(e)) from None
+    except MemoryError:
+        from . import memory
+
+        est = memory.estimate(sc.core)
+        total = sum(v for k, v in est.items() if not k.startswith("rows:"))
+        raise ScenarioError("sim.sample_interval", message=(
+            f"sim.sample_interval / sim.trace: the run's recorded tables (estimated {memory._gb(total)}) did not fit in "
+            f"this machine's memory; record less (a longer interval, 'off', fewer traces) or lower "
+            f"${memory.ENV} so that such runs are refused before they start")) from None
     w1, c1 = time.perf_counter(), time.process_time()
     return Result(sc, raw, w1 - w0, c1 - c0)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import tcp_options, topologies, traffic
+from . import memory, tcp_options, topologies, traffic
 from ._check import _check_keys, _int, _str
 from .errors import ScenarioError
 from .netmodels import CODEL_DOC, LOSS_KINDS, PIE_DOC, QUEUE_KINDS, RED_DOC  # noqa: F401 (re-exported)
@@ -35,8 +35,6 @@ from .units import PS_PER_S, parse_time
 
 SIM_KEYS = {"duration", "seed", "sample_interval", "sample_links", "trace"}
 TRACE_KINDS = ["rtt", "seq", "cc"]
-# Time-series rows (flows + link directions, per sample) a run may record: ~10 GB of memory.
-MAX_SERIES_ROWS = 100_000_000
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
 
 
@@ -179,21 +177,15 @@ class Scenario:
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
         sample_links = _sample_links(sim.get("sample_links", "all"), net)
-        if sample is not None:
-            n_links = len(net.links) if sample_links is None else len(sample_links)
-            rows = (duration // sample + 1) * (len(flows) + n_links)
-            if rows > MAX_SERIES_ROWS:
-                raise ScenarioError("sim.sample_interval", message=(
-                    f"sim.sample_interval: {si!r} over {duration / PS_PER_S:g}s gives {rows:,} time-series rows "
-                    f"({len(flows)} flows + {n_links} link directions); expected at most "
-                    f"{MAX_SERIES_ROWS:,}: use a longer interval or 'off'"))
         core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
                        "tcp": f["tcp"], "label": f["label"]} for f in flows if f["app"]["kind"] != "udp"]
         udp = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "label": f["label"],
                 **{k: v for k, v in f["app"].items() if k != "kind"}} for f in flows if f["app"]["kind"] == "udp"]
-        return {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "sample_links": sample_links,
+        core = {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "sample_links": sample_links,
                 "nodes": net.nodes,
                 "links": net.links, "flows": core_flows, "udp": udp, "trace": {k: k in trace for k in TRACE_KINDS}}
+        memory.check(core)     # recorded tables that would not fit in memory are refused before the run
+        return core
 
 def _sample_links(v, net) -> list[int] | None:
     """Indices of the links `sim.sample_links` selects: None for 'all';

@@ -104,6 +104,9 @@ pub struct LinkStats {
     pub busy_ps: u64,
     pub max_waiting_pkts: u32,
     pub max_waiting_bytes: u64,
+    /// Largest number of waiting packets since the last sample (the series'
+    /// `queue_max_pkts`, so that peaks between samples are not lost).
+    pub interval_max_pkts: u32,
 }
 
 pub enum Admission {
@@ -242,11 +245,13 @@ impl Link {
         self.stats.drops += (self.dropped.len() - before) as u64;
         let (qp, qb) = (aqm.len_pkts(), aqm.len_bytes());
         self.stats.max_waiting_pkts = self.stats.max_waiting_pkts.max(qp);
+        self.stats.interval_max_pkts = self.stats.interval_max_pkts.max(qp);
         self.stats.max_waiting_bytes = self.stats.max_waiting_bytes.max(qb);
         // An idle transmitter takes the packet at once.
         self.busy_until = self.busy_until.max(now);
         self.serve_until(now);
         let head = if was_empty { self.ring.front().map(|s| s.arrive) } else { None };
+        self.debug_check();
         Admission::Accepted(head)
     }
 
@@ -306,6 +311,9 @@ impl Link {
             if self.waiting_pkts > self.stats.max_waiting_pkts {
                 self.stats.max_waiting_pkts = self.waiting_pkts;
             }
+            if self.waiting_pkts > self.stats.interval_max_pkts {
+                self.stats.interval_max_pkts = self.waiting_pkts;
+            }
             if self.waiting_bytes > self.stats.max_waiting_bytes {
                 self.stats.max_waiting_bytes = self.waiting_bytes;
             }
@@ -317,8 +325,47 @@ impl Link {
         }
         let arrive = tx_end + self.delay;
         let was_empty = self.ring.is_empty();
+        // FIFO at a fixed rate: transmissions start no earlier than now and
+        // arrivals leave the ring in order.
+        debug_assert!(tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start < tx_start),
+            "link {}: out-of-order transmission at {now}", self.name);
         self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
+        self.debug_check();
         Admission::Accepted(if was_empty { Some(arrive) } else { None })
+    }
+
+    /// The link's accounting, checked in builds with debug assertions:
+    /// every offered packet is transmitted, refused or still waiting inside
+    /// a dequeue-time discipline, and the waiting counters agree with the
+    /// ring (enqueue-time disciplines).
+    #[inline]
+    fn debug_check(&self) {
+        #[cfg(debug_assertions)]
+        {
+            let inside = match &self.disc {
+                Discipline::Dequeue(a) => a.len_pkts() as u64,
+                Discipline::Enqueue(_) => 0,
+            };
+            debug_assert_eq!(self.stats.pkts_offered, self.stats.pkts_tx + self.stats.drops + inside,
+                "link {}: offered = transmitted + refused + waiting", self.name);
+            debug_assert!(self.waiting_pkts as usize <= self.ring.len(), "link {}: more waiting than held", self.name);
+            let (qp, qb) = match &self.disc {
+                Discipline::Dequeue(a) => (a.len_pkts(), a.len_bytes()),
+                Discipline::Enqueue(_) => (self.waiting_pkts, self.waiting_bytes),
+            };
+            if let Some(l) = self.disc.limit_pkts() {
+                debug_assert!(qp <= l, "link {}: {qp} packets waiting, limit {l}", self.name);
+            }
+            if let Some(l) = self.disc.limit_bytes() {
+                debug_assert!(qb <= l, "link {}: {qb} bytes waiting, limit {l}", self.name);
+            }
+            // (summing the ring is O(queue): only for short queues)
+            if self.waiting_pkts > 0 && self.waiting_pkts <= 64 {
+                let idx = self.ring.len() - self.waiting_pkts as usize;
+                let bytes: u64 = self.ring.range(idx..).map(|s| s.pkt.size as u64).sum();
+                debug_assert_eq!(bytes, self.waiting_bytes, "link {}: waiting bytes", self.name);
+            }
+        }
     }
 
     #[inline]
@@ -383,6 +430,14 @@ impl Link {
                 None => a,
             },
         }
+    }
+
+    /// The largest queue (packets) since the previous call, given the queue
+    /// `now_pkts` at this sample (where the next interval starts).
+    pub fn take_interval_max(&mut self, now_pkts: u32) -> u32 {
+        let m = self.stats.interval_max_pkts.max(now_pkts);
+        self.stats.interval_max_pkts = now_pkts;
+        m
     }
 
     /// (waiting packets, waiting bytes) at `now`.

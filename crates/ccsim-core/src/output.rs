@@ -218,6 +218,8 @@ pub struct LinkRow<'a> {
     pub link: &'a Link,
     pub queue_pkts: u32,
     pub queue_bytes: u64,
+    /// The series only: the largest queue since the previous sample.
+    pub queue_max_pkts: u32,
 }
 
 impl LinkRow<'_> {
@@ -281,6 +283,7 @@ pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
         Col("link", U(|r, _| r.id as u64)),
         Col("queue_pkts", U(|r, _| r.queue_pkts as u64)),
         Col("queue_bytes", U(|r, _| r.queue_bytes)),
+        Col("queue_max_pkts", U(|r, _| r.queue_max_pkts as u64)),
         Col("held_pkts", U(|r, _| r.link.held() as u64)),
         // RED's average queue and current max_p (NaN for other disciplines)
         Col("avg_queue", F(|r, _| r.link.disc.avg_queue().unwrap_or(f64::NAN))),

@@ -514,7 +514,8 @@ impl Simulation {
                 continue;
             }
             let (queue_pkts, queue_bytes) = link.queue_at(now);
-            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts, queue_bytes }, &t);
+            let queue_max_pkts = link.take_interval_max(queue_pkts);
+            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts, queue_bytes, queue_max_pkts }, &t);
         }
     }
 
@@ -625,7 +626,7 @@ impl Simulation {
         out.tables.push(output::table("transfers", &output::transfer_columns(), &tr, &&self.flows[..]));
         out.tables.push(output::table("udp", &output::udp_columns(), &self.udp, &&self.nodes[..]));
         let rows: Vec<LinkRow> =
-            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: waiting_at_end[id].0, queue_bytes: waiting_at_end[id].1 }).collect();
+            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: waiting_at_end[id].0, queue_bytes: waiting_at_end[id].1, queue_max_pkts: 0 }).collect();
         let lctx = LinkCtx { nodes: &self.nodes, end };
         out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
         drop(rows);

@@ -189,7 +189,8 @@ impl Fwd {
                 continue;
             }
             let (qp, qb) = link.queue_at(t);
-            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts: qp, queue_bytes: qb }, &ts);
+            let qmax = link.take_interval_max(qp);
+            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts: qp, queue_bytes: qb, queue_max_pkts: qmax }, &ts);
         }
     }
 
@@ -460,7 +461,7 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         .links
         .iter()
         .enumerate()
-        .map(|(id, link)| LinkRow { id, link, queue_pkts: waiting[id].0, queue_bytes: waiting[id].1 })
+        .map(|(id, link)| LinkRow { id, link, queue_pkts: waiting[id].0, queue_bytes: waiting[id].1, queue_max_pkts: 0 })
         .collect();
     let lctx = LinkCtx { nodes: &f.sc.nodes, end: end_model };
     out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));

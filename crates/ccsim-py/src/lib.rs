@@ -21,6 +21,16 @@ fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
+/// A column's raw bytes as a Python `bytes`; a failed allocation is a
+/// Python `MemoryError`, not a panic (`PyBytes::new` would panic on it).
+fn py_bytes<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyBytes::new_with(py, raw.len(), |buf| {
+        buf.copy_from_slice(raw);
+        Ok(())
+    })?
+    .into_any())
+}
+
 fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
@@ -28,9 +38,9 @@ fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> 
         let cols = PyList::empty(py);
         for (name, c) in &t.columns {
             let (dtype, data): (&str, Bound<'py, PyAny>) = match c {
-                Column::F64(v) => ("f8", PyBytes::new(py, as_bytes(v)).into_any()),
-                Column::U64(v) => ("u8", PyBytes::new(py, as_bytes(v)).into_any()),
-                Column::I64(v) => ("i8", PyBytes::new(py, as_bytes(v)).into_any()),
+                Column::F64(v) => ("f8", py_bytes(py, as_bytes(v))?),
+                Column::U64(v) => ("u8", py_bytes(py, as_bytes(v))?),
+                Column::I64(v) => ("i8", py_bytes(py, as_bytes(v))?),
                 Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
             };
             cols.append((name.as_str(), dtype, data))?;
@@ -42,6 +52,13 @@ fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("sim_time_s", out.sim_time_s)?;
     d.set_item("delivered_data_pkts", out.delivered_data_pkts)?;
     Ok(d)
+}
+
+/// `to_py` with its failures as Python exceptions: a failed allocation is
+/// `MemoryError`, and any panic while converting is `InternalError`.
+fn convert<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| to_py(py, out)))
+        .unwrap_or_else(|_| Err(InternalError::new_err("simulator core panicked while converting the results")))
 }
 
 /// Run `f` without the GIL; a panic inside becomes `InternalError`.
@@ -100,7 +117,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, control: Option<PyRef<'py, PyR
         }
     };
     match res {
-        Ok(out) => to_py(py, &out),
+        Ok(out) => convert(py, &out),
         Err(RunError::Config(e)) => Err(ScenarioError::new_err(e.to_string())),
         Err(RunError::Cancelled(c)) => Err(RunCancelled::new_err(c.to_string())),
     }
@@ -118,7 +135,7 @@ fn forward<'py>(py: Python<'py>, config_json: &str, fds: Vec<i32>, control: PyRe
     let ctl = Arc::clone(&control.inner);
     let res = guarded(py, move || ccsim_emu::forward(&cfg, &fds, &ctl))?;
     match res {
-        Ok(out) => to_py(py, &out),
+        Ok(out) => convert(py, &out),
         Err(e) => Err(PyRuntimeError::new_err(format!("forwarder: {e}"))),
     }
 }
@@ -130,6 +147,13 @@ fn forward<'py>(py: Python<'py>, config_json: &str, fds: Vec<i32>, control: PyRe
 fn routes(scenario_json: &str, pairs: Vec<(u32, u32)>) -> PyResult<Vec<Option<Vec<u32>>>> {
     let sc = ccsim_core::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(ccsim_core::sim::static_routes(&sc, &pairs))
+}
+
+/// Whether this build checks the core's invariants (`debug_assert!`): true
+/// for the `test-release` profile `make test` uses, false for release.
+#[pyfunction]
+fn debug_assertions() -> bool {
+    cfg!(debug_assertions)
 }
 
 /// Names of the congestion-control algorithms the core knows.
@@ -183,5 +207,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(debug_assertions, m)?)?;
     Ok(())
 }

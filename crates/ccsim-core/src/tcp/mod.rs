@@ -532,6 +532,7 @@ impl TcpFlow {
             }
         }
         self.trace_cc_events(now);
+        self.debug_check();
     }
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -598,6 +599,31 @@ impl TcpFlow {
                 self.c.pacer.deadline = None;
                 self.try_send(now, out);
             }
+        }
+        self.debug_check();
+    }
+
+    /// The sender's invariants, checked after every ACK and timer in builds
+    /// with debug assertions (`make test` builds the core that way): sequence
+    /// order, a window of at least one segment, and a scoreboard that never
+    /// counts more segments than are outstanding.
+    #[inline]
+    fn debug_check(&self) {
+        #[cfg(debug_assertions)]
+        {
+            let c = &self.c;
+            let id = c.id;
+            debug_assert!(c.snd_una <= c.snd_nxt && c.snd_nxt <= c.snd_max,
+                "flow {id}: snd_una {} <= snd_nxt {} <= snd_max {}", c.snd_una, c.snd_nxt, c.snd_max);
+            debug_assert!(c.snd_max <= c.total_segs, "flow {id}: snd_max {} beyond the data ({} segments)", c.snd_max, c.total_segs);
+            debug_assert!(c.tp.cwnd >= 1, "flow {id}: cwnd {} < 1", c.tp.cwnd);
+            let out = c.snd_max - c.snd_una;
+            debug_assert_eq!(c.sb.txq.len() as u64, out, "flow {id}: one transmit record per outstanding segment");
+            debug_assert!(c.sb.sacked_out as u64 + c.sb.lost_out as u64 <= out,
+                "flow {id}: sacked {} + lost {} > outstanding {out}", c.sb.sacked_out, c.sb.lost_out);
+            debug_assert!(c.sb.retrans_out as u64 <= out, "flow {id}: retrans_out {} > outstanding {out} ({:?}, rack {})", c.sb.retrans_out, c.sack, c.cfg.tcp.rack);
+            // (ns-2 Sack1's pipe is a free-running counter, as in tcp-sack1.cc:
+            // it may exceed the outstanding segments, so it is not checked)
         }
     }
 

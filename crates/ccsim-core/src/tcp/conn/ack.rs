@@ -148,15 +148,17 @@ impl Conn {
             let mut fresh = 0u64;
             for s in self.snd_una..ack {
                 let r = self.sb.txq.pop_front().expect("tx record for every outstanding segment");
+                // A SACKed segment may carry RETRANS too: go-back-N after a
+                // timeout (no RFC 6675 scoreboard) resends SACKed segments.
+                if r.flags & RETRANS != 0 {
+                    self.sb.retrans_out -= 1;
+                }
                 if r.flags & SACKED != 0 {
                     self.sb.sacked_out -= 1;
                     continue;
                 }
                 if r.flags & LOST != 0 {
                     self.sb.lost_out -= 1;
-                }
-                if r.flags & RETRANS != 0 {
-                    self.sb.retrans_out -= 1;
                 }
                 if r.flags & WAS_SACKED != 0 {
                     continue; // delivered when first SACKed

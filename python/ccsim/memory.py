@@ -1,0 +1,128 @@
+"""How much memory a run's recorded tables will take, estimated before it runs.
+
+The time series grow with samples × (flows + sampled link directions), the
+per-packet traces (`sim.trace = ["rtt"]`, `["seq"]`) with the packets the
+network can carry. A run whose estimate exceeds the limit is refused with a
+`ScenarioError` naming `sim.sample_interval` or `sim.trace` before anything
+runs (a 20 GB trace used to end in `MemoryError` after the whole simulation).
+
+The limit is ``CCSIM_MAX_MEMORY`` (bytes, or a size such as ``"8GB"``), or by
+default half of this machine's physical memory.
+
+Costs per recorded cell are measured peak resident memory over a whole run
+(the core's columns, their copy handed to Python, the DataFrame and the
+Parquet write), measured as in docs/reliability.md: about
+16 B for a number and 112 B for a string cell (each string becomes its own
+Python object).
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from .errors import ScenarioError
+
+NUM_CELL_BYTES = 16
+STR_CELL_BYTES = 112
+# (numeric columns, string columns) of each recorded table (crates/ccsim-core/src/output.rs).
+TABLE_SHAPE = {
+    "flow_series": (19, 0),
+    "link_series": (13, 0),
+    "cc_state": (4, 4),
+    "rtt_trace": (3, 0),
+    "seq_trace": (3, 1),
+}
+ENV = "CCSIM_MAX_MEMORY"
+
+
+def row_bytes(table: str) -> int:
+    n, s = TABLE_SHAPE[table]
+    return n * NUM_CELL_BYTES + s * STR_CELL_BYTES
+
+
+def limit_bytes() -> int:
+    """The memory a run's tables may take: $CCSIM_MAX_MEMORY or half the physical memory."""
+    v = os.environ.get(ENV)
+    if v:
+        from .units import parse_size
+
+        return parse_size(ENV, v.strip())
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def packet_bound(core: dict) -> int:
+    """An upper bound on the data packets the run's TCP flows can deliver:
+    each flow is charged to the slowest link of its path, and the flows that
+    share that link share its capacity over the run (a file transfer is also
+    bounded by its own size)."""
+    from . import _core
+
+    flows = core["flows"]
+    if not flows:
+        return 0
+    links = core["links"]
+    dur_s = core["duration_ps"] * 1e-12
+    pairs = [(f["src"], f["dst"]) for f in flows]
+    paths = _core.routes(json.dumps(core), pairs)
+    by_link: dict[int, int] = {}
+    capped = 0
+    for f, path in zip(flows, paths):
+        if not path:
+            continue
+        wire = f["tcp"]["mss"] + f["tcp"]["header_bytes"]
+        slow = min(path, key=lambda i: links[i]["rate_bps"])
+        cap = int(links[slow]["rate_bps"] * dur_s / (8 * wire)) + 1
+        app = f["app"]
+        if app.get("kind") == "file":
+            capped += min(cap, app["bytes"] // f["tcp"]["mss"] + 1)
+            continue
+        by_link[slow] = max(by_link.get(slow, 0), cap)
+    return capped + sum(by_link.values())
+
+
+def estimate(core: dict) -> dict[str, int]:
+    """Estimated rows of each recorded table and their bytes in memory."""
+    rows: dict[str, int] = {}
+    sample = core.get("sample_interval_ps")
+    n_flows = len(core["flows"])
+    if sample:
+        samples = core["duration_ps"] // sample + 1
+        sl = core.get("sample_links")
+        n_links = len(core["links"]) if sl is None else len(sl)
+        rows["flow_series"] = samples * n_flows
+        rows["link_series"] = samples * n_links
+    trace = core.get("trace", {})
+    if trace.get("cc") and sample:
+        rows["cc_state"] = (core["duration_ps"] // sample + 1) * n_flows
+    if trace.get("rtt") or trace.get("seq"):
+        p = packet_bound(core)
+        if trace.get("rtt"):
+            rows["rtt_trace"] = p          # at most one RTT sample per delivered segment
+        if trace.get("seq"):
+            rows["seq_trace"] = 2 * p      # every segment sent and every ACK received
+    return {t: r * row_bytes(t) for t, r in rows.items()} | {"rows:" + t: r for t, r in rows.items()}
+
+
+def check(core: dict) -> None:
+    """Refuse a scenario whose recorded tables would not fit in memory."""
+    est = estimate(core)
+    total = sum(v for k, v in est.items() if not k.startswith("rows:"))
+    lim = limit_bytes()
+    if total <= lim:
+        return
+    parts = sorted(((est[t], t) for t in TABLE_SHAPE if t in est), reverse=True)
+    big = parts[0][1]
+    field = "sim.trace" if big in ("rtt_trace", "seq_trace", "cc_state") else "sim.sample_interval"
+    detail = ", ".join(f"{t} {est['rows:' + t]:,} rows ≈ {_gb(b)}" for b, t in parts if b)
+    advice = ("drop that trace or shorten the run" if field == "sim.trace"
+              else "use a longer interval, 'off', or sim.sample_links = 'shared'")
+    raise ScenarioError(field, message=(
+        f"{field}: the recorded tables would need about {_gb(total)} of memory ({detail}); the limit is "
+        f"{_gb(lim)} (${ENV}, default half the physical memory): {advice}"))
+
+
+def _gb(b: int) -> str:
+    return f"{b / 1e9:.1f} GB" if b >= 1e8 else f"{b / 1e6:.1f} MB"
