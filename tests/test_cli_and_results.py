@@ -161,16 +161,25 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
 
 
 def test_bench_json_shape():
-    r = cli("bench", "--json", "--repeat", "1")
+    from ccsim.bench import SCENARIOS
+
+    assert {n.split("_")[2] for n in SCENARIOS} == {"100M", "1G", "2.5G", "10G"}
+    r = cli("bench", "--json", "--repeat", "1", "--only", "a_dumbbell")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     names = [s["name"] for s in d["scenarios"]]
-    assert len(names) == 6 and any(n.endswith("_sack_ts") for n in names)
+    assert names == [n for n in SCENARIOS if n.startswith("a_dumbbell")] and len(names) == 4
     assert any("_cubic_" in n for n in names) and any("_bbr_" in n for n in names)
+    by = {s["name"]: s for s in d["scenarios"]}
     for s in d["scenarios"]:
-        assert set(s) == {"name", "delivered_pkts", "events", "cpu_s", "pkts_per_cpu_s", "events_per_cpu_s"}
+        assert set(s) == {"name", "delivered_pkts", "events", "cpu_s", "pkts_per_cpu_s", "events_per_cpu_s",
+                          "cost_vs_newreno"}
         assert s["delivered_pkts"] > 100_000
         assert s["pkts_per_cpu_s"] == pytest.approx(s["delivered_pkts"] / s["cpu_s"])
+        base = by["a_dumbbell_100M_newreno_sack_ts"]
+        assert s["cost_vs_newreno"] == pytest.approx(base["pkts_per_cpu_s"] / s["pkts_per_cpu_s"])
+    r = cli("bench", "--only", "nothing-like-this")
+    assert r.returncode == 2 and "--only" in r.stderr
 
 
 def test_results_read_back(tmp_path):

@@ -3,8 +3,13 @@
 (a) 10 NewReno flows, access 1 Gb/s / 1 ms, bottleneck 100 Mb/s / 18 ms
 (40 ms RTT), DropTail of one BDP, 1448-byte segments, unlimited data, flows
 10 ms apart, 60 s. (b) the same with a 1 Gb/s bottleneck for 20 s.
-The `_sack_ts` variants turn on RFC 6675 SACK and RFC 7323 timestamps
-(delayed ACK is on in all of them).
+(c) 2.5 Gb/s for 10 s and (d) 10 Gb/s for 4 s, with access links 4 times
+the bottleneck's rate (so that the bottleneck is one), to show how the cost
+per packet follows the rate.
+The plain NewReno cases have SACK and timestamps off; the `_sack_ts`
+variants turn on RFC 6675 SACK and RFC 7323 timestamps (delayed ACK is on
+in all of them). Until 2026-11-25 the plain cases inherited the linux
+stack's defaults and so were the `_sack_ts` cases under another name.
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 from __future__ import annotations
@@ -16,27 +21,40 @@ from .scenario import Builder
 
 
 def reference(name: str, cc: str = "newreno", **tcp) -> "Builder":
-    rate, dur = {"a": ("100Mbps", "60s"), "b": ("1Gbps", "20s")}[name]
+    rate, dur, access = {"a": ("100Mbps", "60s", "1Gbps"), "b": ("1Gbps", "20s", "1Gbps"),
+                         "c": ("2.5Gbps", "10s", "10Gbps"), "d": ("10Gbps", "4s", "40Gbps")}[name]
     return (Builder(duration=dur, seed=1, sample_interval="off")
-            .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate="1Gbps",
+            .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access,
                       access_delay="1ms", buffer="1bdp")
             .tcp(cc=cc, mss=1448, **tcp)
             .flows(count=10, app="bulk", start="0s", stagger="10ms"))
 
 
 SCENARIOS = {
-    "a_dumbbell_100M_newreno": lambda: reference("a"),
-    "b_dumbbell_1G_newreno": lambda: reference("b"),
+    # SACK and timestamps off explicitly: the linux stack's defaults turn them on
+    "a_dumbbell_100M_newreno": lambda: reference("a", sack="off", timestamps=False),
+    "b_dumbbell_1G_newreno": lambda: reference("b", sack="off", timestamps=False),
     "a_dumbbell_100M_newreno_sack_ts": lambda: reference("a", sack="rfc6675", timestamps=True),
     "b_dumbbell_1G_newreno_sack_ts": lambda: reference("b", sack="rfc6675", timestamps=True),
     "a_dumbbell_100M_cubic_sack_ts": lambda: reference("a", "cubic", sack="rfc6675", timestamps=True),
     "a_dumbbell_100M_bbr_sack_ts": lambda: reference("a", "bbr", sack="rfc6675", timestamps=True),
+    "b_dumbbell_1G_cubic_sack_ts": lambda: reference("b", "cubic", sack="rfc6675", timestamps=True),
+    "b_dumbbell_1G_bbr_sack_ts": lambda: reference("b", "bbr", sack="rfc6675", timestamps=True),
+    "c_dumbbell_2.5G_newreno_sack_ts": lambda: reference("c", sack="rfc6675", timestamps=True),
+    "d_dumbbell_10G_newreno_sack_ts": lambda: reference("d", sack="rfc6675", timestamps=True),
+    "d_dumbbell_10G_cubic_sack_ts": lambda: reference("d", "cubic", sack="rfc6675", timestamps=True),
+    "d_dumbbell_10G_bbr_sack_ts": lambda: reference("d", "bbr", sack="rfc6675", timestamps=True),
 }
 
 
-def run_bench(repeat: int = 3) -> list[dict]:
+def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
+    """Each scenario (those whose name contains `only`), the fastest of
+    `repeat` runs. `cost_vs_newreno` is the CPU time per packet over that of
+    the same-rate NewReno SACK+timestamps scenario, when it ran too."""
     rows = []
     for name, make in SCENARIOS.items():
+        if only and only not in name:
+            continue
         payload = make().build().to_core_json()
         best = None
         for _ in range(repeat):
@@ -49,4 +67,8 @@ def run_bench(repeat: int = 3) -> list[dict]:
         pk, ev = int(raw["delivered_data_pkts"]), int(raw["events"])
         rows.append({"name": name, "delivered_pkts": pk, "events": ev, "cpu_s": cpu,
                      "pkts_per_cpu_s": pk / cpu, "events_per_cpu_s": ev / cpu})
+    ref = {r["name"].split("_")[0]: r for r in rows if r["name"].endswith("_newreno_sack_ts")}
+    for r in rows:
+        base = ref.get(r["name"].split("_")[0])
+        r["cost_vs_newreno"] = base["pkts_per_cpu_s"] / r["pkts_per_cpu_s"] if base else None
     return rows

@@ -303,13 +303,19 @@ def cmd_bench(a) -> int:
     if _core.debug_assertions():
         print("ccsim: warning: this core was built with its invariant checks on (make test's build); "
               "the figures below are slower than a release build: run 'make develop' first", file=sys.stderr)
-    rows = run_bench(repeat=a.repeat)
+    rows = run_bench(repeat=a.repeat, only=a.only)
+    if not rows:
+        from .bench import SCENARIOS
+
+        raise ScenarioError("--only", a.only, f"a part of a scenario name ({', '.join(SCENARIOS)})")
     if a.json:
         print(json.dumps({"scenarios": rows}))
     else:
-        print(_fmt_table(["scenario", "delivered_pkts", "events", "cpu_s", "Mpkts_per_cpu_s", "Mevents_per_cpu_s"],
+        print(_fmt_table(["scenario", "delivered_pkts", "events", "cpu_s", "Mpkts_per_cpu_s", "Mevents_per_cpu_s",
+                          "cost_vs_newreno"],
                          [[r["name"], r["delivered_pkts"], r["events"], f"{r['cpu_s']:.3f}",
-                           f"{r['pkts_per_cpu_s'] / 1e6:.2f}", f"{r['events_per_cpu_s'] / 1e6:.2f}"] for r in rows]))
+                           f"{r['pkts_per_cpu_s'] / 1e6:.2f}", f"{r['events_per_cpu_s'] / 1e6:.2f}",
+                           "-" if r["cost_vs_newreno"] is None else f"{r['cost_vs_newreno']:.2f}"] for r in rows]))
     return 0
 
 
@@ -533,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("bench", help="run the reference speed scenarios")
     b.add_argument("--json", action="store_true")
     b.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest counts")
+    b.add_argument("--only", metavar="TEXT", help="only the scenarios whose name contains TEXT, e.g. 10G or bbr")
     b.add_argument("--experiments", action="store_true",
                    help="measure the sweep machinery instead: overhead per run, speed-up, client memory (minutes)")
     b.add_argument("--quick", action="store_true", help="with --experiments: overhead only, 200 runs")

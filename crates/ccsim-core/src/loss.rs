@@ -123,8 +123,17 @@ impl LossModel {
 
     /// Apply the model to a packet that starts transmission at `t`;
     /// true = lost.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&mut self, t: SimTime, pkt: &mut Packet) -> bool {
+        // Most link directions have no loss model: decided without a call.
+        if matches!(self, LossModel::None) {
+            return false;
+        }
+        self.apply_model(t, pkt)
+    }
+
+    #[inline(never)]
+    fn apply_model(&mut self, t: SimTime, pkt: &mut Packet) -> bool {
         match self {
             LossModel::None => false,
             LossModel::Bernoulli { p, rng } => rng.bernoulli(*p),

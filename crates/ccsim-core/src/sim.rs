@@ -28,7 +28,7 @@ pub struct Simulation {
     /// new event is pushed only when it is earlier than all of them, and
     /// events fire earliest first, so the top is always the next to fire.
     timer_events: Vec<Vec<SimTime>>,
-    routes: Vec<Vec<u32>>,
+    routes: Routes,
     pub flows: Vec<TcpFlow>,
     apps: Vec<App>,
     pub udp: Vec<UdpSource>,
@@ -40,6 +40,42 @@ pub struct Simulation {
     /// Whether the time series samples each link.
     sample_link: Vec<bool>,
     delivered_data_pkts: u64,
+}
+
+/// Every route's links in one array, a route being a slice of it: the hot
+/// forwarding step reads one compact table instead of following a pointer
+/// per route (with 10,000 flows, 20,000 separately allocated routes missed
+/// the cache on most hops).
+struct Routes {
+    hops: Vec<u32>,
+    /// Route r is hops[start[r] .. start[r + 1]].
+    start: Vec<u32>,
+}
+
+impl Routes {
+    fn new(routes: Vec<Vec<u32>>) -> Self {
+        let mut start = Vec::with_capacity(routes.len() + 1);
+        let mut hops = Vec::with_capacity(routes.iter().map(Vec::len).sum());
+        start.push(0);
+        for r in routes {
+            hops.extend_from_slice(&r);
+            start.push(u32::try_from(hops.len()).expect("fewer than 2^32 route hops"));
+        }
+        Routes { hops, start }
+    }
+
+    /// The link a packet on route `r` takes at hop `hop`.
+    #[inline]
+    fn link(&self, r: u32, hop: u16) -> usize {
+        debug_assert!((hop as usize) < self.len(r), "hop {hop} beyond route {r}");
+        self.hops[self.start[r as usize] as usize + hop as usize] as usize
+    }
+
+    /// Hops of route `r`.
+    #[inline]
+    fn len(&self, r: u32) -> usize {
+        (self.start[r as usize + 1] - self.start[r as usize]) as usize
+    }
 }
 
 /// Shortest path by hop count (ties: lowest link index first), as a list of
@@ -251,8 +287,8 @@ impl Simulation {
             nodes: sc.nodes.clone(),
             links,
             link_pending: vec![false; nl],
-            timer_events: vec![Vec::with_capacity(4); flows.len()],
-            routes,
+            timer_events: vec![Vec::new(); flows.len()],
+            routes: Routes::new(routes),
             flows,
             apps,
             udp,
@@ -271,7 +307,7 @@ impl Simulation {
     /// Put a packet on the next link of its route.
     #[inline]
     fn forward(&mut self, pkt: Packet) {
-        let l = self.routes[pkt.route as usize][pkt.hop as usize] as usize;
+        let l = self.routes.link(pkt.route, pkt.hop);
         match self.links[l].enqueue(self.now, pkt) {
             Admission::Dropped => self.count_drop(&pkt),
             Admission::Accepted(_) => {
@@ -460,7 +496,7 @@ impl Simulation {
                 continue;
             }
             let hop = pkt.hop as usize + 1;
-            if hop < self.routes[pkt.route as usize].len() {
+            if hop < self.routes.len(pkt.route) {
                 pkt.hop = hop as u16;
                 self.forward(pkt);
             } else {
@@ -551,6 +587,12 @@ impl Simulation {
 
     pub fn run(&mut self) {
         self.run_until(self.duration);
+    }
+
+    /// Run up to simulated time `t` (at most the duration) and stop there;
+    /// `run` or `run_to` may continue later (for inspection mid-run).
+    pub fn run_to(&mut self, t: SimTime) {
+        self.run_until(t.min(self.duration));
     }
 
     /// Handle every event due at or before `horizon` (≤ the duration).

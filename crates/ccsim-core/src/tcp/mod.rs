@@ -39,6 +39,10 @@ pub mod rtt;
 mod scoreboard;
 mod undo;
 
+/// Bytes of the sender's record of one outstanding segment (for the memory
+/// figures of docs/performance.md).
+pub const TX_RECORD_BYTES: usize = std::mem::size_of::<scoreboard::TxRec>();
+
 pub use conn::Conn;
 
 use crate::config::RtoModel;

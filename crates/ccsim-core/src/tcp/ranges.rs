@@ -1,10 +1,20 @@
 //! Sorted, disjoint, half-open ranges of segment numbers. The receiver keeps
 //! its out-of-order data in one, the sender its SACKed segments in another.
-//! Loss episodes create few ranges, so a sorted vector beats a tree here.
+//!
+//! A loss episode leaves one range per hole, and a slow-start overshoot at
+//! 10 Gb/s leaves thousands. The ranges live in a ring (`VecDeque`) because
+//! the common operations are at its two ends: new data lands above the
+//! highest range (appended, or merged into it), and holes fill from the
+//! bottom (the lowest range pops off, or `trim_below` drops a prefix). Both
+//! are O(1) amortised; an insert in the middle shifts the shorter side. (A
+//! `Vec` made every pop from the front a shift of the whole set: 41 % of the
+//! instructions of a 10 Gb/s start-up went to `memmove`.)
+
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]
 pub struct RangeSet {
-    r: Vec<(u64, u64)>,
+    r: VecDeque<(u64, u64)>,
 }
 
 impl RangeSet {
@@ -15,17 +25,25 @@ impl RangeSet {
     pub fn clear(&mut self) {
         self.r.clear();
     }
-    pub fn ranges(&self) -> &[(u64, u64)] {
-        &self.r
+    /// The ranges, lowest first.
+    pub fn ranges(&self) -> Vec<(u64, u64)> {
+        self.r.iter().copied().collect()
     }
     /// End (exclusive) of the highest range.
     #[inline]
     pub fn last_end(&self) -> Option<u64> {
-        self.r.last().map(|x| x.1)
+        self.r.back().map(|x| x.1)
     }
 
     /// The range containing `s`.
     pub fn find(&self, s: u64) -> Option<(u64, u64)> {
+        // the highest range first: most lookups are for recent data
+        match self.r.back() {
+            Some(&(a, b)) if a <= s && s < b => return Some((a, b)),
+            Some(&(_, b)) if s >= b => return None,
+            None => return None,
+            _ => {}
+        }
         let i = self.r.partition_point(|&(_, b)| b <= s);
         match self.r.get(i) {
             Some(&(a, b)) if a <= s && s < b => Some((a, b)),
@@ -37,6 +55,25 @@ impl RangeSet {
     pub fn insert(&mut self, a: u64, b: u64, new: &mut Vec<(u64, u64)>) {
         if a >= b {
             return;
+        }
+        // At or above the end of the highest range: merge into it (touching
+        // ranges merge) or append.
+        match self.r.back_mut() {
+            None => {
+                self.r.push_back((a, b));
+                new.push((a, b));
+                return;
+            }
+            Some(last) if a >= last.1 => {
+                if a == last.1 {
+                    last.1 = b;
+                } else {
+                    self.r.push_back((a, b));
+                }
+                new.push((a, b));
+                return;
+            }
+            _ => {}
         }
         // First range that ends at or after a (touching ranges merge).
         let i = self.r.partition_point(|&(_, e)| e < a);
@@ -56,14 +93,22 @@ impl RangeSet {
         if cur < b {
             new.push((cur, b));
         }
-        self.r.splice(i..j, std::iter::once((lo, hi)));
+        if j == i {
+            self.r.insert(i, (lo, hi));
+        } else {
+            self.r[i] = (lo, hi);
+            if j > i + 1 {
+                self.r.drain(i + 1..j);
+            }
+        }
     }
 
     /// Forget everything below `x`.
     pub fn trim_below(&mut self, x: u64) {
-        let k = self.r.partition_point(|&(_, e)| e <= x);
-        self.r.drain(..k);
-        if let Some(f) = self.r.first_mut() {
+        while self.r.front().is_some_and(|&(_, e)| e <= x) {
+            self.r.pop_front();
+        }
+        if let Some(f) = self.r.front_mut() {
             if f.0 < x {
                 f.0 = x;
             }
@@ -73,9 +118,9 @@ impl RangeSet {
     /// If the lowest range starts at `x`, remove it and return its end.
     #[inline]
     pub fn pop_front_at(&mut self, x: u64) -> Option<u64> {
-        match self.r.first() {
+        match self.r.front() {
             Some(&(a, b)) if a == x => {
-                self.r.remove(0);
+                self.r.pop_front();
                 Some(b)
             }
             _ => None,
@@ -116,12 +161,12 @@ mod tests {
         n.clear();
         s.insert(6, 11, &mut n);
         assert_eq!(n, vec![(7, 10)]);
-        assert_eq!(s.ranges(), &[(5, 12)]);
+        assert_eq!(s.ranges(), [(5, 12)]);
         n.clear();
         s.insert(12, 13, &mut n); // touching range merges
-        assert_eq!(s.ranges(), &[(5, 13)]);
+        assert_eq!(s.ranges(), [(5, 13)]);
         s.insert(1, 2, &mut n);
-        assert_eq!(s.ranges(), &[(1, 2), (5, 13)]);
+        assert_eq!(s.ranges(), [(1, 2), (5, 13)]);
         assert_eq!(s.find(6), Some((5, 13)));
         assert_eq!(s.find(3), None);
         assert_eq!(s.total(), 9);
@@ -138,11 +183,63 @@ mod tests {
         assert_eq!(s.kth_highest(3), Some(2));
         assert_eq!(s.kth_highest(4), None);
         s.trim_below(5);
-        assert_eq!(s.ranges(), &[(6, 7)]);
+        assert_eq!(s.ranges(), [(6, 7)]);
         s.insert(7, 10, &mut n);
         s.trim_below(8);
-        assert_eq!(s.ranges(), &[(8, 10)]);
+        assert_eq!(s.ranges(), [(8, 10)]);
         assert_eq!(s.pop_front_at(8), Some(10));
         assert!(s.is_empty());
+    }
+
+    /// Random inserts, trims and pops against a plain set of covered
+    /// segments: the same coverage, the same "new" parts, ranges kept
+    /// disjoint, sorted and merged.
+    #[test]
+    fn matches_a_plain_set_under_random_operations() {
+        use std::collections::BTreeSet;
+        let mut x: u64 = 0x2545F4914F6CDD1D;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _round in 0..200 {
+            let mut s = RangeSet::default();
+            let mut plain = BTreeSet::new();
+            let mut floor = 0u64;
+            for _ in 0..200 {
+                match next(10) {
+                    0 => {
+                        floor += next(8);
+                        s.trim_below(floor);
+                        plain.retain(|&v| v >= floor);
+                    }
+                    1 => {
+                        if let Some(end) = s.pop_front_at(floor) {
+                            assert!((floor..end).all(|v| plain.remove(&v)));
+                            floor = end;
+                        }
+                    }
+                    _ => {
+                        let a = floor + next(60);
+                        let b = a + 1 + next(6);
+                        let mut n = Vec::new();
+                        s.insert(a, b, &mut n);
+                        let fresh: Vec<u64> = (a..b).filter(|v| !plain.contains(v)).collect();
+                        let got: Vec<u64> = n.iter().flat_map(|&(p, q)| p..q).collect();
+                        assert_eq!(got, fresh);
+                        plain.extend(a..b);
+                    }
+                }
+                let r = s.ranges();
+                assert!(r.windows(2).all(|w| w[0].1 < w[1].0), "disjoint, sorted, merged: {r:?}");
+                let covered: Vec<u64> = r.iter().flat_map(|&(p, q)| p..q).collect();
+                assert_eq!(covered, plain.iter().copied().collect::<Vec<_>>());
+                for v in floor..floor + 70 {
+                    assert_eq!(s.find(v).is_some(), plain.contains(&v));
+                }
+            }
+        }
     }
 }

@@ -55,7 +55,7 @@ pub(super) struct Scoreboard {
 impl Default for Scoreboard {
     fn default() -> Self {
         Scoreboard {
-            txq: VecDeque::with_capacity(64),
+            txq: VecDeque::new(), // grows on demand: an idle flow holds none (2.5 KB each with 64 reserved)
             sacked: RangeSet::default(),
             sacked_out: 0,
             lost_out: 0,
