@@ -13,6 +13,7 @@ pub mod packet;
 pub mod presets;
 pub mod queue;
 pub mod record;
+pub mod ring;
 pub mod rng;
 pub mod sched;
 pub mod sim;

@@ -20,7 +20,8 @@ use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::queue::{Discipline, QueueState, Verdict};
 use crate::units::{serialization_ps, SimTime};
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use crate::ring::Ring;
+use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
@@ -124,9 +125,12 @@ pub struct Link {
     pub delay: SimTime,
     pub disc: Discipline,
     pub loss: LossModel,
-    ring: VecDeque<Slot>,
+    ring: Ring<Slot>,
     waiting_pkts: u32,
     waiting_bytes: u64,
+    /// Transmission start of the oldest waiting packet (`SimTime::MAX` when
+    /// none waits): `advance` has nothing to do before it.
+    next_start: SimTime,
     busy_until: SimTime,
     /// Exact picoseconds per byte when the rate divides 8·10^12 (all the
     /// usual rates: 1 Mb/s … 8 Tb/s in decimal steps); saves a 128-bit
@@ -140,6 +144,8 @@ pub struct Link {
     pub dropped: Vec<Packet>,
     /// Reordering, if the direction has it.
     pub reorder: Option<Box<Reorder>>,
+    /// The discipline's limits when it is a plain DropTail, decided inline.
+    droptail: Option<crate::queue::DropTail>,
 }
 
 #[inline]
@@ -166,11 +172,11 @@ impl Link {
             to,
             rate_bps,
             delay,
-            disc,
             loss,
-            ring: VecDeque::new(),
+            ring: Ring::default(),
             waiting_pkts: 0,
             waiting_bytes: 0,
+            next_start: SimTime::MAX,
             busy_until: 0,
             ps_per_byte: {
                 let bits = 8 * crate::units::PS_PER_S;
@@ -178,6 +184,11 @@ impl Link {
             },
             stats: LinkStats::default(),
             service_at: None,
+            droptail: match &disc {
+                Discipline::Enqueue(d) => d.as_droptail(),
+                Discipline::Dequeue(_) => None,
+            },
+            disc,
             dropped: Vec::new(),
             reorder: None,
         }
@@ -259,13 +270,18 @@ impl Link {
     /// started leave the queue. Waiting packets are the ring's tail.
     #[inline]
     fn advance(&mut self, now: SimTime) {
+        if now < self.next_start {
+            return;
+        }
+        self.next_start = SimTime::MAX;
         while self.waiting_pkts > 0 {
             let idx = self.ring.len() - self.waiting_pkts as usize;
-            let s = &self.ring[idx];
+            let s = self.ring.get(idx).expect("waiting packets are in the ring");
             if s.tx_start <= now {
                 self.waiting_pkts -= 1;
                 self.waiting_bytes -= s.pkt.size as u64;
             } else {
+                self.next_start = s.tx_start;
                 break;
             }
         }
@@ -280,9 +296,21 @@ impl Link {
         self.advance(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
-        let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle, idle_since: self.busy_until };
-        let Discipline::Enqueue(disc) = &mut self.disc else { unreachable!("dequeue-time links returned above") };
-        match disc.admit(now, q, &pkt) {
+        let verdict = match &self.droptail {
+            Some(dt) => {
+                if !idle && dt.refuses(self.waiting_pkts, self.waiting_bytes, pkt.size) {
+                    Verdict::Drop
+                } else {
+                    Verdict::Enqueue
+                }
+            }
+            None => {
+                let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle, idle_since: self.busy_until };
+                let Discipline::Enqueue(disc) = &mut self.disc else { unreachable!("dequeue-time links returned above") };
+                disc.admit(now, q, &pkt)
+            }
+        };
+        match verdict {
             Verdict::Enqueue => {}
             Verdict::Drop => {
                 self.stats.drops += 1;
@@ -306,6 +334,9 @@ impl Link {
         self.stats.pkts_tx += 1;
         self.stats.bytes_tx += pkt.size as u64;
         if tx_start > now {
+            if self.waiting_pkts == 0 {
+                self.next_start = tx_start;
+            }
             self.waiting_pkts += 1;
             self.waiting_bytes += pkt.size as u64;
             if self.waiting_pkts > self.stats.max_waiting_pkts {
@@ -362,7 +393,7 @@ impl Link {
             // (summing the ring is O(queue): only for short queues)
             if self.waiting_pkts > 0 && self.waiting_pkts <= 64 {
                 let idx = self.ring.len() - self.waiting_pkts as usize;
-                let bytes: u64 = self.ring.range(idx..).map(|s| s.pkt.size as u64).sum();
+                let bytes: u64 = self.ring.iter_from(idx).map(|s| s.pkt.size as u64).sum();
                 debug_assert_eq!(bytes, self.waiting_bytes, "link {}: waiting bytes", self.name);
             }
         }

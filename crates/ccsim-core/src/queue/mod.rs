@@ -49,6 +49,10 @@ pub trait QueueDisc {
     /// (None when it is not limited in that unit); used for invariant checks.
     fn limit_pkts(&self) -> Option<u32>;
     fn limit_bytes(&self) -> Option<u64>;
+    /// Itself, if it is a plain DropTail (decided inline by the link).
+    fn as_droptail(&self) -> Option<DropTail> {
+        None
+    }
     /// The discipline's averaged queue, if it keeps one (RED: packets, or
     /// mean-size packets in byte mode), for the link time series.
     fn avg_queue(&self) -> Option<f64> {
@@ -63,9 +67,21 @@ pub trait QueueDisc {
 /// Tail drop: refuse an arriving packet when the waiting packets (or bytes,
 /// counting the arriving packet) would exceed the limit. The packet in
 /// service does not count, as in ns-2's DropTail where the link holds it.
+#[derive(Clone, Copy, Debug)]
 pub struct DropTail {
     pub limit_pkts: Option<u32>,
     pub limit_bytes: Option<u64>,
+}
+
+impl DropTail {
+    /// Whether a packet of `size` bytes is refused with `waiting_pkts` /
+    /// `waiting_bytes` already waiting behind a busy transmitter. (The link
+    /// calls this directly for DropTail, the common case, instead of going
+    /// through the trait object.)
+    #[inline(always)]
+    pub fn refuses(&self, waiting_pkts: u32, waiting_bytes: u64, size: u32) -> bool {
+        self.limit_pkts.is_some_and(|l| waiting_pkts >= l) || self.limit_bytes.is_some_and(|l| waiting_bytes + size as u64 > l)
+    }
 }
 
 impl QueueDisc for DropTail {
@@ -74,20 +90,14 @@ impl QueueDisc for DropTail {
     }
     #[inline]
     fn admit(&mut self, _now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
-        if q.idle {
-            return Verdict::Enqueue;
+        if !q.idle && self.refuses(q.waiting_pkts, q.waiting_bytes, pkt.size) {
+            Verdict::Drop
+        } else {
+            Verdict::Enqueue
         }
-        if let Some(l) = self.limit_pkts {
-            if q.waiting_pkts >= l {
-                return Verdict::Drop;
-            }
-        }
-        if let Some(l) = self.limit_bytes {
-            if q.waiting_bytes + pkt.size as u64 > l {
-                return Verdict::Drop;
-            }
-        }
-        Verdict::Enqueue
+    }
+    fn as_droptail(&self) -> Option<DropTail> {
+        Some(*self)
     }
     fn limit_pkts(&self) -> Option<u32> {
         self.limit_pkts
