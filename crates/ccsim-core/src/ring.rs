@@ -106,10 +106,10 @@ mod tests {
     fn behaves_as_a_vecdeque_across_growth_and_wrap_around() {
         let mut r = Ring::default();
         let mut d = VecDeque::new();
-        let mut x: u64 = 7;
+        let mut rng = crate::rng::Stream::new(3, crate::rng::StreamKind::Flow, 0);
         for step in 0..10_000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            if (x >> 33) % 3 != 0 {
+            let x = rng.next_u64();
+            if x % 3 != 0 {
                 r.push_back(step);
                 d.push_back(step);
             } else {
@@ -119,7 +119,7 @@ mod tests {
             assert_eq!(r.front(), d.front());
             assert_eq!(r.back(), d.back());
             if !d.is_empty() {
-                let i = (x as usize >> 7) % d.len();
+                let i = (x >> 7) as usize % d.len();
                 assert_eq!(r.get(i), d.get(i));
                 assert!(r.iter_from(i).eq(d.range(i..)));
             }

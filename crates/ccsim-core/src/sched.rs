@@ -169,13 +169,8 @@ mod tests {
     /// of sorting by (time, insertion number).
     #[test]
     fn pops_in_time_then_insertion_order() {
-        let mut x: u64 = 88172645463325252;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::rng::Stream::new(1, crate::rng::StreamKind::Flow, 0);
+        let mut next = move |m: u64| rng.next_u64() % m;
         let mut s = Scheduler::new();
         let mut model: Vec<(SimTime, u64, u32)> = Vec::new();
         let (mut now, mut id) = (0u64, 0u32);

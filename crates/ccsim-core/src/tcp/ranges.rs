@@ -197,13 +197,8 @@ mod tests {
     #[test]
     fn matches_a_plain_set_under_random_operations() {
         use std::collections::BTreeSet;
-        let mut x: u64 = 0x2545F4914F6CDD1D;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::rng::Stream::new(2, crate::rng::StreamKind::Flow, 0);
+        let mut next = move |m: u64| rng.next_u64() % m;
         for _round in 0..200 {
             let mut s = RangeSet::default();
             let mut plain = BTreeSet::new();
