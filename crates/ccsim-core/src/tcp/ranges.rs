@@ -73,6 +73,15 @@ impl RangeSet {
                 new.push((a, b));
                 return;
             }
+            // Inside or extending the highest range (a SACK block repeated
+            // by later ACKs, or growing at its top).
+            Some(last) if a >= last.0 => {
+                if b > last.1 {
+                    new.push((last.1, b));
+                    last.1 = b;
+                }
+                return;
+            }
             _ => {}
         }
         // First range that ends at or after a (touching ranges merge).
