@@ -327,3 +327,17 @@ def test_memory_estimate_bounds_the_rows_a_run_records():
     assert est["rows:link_series"] == res.link_series.height
     # the bound is not absurdly loose: the bottleneck was busy
     assert res.table("rtt_trace").height > 0.5 * est["rows:rtt_trace"]
+
+
+def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_path, capsys):
+    from ccsim import cli, results
+
+    def boom(sc, control=None):
+        raise MemoryError
+    monkeypatch.setattr(results, "run_scenario", boom)
+    f = tmp_path / "s.toml"
+    f.write_text(GOOD)
+    assert cli.main(["run", str(f), "--out", str(tmp_path / "o")]) == 2
+    err_lines = capsys.readouterr().err.strip().splitlines()
+    assert len(err_lines) == 1 and "out of memory" in err_lines[0] and "CCSIM_MAX_MEMORY" in err_lines[0]
+    assert not (tmp_path / "o" / "manifest.json").exists()

@@ -586,6 +586,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"ccsim: error: {e}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("ccsim: error: out of memory; record less (a longer sim.sample_interval, fewer sim.trace kinds) or "
+              "lower $CCSIM_MAX_MEMORY so that such runs are refused before they start", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
