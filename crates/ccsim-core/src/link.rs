@@ -146,6 +146,9 @@ pub struct Link {
     pub reorder: Option<Box<Reorder>>,
     /// The discipline's limits when it is a plain DropTail, decided inline.
     droptail: Option<crate::queue::DropTail>,
+    /// The simulation has an arrival event of this link pending (kept here,
+    /// beside the ring it describes, rather than in a separate table).
+    pub(crate) pending: bool,
 }
 
 #[inline]
@@ -191,6 +194,7 @@ impl Link {
             disc,
             dropped: Vec::new(),
             reorder: None,
+            pending: false,
         }
     }
 

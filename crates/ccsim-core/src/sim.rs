@@ -23,7 +23,6 @@ pub struct Simulation {
     sched: Scheduler,
     nodes: Vec<String>,
     pub links: Vec<Link>,
-    link_pending: Vec<bool>,
     /// Times of each flow's timer events in the scheduler, latest first: a
     /// new event is pushed only when it is earlier than all of them, and
     /// events fire earliest first, so the top is always the next to fire.
@@ -286,7 +285,6 @@ impl Simulation {
             sched,
             nodes: sc.nodes.clone(),
             links,
-            link_pending: vec![false; nl],
             timer_events: vec![Vec::new(); flows.len()],
             routes: Routes::new(routes),
             flows,
@@ -314,8 +312,8 @@ impl Simulation {
                 if self.links[l].dequeue_time() {
                     return self.after_service(l);
                 }
-                if !self.link_pending[l] {
-                    self.link_pending[l] = true;
+                if !self.links[l].pending {
+                    self.links[l].pending = true;
                     let t = self.links[l].next_arrival().expect("ring holds the packet just admitted");
                     self.sched.schedule(t, Event::LinkArrival(l as u32));
                 }
@@ -332,9 +330,9 @@ impl Simulation {
             self.count_drop(&p);
         }
         self.links[l].dropped = dropped;
-        if !self.link_pending[l] {
+        if !self.links[l].pending {
             if let Some(t) = self.links[l].next_arrival() {
-                self.link_pending[l] = true;
+                self.links[l].pending = true;
                 self.sched.schedule(t, Event::LinkArrival(l as u32));
             }
         }
@@ -359,10 +357,11 @@ impl Simulation {
     /// Inject the packets a flow just produced and re-arm its timer event.
     #[inline]
     fn flush(&mut self, f: usize, mut out: Vec<Packet>) {
-        let conn = self.flows[f].conn;
+        let flow = &mut self.flows[f];
+        let conn = flow.conn;
+        flow.stats.pkts_injected += out.len() as u64;
         for mut p in out.drain(..) {
             p.conn = conn;
-            self.flows[f].stats.pkts_injected += 1;
             self.forward(p);
         }
         self.out = out;
@@ -488,7 +487,7 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, l: usize) {
-        self.link_pending[l] = false;
+        self.links[l].pending = false;
         while let Some(slot) = self.links[l].pop_arrived(self.now) {
             let mut pkt = slot.pkt;
             if slot.lost {
@@ -503,9 +502,9 @@ impl Simulation {
                 self.deliver(pkt);
             }
         }
-        if !self.link_pending[l] {
+        if !self.links[l].pending {
             if let Some(t) = self.links[l].next_arrival() {
-                self.link_pending[l] = true;
+                self.links[l].pending = true;
                 self.sched.schedule(t, Event::LinkArrival(l as u32));
             }
         }
