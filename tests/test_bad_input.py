@@ -316,17 +316,17 @@ def test_memory_estimate_bounds_the_rows_a_run_records():
           .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps",
                     access_delay="1ms", buffer="0.5bdp")
           .tcp(cc="cubic", delayed_ack=False).flows(count=3, app="bulk").build())
-    est = memory.estimate(sc.core)
+    est = memory.estimate_rows(sc.core)
     res = sc.run()
     # capacity bound: 10 Mb/s × 3 s / (1488 B × 8) segments, no matter how many flows
-    assert est["rows:rtt_trace"] == int(10e6 * 3 / (8 * 1488)) + 1
-    assert res.table("rtt_trace").height <= est["rows:rtt_trace"]
-    assert res.table("seq_trace").height <= est["rows:seq_trace"]
+    assert est["rtt_trace"] == int(10e6 * 3 / (8 * 1488)) + 1
+    assert res.table("rtt_trace").height <= est["rtt_trace"]
+    assert res.table("seq_trace").height <= est["seq_trace"]
     samples = 300 + 1                      # 0, 10 ms, ..., 3 s
-    assert est["rows:flow_series"] == res.flow_series.height == samples * 3
-    assert est["rows:link_series"] == res.link_series.height
+    assert est["flow_series"] == res.flow_series.height == samples * 3
+    assert est["link_series"] == res.link_series.height
     # the bound is not absurdly loose: the bottleneck was busy
-    assert res.table("rtt_trace").height > 0.5 * est["rows:rtt_trace"]
+    assert res.table("rtt_trace").height > 0.5 * est["rtt_trace"]
 
 
 def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_path, capsys):

@@ -83,46 +83,51 @@ def packet_bound(core: dict) -> int:
     return capped + sum(by_link.values())
 
 
-def estimate(core: dict) -> dict[str, int]:
-    """Estimated rows of each recorded table and their bytes in memory."""
+def estimate_rows(core: dict) -> dict[str, int]:
+    """Estimated rows of each recorded table (exact for the series, an upper
+    bound for the per-packet traces)."""
     rows: dict[str, int] = {}
     sample = core.get("sample_interval_ps")
     n_flows = len(core["flows"])
+    trace = core.get("trace", {})
     if sample:
         samples = core["duration_ps"] // sample + 1
         sl = core.get("sample_links")
-        n_links = len(core["links"]) if sl is None else len(sl)
         rows["flow_series"] = samples * n_flows
-        rows["link_series"] = samples * n_links
-    trace = core.get("trace", {})
-    if trace.get("cc") and sample:
-        rows["cc_state"] = (core["duration_ps"] // sample + 1) * n_flows
+        rows["link_series"] = samples * (len(core["links"]) if sl is None else len(sl))
+        if trace.get("cc"):
+            rows["cc_state"] = samples * n_flows
     if trace.get("rtt") or trace.get("seq"):
         p = packet_bound(core)
         if trace.get("rtt"):
             rows["rtt_trace"] = p          # at most one RTT sample per delivered segment
         if trace.get("seq"):
             rows["seq_trace"] = 2 * p      # every segment sent and every ACK received
-    return {t: r * row_bytes(t) for t, r in rows.items()} | {"rows:" + t: r for t, r in rows.items()}
+    return rows
+
+
+def total_bytes(rows: dict[str, int]) -> int:
+    """Memory the tables of `estimate_rows` take."""
+    return sum(r * row_bytes(t) for t, r in rows.items())
 
 
 def check(core: dict) -> None:
     """Refuse a scenario whose recorded tables would not fit in memory."""
-    est = estimate(core)
-    total = sum(v for k, v in est.items() if not k.startswith("rows:"))
+    rows = estimate_rows(core)
+    total = total_bytes(rows)
     lim = limit_bytes()
     if total <= lim:
         return
-    parts = sorted(((est[t], t) for t in TABLE_SHAPE if t in est), reverse=True)
+    parts = sorted(((r * row_bytes(t), t) for t, r in rows.items()), reverse=True)
     big = parts[0][1]
     field = "sim.trace" if big in ("rtt_trace", "seq_trace", "cc_state") else "sim.sample_interval"
-    detail = ", ".join(f"{t} {est['rows:' + t]:,} rows ≈ {_gb(b)}" for b, t in parts if b)
+    detail = ", ".join(f"{t} {rows[t]:,} rows ≈ {gb(b)}" for b, t in parts if b)
     advice = ("drop that trace or shorten the run" if field == "sim.trace"
               else "use a longer interval, 'off', or sim.sample_links = 'shared'")
     raise ScenarioError(field, message=(
-        f"{field}: the recorded tables would need about {_gb(total)} of memory ({detail}); the limit is "
-        f"{_gb(lim)} (${ENV}, default half the physical memory): {advice}"))
+        f"{field}: the recorded tables would need about {gb(total)} of memory ({detail}); the limit is "
+        f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"))
 
 
-def _gb(b: int) -> str:
+def gb(b: int) -> str:
     return f"{b / 1e9:.1f} GB" if b >= 1e8 else f"{b / 1e6:.1f} MB"

@@ -177,10 +177,9 @@ def run_scenario(sc: "Scenario", control=None) -> Result:
     except MemoryError:
         from . import memory
 
-        est = memory.estimate(sc.core)
-        total = sum(v for k, v in est.items() if not k.startswith("rows:"))
+        total = memory.total_bytes(memory.estimate_rows(sc.core))
         raise ScenarioError("sim.sample_interval", message=(
-            f"sim.sample_interval / sim.trace: the run's recorded tables (estimated {memory._gb(total)}) did not fit in "
+            f"sim.sample_interval / sim.trace: the run's recorded tables (estimated {memory.gb(total)}) did not fit in "
             f"this machine's memory; record less (a longer interval, 'off', fewer traces) or lower "
             f"${memory.ENV} so that such runs are refused before they start")) from None
     w1, c1 = time.perf_counter(), time.process_time()
