@@ -86,13 +86,15 @@ pub struct Scheduler {
     hot: BinaryHeap<Entry>,
     cold: BinaryHeap<Entry>,
     next_seq: u64,
+    /// Whether the event `peek_until` returned is in the cold heap.
+    cur_cold: bool,
     /// Number of events handed out so far.
     pub popped: u64,
 }
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { hot: BinaryHeap::with_capacity(1024), cold: BinaryHeap::with_capacity(1024), next_seq: 0, popped: 0 }
+        Scheduler { hot: BinaryHeap::with_capacity(1024), cold: BinaryHeap::with_capacity(1024), next_seq: 0, cur_cold: false, popped: 0 }
     }
 
     #[inline]
@@ -123,6 +125,48 @@ impl Scheduler {
         let e = heap.pop().expect("peeked");
         self.popped += 1;
         Some((e.time, e.ev))
+    }
+
+    /// The next event if it is due no later than `until`, left at the top
+    /// of its heap: the caller handles it, then removes it with
+    /// `pop_current` or re-arms it with `reschedule_current`. Events
+    /// scheduled meanwhile sort after it (their time is not earlier and
+    /// their insertion number is larger), so it stays on top.
+    #[inline]
+    pub fn peek_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        let from_cold = match (self.hot.peek(), self.cold.peek()) {
+            (Some(h), Some(c)) => c.key() < h.key(),
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (None, None) => return None,
+        };
+        let e = if from_cold { self.cold.peek() } else { self.hot.peek() }.expect("peeked");
+        if e.time > until {
+            return None;
+        }
+        self.cur_cold = from_cold;
+        self.popped += 1;
+        Some((e.time, e.ev))
+    }
+
+    /// Remove the event `peek_until` returned.
+    #[inline]
+    pub fn pop_current(&mut self) {
+        if self.cur_cold { self.cold.pop() } else { self.hot.pop() }.expect("an event was peeked");
+    }
+
+    /// Replace the event `peek_until` returned, a per-packet one, by `ev`
+    /// at `time`: one sift instead of a pop and a push. The new entry takes
+    /// the next insertion number, exactly as `schedule` would give it, so
+    /// the order of events is the same as popping and scheduling.
+    #[inline]
+    pub fn reschedule_current(&mut self, time: SimTime, ev: Event) {
+        debug_assert!(!self.cur_cold && !ev.cold(), "only per-packet events are re-armed in place");
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let mut top = self.hot.peek_mut().expect("an event was peeked");
+        debug_assert!(time >= top.time, "rescheduled into the past");
+        *top = Entry { time, seq, ev };
     }
 
     pub fn len(&self) -> usize {

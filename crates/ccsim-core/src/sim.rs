@@ -502,12 +502,16 @@ impl Simulation {
                 self.deliver(pkt);
             }
         }
+        // The event that brought us here is still at the top of the
+        // scheduler: re-arm it for the next packet, or remove it.
         if !self.links[l].pending {
             if let Some(t) = self.links[l].next_arrival() {
                 self.links[l].pending = true;
-                self.sched.schedule(t, Event::LinkArrival(l as u32));
+                self.sched.reschedule_current(t, Event::LinkArrival(l as u32));
+                return;
             }
         }
+        self.sched.pop_current();
     }
 
     fn on_flow_timer(&mut self, f: usize) {
@@ -600,10 +604,16 @@ impl Simulation {
     /// stops that: +2.7 % instructions).
     #[inline(never)]
     fn run_until(&mut self, horizon: SimTime) {
-        while let Some((t, ev)) = self.sched.pop_until(horizon) {
+        while let Some((t, ev)) = self.sched.peek_until(horizon) {
             self.now = t;
+            if let Event::LinkArrival(l) = ev {
+                // removes or re-arms its own event
+                self.on_link_arrival(l as usize);
+                continue;
+            }
+            self.sched.pop_current();
             match ev {
-                Event::LinkArrival(l) => self.on_link_arrival(l as usize),
+                Event::LinkArrival(_) => unreachable!("handled above"),
                 Event::FlowTimer(f) => self.on_flow_timer(f as usize),
                 Event::FlowStart(f) => self.on_flow_start(f as usize),
                 Event::App(f) => self.on_app(f as usize),
