@@ -47,11 +47,47 @@ impl Event {
     }
 }
 
+impl Event {
+    /// The event as one 64-bit word (kind above, index below). Entries
+    /// hold it so: an `Event` written as two 32-bit halves and read back
+    /// as one word by the heap's sift (the entry just put at the top) made
+    /// the store-to-load forwarding fail, a stall that was a fifth of the
+    /// run loop's time on the reference dumbbell (perf annotate).
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        let (k, i) = match self {
+            Event::LinkArrival(i) => (0u64, i),
+            Event::FlowTimer(i) => (1, i),
+            Event::FlowStart(i) => (2, i),
+            Event::Sample => (3, 0),
+            Event::App(i) => (4, i),
+            Event::Udp(i) => (5, i),
+            Event::LinkService(i) => (6, i),
+        };
+        k << 32 | i as u64
+    }
+
+    #[inline(always)]
+    fn unpack(w: u64) -> Event {
+        let i = w as u32;
+        match w >> 32 {
+            0 => Event::LinkArrival(i),
+            1 => Event::FlowTimer(i),
+            2 => Event::FlowStart(i),
+            3 => Event::Sample,
+            4 => Event::App(i),
+            5 => Event::Udp(i),
+            _ => Event::LinkService(i),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
     seq: u64,
-    ev: Event,
+    /// `Event::pack`.
+    ev: u64,
 }
 
 impl Entry {
@@ -101,7 +137,7 @@ impl Scheduler {
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let e = Entry { time, seq, ev };
+        let e = Entry { time, seq, ev: ev.pack() };
         if ev.cold() {
             self.cold.push(e);
         } else {
@@ -124,7 +160,7 @@ impl Scheduler {
         }
         let e = heap.pop().expect("peeked");
         self.popped += 1;
-        Some((e.time, e.ev))
+        Some((e.time, Event::unpack(e.ev)))
     }
 
     /// The next event if it is due no later than `until`, left at the top
@@ -146,7 +182,7 @@ impl Scheduler {
         }
         self.cur_cold = from_cold;
         self.popped += 1;
-        Some((e.time, e.ev))
+        Some((e.time, Event::unpack(e.ev)))
     }
 
     /// Remove the event `peek_until` returned.
@@ -166,7 +202,7 @@ impl Scheduler {
         self.next_seq += 1;
         let mut top = self.hot.peek_mut().expect("an event was peeked");
         debug_assert!(time >= top.time, "rescheduled into the past");
-        *top = Entry { time, seq, ev };
+        *top = Entry { time, seq, ev: ev.pack() };
     }
 
     pub fn len(&self) -> usize {
