@@ -115,6 +115,11 @@ impl Dist {
         }
     }
 
+    /// `check` with the field's name built only for an error.
+    pub fn check_named(&self, what: impl FnOnce() -> String, lo_open: bool) -> Result<(), String> {
+        self.check("", lo_open).map_err(|e| format!("{}{e}", what()))
+    }
+
     /// Check the parameters; `what` names the field, `lo_open`: the value
     /// must be > 0 (a duration), else ≥ 0.
     pub fn check(&self, what: &str, lo_open: bool) -> Result<(), String> {

@@ -84,12 +84,12 @@ impl Scenario {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_time("duration_ps".into(), self.duration_ps)?;
+        check_time(|| "duration_ps".into(), self.duration_ps)?;
         if self.duration_ps == 0 {
             return err("duration_ps".into(), "must be > 0 (got 0)");
         }
         if let Some(s) = self.sample_interval_ps {
-            check_time("sample_interval_ps".into(), s)?;
+            check_time(|| "sample_interval_ps".into(), s)?;
             if s == 0 {
                 return err("sample_interval_ps".into(), "must be > 0 when given (got 0)");
             }
@@ -130,9 +130,12 @@ impl Scenario {
 }
 
 /// Every time must leave room for `now + time` without overflow.
-pub(crate) fn check_time(field: String, t: SimTime) -> Result<(), ConfigError> {
+/// `field` is called only for the error: thousands of flows and links are
+/// checked, and formatting every field name up front was most of the
+/// check's cost.
+pub(crate) fn check_time(field: impl FnOnce() -> String, t: SimTime) -> Result<(), ConfigError> {
     if t > MAX_TIME_PS {
-        return err(field, format!("{t} ps is beyond the largest supported time ({MAX_TIME_PS} ps, about 53 days)"));
+        return err(field(), format!("{t} ps is beyond the largest supported time ({MAX_TIME_PS} ps, about 53 days)"));
     }
     Ok(())
 }

@@ -250,7 +250,7 @@ impl LinkCfg {
     /// Check the link `i` of a scenario with `n` nodes.
     pub fn validate(&self, i: usize, n: u32) -> Result<(), ConfigError> {
         let f = |k: &str| format!("links[{i}] ({}).{k}", self.name);
-        check_time(f("delay_ps"), self.delay_ps)?;
+        check_time(|| f("delay_ps"), self.delay_ps)?;
         if self.from >= n {
             return err(f("from"), format!("node index {} out of range 0..{}", self.from, n));
         }
@@ -266,8 +266,8 @@ impl LinkCfg {
         self.queue.validate(&f)?;
         self.loss.validate(&f)?;
         let r = &self.reorder;
-        check_time(f("reorder.jitter"), r.jitter_ps)?;
-        check_time(f("reorder.delay"), r.delay_ps)?;
+        check_time(|| f("reorder.jitter"), r.jitter_ps)?;
+        check_time(|| f("reorder.delay"), r.delay_ps)?;
         if !(0.0..=1.0).contains(&r.probability) {
             return err(f("reorder.probability"), format!("must be a probability in [0, 1] (got {})", r.probability));
         }
@@ -346,9 +346,9 @@ impl QueueCfg {
                     if *v == 0 {
                         return err(f(&format!("queue.{k}")), "must be > 0 for PIE (got 0)");
                     }
-                    check_time(f(&format!("queue.{k}")), *v)?;
+                    check_time(|| f(&format!("queue.{k}")), *v)?;
                 }
-                check_time(f("queue.max_burst"), *max_burst_ps)?;
+                check_time(|| f("queue.max_burst"), *max_burst_ps)?;
                 for (k, v) in [("alpha", alpha), ("beta", beta)] {
                     if !(v.is_finite() && *v >= 0.0) {
                         return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
@@ -377,8 +377,8 @@ impl QueueCfg {
             if *target_ps == 0 || *interval_ps == 0 {
                 return err(f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }), "must be > 0 for CoDel (got 0)");
             }
-            check_time(f("queue.interval"), *interval_ps)?;
-            check_time(f("queue.target"), *target_ps)?;
+            check_time(|| f("queue.interval"), *interval_ps)?;
+            check_time(|| f("queue.target"), *target_ps)?;
         }
         Ok(())
     }
@@ -424,7 +424,7 @@ impl LossCfg {
                     }
                 }
                 for (k, d) in [("good", good), ("bad", bad)] {
-                    d.check(&f(&format!("loss.{k}")), true).map_err(ConfigError)?;
+                    d.check_named(|| f(&format!("loss.{k}")), true).map_err(ConfigError)?;
                     if d.mean() > MAX_TIME_PS as f64 {
                         return err(f(&format!("loss.{k}")), format!("mean {} ps is beyond the largest supported time", d.mean()));
                     }

@@ -76,7 +76,7 @@ impl FlowCfg {
     pub fn validate(&self, i: usize, nodes: &[String]) -> Result<(), ConfigError> {
         let f = |k: &str| format!("flows[{i}].{k}");
         let n = nodes.len() as u32;
-        check_time(f("start_ps"), self.start_ps)?;
+        check_time(|| f("start_ps"), self.start_ps)?;
         if self.src >= n {
             return err(f("src"), format!("node index {} out of range 0..{}", self.src, n));
         }
@@ -102,8 +102,8 @@ impl AppCfg {
                 }
             }
             AppCfg::OnOff { on, off, .. } => {
-                on.check(&f("app.on"), true).map_err(ConfigError)?;
-                off.check(&f("app.off"), true).map_err(ConfigError)?;
+                on.check_named(|| f("app.on"), true).map_err(ConfigError)?;
+                off.check_named(|| f("app.off"), true).map_err(ConfigError)?;
             }
             AppCfg::Schedule { on } => {
                 let mut prev = 0;
@@ -114,13 +114,13 @@ impl AppCfg {
                     if k > 0 && *a < prev {
                         return err(f(&format!("app.on[{k}]")), "intervals must be increasing and disjoint");
                     }
-                    check_time(f(&format!("app.on[{k}]")), *b)?;
+                    check_time(|| f(&format!("app.on[{k}]")), *b)?;
                     prev = *b;
                 }
             }
             AppCfg::Repeat { size, think, count } => {
-                size.check(&f("app.size"), true).map_err(ConfigError)?;
-                think.check(&f("app.think"), false).map_err(ConfigError)?;
+                size.check_named(|| f("app.size"), true).map_err(ConfigError)?;
+                think.check_named(|| f("app.think"), false).map_err(ConfigError)?;
                 if let Some(0) = count {
                     return err(f("app.count"), "must be ≥ 1 transfer when given (got 0)");
                 }
@@ -135,9 +135,9 @@ impl UdpCfg {
     pub fn validate(&self, i: usize, nodes: &[String]) -> Result<(), ConfigError> {
         let f = |k: &str| format!("udp[{i}].{k}");
         let n = nodes.len() as u32;
-        check_time(f("start_ps"), self.start_ps)?;
+        check_time(|| f("start_ps"), self.start_ps)?;
         if let Some(s) = self.stop_ps {
-            check_time(f("stop_ps"), s)?;
+            check_time(|| f("stop_ps"), s)?;
             if s <= self.start_ps {
                 return err(f("stop_ps"), format!("must be after start_ps = {} (got {s})", self.start_ps));
             }
@@ -159,8 +159,8 @@ impl UdpCfg {
         match (&self.on, &self.off) {
             (None, None) => {}
             (Some(on), Some(off)) => {
-                on.check(&f("on"), true).map_err(ConfigError)?;
-                off.check(&f("off"), true).map_err(ConfigError)?;
+                on.check_named(|| f("on"), true).map_err(ConfigError)?;
+                off.check_named(|| f("off"), true).map_err(ConfigError)?;
             }
             _ => return err(f("on"), "an ON-OFF source needs both on and off (or neither, for constant bit rate)"),
         }
