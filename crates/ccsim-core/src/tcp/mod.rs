@@ -626,6 +626,19 @@ impl TcpFlow {
             debug_assert!(c.sb.sacked_out as u64 + c.sb.lost_out as u64 <= out,
                 "flow {id}: sacked {} + lost {} > outstanding {out}", c.sb.sacked_out, c.sb.lost_out);
             debug_assert!(c.sb.retrans_out as u64 <= out, "flow {id}: retrans_out {} > outstanding {out} ({:?}, rack {})", c.sb.retrans_out, c.sack, c.cfg.tcp.rack);
+            if out <= 4096 {
+                use scoreboard::{LOST, RETRANS, SACKED};
+                let from = c.sb.mark_hi.saturating_sub(c.snd_una).min(out) as usize;
+                debug_assert!(c.sb.txq.range(from..).all(|r| r.flags & (LOST | RETRANS) == 0),
+                    "flow {id}: a loss or retransmission mark at or above mark_hi {}", c.sb.mark_hi);
+                // the counts are exact (`Scoreboard::clear` relies on them)
+                let count = |f: u8| c.sb.txq.iter().filter(|r| r.flags & f != 0).count() as u32;
+                debug_assert_eq!(count(LOST), c.sb.lost_out, "flow {id}: LOST marks vs lost_out");
+                debug_assert_eq!(count(RETRANS), c.sb.retrans_out, "flow {id}: RETRANS marks vs retrans_out");
+                // every SACK mark lies in the SACKed ranges (`Scoreboard::clear` visits only those)
+                let outside = (c.snd_una..c.snd_max).find(|&s| c.rec(s).flags & SACKED != 0 && c.sb.sacked.find(s).is_none());
+                debug_assert!(outside.is_none(), "flow {id}: segment {outside:?} marked SACKED outside the SACKed ranges");
+            }
             // (ns-2 Sack1's pipe is a free-running counter, as in tcp-sack1.cc:
             // it may exceed the outstanding segments, so it is not checked)
         }

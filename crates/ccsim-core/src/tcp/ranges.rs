@@ -25,6 +25,11 @@ impl RangeSet {
     pub fn clear(&mut self) {
         self.r.clear();
     }
+    /// The ranges, lowest first, without copying them out.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.r.iter().copied()
+    }
+
     /// The ranges, lowest first.
     pub fn ranges(&self) -> Vec<(u64, u64)> {
         self.r.iter().copied().collect()
