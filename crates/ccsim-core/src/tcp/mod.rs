@@ -626,18 +626,29 @@ impl TcpFlow {
             debug_assert!(c.sb.sacked_out as u64 + c.sb.lost_out as u64 <= out,
                 "flow {id}: sacked {} + lost {} > outstanding {out}", c.sb.sacked_out, c.sb.lost_out);
             debug_assert!(c.sb.retrans_out as u64 <= out, "flow {id}: retrans_out {} > outstanding {out} ({:?}, rack {})", c.sb.retrans_out, c.sack, c.cfg.tcp.rack);
-            if out <= 4096 {
+            if out <= 2048 {
+                // one pass over the records: the LOST and RETRANS counts are
+                // exact, those marks lie below mark_hi, and SACK marks inside
+                // the SACKed ranges (`Scoreboard::clear` relies on all three)
                 use scoreboard::{LOST, RETRANS, SACKED};
-                let from = c.sb.mark_hi.saturating_sub(c.snd_una).min(out) as usize;
-                debug_assert!(c.sb.txq.range(from..).all(|r| r.flags & (LOST | RETRANS) == 0),
-                    "flow {id}: a loss or retransmission mark at or above mark_hi {}", c.sb.mark_hi);
-                // the counts are exact (`Scoreboard::clear` relies on them)
-                let count = |f: u8| c.sb.txq.iter().filter(|r| r.flags & f != 0).count() as u32;
-                debug_assert_eq!(count(LOST), c.sb.lost_out, "flow {id}: LOST marks vs lost_out");
-                debug_assert_eq!(count(RETRANS), c.sb.retrans_out, "flow {id}: RETRANS marks vs retrans_out");
-                // every SACK mark lies in the SACKed ranges (`Scoreboard::clear` visits only those)
-                let outside = (c.snd_una..c.snd_max).find(|&s| c.rec(s).flags & SACKED != 0 && c.sb.sacked.find(s).is_none());
-                debug_assert!(outside.is_none(), "flow {id}: segment {outside:?} marked SACKED outside the SACKed ranges");
+                let mut ranges = c.sb.sacked.iter().peekable();
+                let (mut lost, mut rtx) = (0u32, 0u32);
+                for (i, r) in c.sb.txq.iter().enumerate() {
+                    let s = c.snd_una + i as u64;
+                    lost += (r.flags & LOST != 0) as u32;
+                    rtx += (r.flags & RETRANS != 0) as u32;
+                    debug_assert!(r.flags & (LOST | RETRANS) == 0 || s < c.sb.mark_hi,
+                        "flow {id}: segment {s} marked lost or retransmitted at or above mark_hi {}", c.sb.mark_hi);
+                    if r.flags & SACKED != 0 {
+                        while ranges.peek().is_some_and(|&(_, b)| b <= s) {
+                            ranges.next();
+                        }
+                        debug_assert!(ranges.peek().is_some_and(|&(a, _)| a <= s),
+                            "flow {id}: segment {s} marked SACKED outside the SACKed ranges");
+                    }
+                }
+                debug_assert_eq!(lost, c.sb.lost_out, "flow {id}: LOST marks vs lost_out");
+                debug_assert_eq!(rtx, c.sb.retrans_out, "flow {id}: RETRANS marks vs retrans_out");
             }
             // (ns-2 Sack1's pipe is a free-running counter, as in tcp-sack1.cc:
             // it may exceed the outstanding segments, so it is not checked)
