@@ -630,7 +630,7 @@ impl TcpFlow {
             // larger ones (every call made the checked test suite 3× slower)
             if out <= 128 || (out <= 4096 && c.stats.acks_received % 64 == 0) {
                 // one pass over the records: the LOST and RETRANS counts are
-                // exact, those marks lie below mark_hi, and SACK marks inside
+                // exact, those marks lie in [mark_lo, mark_hi), SACK marks inside
                 // the SACKed ranges (`Scoreboard::clear` relies on all three)
                 use scoreboard::{LOST, RETRANS, SACKED};
                 let mut ranges = c.sb.sacked.iter().peekable();
@@ -639,8 +639,8 @@ impl TcpFlow {
                     let s = c.snd_una + i as u64;
                     lost += (r.flags & LOST != 0) as u32;
                     rtx += (r.flags & RETRANS != 0) as u32;
-                    debug_assert!(r.flags & (LOST | RETRANS) == 0 || s < c.sb.mark_hi,
-                        "flow {id}: segment {s} marked lost or retransmitted at or above mark_hi {}", c.sb.mark_hi);
+                    debug_assert!(r.flags & (LOST | RETRANS) == 0 || (c.sb.mark_lo..c.sb.mark_hi).contains(&s),
+                        "flow {id}: segment {s} marked lost or retransmitted outside [{}, {})", c.sb.mark_lo, c.sb.mark_hi);
                     if r.flags & SACKED != 0 {
                         while ranges.peek().is_some_and(|&(_, b)| b <= s) {
                             ranges.next();

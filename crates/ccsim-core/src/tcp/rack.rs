@@ -304,7 +304,7 @@ impl Conn {
             self.sb.lost_out += 1;
         }
         self.rec_mut(s).flags = f;
-        self.sb.marked(s + 1);
+        self.sb.marked(s, s + 1);
         self.sb.high_rxt = self.sb.high_rxt.min(s);
         self.sb.lost_hi = self.sb.lost_hi.max(s + 1);
         1

@@ -50,14 +50,15 @@ pub(super) struct Scoreboard {
     pub(super) rescue_rxt: Option<u64>,
     /// Ranges newly SACKed by the ACK being processed.
     pub(super) new_blocks: Vec<(u64, u64)>,
-    /// No record at or above this segment carries LOST or RETRANS (raised
-    /// by `marked` wherever one is set); SACKED ones lie in `sacked`. So
-    /// `clear` walks the records below it and the SACKed ranges above, not
-    /// the window: ns-2 Sack1 clears the scoreboard on every new ACK that
-    /// follows SACK blocks, and after a timeout's go-back-N (a few
-    /// retransmissions at the bottom, a few SACKed segments at the top of a
-    /// window of 30,000) walking the whole window each time was 61 % of the
-    /// cache misses of a 2.5 Gb/s HighSpeed run.
+    /// Every record carrying LOST or RETRANS lies in [mark_lo, mark_hi)
+    /// (widened by `marked` wherever one is set; empty after `clear`), and
+    /// every SACKED one in `sacked`. So `clear` walks that span and the
+    /// SACKed ranges, not the window: ns-2 Sack1 clears the scoreboard on
+    /// every new ACK that follows SACK blocks, and after a timeout's
+    /// go-back-N (the segments resent since the last ACK, a few SACKed
+    /// segments at the top of a window of 30,000) walking the whole window
+    /// each time was 61 % of the cache misses of a 2.5 Gb/s HighSpeed run.
+    pub(super) mark_lo: u64,
     pub(super) mark_hi: u64,
 }
 
@@ -74,6 +75,7 @@ impl Default for Scoreboard {
             high_rxt: 0,
             rescue_rxt: None,
             new_blocks: Vec::new(),
+            mark_lo: u64::MAX,
             mark_hi: 0,
         }
     }
@@ -90,31 +92,32 @@ impl Scoreboard {
         &mut self.txq[(seq - una) as usize]
     }
 
-    /// Segments below `end` may now carry a LOST or RETRANS mark.
+    /// Segments in [start, end) may now carry a LOST or RETRANS mark.
     #[inline]
-    pub(super) fn marked(&mut self, end: u64) {
+    pub(super) fn marked(&mut self, start: u64, end: u64) {
+        self.mark_lo = self.mark_lo.min(start);
         self.mark_hi = self.mark_hi.max(end);
     }
 
     /// Forget SACK, loss and retransmission marks (after an RTO, or when
     /// SACK information must be ignored).
     pub(super) fn clear(&mut self, una: u64) {
-        // below mark_hi every kind of mark; above it only SACK marks,
-        // inside the SACKed ranges
-        let n = if self.lost_out > 0 || self.retrans_out > 0 {
-            (self.mark_hi.saturating_sub(una) as usize).min(self.txq.len())
-        } else {
-            0
-        };
-        for r in self.txq.range_mut(..n) {
-            if r.flags & SACKED != 0 {
-                r.flags |= WAS_SACKED;
+        // every kind of mark in [mark_lo, mark_hi); SACK marks also in the
+        // SACKed ranges (converting one twice is harmless: the first pass
+        // clears it)
+        let end = una + self.txq.len() as u64;
+        if self.lost_out > 0 || self.retrans_out > 0 {
+            let lo = (self.mark_lo.max(una) - una) as usize;
+            let hi = (self.mark_hi.min(end).max(una) - una) as usize;
+            for r in self.txq.range_mut(lo.min(hi)..hi) {
+                if r.flags & SACKED != 0 {
+                    r.flags |= WAS_SACKED;
+                }
+                r.flags &= !(SACKED | LOST | RETRANS);
             }
-            r.flags &= !(SACKED | LOST | RETRANS);
         }
-        let (from, end) = (una + n as u64, una + self.txq.len() as u64);
         for (a, b) in self.sacked.iter() {
-            for s in a.max(from)..b.min(end) {
+            for s in a.max(una)..b.min(end) {
                 let r = &mut self.txq[(s - una) as usize];
                 if r.flags & SACKED != 0 {
                     r.flags = (r.flags | WAS_SACKED) & !SACKED;
@@ -122,6 +125,7 @@ impl Scoreboard {
             }
         }
         self.sacked.clear();
+        self.mark_lo = u64::MAX;
         self.mark_hi = una;
         self.sacked_out = 0;
         self.lost_out = 0;
@@ -138,6 +142,7 @@ impl Scoreboard {
         let Some(x) = self.sacked.kth_highest(dupthresh) else { return 0 };
         let mut n = 0;
         let mut s = self.lost_upto.max(una);
+        self.marked(s, x);
         while s < x {
             let r = self.rec_mut(una, s);
             if r.flags & (SACKED | LOST) == 0 {
@@ -147,7 +152,6 @@ impl Scoreboard {
             s += 1;
         }
         self.lost_out += n;
-        self.marked(x);
         self.lost_upto = self.lost_upto.max(x);
         self.lost_hi = self.lost_hi.max(x);
         n

@@ -482,7 +482,7 @@ impl Conn {
             r.delivered_at = stamp.delivered_at;
             r.first_tx = stamp.first_tx;
             r.flags = (was & !APP_LIMITED) | (stamp.flags & APP_LIMITED) | RETRANS | EVER_RETRANS;
-            self.sb.marked(seq + 1);
+            self.sb.marked(seq, seq + 1);
             if was & RETRANS == 0 {
                 self.sb.retrans_out += 1;
             }

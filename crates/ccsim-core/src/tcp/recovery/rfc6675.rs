@@ -116,7 +116,7 @@ impl Rfc6675 {
         let una = c.snd_una;
         if !c.cfg.tcp.rack && c.rec(una).flags & (SACKED | LOST) == 0 {
             c.rec_mut(una).flags |= LOST;
-            c.sb.marked(una + 1);
+            c.sb.marked(una, una + 1);
             c.sb.lost_out += 1;
             c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
             c.sb.lost_hi = c.sb.lost_hi.max(una + 1);
@@ -301,7 +301,7 @@ impl Rfc6675 {
             }
         }
         c.sb.lost_out = lost;
-        c.sb.marked(c.snd_max);
+        c.sb.marked(c.snd_una, c.snd_max);
         c.sb.retrans_out = 0;
         c.sb.lost_upto = c.snd_max;
         c.sb.lost_hi = c.snd_max;
