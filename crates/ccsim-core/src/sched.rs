@@ -146,21 +146,12 @@ impl Scheduler {
     }
 
     /// Pop the next event if it is due no later than `until`.
-    #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        let from_cold = match (self.hot.peek(), self.cold.peek()) {
-            (Some(h), Some(c)) => c.key() < h.key(),
-            (None, Some(_)) => true,
-            (Some(_), None) => false,
-            (None, None) => return None,
-        };
-        let heap = if from_cold { &mut self.cold } else { &mut self.hot };
-        if heap.peek().is_some_and(|e| e.time > until) {
-            return None;
+        let next = self.peek_until(until);
+        if next.is_some() {
+            self.pop_current();
         }
-        let e = heap.pop().expect("peeked");
-        self.popped += 1;
-        Some((e.time, Event::unpack(e.ev)))
+        next
     }
 
     /// The next event if it is due no later than `until`, left at the top
