@@ -69,8 +69,11 @@ impl<T: Copy> Ring<T> {
             return None;
         }
         let x = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
         self.len -= 1;
+        // An emptied ring starts again at slot 0: a lightly loaded link
+        // (one packet at a time) keeps reusing the same cache line instead
+        // of cycling through its whole capacity.
+        self.head = if self.len == 0 { 0 } else { (self.head + 1) & self.mask() };
         Some(x)
     }
 
@@ -125,5 +128,21 @@ mod tests {
             }
         }
         assert!(r.iter().eq(d.iter()) && r.iter().rev().eq(d.iter().rev()));
+    }
+
+    #[test]
+    fn an_emptied_ring_starts_again_at_its_first_slot() {
+        let mut r = Ring::default();
+        for i in 0..5u32 {
+            r.push_back(i);
+        }
+        assert_eq!(r.pop_front(), Some(0));
+        assert_eq!(r.head, 1);
+        for i in 1..5u32 {
+            assert_eq!(r.pop_front(), Some(i));
+        }
+        assert_eq!((r.head, r.len()), (0, 0));
+        r.push_back(9);
+        assert_eq!((r.front(), r.head), (Some(&9), 0));
     }
 }

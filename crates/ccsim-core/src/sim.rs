@@ -487,6 +487,13 @@ impl Simulation {
     }
 
     fn on_link_arrival(&mut self, l: usize) {
+        if let Some(upcoming) = self.sched.upcoming_links() {
+            for next in upcoming {
+                if let Some(link) = self.links.get(next as usize) {
+                    crate::link::prefetch(link);
+                }
+            }
+        }
         self.links[l].pending = false;
         while let Some(slot) = self.links[l].pop_arrived(self.now) {
             let mut pkt = slot.pkt;
