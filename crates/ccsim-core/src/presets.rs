@@ -56,6 +56,7 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
     let mut nodes = vec!["r0".to_string(), "r1".to_string()];
     let mut links = Vec::new();
     let pkt = (tcp.mss + tcp.header_bytes) as u64;
+    let tcp = std::sync::Arc::new(tcp);
     let rtt_ps = 40 * PS_PER_MS;
     // round(rate · RTT / 8 / packet), as the Python builder sizes "1bdp"
     let bdp_pkts = ((bneck_bps as f64 * rtt_ps as f64 / 8.0 / PS_PER_S as f64) / pkt as f64).round() as u32;

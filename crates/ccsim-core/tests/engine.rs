@@ -95,7 +95,7 @@ fn bad_values_are_reported_with_their_field() {
     let mut sc = dumbbell(1, 10_000_000, 100_000_000, 1, tcp_defaults("cubic-typo"));
     let e = sc.validate().unwrap_err();
     assert!(e.0.starts_with("flows[0].tcp.cc"), "{}", e.0);
-    sc.flows[0].tcp = tcp_defaults("newreno");
+    sc.flows[0].tcp = tcp_defaults("newreno").into();
     sc.links[3].rate_bps = 0;
     assert!(sc.validate().unwrap_err().0.contains("rate_bps"));
 }

@@ -440,7 +440,7 @@ impl TcpCfg {
 /// stack's values. A stack's PRR, D-SACK, RACK, TLP, undo and F-RTO apply where the recovery has the
 /// scoreboard they work on: unless given, `SCOREBOARD_OPTIONS` are on only
 /// with sack = "rfc6675" (python/ccsim/tcp_options.py `for_group` does the same).
-pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TcpCfg, D::Error> {
+pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::sync::Arc<TcpCfg>, D::Error> {
     use serde::de::Error;
     let serde_json::Value::Object(given) = serde_json::Value::deserialize(d)? else {
         return Err(D::Error::custom("tcp: expected a table of options"));
@@ -448,17 +448,17 @@ pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<
     // Scenarios with thousands of flows (web sessions) repeat the same
     // table: the last one and its result are kept, per thread, as the
     // merge below cost about 120,000 instructions a flow (a 15,000-flow
-    // scenario spent 1.9 G instructions here). A pure function of `given`,
-    // so the cache changes no result.
+    // scenario spent 1.9 G instructions here), and the flows share the
+    // result. A pure function of `given`, so the cache changes no result.
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(serde_json::Map<String, serde_json::Value>, TcpCfg)>> =
+        static LAST: std::cell::RefCell<Option<(serde_json::Map<String, serde_json::Value>, std::sync::Arc<TcpCfg>)>> =
             const { std::cell::RefCell::new(None) };
     }
     if let Some(t) = LAST.with_borrow(|l| l.as_ref().filter(|(g, _)| *g == given).map(|(_, t)| t.clone())) {
         return Ok(t);
     }
     let key = given.clone();
-    let t = merge_with_stack::<D>(given)?;
+    let t = std::sync::Arc::new(merge_with_stack::<D>(given)?);
     LAST.set(Some((key, t.clone())));
     Ok(t)
 }

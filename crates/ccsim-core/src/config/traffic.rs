@@ -12,8 +12,11 @@ pub struct FlowCfg {
     pub dst: u32,
     pub start_ps: SimTime,
     pub app: AppCfg,
+    /// Shared by the flows whose TCP tables are equal (thousands of web
+    /// sessions use one): the per-packet reads of options then hit one
+    /// cached copy, and a flow does not carry 224 bytes of it.
     #[serde(deserialize_with = "super::tcp::deserialize_with_stack")]
-    pub tcp: TcpCfg,
+    pub tcp: std::sync::Arc<TcpCfg>,
     #[serde(default)]
     pub label: String,
 }

@@ -21,7 +21,7 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
         Some(n) => AppCfg::File { bytes: n * t.mss as u64 },
         None => AppCfg::Bulk,
     };
-    let cfg = FlowCfg { src: 0, dst: 1, start_ps: 0, app, tcp: t, label: String::new() };
+    let cfg = FlowCfg { src: 0, dst: 1, start_ps: 0, app, tcp: t.into(), label: String::new() };
     TcpFlow::new(0, cfg, 0, 1, 0)
 }
 
