@@ -27,6 +27,11 @@ pub struct Simulation {
     /// new event is pushed only when it is earlier than all of them, and
     /// events fire earliest first, so the top is always the next to fire.
     timer_events: Vec<Vec<SimTime>>,
+    /// The top of each flow's `timer_events` (`SimTime::MAX` when empty),
+    /// dense: a flush reads it after every packet a flow handles, while
+    /// the stacks themselves (one allocation each) change only when a
+    /// timer event is added or fires.
+    timer_next: Vec<SimTime>,
     routes: Routes,
     pub flows: Vec<TcpFlow>,
     apps: Vec<App>,
@@ -286,6 +291,7 @@ impl Simulation {
             nodes: sc.nodes.clone(),
             links,
             timer_events: vec![Vec::new(); flows.len()],
+            timer_next: vec![SimTime::MAX; flows.len()],
             routes: Routes::new(routes),
             flows,
             apps,
@@ -366,9 +372,9 @@ impl Simulation {
         }
         self.out = out;
         if let Some(d) = self.flows[f].next_deadline() {
-            let pending = &mut self.timer_events[f];
-            if pending.last().is_none_or(|&t| d < t) {
-                pending.push(d);
+            if d < self.timer_next[f] {
+                self.timer_events[f].push(d);
+                self.timer_next[f] = d;
                 self.sched.schedule(d, Event::FlowTimer(f as u32));
             }
         }
@@ -524,6 +530,7 @@ impl Simulation {
     fn on_flow_timer(&mut self, f: usize) {
         let t = self.timer_events[f].pop();
         debug_assert_eq!(t, Some(self.now));
+        self.timer_next[f] = self.timer_events[f].last().copied().unwrap_or(SimTime::MAX);
         let mut out = std::mem::take(&mut self.out);
         self.flows[f].on_timer(self.now, &mut out);
         self.flush(f, out);
