@@ -89,25 +89,28 @@ impl Reorder {
     }
 }
 
+/// `repr(C)`: the counters every admitted packet updates fill the first 48
+/// bytes (one cache line of `Link`), the drop counters follow.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
     /// Packets offered to the link (admitted + dropped by the queue).
     pub pkts_offered: u64,
     pub pkts_tx: u64,
     pub bytes_tx: u64,
+    /// Picoseconds the transmitter was busy (clipped to the run at the end).
+    pub busy_ps: u64,
+    pub max_waiting_bytes: u64,
+    pub max_waiting_pkts: u32,
+    /// Largest number of waiting packets since the last sample (the series'
+    /// `queue_max_pkts`, so that peaks between samples are not lost).
+    pub interval_max_pkts: u32,
     /// Packets refused by the queue discipline.
     pub drops: u64,
     /// Packets lost on the wire by the loss model.
     pub losses: u64,
     /// ECN-capable packets this link marked CE (queue or test marker).
     pub marks: u64,
-    /// Picoseconds the transmitter was busy (clipped to the run at the end).
-    pub busy_ps: u64,
-    pub max_waiting_pkts: u32,
-    pub max_waiting_bytes: u64,
-    /// Largest number of waiting packets since the last sample (the series'
-    /// `queue_max_pkts`, so that peaks between samples are not lost).
-    pub interval_max_pkts: u32,
 }
 
 pub enum Admission {
@@ -148,8 +151,11 @@ pub struct Link {
     /// `disc` decides at dequeue time (read per packet; `disc` itself is
     /// not).
     dequeue: bool,
+    /// `loss` is `LossModel::None` (read per packet; `loss` lies beyond
+    /// the counters).
+    lossless: bool,
     pub stats: LinkStats,
-    pub loss: LossModel,
+    loss: LossModel,
     // --- the rest
     pub rate_bps: u64,
     pub disc: Discipline,
@@ -204,6 +210,7 @@ impl Link {
             to,
             rate_bps,
             delay,
+            lossless: matches!(loss, LossModel::None),
             loss,
             ring: Ring::default(),
             waiting_pkts: 0,
@@ -384,7 +391,7 @@ impl Link {
             }
         }
         let was_ce = pkt.ecn & ECN_CE != 0;
-        let lost = self.loss.apply(tx_start, &mut pkt);
+        let lost = !self.lossless && self.loss.apply(tx_start, &mut pkt);
         if !was_ce && pkt.ecn & ECN_CE != 0 {
             self.stats.marks += 1;
         }
