@@ -25,7 +25,7 @@ from ccsim import _core
 from ccsim.experiments import executors, store
 from ccsim.experiments.aggregate import aggregate
 from ccsim.experiments.campaign import open_campaign
-from ccsim.experiments.runner import dry_run, run_sweep
+from ccsim.experiments.runner import SweepFailed, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
 from ccsim.overrides import parse_assignment, set_path
 
@@ -311,8 +311,12 @@ def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path):
     slow = {"topology.rate": ["10Mbps", "10Gbps"], "sim.duration": ["1s", "1000s"]}
     sw = Sweep(TINY, zip=slow, seeds=1)
     t0 = time.monotonic()
-    rep = run_sweep(sw, tmp_path / "c", jobs=2, timeout_s=0.5)
+    with pytest.raises(SweepFailed) as ei:  # a failed run is never a normal return
+        run_sweep(sw, tmp_path / "c", jobs=2, timeout_s=0.5)
     assert time.monotonic() - t0 < 30
+    rep = ei.value.report
+    msg = str(ei.value)
+    assert "1 of 2 runs did not produce results" in msg and "timeout: 1 run" in msg and "10Gbps" in msg
     assert rep.computed == 1 and len(rep.failed) == 1
     f = rep.failed[0]
     assert f["kind"] == "timeout" and "timed out after 0.5 s" in f["error"] and f["params"]["topology.rate"] == "10Gbps"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ScenarioError
+from .errors import ScenarioError, suggest
 
 
 def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
@@ -14,7 +14,8 @@ def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
         if k not in allowed:
             raise ScenarioError(
                 f"{where}.{k}" if where else k,
-                message=f"{where + '.' if where else ''}{k}: unknown key; accepted keys: {', '.join(sorted(allowed))}",
+                message=f"{where + '.' if where else ''}{k}: unknown key{suggest(k, sorted(allowed))}; "
+                        f"accepted keys: {', '.join(sorted(allowed))}",
             )
 
 

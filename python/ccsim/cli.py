@@ -66,40 +66,10 @@ def _check_out(out: Path) -> None:
         raise ScenarioError("--out", str(out), "a writable folder")
 
 
-def _interruptible(fn, ctl):
-    """Run `fn` (a core run that releases the GIL) in a worker thread so that
-    Ctrl-C reaches this thread at once; on Ctrl-C, cancel the run through its
-    RunControl (the core stops within milliseconds) and return None."""
-    import threading
-
-    box: dict = {}
-
-    def work():
-        try:
-            box["res"] = fn()
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-            box["err"] = e
-
-    t = threading.Thread(target=work, name="ccsim-run", daemon=True)
-    t.start()
-    try:
-        while t.is_alive():
-            t.join(0.05)
-    except KeyboardInterrupt:
-        ctl.cancel()
-        t.join()
-        return None
-    if "err" in box:
-        if isinstance(box["err"], _core.RunCancelled):
-            return None
-        raise box["err"]
-    return box["res"]
-
-
 def cmd_run(a) -> int:
     from .experiments.progress import RunProgress, enabled
     from .overrides import parse_assignment
-    from .results import run_scenario
+    from .results import interruptible, run_scenario
     from .scenario import Scenario
 
     sc = Scenario.from_file(a.file)
@@ -114,8 +84,11 @@ def cmd_run(a) -> int:
     if not a.no_write:
         _check_out(out)
     ctl = _core.RunControl()
-    with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
-        res = _interruptible(lambda: run_scenario(sc, control=ctl), ctl)
+    try:
+        with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
+            res = interruptible(lambda: run_scenario(sc, control=ctl), ctl)
+    except KeyboardInterrupt:
+        res = None
     if res is None:
         print(f"ccsim: interrupted at simulated time {ctl.sim_time_s():.3f} s of {sc.duration_s:g} s; "
               + ("nothing was written" if a.no_write else f"nothing was written to {out}/"), file=sys.stderr)
@@ -146,7 +119,7 @@ def _plot_formats(v: str | None) -> tuple[str, ...]:
 
 
 def cmd_sweep(a) -> int:
-    from .experiments.runner import dry_run, run_sweep
+    from .experiments.runner import dry_run, sweep_report
     from .experiments.sweep import Sweep
 
     sw = Sweep.from_file(a.file)
@@ -162,6 +135,9 @@ def cmd_sweep(a) -> int:
             print(f"  invalid: {e}")
         if len(d["invalid"]) > 3:
             print(f"  ... and {len(d['invalid']) - 3} more invalid points")
+        if d["invalid"]:
+            print(f"ccsim: {len(d['invalid'])} invalid points: the sweep would refuse them (--keep-going "
+                  "records them and runs the rest)", file=sys.stderr)
         if d["cpu_s_estimate"] is not None:
             rates = d["cpu_s_per_sim_s"]
             print(f"estimated CPU time: {_fmt_dur(d['cpu_s_estimate'])} for {d['sim_seconds']:,.0f} simulated s "
@@ -170,21 +146,30 @@ def cmd_sweep(a) -> int:
                   f"{_fmt_dur(d['cpu_s_estimate'] / _jobs(a))} on {_jobs(a)} cores")
         return 0
     timeout = _seconds("--timeout", a.timeout) if a.timeout else None
-    rep = run_sweep(sw, out, jobs=a.jobs, dask=a.dask, executor="serial" if a.serial else None, timeout_s=timeout,
-                    rerun_stale=a.rerun_stale, keep_going=a.keep_going, quiet=a.quiet or a.json)
+    import warnings
+
+    from .experiments.runner import IdenticalSeedsWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IdenticalSeedsWarning)  # printed below, with the summary
+        rep = sweep_report(sw, out, jobs=a.jobs, dask=a.dask, executor="serial" if a.serial else None,
+                           timeout_s=timeout, rerun_stale=a.rerun_stale, keep_going=a.keep_going,
+                           quiet=a.quiet or a.json)
     figs = []
     if sw.plots and rep.computed + rep.existing > 0:
         figs = _sweep_plots(sw, out, show=not (a.quiet or a.json))
     if a.json:
         print(json.dumps({"out": str(out), "total": rep.total, "existing": rep.existing, "computed": rep.computed,
                           "failed": rep.failed, "invalid": rep.invalid, "wall_s": rep.wall_s,
-                          "figures": [str(f) for f in figs]}))
+                          "warnings": rep.warnings, "figures": [str(f) for f in figs]}))
     elif not a.quiet:
         print(f"{rep.total} runs: {rep.computed} computed, {rep.existing} already there, "
               f"{len(rep.failed)} failed, {len(rep.invalid)} invalid; {rep.wall_s:.1f} s wall, "
               f"{rep.sim_s / max(rep.wall_s, 1e-9):,.0f} simulated s per s; results in {out}/")
         for f in figs:
             print(f"figure: {f}")
+    for w in rep.warnings:
+        print(f"ccsim: warning: {w}", file=sys.stderr)
     if rep.failed or rep.invalid:
         print(f"ccsim: {len(rep.failed) + len(rep.invalid)} runs did not produce results:", file=sys.stderr)
         for e in rep.invalid[:20]:
@@ -192,6 +177,9 @@ def cmd_sweep(a) -> int:
         for e in rep.failed[:20]:
             print(f"  {e['run_id']} ({', '.join(f'{k}={v!r}' for k, v in e['params'].items())}): {e['kind']}: "
                   f"{e['error'].splitlines()[0]}", file=sys.stderr)
+        if len(rep.failed) > 20:
+            print(f"  ... and {len(rep.failed) - 20} more failed runs (ccsim query {out} "
+                  "\"SELECT * FROM runs WHERE status <> 'ok'\" lists them)", file=sys.stderr)
         return 1
     return 0
 
@@ -199,26 +187,26 @@ def cmd_sweep(a) -> int:
 def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
     """Draw the sweep file's [[plot]] figures; with `show`, also print each
     one's numbers (mean and 95 % CI per x and hue)."""
-    from .experiments.aggregate import aggregate, plot_sweep
+    from .experiments.aggregate import aggregate, describe_metric
     from .experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(out)
     figs = []
     for p in sw.plots:
-        frame = c.per_run(p["y"], p.get("reduce", "mean"))
-        y = per_run_name(p["y"], p.get("reduce", "mean"))
+        reduce = p.get("reduce", "mean")
+        y = per_run_name(p["y"], reduce)
         f = out / p.get("file", f"{y}_vs_{p['x']}.png".replace("/", "_"))
-        plot_sweep(frame, p["x"], y, p.get("hue"), out=f, title=p.get("title"))
+        frame = _sweep_figure(c, p["x"], p["y"], reduce, p.get("hue"), None, f, p.get("title"), overwrite_note=False)
         figs.append(f)
         if show:
             by = [p["x"]] + ([p["hue"]] if p.get("hue") else [])
-            a = aggregate(frame, by, y)
-            scale = 1e-6 if y.endswith("_bps") else 1.0
-            unit = " (Mb/s)" if scale != 1.0 else ""
-            print(f"\n{p.get('title') or y} [{p.get('reduce', 'mean')} per run{unit}]")
+            m = describe_metric(y, reduce)
+            a = aggregate(frame, by, y, bounds=m["bounds"])
+            print(f"\n{p.get('title') or m['label']} [{m['label']}; mean and 95% CI over seeds]")
             print(_fmt_table(by + ["mean", "95% CI", "n"],
-                             [[r[k] for k in by] + [f"{r[y + '_mean'] * scale:.4g}",
-                                                    f"{r[y + '_ci_lo'] * scale:.4g} – {r[y + '_ci_hi'] * scale:.4g}",
+                             [[r[k] for k in by] + [f"{r[y + '_mean'] * m['scale']:.4g}",
+                                                    f"{r[y + '_ci_lo'] * m['scale']:.4g} – "
+                                                    f"{r[y + '_ci_hi'] * m['scale']:.4g}",
                                                     r[y + "_n"]] for r in a.iter_rows(named=True)]))
     return figs
 
@@ -240,18 +228,42 @@ def cmd_query(a) -> int:
     return 0
 
 
-def cmd_plot_sweep(a) -> int:
+def _sweep_figure(c, x: str, y: str, reduce: str, hue: str | None, facet: str | None, out: Path,
+                  title: str | None, overwrite_note: bool = True):
+    """per_run + plot_sweep for the CLI: `hue` and `facet` may be sweep axes
+    or columns of y's table (then the reduction is done within each value,
+    e.g. per algorithm of a mixed run). Says so when a figure is replaced."""
     from .experiments.aggregate import plot_sweep
+    from .experiments.campaign import per_run_name
+    from .errors import suggest
+
+    table = y.partition(".")[0]
+    by = []
+    for role, col in (("--x", x), ("--hue", hue), ("--facet", facet)):
+        if col is None or col in c.axes:
+            continue
+        cols = c.table(table).columns if table != "runs" and table in c.tables() else []
+        if role != "--x" and col in cols:
+            by.append(col)
+            continue
+        raise ScenarioError(role, message=(
+            f"{role} {col}: not an axis of this campaign{suggest(col, list(c.axes) + list(cols))}; axes: "
+            f"{', '.join(c.axes)}" + (f"; or, for --hue and --facet, a column of {table}" if cols else "")))
+    frame = c.per_run(y, reduce, by=by)
+    if out.exists() and overwrite_note:
+        print(f"ccsim: replacing the existing figure {out}", file=sys.stderr)
+    plot_sweep(frame, x, per_run_name(y, reduce), hue, out=out, title=title, reduce=reduce, facet=facet)
+    return frame
+
+
+def cmd_plot_sweep(a) -> int:
     from .experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(a.dir)
-    for col in [a.x] + ([a.hue] if a.hue else []):
-        if col not in c.axes:
-            raise ScenarioError(col, message=f"{col}: not an axis of this campaign; axes: {', '.join(c.axes)}")
-    frame = c.per_run(a.y, a.reduce)
     y = per_run_name(a.y, a.reduce)
-    out = Path(a.out) if a.out else Path(a.dir) / f"{y}_vs_{a.x}.png"
-    plot_sweep(frame, a.x, y, a.hue, out=out, title=a.title)
+    stem = f"{y}_vs_{a.x}" + (f"_by_{a.hue}" if a.hue else "") + (f"_per_{a.facet}" if a.facet else "")
+    out = Path(a.out) if a.out else Path(a.dir) / (stem.replace("/", "_").replace("(", "_").replace(")", "") + ".png")
+    _sweep_figure(c, a.x, a.y, a.reduce, a.hue, a.facet, out, a.title)
     print(out)
     return 0
 
@@ -526,11 +538,14 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("dir")
     ps.add_argument("--y", required=True, help="'table.column', e.g. flows.goodput_bps, or runs.cpu_s")
     ps.add_argument("--x", required=True, help="the axis on the x axis, e.g. topology.buffer")
-    ps.add_argument("--hue", help="the axis drawn as one line per value, e.g. tcp.cc")
+    ps.add_argument("--hue", help="one line per value: an axis (tcp.cc) or a column of y's table (cc, label: "
+                    "the reduction is then done per value within each run)")
+    ps.add_argument("--facet", help="one panel per value: an axis or a column of y's table")
     ps.add_argument("--reduce", default="mean", choices=["mean", "sum", "min", "max", "median", "jain"],
                     help="how a run's rows become one value (default mean)")
     ps.add_argument("--title")
-    ps.add_argument("--out", help="PNG file (default DIR/<y>_vs_<x>.png)")
+    ps.add_argument("--out", help="figure file, .png/.svg/.pdf (default DIR/<y>_vs_<x>[_by_<hue>].png; "
+                    "an existing file is replaced and the command says so)")
     ps.set_defaults(fn=cmd_plot_sweep)
     pl_ = sub.add_parser("plot", help="write plots (PNG, SVG or PDF) for a results folder")
     pl_.add_argument("dir")

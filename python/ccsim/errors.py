@@ -11,8 +11,31 @@ class ScenarioError(_CoreScenarioError):
     def __init__(self, field: str, value=None, accepted: str | None = None, *, message: str | None = None):
         if message is None:
             message = f"{field}: got {value!r}; expected {accepted}"
+            if isinstance(value, str) and accepted and "one of" in accepted:
+                import re
+
+                # the quoted names of an enumeration: 'cubic', 'bbr', ...
+                message += suggest(value, re.findall(r"'([^']+)'", accepted) or
+                                   [w.strip(" ,.") for w in accepted.split("one of", 1)[1].split(",")])
         super().__init__(message)
         self.field = field
 
 
 InternalError = _CoreInternalError
+
+
+def suggest(name, options) -> str:
+    """' (did you mean 'x'?)' when `name` is close to one of `options`
+    (difflib's ratio ≥ 0.6, the closest first), else ''."""
+    import difflib
+
+    if not isinstance(name, str):
+        return ""
+    opts = [str(o) for o in options]
+    near = difflib.get_close_matches(name, opts, n=2, cutoff=0.6)
+    if not near:
+        # a case slip or a missing prefix ('Cubic', 'queue' for 'topology.queue')
+        near = [o for o in opts if o.lower() == name.lower() or o.endswith("." + name)][:2]
+    if not near:
+        return ""
+    return " (did you mean " + " or ".join(repr(n) for n in near) + "?)"

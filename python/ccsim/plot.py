@@ -13,15 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import numpy as np
+import polars as pl
 
-matplotlib.use("Agg")
+from .figures import subplots
+from .results import PLOT_FORMATS, read
+
 # SVG text stays text (editable, searchable); TrueType fonts in PDFs, as journals ask.
 RC = {"svg.fonttype": "none", "pdf.fonttype": 42}
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import polars as pl  # noqa: E402
-
-from .results import PLOT_FORMATS, read  # noqa: E402
 
 # Above this many flows, per-flow lines stop being readable.
 MANY_FLOWS = 8
@@ -92,7 +91,7 @@ def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _cwnd(per: dict, flows: list, label: str):
     if len(flows) <= MANY_FLOWS:
-        fig, ax = plt.subplots(figsize=(10, 4.5))
+        fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
             s = per[f]
             ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=f"flow {f}")
@@ -104,7 +103,7 @@ def _cwnd(per: dict, flows: list, label: str):
     shown = flows[:MAX_PANELS]
     cols = 4
     rows = -(-len(shown) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(12, 1.6 * rows + 1.0), sharex=True, sharey=True, squeeze=False)
+    fig, axes = subplots(rows, cols, figsize=(12, 1.6 * rows + 1.0), sharex=True, sharey=True, squeeze=False)
     for ax, f in zip(axes.flat, shown):
         s = per[f]
         ax.plot(s["time_s"], s["cwnd"], lw=0.7)
@@ -127,7 +126,7 @@ def _throughput(per: dict, flows: list, label: str):
     for t, y in curves.values():
         agg[np.searchsorted(times, t)] += y
     if len(flows) <= MANY_FLOWS:
-        fig, ax = plt.subplots(figsize=(10, 4.5))
+        fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
             ax.plot(*curves[f], lw=0.8, label=f"flow {f}")
         if len(flows) > 1:
@@ -137,7 +136,7 @@ def _throughput(per: dict, flows: list, label: str):
         _title(ax, "Goodput per sample interval", label)
         _legend_outside(ax, len(flows) + (len(flows) > 1))
         return fig
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]},
+    fig, (a1, a2) = subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]},
                                  layout="constrained")
     a1.plot(times, agg, lw=1.0, color="black")
     a1.set_ylabel("all flows (Mb/s)")
@@ -158,7 +157,7 @@ def _throughput(per: dict, flows: list, label: str):
 
 
 def _seq(per: dict, flows: list, label: str):
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = subplots(figsize=(10, 4.5))
     shown = flows[:MAX_PANELS]
     for f in shown:
         s = per[f]
@@ -174,7 +173,7 @@ def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
     """The links that queued: at most MAX_QUEUE_LINKS, busiest first; a link
     whose largest queue is below 5 % of the busiest one's (an access link's
     start-up blip beside a bottleneck) is left out and counted in the title."""
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = subplots(figsize=(10, 4.5))
     names = dict(zip(links["id"].to_list(), links["name"].to_list()))
     peak_col = "queue_max_pkts" if "queue_max_pkts" in ls.columns else "queue_pkts"
     peaks: list[tuple[int, int]] = []
@@ -184,7 +183,7 @@ def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
     top = peaks[0][1] if peaks else 0
     busy = [l for l, p in peaks if p >= max(1, 0.05 * top)][:MAX_QUEUE_LINKS]
     left = len(peaks) - len(busy)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, l in enumerate(busy):
         s = ls.filter(pl.col("link") == l).sort("time_s")
         c = colors[k % len(colors)]
@@ -216,5 +215,4 @@ def _save(fig, stem: Path, formats: tuple[str, ...]) -> list[Path]:
         fig.savefig(tmp, dpi=110, bbox_inches="tight")
         tmp.replace(path)
         paths.append(path)
-    plt.close(fig)
     return paths

@@ -110,6 +110,29 @@ class Result:
             "created_unix": time.time(),
         }
 
+    def summary(self) -> pl.DataFrame:
+        """Per flow: label, algorithm, goodput and throughput in Mb/s,
+        retransmissions, timeouts and FCT (what a notebook shows)."""
+        f = self.flows
+        cols = [c for c in ("id", "label", "cc") if c in f.columns]
+        return f.select(cols + [(pl.col("goodput_bps") / 1e6).alias("goodput_Mbps"),
+                                (pl.col("throughput_bps") / 1e6).alias("throughput_Mbps"),
+                                "retransmits", "timeouts", "fct_s"])
+
+    def _headline(self) -> str:
+        f = self.columns["flows"]
+        total = float(np.sum(f["goodput_bps"])) / 1e6 if len(f["id"]) else 0.0
+        return (f"{self.scenario.source}, seed {self.scenario.seed}: {len(f['id'])} flows, total goodput "
+                f"{total:.3f} Mb/s; simulated {self.sim_time_s:g} s in {self.wall_time_s:.2f} s wall")
+
+    def __repr__(self) -> str:
+        return f"<Result {self._headline()}>\n{self.summary()}"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return f"<b>ccsim Result</b> {escape(self._headline())}" + self.summary()._repr_html_()
+
     def summary_json(self) -> dict:
         """The `ccsim run --json` object."""
         f = self.columns["flows"]
@@ -184,6 +207,64 @@ def run_scenario(sc: "Scenario", control=None) -> Result:
             f"${memory.ENV} so that such runs are refused before they start")) from None
     w1, c1 = time.perf_counter(), time.process_time()
     return Result(sc, raw, w1 - w0, c1 - c0)
+
+
+def interruptible(fn, ctl):
+    """Run `fn` (a core run that releases the GIL, reporting to the
+    `_core.RunControl` `ctl`) in a worker thread, so that Ctrl-C (SIGINT in a
+    terminal, "interrupt kernel" in Jupyter) reaches the calling thread at
+    once: on KeyboardInterrupt the run is cancelled through `ctl` (the core
+    stops within milliseconds), the thread is joined and KeyboardInterrupt is
+    raised again. A run cancelled by someone else raises `_core.RunCancelled`."""
+    import threading
+
+    box: dict = {}
+
+    def work():
+        try:
+            box["res"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["err"] = e
+
+    t = threading.Thread(target=work, name="ccsim-run", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.05)
+    except KeyboardInterrupt:
+        ctl.cancel()
+        t.join()
+        raise
+    if "err" in box:
+        raise box["err"]
+    return box["res"]
+
+
+def run_interruptibly(sc: "Scenario", *, progress: bool = False, timeout: float | None = None) -> Result:
+    """:func:`run_scenario` that Ctrl-C stops within a second (raising
+    KeyboardInterrupt, nothing kept), with an optional progress bar and a
+    wall-time limit in seconds (raising TimeoutError)."""
+    import threading
+
+    from .experiments.progress import RunProgress
+
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ScenarioError("timeout", timeout, "a wall time in seconds > 0, or None")
+    ctl = _core.RunControl()
+    timer = None
+    if timeout is not None:
+        timer = threading.Timer(timeout, ctl.cancel)
+        timer.daemon = True
+        timer.start()
+    try:
+        with RunProgress(ctl, sc.duration_s, show=bool(progress), after_s=0.0 if progress else 2.0):
+            return interruptible(lambda: run_scenario(sc, control=ctl), ctl)
+    except _core.RunCancelled:
+        raise TimeoutError(f"{sc.source}: stopped after {timeout:g} s of wall time at simulated time "
+                           f"{ctl.sim_time_s():.3f} s of {sc.duration_s:g} s (timeout={timeout!r})") from None
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def read(out_dir: str | Path) -> dict[str, pl.DataFrame]:

@@ -66,7 +66,15 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
-        return cls(read_mapping(path), source=str(path))
+        raw = read_mapping(path)
+        if isinstance(raw, dict) and "base" in raw and ("grid" in raw or "zip" in raw or "seeds" in raw):
+            raise ScenarioError(str(path), message=(
+                f"{path}: this is a sweep file (it has base = and grid/zip/seeds), not a scenario: run it with "
+                f"'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python); its scenario is the file named by "
+                f"base = {raw['base']!r}" if isinstance(raw["base"], str) else
+                f"{path}: this is a sweep file (it has base = and grid/zip/seeds), not a scenario: run it with "
+                f"'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python)"))
+        return cls(raw, source=str(path))
 
     def with_seed(self, seed: int) -> "Scenario":
         raw = copy.deepcopy(self.raw)
@@ -96,12 +104,55 @@ class Scenario:
     def to_core_json(self) -> str:
         return json.dumps(self.core)
 
-    def run(self, seed: int | None = None):
-        """Run the scenario and return a :class:`ccsim.results.Result`."""
-        from .results import run_scenario
+    # ---- display (a terminal and a notebook)
+    def describe(self) -> dict:
+        """What the scenario resolved to, in words: the topology, the
+        bottleneck-like links (the slowest), the flow groups and the run."""
+        from collections import Counter
 
+        from .units import fmt_rate, fmt_time_ps
+
+        c = self.core
+        topo = self.raw.get("topology", {})
+        kind = topo.get("kind", "?") if isinstance(topo, dict) else "?"
+        slow = min((lk["rate_bps"] for lk in c["links"]), default=0)
+        slowest = [lk for lk in c["links"] if lk["rate_bps"] == slow]
+        groups = Counter((f.get("label", ""), f["tcp"]["cc"], f["app"]["kind"]) for f in c["flows"])
+        return {
+            "source": self.source, "topology": kind, "nodes": len(c["nodes"]), "links": len(c["links"]),
+            "slowest links": ", ".join(f"{lk['name']} {fmt_rate(lk['rate_bps'])} {fmt_time_ps(lk['delay_ps'])} "
+                                       f"{lk['queue']['kind']}" for lk in slowest[:2])
+                             + (f" (+{len(slowest) - 2})" if len(slowest) > 2 else ""),
+            "flows": ", ".join(f"{n}× {cc} {app}" + (f" ({label})" if label else "")
+                               for (label, cc, app), n in groups.items()) or "none",
+            "udp sources": len(c.get("udp", [])),
+            "duration": fmt_time_ps(c["duration_ps"]), "seed": c["seed"],
+        }
+
+    def __repr__(self) -> str:
+        d = self.describe()
+        return (f"<Scenario {d['source']}: {d['topology']}, {d['nodes']} nodes, {d['links']} links "
+                f"(slowest: {d['slowest links']}); flows: {d['flows']}; {d['duration']}, seed {d['seed']}>")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>"
+                       f"{escape(str(v))}</td></tr>" for k, v in self.describe().items())
+        return f"<b>ccsim Scenario</b><table>{rows}</table>"
+
+    def run(self, seed: int | None = None, *, progress: bool = False, timeout: float | None = None):
+        """Run the scenario and return a :class:`ccsim.results.Result`.
+
+        Ctrl-C (or Jupyter's "interrupt kernel") stops the run within a
+        second and raises KeyboardInterrupt. `progress=True` draws a bar;
+        `timeout` (wall seconds) raises TimeoutError when the run takes longer."""
+        from .experiments.executors import refuse_in_bootstrap
+        from .results import run_interruptibly
+
+        refuse_in_bootstrap("Scenario.run")
         sc = self if seed is None else self.with_seed(seed)
-        return run_scenario(sc)
+        return run_interruptibly(sc, progress=progress, timeout=timeout)
 
     # ---- validation and resolution
     def _resolve(self, raw: dict) -> dict:

@@ -71,10 +71,7 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
 
 
 def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..figures import subplots
     import polars as pl
 
     written = []
@@ -82,7 +79,7 @@ def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
     if fs_s.height == 0 or fs_e.height == 0:
         return written
     flows = sorted(fs_e["flow"].unique().to_list())[:6]
-    fig, axes = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
+    fig, axes = subplots(2, 1, figsize=(9, 7), sharex=True)
     for i, f in enumerate(flows):
         c = f"C{i % 10}"
         s = fs_s.filter(pl.col("flow") == f)
@@ -106,7 +103,6 @@ def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
     fig.tight_layout()
     p = out / "compare_cwnd.png"
     fig.savefig(p, dpi=110)
-    plt.close(fig)
     written.append(p)
     return written
 

@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 
@@ -20,7 +21,11 @@ def t_quantile(p: float, df: int) -> float:
 
 
 def aggregate(frame: pl.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,
-              level: float = 0.95) -> pl.DataFrame:
+              level: float = 0.95, bounds: tuple[float | None, float | None] | None = None) -> pl.DataFrame:
+    """Per group of `by`: the mean, standard deviation, n and the Student-t
+    CI of each metric. With `bounds` (lo, hi; None for no bound), the CI is
+    clipped to the values the metric can take (a Jain index to [0, 1]) and a
+    column `<metric>_ci_clipped` says where that happened."""
     by = [by] if isinstance(by, str) else list(by)
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not 0 < level < 1:
@@ -38,48 +43,136 @@ def aggregate(frame: pl.DataFrame, by: Sequence[str] | str, metrics: Sequence[st
         ns = g[f"{m}_n"].to_list()
         tq = [t_quantile(1 - (1 - level) / 2, n - 1) if n and n >= 2 else math.nan for n in ns]
         half = pl.Series([q for q in tq], dtype=pl.Float64) * g[f"{m}_std"] / g[f"{m}_n"].cast(pl.Float64).sqrt()
-        cols += [(g[f"{m}_mean"] - half).alias(f"{m}_ci_lo"), (g[f"{m}_mean"] + half).alias(f"{m}_ci_hi")]
+        lo, hi = (g[f"{m}_mean"] - half).to_numpy().astype(float), (g[f"{m}_mean"] + half).to_numpy().astype(float)
+        if bounds is not None:
+            with np.errstate(invalid="ignore"):  # NaN (n < 2) stays NaN
+                nl = np.maximum(lo, bounds[0]) if bounds[0] is not None else lo
+                nh = np.minimum(hi, bounds[1]) if bounds[1] is not None else hi
+                cols.append(pl.Series(f"{m}_ci_clipped", (nl > lo) | (nh < hi)))
+            lo, hi = nl, nh
+        cols += [pl.Series(f"{m}_ci_lo", lo), pl.Series(f"{m}_ci_hi", hi)]
     return g.with_columns(cols)
 
 
+# Metric words for figure labels: a table column's name -> (what it is,
+# unit after display scaling, display scale, bounds of the per-run value).
+_TABLE_WORDS = {"flows": ("flows", "flow"), "links": ("links", "link"), "transfers": ("transfers", "transfer"),
+                "udp": ("UDP sources", "UDP source")}
+_UNITS = (("_bps", "Mb/s", 1e-6), ("_bytes", "bytes", 1.0), ("_pkts", "packets", 1.0), ("_s", "s", 1.0))
+_NAMES = {"goodput": "goodput", "throughput": "throughput", "fct": "flow completion time",
+          "fct_data": "completion time from the first data byte", "rtt_mean": "mean RTT", "rtt_min": "minimum RTT",
+          "utilization": "utilization", "max_queue": "largest queue", "retransmits": "retransmissions",
+          "timeouts": "timeouts", "drops": "drops", "cpu": "CPU time", "wall": "wall time", "sim_time": "simulated time"}
+
+
+def describe_metric(y: str, reduce: str | None = None) -> dict:
+    """How to show a per-run metric 'table.column' (reduced over the table's
+    rows by `reduce`): a human label with its unit and reduction, the
+    display scale (bit/s are drawn in Mb/s) and the bounds its values and
+    confidence intervals cannot leave."""
+    inner = y
+    if "(" in y and y.endswith(")"):  # 'jain(flows.goodput_bps)'
+        reduce, inner = y.split("(", 1)[0], y.split("(", 1)[1][:-1]
+    table, _, col = inner.partition(".")
+    unit, scale, stem = "", 1.0, col
+    for suffix, u, sc in _UNITS:
+        if col.endswith(suffix):
+            unit, scale, stem = u, sc, col[: -len(suffix)]
+            break
+    what = _NAMES.get(stem, stem.replace("_", " "))
+    many, one = _TABLE_WORDS.get(table, (table, table))
+    bounds = (0.0, 1.0) if stem == "utilization" else (0.0, None)
+    if table == "runs":
+        label = what
+    elif reduce == "jain":
+        label, unit, scale, bounds = f"Jain's fairness index of {what} over {many}", "", 1.0, (0.0, 1.0)
+    elif reduce == "sum":
+        label = f"total {what} over {many}"
+    elif reduce in ("mean", "median", "min", "max"):
+        label = f"{reduce} {what} per {one}" if reduce != "mean" else f"mean {what} per {one}"
+    else:
+        label = f"{what} ({table})"
+    return {"label": label + (f", {unit}" if unit else ""), "unit": unit, "scale": scale, "bounds": bounds}
+
+
 def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, out: str | Path | None = None,
-               title: str | None = None, level: float = 0.95, ax=None):
-    """Draw `y` (mean and CI error bars over repetitions) against axis `x`,
-    one line per value of `hue`. Categorical x values (e.g. '1bdp') keep the
-    order in which they appear. Writes `out` (PNG) if given; returns the figure."""
-    import matplotlib
+               title: str | None = None, level: float = 0.95, ax=None, reduce: str | None = None,
+               facet: str | None = None, overwrite: bool = True):
+    """Draw `y` (mean and CI error bars over repetitions) against `x`, one
+    line per value of `hue`, one panel per value of `facet`. `x`, `hue` and
+    `facet` are columns of `frame`: sweep axes, or table columns kept by
+    ``Campaign.per_run(..., by=[...])`` (e.g. the flows' 'cc' or 'label').
+    Categorical x values (e.g. '1bdp') keep the order in which they appear.
+    The y label says what was reduced and how (`reduce`, as given to
+    per_run) and its unit; a confidence interval is the Student-t one of
+    :func:`aggregate`, clipped to the metric's bounds (a Jain index stays in
+    [0, 1], a rate ≥ 0) and the title says when one was clipped. Writes
+    `out` (PNG, SVG or PDF by its suffix) if given; with ``overwrite=False``
+    an existing file is an error. Returns the matplotlib Figure (not
+    registered with pyplot: no backend is chosen and nothing needs closing)."""
+    from ..errors import suggest
+    from ..figures import subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    by = [x] + ([hue] if hue else [])
-    agg = aggregate(frame, by, [y], level=level)
-    # Rates in bit/s are drawn in Mb/s (a display scale; the frame keeps bit/s).
-    scale, ylabel = (1e-6, f"{y} (Mb/s)") if y.endswith("_bps") else (1.0, y)
+    for role, col in (("x", x), ("y", y), ("hue", hue), ("facet", facet)):
+        if col is not None and col not in frame.columns:
+            raise ValueError(f"{role} = {col!r}: not a column of the frame; columns: "
+                             f"{', '.join(frame.columns)}{suggest(col, frame.columns)}")
+    if out is not None and not overwrite and Path(out).exists():
+        raise FileExistsError(f"{out}: exists; choose another file name or pass overwrite=True")
+    m = describe_metric(y, reduce)
+    lo_b, hi_b = m["bounds"]
+    by = [x] + ([hue] if hue else []) + ([facet] if facet else [])
+    agg = aggregate(frame, by, [y], level=level, bounds=m["bounds"])
+    clipped = bool(agg[f"{y}_ci_clipped"].any()) if agg.height else False
     xs_order = list(dict.fromkeys(frame[x].to_list()))
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xs_order)
     pos = {v: (v if numeric else i) for i, v in enumerate(xs_order)}
+    panels = [None] if not facet else list(dict.fromkeys(frame[facet].to_list()))
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        fig, axes = subplots(1, len(panels), figsize=(6.4 if len(panels) == 1 else 3.6 * len(panels) + 0.8, 4.2),
+                             sharey=True, squeeze=False)
+        axes = list(axes[0])
     else:
-        fig = ax.figure
-    groups = [(None, agg)] if not hue else [(h, agg.filter(pl.col(hue) == h)) for h in dict.fromkeys(frame[hue].to_list())]
-    for h, g in groups:
-        g = g.with_columns(pl.col(x).replace_strict(pos, return_dtype=pl.Float64).alias("_pos")).sort("_pos")
-        m = g[f"{y}_mean"].to_numpy() * scale
-        err = (g[f"{y}_ci_hi"] - g[f"{y}_mean"]).fill_nan(0.0).to_numpy() * scale
-        label = None if h is None else f"{hue} = {h}"
-        ax.errorbar(g["_pos"].to_numpy(), m, yerr=err, marker="o", capsize=3, label=label)
-    if not numeric:
-        ax.set_xticks(list(range(len(xs_order))), [str(v) for v in xs_order])
-    ax.set_xlabel(x)
-    ax.set_ylabel(ylabel)
+        if facet:
+            raise ValueError("facet: draws several panels; not with ax=")
+        fig, axes = ax.figure, [ax]
+    hues = [None] if not hue else list(dict.fromkeys(frame[hue].to_list()))
+    colors = {h: f"C{i % 10}" for i, h in enumerate(hues)}
+    for a, pan in zip(axes, panels):
+        sub = agg if pan is None else agg.filter(pl.col(facet) == pan)
+        for h in hues:
+            g = sub if h is None else sub.filter(pl.col(hue) == h)
+            if g.height == 0:
+                continue
+            g = g.with_columns(pl.col(x).replace_strict(pos, return_dtype=pl.Float64).alias("_pos")).sort("_pos")
+            if not numeric and len(hues) > 1:  # dodge the lines of a categorical x so error bars do not overlap
+                g = g.with_columns(pl.col("_pos") + 0.12 * (hues.index(h) - (len(hues) - 1) / 2) / (len(hues) - 1))
+            mean = g[f"{y}_mean"].to_numpy() * m["scale"]
+            lo_err = (g[f"{y}_mean"] - g[f"{y}_ci_lo"]).fill_nan(0.0).fill_null(0.0).to_numpy() * m["scale"]
+            hi_err = (g[f"{y}_ci_hi"] - g[f"{y}_mean"]).fill_nan(0.0).fill_null(0.0).to_numpy() * m["scale"]
+            a.errorbar(g["_pos"].to_numpy(), mean, yerr=[lo_err, hi_err], marker="o", capsize=3, color=colors[h],
+                       label=None if h is None else str(h))
+        if not numeric:
+            a.set_xticks(list(range(len(xs_order))), [str(v) for v in xs_order])
+        a.set_xlabel(x)
+        if pan is not None:
+            a.set_title(f"{facet} = {pan}", fontsize=9)
+        a.grid(alpha=0.3)
+        if lo_b is not None and hi_b is not None:
+            a.set_ylim(lo_b - 0.02 * (hi_b - lo_b), hi_b + 0.02 * (hi_b - lo_b))
+    axes[0].set_ylabel(m["label"])
     nmin = int(agg[f"{y}_n"].min()) if agg.height else 0
-    ax.set_title(title or f"{y} vs {x} (mean, {level:.0%} CI over n ≥ {nmin})", fontsize=10)
-    ax.grid(alpha=0.3)
+    nmax = int(agg[f"{y}_n"].max()) if agg.height else 0
+    ns = f"n = {nmin}" if nmin == nmax else f"n = {nmin}–{nmax}"
+    note = f"mean and {level:.0%} Student-t CI over {ns} runs" if nmin >= 2 else "one run per point, no CI"
+    if clipped:
+        note += f", CI clipped to [{lo_b:g}, {'∞' if hi_b is None else f'{hi_b:g}'}]"
+    (fig.suptitle if facet else axes[0].set_title)(f"{title}\n({note})" if title else f"{m['label']} ({note})",
+                                                   fontsize=10)
     if hue:
-        ax.legend(fontsize=8)
+        axes[-1].legend(title=hue, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                        frameon=False)
     fig.tight_layout()
     if out is not None:
-        fig.savefig(out, dpi=110)
+        fig.savefig(out, dpi=150, bbox_inches="tight")
     return fig

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..errors import suggest
 from ..results import TABLES
 from .store import CampaignError, Store, model_tag, params_key
 
@@ -116,38 +117,79 @@ class Campaign:
         try:
             return self.connection().sql(sql).pl()
         except duckdb.Error as e:
-            raise CampaignError("SQL", message=f"query failed: {e}") from None
+            raise CampaignError("SQL", message=f"query failed: {e}{self._sql_hint(sql)}") from None
+
+    def _sql_hint(self, sql: str) -> str:
+        """The way out of the commonest mistake: an axis name with dots
+        (tcp.cc) written bare, which SQL reads as table.column."""
+        import re
+
+        bare = [a for a in self.axes if "." in a and re.search(r'(?<!["\w.])' + re.escape(a) + r'(?!["\w])', sql)]
+        if not bare:
+            return ""
+        return (f"\nhint: axis columns with dots must be quoted in SQL: "
+                + ", ".join(f'"{a}"' for a in bare) + f" (e.g. SELECT \"{bare[0]}\", avg(goodput_bps) FROM flows "
+                f"GROUP BY 1); the views are {', '.join(['runs'] + self.tables())}")
+
+    def __repr__(self) -> str:
+        n_ok, n_bad = self.ok_runs.height, self.failures.height
+        return (f"<Campaign {self.path}: {n_ok} runs done, {n_bad} failed or invalid; axes: "
+                f"{', '.join(self.axes) or 'none'}; tables: {', '.join(self.tables()) or 'none'}>")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        head = (f"<b>Campaign</b> <code>{escape(str(self.path))}</code>: {self.ok_runs.height} runs done, "
+                f"{self.failures.height} failed or invalid; tables: {escape(', '.join(self.tables()) or 'none')}")
+        cols = [c for c in ["run_id", "status", *self.axes, "kind", "error", "wall_s"] if c in self.runs.columns]
+        return head + self.runs.select(cols).head(20)._repr_html_()
 
     def table(self, name: str) -> pl.DataFrame:
         """Rows of result table `name` from every finished run, with the run's parameters."""
         if name not in TABLES:
-            raise CampaignError("table", name, f"one of {', '.join(TABLES)}")
+            raise CampaignError("table", name, f"one of {', '.join(TABLES)}{suggest(name, TABLES)}")
         if name not in self.tables():
-            raise CampaignError("table", name, f"a table this campaign's runs wrote ({', '.join(self.tables()) or 'none yet'})")
+            if self.ok_runs.height == 0:
+                why = "no run of this campaign has finished"
+                if self.failures.height:
+                    e = self.failures.row(0, named=True)
+                    why += f" ({self.failures.height} failed or invalid; first: {e['kind']}: {e['error']})"
+                raise CampaignError("table", name, message=f"table {name!r}: {why}")
+            raise CampaignError("table", name, f"a table this campaign's runs wrote ({', '.join(self.tables())})")
         return self.query(f"SELECT * FROM {name}")
 
-    def per_run(self, y: str, reduce: str = "mean") -> pl.DataFrame:
+    def per_run(self, y: str, reduce: str = "mean", by: list[str] | str | None = None) -> pl.DataFrame:
         """One value per point: `y` is 'table.column' (reduced over the
         table's rows with `reduce`: mean, sum, min, max, median or jain)
         or 'runs.column'. Returns the runs' parameters plus one column named
-        by :func:`per_run_name` (`y`, or e.g. 'jain(flows.goodput_bps)')."""
+        by :func:`per_run_name` (`y`, or e.g. 'jain(flows.goodput_bps)').
+        `by` names columns of the table (e.g. the flows' 'cc' or 'label') to
+        reduce within: one row per run and value of those columns."""
         table, _, col = y.partition(".")
         if not col:
             raise CampaignError("y", y, "'table.column', e.g. 'flows.goodput_bps' or 'runs.cpu_s'")
+        by = [by] if isinstance(by, str) else list(by or [])
         keys = ["run_id"] + self.axes
         if table == "runs":
             if col not in self.runs.columns:
-                raise CampaignError("y", y, f"a column of runs: {', '.join(self.runs.columns)}")
+                raise CampaignError("y", y, f"a column of runs: {', '.join(self.runs.columns)}{suggest(col, self.runs.columns)}")
+            if by:
+                raise CampaignError("by", by, message=f"by: {by!r}: a 'runs.' metric has one value per run; "
+                                    "'by' groups the rows of a result table (flows, links, ...)")
             return self.ok_runs.select(keys + [pl.col(col).alias(y)])
         frame = self.table(table)
+        own = [c for c in frame.columns if c not in keys]
         if col not in frame.columns:
-            raise CampaignError("y", y, f"a column of {table}: {', '.join(c for c in frame.columns if c not in keys)}")
+            raise CampaignError("y", y, f"a column of {table}: {', '.join(own)}{suggest(col, own)}")
+        for b in by:
+            if b not in own:
+                raise CampaignError("by", b, f"a column of {table} to group by: {', '.join(own)}{suggest(b, own)}")
         v = pl.col(col).cast(pl.Float64)
         aggs = {"mean": v.mean(), "sum": v.sum(), "min": v.min(), "max": v.max(), "median": v.median(),
                 "jain": (v.sum() ** 2) / (v.len() * (v ** 2).sum())}
         if reduce not in aggs:
             raise CampaignError("reduce", reduce, f"one of {', '.join(aggs)}")
-        per = frame.group_by("run_id", maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
+        per = frame.group_by(["run_id", *by], maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
         return self.ok_runs.select(keys).join(per, on="run_id", how="inner", maintain_order="left")
 
 

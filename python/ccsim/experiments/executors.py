@@ -19,6 +19,11 @@ from multiprocessing.connection import wait
 
 from .worker import execute
 
+# The exit status of a worker process that stopped because the main script,
+# which 'spawn' re-imports in every worker, started ccsim work at import time
+# (no ``if __name__ == "__main__":`` guard).
+GUARD_EXIT = 86
+
 # Extra wall time beyond a run's timeout before the pool kills its worker
 # (the core stops a cancelled run within milliseconds; this is for a worker
 # stuck elsewhere, e.g. encoding a huge table).
@@ -43,10 +48,70 @@ class Serial:
         pass
 
 
+def in_spawn_bootstrap() -> bool:
+    """True while a 'spawn' child process re-imports the parent's main script
+    (what multiprocessing itself checks before refusing to start a process)."""
+    return bool(getattr(mp.current_process(), "_inheriting", False))
+
+
+def refuse_in_bootstrap(what: str) -> None:
+    """Called by every entry point that runs simulations (Scenario.run,
+    run_sweep): in a worker still importing an unguarded main script, stop the
+    worker at once with GUARD_EXIT (the parent turns that into one clear
+    error) instead of running the script's simulations again in every worker."""
+    if in_spawn_bootstrap():
+        import sys
+
+        sys.stderr.write(f"ccsim: a worker process re-ran the main script and reached {what}; "
+                         "the script needs an `if __name__ == \"__main__\":` guard\n")
+        sys.stderr.flush()
+        os._exit(GUARD_EXIT)
+
+
+def guard_message(exitcode: int | None) -> str:
+    """Why the pool's workers died while starting, in the user's terms."""
+    import sys
+
+    main = getattr(sys.modules.get("__main__"), "__file__", None) or "the main script"
+    if exitcode == GUARD_EXIT:
+        return (f"run_sweep: the worker processes could not start: each one re-imports your script {main} "
+                "(Python's 'spawn' start method) and it runs ccsim at import time, so every worker would re-run "
+                "your whole script. Your script has no `if __name__ == \"__main__\":` guard around the code that "
+                "runs: put it under one (see docs/experiments.md), or pass jobs=1 to run in this process. "
+                "No run was recorded as failed.")
+    hint = ""
+    if main.endswith(".py") and not _has_main_guard(main):
+        hint = f" Your script {main} has no `if __name__ == \"__main__\":` guard; each worker re-imports it."
+    return (f"run_sweep: a worker process died while starting (exit code {exitcode}); see its error above, "
+            f"on standard error.{hint} Pass jobs=1 to run in this process.")
+
+
+def _has_main_guard(path: str) -> bool:
+    """Whether the script has an ``if __name__ == "__main__":`` block."""
+    import ast
+
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError, ValueError):
+        return True  # cannot tell: say nothing
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test):
+            return True
+    return False
+
+
+class WorkerStartError(RuntimeError):
+    """The pool's workers die before they can run anything (the message says why)."""
+
+
+_READY = "ready"
+
+
 def _worker_main(conn) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client decides when to stop
+    conn.send(_READY)  # started: the main script was imported without stopping this worker
     while True:
         try:
             task = conn.recv()
@@ -65,6 +130,7 @@ class _Worker:
         child.close()
         self.task: dict | None = None
         self.started = 0.0
+        self.ready = False
 
 
 class Pool:
@@ -120,6 +186,9 @@ class Pool:
                         out = w.conn.recv()
                     except (EOFError, OSError):
                         out = None
+                if out == _READY:
+                    w.ready = True
+                    continue
                 if out is not None:
                     busy.remove(w)
                     w.task = None
@@ -128,6 +197,9 @@ class Pool:
                     continue
                 dead = not w.proc.is_alive()
                 late = w.task.get("timeout_s") and now > w.started + w.task["timeout_s"] + KILL_GRACE_S
+                if dead and not w.ready:
+                    w.proc.join()
+                    raise WorkerStartError(guard_message(w.proc.exitcode))
                 if dead or late:
                     if late and not dead:
                         w.proc.kill()

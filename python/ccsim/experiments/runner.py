@@ -24,10 +24,52 @@ class SweepReport:
     wall_s: float = 0.0
     sim_s: float = 0.0
     out: Path | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.failed and not self.invalid
+
+    def summary(self) -> str:
+        """One line of counts, then the first error of each kind of failure
+        (with how many runs failed that way and the point's parameters)."""
+        head = (f"{self.total} runs: {self.computed} computed, {self.existing} already there, "
+                f"{len(self.failed)} failed, {len(self.invalid)} invalid; {self.wall_s:.1f} s wall"
+                + (f"; results in {self.out}/" if self.out is not None else ""))
+        lines = [head]
+        kinds: dict[str, list[dict]] = {}
+        for e in self.failed:
+            kinds.setdefault(e["kind"], []).append(e)
+        for kind, es in kinds.items():
+            e = es[0]
+            params = ", ".join(f"{k}={v!r}" for k, v in e["params"].items())
+            lines.append(f"  {kind}: {len(es)} run{'s' if len(es) > 1 else ''}; first {e['run_id']} ({params}): "
+                         f"{e['error'].splitlines()[0] if e['error'] else ''}")
+        if self.invalid:
+            lines.append(f"  invalid: {len(self.invalid)} point{'s' if len(self.invalid) > 1 else ''}; "
+                         f"first: {self.invalid[0]}")
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<SweepReport {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return f"<pre>{escape(self.summary())}</pre>"
+
+
+class SweepFailed(RuntimeError):
+    """A sweep in which some runs failed or some points were invalid (raised
+    by :func:`run_sweep` unless ``keep_going=True``). Every finished run is
+    in the campaign; ``e.report`` is the :class:`SweepReport`."""
+
+    def __init__(self, report: SweepReport):
+        n = len(report.failed) + len(report.invalid)
+        super().__init__(f"{n} of {report.total} runs did not produce results (keep_going=True returns the report "
+                         f"instead of raising; the next call retries them):\n{report.summary()}")
+        self.report = report
 
 
 def _resolved(sweep: Sweep):
@@ -67,12 +109,38 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=No
               keep_going: bool = False, quiet: bool = True, progress: bool | None = None) -> SweepReport:
     """Run `sweep` into the campaign folder `out` and return a report.
     Points already present are not recomputed; failures are recorded in the
-    catalogue and listed in the report (they are retried by the next call).
+    catalogue (they are retried by the next call).
+
+    If any run failed, raise :class:`SweepFailed` (its message is the
+    report's summary: counts and the first error of each kind) after every
+    other run has finished and been stored. With ``keep_going=True``, invalid
+    points are recorded instead of refused up front, and the report is
+    returned whatever failed: check ``report.ok``.
+
+    The default executor is a pool of worker processes started with 'spawn':
+    each imports your main script again, so a script must keep the code that
+    runs under ``if __name__ == "__main__":`` (a worker that meets
+    ccsim work while importing stops, and this raises
+    :class:`ccsim.experiments.executors.WorkerStartError` saying so)."""
+    rep = sweep_report(sweep, out, jobs=jobs, dask=dask, executor=executor, timeout_s=timeout_s,
+                       rerun_stale=rerun_stale, keep_going=keep_going, quiet=quiet, progress=progress)
+    if not rep.ok and not keep_going:
+        raise SweepFailed(rep)
+    return rep
+
+
+def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=None,
+                 executor: str | None = None, timeout_s: float | None = None, rerun_stale: bool = False,
+                 keep_going: bool = False, quiet: bool = True, progress: bool | None = None) -> SweepReport:
+    """:func:`run_sweep` that always returns the report (failures listed in
+    it, never raised): for callers that report failures themselves (the CLI,
+    the studies).
 
     Memory stays flat in the number of points: the points are enumerated
     twice (validation, then dispatch), lazily, and only runs in flight are
     held; the one structure that grows is a set of hashes of the catalogue's
     (run, point) keys (tens of bytes per point)."""
+    executors.refuse_in_bootstrap("run_sweep")
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
     bad = validate(sweep, keep_going=keep_going)
@@ -164,7 +232,59 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=No
         if store.tmp_dir.exists() and not any(store.tmp_dir.iterdir()):
             store.tmp_dir.rmdir()
     rep.wall_s = time.monotonic() - t0
+    if len(sweep.seeds) > 1:
+        w = identical_seeds(sweep, Store(out, readonly=True))
+        if w:
+            import warnings
+
+            rep.warnings.append(w)
+            warnings.warn(w, IdenticalSeedsWarning, stacklevel=3)
     return rep
+
+
+class IdenticalSeedsWarning(UserWarning):
+    """Several seeds of a sweep point gave the same results: the scenario has
+    no random element, so repetitions add no information."""
+
+
+SEED_HINT = ("a seed changes only what is drawn at random; to make repetitions differ, add a random element: "
+             "drawn start times (flows start = {dist = \"uniform\", min = \"0s\", max = \"1s\"}), per-flow RTTs "
+             "drawn from a distribution (flows rtt = {dist = \"uniform\", ...}), random loss (topology.loss), "
+             "a queue with random drops (RED, PIE) or random traffic (web, onoff, repeat with drawn sizes); "
+             "otherwise use seeds = 1")
+
+
+def identical_seeds(sweep: Sweep, store: Store) -> str | None:
+    """A warning when some sweep point gave byte-identical per-flow and
+    per-link tables for every one of its seeds (None otherwise). Judged from
+    the results, not from a list of random features: exact, and it cannot
+    fall behind the scenario format."""
+    import hashlib
+
+    def point_key(params: dict) -> str:
+        return params_key({k: v for k, v in params.items() if k != "seed"})
+
+    mine = {point_key(pt.params) for pt in sweep.points()}
+    seeds = set(sweep.seeds)
+    digests: dict[str, list[bytes]] = {}
+    for e in store.latest().values():
+        key = point_key(e["params"])
+        if e.get("status") != "ok" or key not in mine or e["params"].get("seed") not in seeds:
+            continue
+        h = hashlib.sha256()
+        for t in ("flows", "links"):
+            f = store.run_dir(e["run_id"]) / f"{t}.parquet"
+            if f.exists():
+                h.update(f.read_bytes())
+        digests.setdefault(key, []).append(h.digest())
+    judged = [k for k, ds in digests.items() if len(ds) >= 2]
+    same = [k for k in judged if len(set(digests[k])) == 1]
+    if not same:
+        return None
+    who = "every point" if len(same) == len(judged) else f"{len(same)} of {len(judged)} points"
+    where = "" if sweep.source.startswith("<") else f"{sweep.source}: "
+    return (f"{where}{who} gave identical results for each of its {len(sweep.seeds)} seeds, so their "
+            f"confidence intervals have zero width and say nothing about variability: {SEED_HINT}")
 
 
 def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float = 0.3, samples: int = 3) -> dict:
@@ -216,4 +336,5 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
             "cpu_s_per_sim_s": sorted(rates), "calibration_points": len(rates)}
 
 
-__all__ = ["SweepReport", "run_sweep", "dry_run", "validate", "SweepError", "CampaignError"]
+__all__ = ["SweepReport", "SweepFailed", "run_sweep", "sweep_report", "dry_run", "validate", "SweepError",
+           "CampaignError"]

@@ -230,6 +230,26 @@ class Sweep:
                 "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
                 "seeds": self.seeds, "runs": len(self), "text": self.text, "backend": self.backend}
 
+    def __repr__(self) -> str:
+        axes = [f"{k} ({len(v)})" for k, v in self.axes.items()] + \
+               [f"{k} ({len(next(iter(z.values())))}, zipped)" for z in self.zips for k in z] + \
+               [f"{k} (derived)" for k in self.derived]
+        return (f"<Sweep {self.name or self.source} over {self.base_source}: {len(self) // len(self.seeds)} points × "
+                f"{len(self.seeds)} seeds = {len(self)} runs; axes: {', '.join(axes) or 'none'}; "
+                f"backend {self.backend}>")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = [(k, ", ".join(map(repr, v))) for k, v in self.axes.items()] + \
+               [(k, ", ".join(map(repr, v)) + " (zipped)") for z in self.zips for k, v in z.items()] + \
+               [(k, "derived") for k in self.derived] + [("seed", ", ".join(map(str, self.seeds[:20]))
+                                                          + (" …" if len(self.seeds) > 20 else ""))]
+        body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}"
+                       f"</td></tr>" for k, v in rows)
+        return (f"<b>ccsim Sweep</b> {escape(self.name or self.source)}: {len(self) // len(self.seeds)} points × "
+                f"{len(self.seeds)} seeds = {len(self)} runs<table>{body}</table>")
+
     def point_error(self, point: Point, e: ScenarioError) -> SweepError:
         """Re-word a scenario error at `point`, naming the axis it came from."""
         field = getattr(e, "field", "") or ""

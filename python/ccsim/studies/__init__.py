@@ -67,7 +67,7 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     (smoke, quick, full) into `out` (default results/studies/NAME) and write
     its report."""
     from ..experiments.campaign import open_campaign
-    from ..experiments.runner import run_sweep
+    from ..experiments.runner import sweep_report
     from .report import write_report
 
     if mode not in MODES:
@@ -82,7 +82,7 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     campaigns, runs, computed, failed = {}, 0, 0, 0
     for e in exps:
         _retire_stale(root / "campaigns" / e.name, e.sweep)
-        rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
+        rep = sweep_report(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
         runs += rep.total
         computed += rep.computed
         failed += len(rep.failed) + len(rep.invalid)

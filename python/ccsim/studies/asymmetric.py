@@ -358,10 +358,7 @@ class Asymmetric(Study):
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..figures import subplots
 
         figs = []
         styles = {"newreno": dict(color="C0"), "sack_plain_sink": dict(color="C3"), "sack": dict(color="C2", ls="--")}
@@ -379,7 +376,7 @@ class Asymmetric(Study):
         # A1
         s = self.series(data, "a1", "goodput")
         rates = data.plan["rates"]
-        fig, axes = plt.subplots(1, len(rates), figsize=(3.4 * len(rates) + 1, 3.2), squeeze=False, sharey=False)
+        fig, axes = subplots(1, len(rates), figsize=(3.4 * len(rates) + 1, 3.2), squeeze=False, sharey=False)
         for ax, r in zip(axes[0], rates):
             panel(ax, s.filter(pl.col("topology.rate") == f"{r}Mbps"), 1e-6, f"A1: {r} Mb/s link", "throughput (Mb/s)")
         axes[0][0].legend(fontsize=7)
@@ -388,7 +385,7 @@ class Asymmetric(Study):
         # A2
         s = self.series(data, "a2", "goodput")
         bers = data.plan["bers"]
-        fig, axes = plt.subplots(1, len(bers), figsize=(5.2 * len(bers), 3.4), squeeze=False)
+        fig, axes = subplots(1, len(bers), figsize=(5.2 * len(bers), 3.4), squeeze=False)
         for ax, b in zip(axes[0], bers):
             panel(ax, s.filter(pl.col("ber") == b), 1e-6,
                   f"A2: 4 flows, BER {b:g} (P = {loss_prob(b, PKT):.3f}), mean over rates and seeds",
@@ -399,7 +396,7 @@ class Asymmetric(Study):
         # A3 ACKs
         s = self.series(data, "a3", "acks")
         ratios = data.plan["ratios"]
-        fig, axes = plt.subplots(1, len(ratios), figsize=(4.2 * len(ratios) + 0.6, 3.4), squeeze=False)
+        fig, axes = subplots(1, len(ratios), figsize=(4.2 * len(ratios) + 0.6, 3.4), squeeze=False)
         for ax, r in zip(axes[0], ratios):
             panel(ax, s.filter(pl.col("topology.reverse_bottleneck_rate") == f"{10 / r:g}Mbps"), 1.0,
                   f"A3: reverse 1/{r} ({10 / r:g} Mb/s)", "ACKs crossing per second")
@@ -410,7 +407,7 @@ class Asymmetric(Study):
         lo = self.losses(data, "a3").group_by(["topology.reverse_bottleneck_rate", "variant"]).agg(
             (pl.col("fwd_losses").sum() / pl.col("fwd_tx").sum()).alias("fwd"),
             ((pl.col("rev_losses") + pl.col("rev_drops")).sum() / pl.col("rev_offered").sum()).alias("rev"))
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+        fig, axes = subplots(1, 2, figsize=(10, 3.4))
         x = np.arange(len(ratios))
         for i, vname in enumerate(VARIANTS):
             vals_f, vals_r = [], []

@@ -167,11 +167,8 @@ def fmt(x: float, nd: int = 4) -> str:
 
 
 def save_figure(fig, out: Path, name: str, caption: str) -> Figure:
-    """Lay out `fig`, write it as out/name (PNG, 100 dpi), close it, and
-    return its Figure entry."""
-    import matplotlib.pyplot as plt
-
+    """Lay out `fig`, write it as out/name (PNG, 100 dpi) and return its
+    Figure entry."""
     fig.tight_layout()
     fig.savefig(out / name, dpi=100)
-    plt.close(fig)
     return Figure(name, caption)

@@ -455,10 +455,7 @@ class InitialWindow(Study):
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..figures import subplots
 
         figs = []
         colors = COLORS
@@ -469,7 +466,7 @@ class InitialWindow(Study):
                                 "window (paper Figs. for IW1); solid: simulated, dashed: this machine's kernel."))
         if tk is not None and tk.height:
             j = t.join(tk, on=["cc", "iw", "rtt_ms", "rate"], suffix="_k")
-            fig, ax = plt.subplots(figsize=(5.2, 4.6))
+            fig, ax = subplots(figsize=(5.2, 4.6))
             for cc in VARIANTS:
                 x = j.filter(pl.col("cc") == cc)
                 ax.scatter(x["fct_data_s"], x["fct_data_s_k"], s=14, color=colors[cc], label=VNAME[cc])
@@ -498,7 +495,7 @@ class InitialWindow(Study):
         s = self.goodput_series(data, "iw2")
         sk = self.goodput_series(data, "iw2_emu")
         rate, r = min(rate2), max(rtt2)
-        fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), sharey=True)
+        fig, axes = subplots(1, 3, figsize=(13, 3.4), sharey=True)
         for ax, cc in zip(axes, VARIANTS):
             for n, iw in enumerate(data.plan["iw2"]):
                 x = s.filter((pl.col("cc") == cc) & (pl.col("iw") == iw) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)).sort("bin")
@@ -516,7 +513,7 @@ class InitialWindow(Study):
                                 "simulated, dashed this machine's kernel."))
         q = self.fct(data, "iw1_q1000")
         b = self.fct(data, "iw1_100000")
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        fig, axes = subplots(1, 2, figsize=(10, 3.6))
         for ax, other, title in ((axes[0], q, "1000-packet queue vs 1 BDP"), (axes[1], b, "100,000 B vs 102,400 B")):
             j = t.join(other, on=["cc", "iw", "rtt_ms", "rate"], suffix="_o")
             for cc in VARIANTS:
@@ -543,7 +540,7 @@ class InitialWindow(Study):
             rows.append((exp, e.height, int(e["within_envelope"].sum()), float(e["lateness_p99_s"].median()) * 1e3,
                          float(e["lateness_max_s"].max()) * 1e3, float(e["min_rtt_error_max_s"].max()) * 1e3,
                          int(e["unmodelled_drops"].sum()), str(e["kernel"][0])))
-        fig, ax = plt.subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
+        fig, ax = subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
         ax.axis("off")
         tab = ax.table(cellText=[[r[0], r[1], r[2], f"{r[3]:.3f}", f"{r[4]:.2f}", f"{r[5]:.3f}", r[6], r[7]] for r in rows],
                        colLabels=["experiment", "runs", "within\nenvelope", "lateness p99,\nmedian (ms)",
@@ -563,7 +560,7 @@ COLORS = {"cubic": "C0", "cubic_paced": "C2", "bbr": "C3"}
 def _iw_grid(plt, rtts, rates, iws, ylabel, lines, width, legend_size):
     """One panel per (RTT, rate): each algorithm's `lines` (table, column,
     style, label) against the initial window on a log axis."""
-    fig, axes = plt.subplots(len(rtts), len(rates), figsize=(width * len(rates) + 1.2, 3.0 * len(rtts)),
+    fig, axes = subplots(len(rtts), len(rates), figsize=(width * len(rates) + 1.2, 3.0 * len(rtts)),
                              squeeze=False, sharex=True)
     for i, r in enumerate(rtts):
         for j, rate in enumerate(rates):

@@ -604,14 +604,12 @@ class Pacing(Study):
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..figures import subplots
 
         figs = []
         rates = data.plan["rates"]
         # 1. Table 2 beside ours
-        fig, ax = plt.subplots(figsize=(11, 1.2 + 0.5 * len(rates)))
+        fig, ax = subplots(figsize=(11, 1.2 + 0.5 * len(rates)))
         ax.axis("off")
         cols = PRIMARY + [v for v in LW38 + LINUX if v in data.plan["p1_variants"]]
         cell = [[f"{fmt(self.eff(data, r, v), 4)}" + (f"\n({TABLE2[r][v]:.2f})" if r in TABLE2 and v in TABLE2[r] else "")
@@ -628,7 +626,7 @@ class Pacing(Study):
                                 "variant (seed mean); the paper's Table 2 value in brackets. LW 38 and Linux-pacing "
                                 "columns have no paper value."))
         # 2. P1 efficiency against rate
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig, ax = subplots(figsize=(7, 4))
         for v in cols:
             ax.plot([r / 1e6 for r in rates], [self.eff(data, r, v) for r in rates], "o-", color=COLORS[v],
                     label=NAMES[v], lw=1.2, ms=4)
@@ -646,7 +644,7 @@ class Pacing(Study):
         # 3. P2 ratios
         cells = data.plan["p2_cells"]
         bufs = sorted({b for _, b in cells}, reverse=True)
-        fig, axs = plt.subplots(1, len(bufs), figsize=(4 * len(bufs), 3.8), sharey=True, squeeze=False)
+        fig, axs = subplots(1, len(bufs), figsize=(4 * len(bufs), 3.8), sharey=True, squeeze=False)
         for ax, b in zip(axs[0], bufs):
             rrs = sorted({r for r, bb in cells if bb == b})
             for v in data.plan["p2_variants"] + [x for x in LW38 + LINUX if x not in data.plan["p2_variants"]]:
@@ -669,7 +667,7 @@ class Pacing(Study):
                                 "quoted values at RTT ratio 6 and 100 % (HSTCP 140, paced HSTCP 70, STCP 300)."))
         # 4. P3 stacked shares
         vs = PRIMARY + LINUX
-        fig, axs = plt.subplots(1, len(rates), figsize=(3.4 * len(rates), 4.2), sharey=True, squeeze=False)
+        fig, axs = subplots(1, len(rates), figsize=(3.4 * len(rates), 4.2), sharey=True, squeeze=False)
         web_alone = self.web_only(data)
         for ax, r in zip(axs[0], rates):
             bottom = np.zeros(len(vs))
@@ -695,7 +693,7 @@ class Pacing(Study):
         # 5. P3 class time series at 100 Mb/s, HSTCP vs paced HSTCP
         r5 = 100e6 if 100e6 in rates else rates[-1]
         c = data.campaign("p3")
-        fig, axs = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
+        fig, axs = subplots(1, 2, figsize=(11, 3.6), sharey=True)
         for ax, v in zip(axs, ("hstcp", "hstcp_paced")):
             runs = c.ok_runs.filter((pl.col("flows[0].label") == v) & (pl.col("topology.bottleneck_rate") == rate_text(r5)))
             if not runs.height:
@@ -720,7 +718,7 @@ class Pacing(Study):
         # 6. convergence
         if "conv" in data.campaigns:
             cs = self.conv_series(data)
-            fig, ax = plt.subplots(figsize=(7, 4))
+            fig, ax = subplots(figsize=(7, 4))
             for (v, rtt2), g in cs.group_by(["variant", "rtt2"], maintain_order=True):
                 ax.plot(g["T"], g["ratio"], color=COLORS[v], ls="-" if rtt2 == f"{HS_RTT_MS}ms" else "--",
                         label=f"{NAMES[v]}, RTT {HS_RTT_MS} / {rtt2}")

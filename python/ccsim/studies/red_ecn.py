@@ -493,10 +493,7 @@ class RedEcn(Study):
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..figures import subplots
 
         figs = []
         m = self.sweep_means(data)
@@ -506,7 +503,7 @@ class RedEcn(Study):
                  "0.9533, dotted: the BDP (10 packets). Mean over seeds."),
                 ("drop_pct", "drop_vs_ql.png", "Drop (%)", "Drop % at the bottleneck against QL (paper Fig. 2b). "
                  "Mean over seeds.")):
-            fig, axes = plt.subplots(1, len(ns), figsize=(4.2 * len(ns), 3.6), sharey=True, squeeze=False)
+            fig, axes = subplots(1, len(ns), figsize=(4.2 * len(ns), 3.6), sharey=True, squeeze=False)
             for ax, n in zip(axes[0], ns):
                 for d in DISCIPLINES:
                     s = m.filter((pl.col("queue") == d) & (pl.col("n") == n)).sort("ql")
@@ -528,7 +525,7 @@ class RedEcn(Study):
                 ("adaptive_red", 72, 18, "queue_ared_ql72.png", "Adaptive RED, QL = 72, 18 flows (paper Fig. 6); "
                  "dashed: the RED zone (18, 54).")):
             q = self.queue_trace(data, queue, ql, n)
-            fig, ax = plt.subplots(figsize=(8.5, 3.2))
+            fig, ax = subplots(figsize=(8.5, 3.2))
             ax.plot(q["time_s"], q["queue_pkts"], lw=0.5, label="instantaneous (redQ)")
             ax.plot(q["time_s"], q["avg_queue"], lw=1.2, label="average (avgQ)")
             for th in thresholds(ql):
@@ -540,7 +537,7 @@ class RedEcn(Study):
             ax.grid(alpha=0.3)
             figs.append(save_figure(fig, out, fname, cap))
         ft = self.flow_trace(data, "red", 4, 2)
-        fig, ax = plt.subplots(figsize=(8.5, 3.2))
+        fig, ax = subplots(figsize=(8.5, 3.2))
         for (f, lab), s in ft.group_by(["flow", "label"], maintain_order=True):
             s = s.filter(pl.col("time_s") <= min(10.0, data.plan["series_s"]))
             ax.step(s["time_s"], s["cwnd"], where="post", lw=0.9, label=f"flow {f} ({lab})")
@@ -551,7 +548,7 @@ class RedEcn(Study):
         ax.grid(alpha=0.3)
         figs.append(save_figure(fig, out, "cwnd_red_ql4.png", "Congestion windows of the NewReno+ECN and SACK flows with RED, "
                                                "QL = 4 (paper Fig. 4)."))
-        fig, ax = plt.subplots(figsize=(8.5, 3.4))
+        fig, ax = subplots(figsize=(8.5, 3.4))
         for d in DISCIPLINES:
             w = self.class_diff(data, d)
             ax.plot(w["t_s"], w["diff_bps"] / 1e3, lw=0.8, label=NAMES[d])
@@ -565,7 +562,7 @@ class RedEcn(Study):
                                              "over time with 18 flows (paper Fig. 7; the paper's queue is not given)."))
         pr = self.per_run(data, "mark_p").group_by(["queue", "topology.queue.mark_p"]).agg(
             pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean()).sort("topology.queue.mark_p")
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        fig, axes = subplots(1, 2, figsize=(10, 3.6))
         for d in ("red", "gentle_red"):
             s = pr.filter(pl.col("queue") == d)
             axes[0].plot(s["topology.queue.mark_p"], s["ecn_bps"] / 1e3, marker="o", label=f"NewReno+ECN, {NAMES[d]}")
@@ -589,7 +586,7 @@ class RedEcn(Study):
                  for s in labels}
         agg = pe.group_by("topology.loss", maintain_order=True).agg(
             pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean(), pl.col("jain_sack").mean())
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        fig, axes = subplots(1, 2, figsize=(10, 3.6))
         x = np.arange(agg.height)
         axes[0].bar(x - 0.2, agg["ecn_bps"] / 1e3, 0.4, label="NewReno+ECN")
         axes[0].bar(x + 0.2, agg["sack_bps"] / 1e3, 0.4, label="SACK")

@@ -1015,15 +1015,12 @@ class Westwood(Study):
 
     # ----------------------------------------------------------------- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from ..figures import subplots
 
         figs = []
         p = data.plan
         # W1 goodput per quarter (Table I)
-        fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True)
+        fig, axes = subplots(1, 2, figsize=(11, 3.6), sharey=True)
         for ax, exp, vs, title in ((axes[0], "w1", W1_VARIANTS, "ns-2 stack"),
                                    (axes[1], "w1_linux", LINUX_VARIANTS, "Linux stack")):
             t = self.w1_intervals(data, exp)
@@ -1044,7 +1041,7 @@ class Westwood(Study):
                                 "2nd and 4th quarters."))
         # W1 cwnd and ssthresh (Figs 4-8)
         s = self.w1_series(data).filter(pl.col("seed") == p["w1_seeds"][0])
-        fig, axes = plt.subplots(len(W1_VARIANTS), 1, figsize=(10, 2.0 * len(W1_VARIANTS)), sharex=True)
+        fig, axes = subplots(len(W1_VARIANTS), 1, figsize=(10, 2.0 * len(W1_VARIANTS)), sharex=True)
         for ax, v in zip(axes, W1_VARIANTS):
             x = s.filter(pl.col("variant") == v).sort("time_s")
             ax.plot(x["time_s"], x["cwnd"], lw=0.6, color=COLORS[v], label="cwnd")
@@ -1061,7 +1058,7 @@ class Westwood(Study):
                                 "study, first seed, sampled every 0.5 s."))
         # W2
         t = self.w2_table(data).group_by(["variant", "m"]).agg(pl.col("total").mean(), pl.col("jain").mean()).sort("m")
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+        fig, axes = subplots(1, 2, figsize=(10, 3.4))
         for v in W2_VARIANTS:
             x = t.filter(pl.col("variant") == v)
             axes[0].plot(x["m"], x["total"] / 1e6, marker="o", color=COLORS[v], label=NAMES[v])
@@ -1079,7 +1076,7 @@ class Westwood(Study):
         seq = data.campaign("w2").query(
             "SELECT time_s, flow, snd_una, \"flows[0].label\" AS variant FROM flow_series "
             f"WHERE \"flows[0].count\" = {m20} AND flow < {m20} AND seed = {p['w2_seeds'][0]}")
-        fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), sharey=True)
+        fig, axes = subplots(1, 3, figsize=(13, 3.4), sharey=True)
         for ax, v in zip(axes, W2_VARIANTS):
             x = seq.filter(pl.col("variant") == v)
             for (fl,), g in x.group_by(["flow"]):
@@ -1095,7 +1092,7 @@ class Westwood(Study):
         figs.append(save_figure(fig, out, "w2_sequence.png", "W2 (paper Figs 14–16): sequence-number progress of "
                                 f"each of the {m20} flows."))
         # W3
-        fig, axes = plt.subplots(1, 5, figsize=(17, 3.4))
+        fig, axes = subplots(1, 5, figsize=(17, 3.4))
         share = 5 * PAYLOAD
         for k, (ax, x) in enumerate(zip(axes[:3], W3_ALGOS)):
             for c1 in W3_ALGOS:
@@ -1123,7 +1120,7 @@ class Westwood(Study):
                                 "number of hops in the four cross-traffic scenarios (dotted: 5 Mb/s fair share, "
                                 "payload), and the total goodput."))
         # W4 and W5
-        fig, axes = plt.subplots(1, 4, figsize=(17, 3.6))
+        fig, axes = subplots(1, 4, figsize=(17, 3.6))
         panels = ((axes[0], "w4", "topology.wireless_loss.bad", W45_VARIANTS, "W4, cross traffic off (ns-2 stack)"),
                   (axes[1], "w4_linux", "topology.wireless_loss.bad", ["westwoodplus", "newreno"],
                    "W4, cross traffic off (Linux stack)"),
@@ -1146,7 +1143,7 @@ class Westwood(Study):
                                 "against the BAD-state duration; mean over seeds with min–max bars."))
         # W6
         e = self.w6_events(data)
-        fig, axes = plt.subplots(1, 3, figsize=(15, 3.4))
+        fig, axes = subplots(1, 3, figsize=(15, 3.4))
         for ax, v in zip(axes[:2], ("westwoodplus", "westwood")):
             x = e.filter(pl.col("variant") == v)
             ax.scatter(x["time_s"], x["bwe_bps"] / 1e6, s=3, color=COLORS[v])
@@ -1169,7 +1166,7 @@ class Westwood(Study):
                                 "flow's estimate from ACKed data against the filtered cwnd/RTT (first 200 s)."))
         # W7
         pts = self.w7_points(data)
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        fig, axes = subplots(1, 2, figsize=(10, 3.8))
         for ax, v, model in ((axes[0], "reno", "1/(RTT·√p)"), (axes[1], "westwoodplus", "1/√(RTT·Tq·p)")):
             x = pts.filter(pl.col("variant") == v)
             if v == "reno":
