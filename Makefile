@@ -2,25 +2,44 @@
 PY      ?= python3
 VENV    := .venv
 VPY     := $(VENV)/bin/python
-STAMP   := $(VENV)/.deps-stamp
+RUN_STAMP := $(VENV)/.run-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 CARGO   ?= cargo
 export CARGO_TERM_COLOR = never
+# pip's own version check reaches out to PyPI on every call; nothing to gain here
+export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-.PHONY: run test build develop develop-checked test-rust test-python bench fuzz clean
+.PHONY: run test build develop develop-checked test-rust test-python test-wheel bench fuzz lock clean
 
-$(STAMP): requirements.lock pyproject.toml
+# Every installed package is pinned with its hashes (requirements/*.lock,
+# made by `make lock` from requirements/*.in): run.lock is what `make run`
+# needs, dev.lock adds the test runner, Dask and a Jupyter kernel.
+$(VENV)/bin/python:
 	$(PY) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --upgrade pip
-	$(VPY) -m pip install --quiet -r requirements.lock
-	touch $(STAMP)
+
+$(RUN_STAMP): requirements/run.lock | $(VENV)/bin/python
+	$(VPY) -m pip install --quiet --require-hashes -r requirements/run.lock
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): requirements/dev.lock | $(VENV)/bin/python
+	$(VPY) -m pip install --quiet --require-hashes -r requirements/dev.lock
+	touch $(RUN_STAMP) $(DEV_STAMP)
+
+# Re-pin requirements/*.lock from requirements/*.in (needs PyPI).
+UV_VERSION := 0.13.9
+lock:
+	$(PY) -m venv .tools-venv && .tools-venv/bin/pip install --quiet uv==$(UV_VERSION)
+	cd requirements && for f in run dev; do ../.tools-venv/bin/uv pip compile $$f.in --generate-hashes \
+	  --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --no-header --annotation-style line \
+	  -o $$f.lock -q; done
 
 # Build the Rust core and install the package (editable) into .venv.
-develop: $(STAMP)
+develop: $(RUN_STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
 
 # The same, built with the core's invariants on (debug_assert! and overflow
 # checks, profile test-release): what `make test` runs the Python tests on.
-develop-checked: $(STAMP)
+develop-checked: $(DEV_STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --profile test-release --quiet
 
 build: develop
@@ -33,7 +52,7 @@ run: develop
 	@echo
 	@echo "open results/studies/index.html"
 
-test: test-rust test-python
+test: test-rust test-python test-wheel
 
 test-rust:
 	$(CARGO) test --profile test-release --workspace --quiet
@@ -41,6 +60,24 @@ test-rust:
 test-python: develop-checked
 	$(VPY) -m pytest tests
 	@echo "(tests ran on the invariant-checking build; 'make develop' puts the release build back)"
+
+# The package as a user installs it: a wheel built by maturin (the test
+# profile's artifacts, already compiled by test-python) installed into a fresh
+# venv with the pinned runtime packages, run from outside the repository with
+# no Rust toolchain on PATH.
+WHEEL_VENV := target/wheel-venv
+test-wheel: develop-checked
+	rm -rf target/wheels $(WHEEL_VENV)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin build \
+	  --profile test-release --quiet --out target/wheels
+	$(PY) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install --quiet --require-hashes -r requirements/run.lock
+	$(WHEEL_VENV)/bin/pip install --quiet --no-deps target/wheels/ccsim-*.whl
+	cd /tmp && env -i HOME=$$HOME PATH=/usr/bin:/bin $(abspath $(WHEEL_VENV))/bin/ccsim run \
+	  $(abspath examples/dumbbell.toml) --set sim.duration=5s --no-write --json > $(abspath target/wheel-run.json)
+	$(VPY) -c "import json; d = json.load(open('target/wheel-run.json')); \
+	  assert len(d['flows']) == 10 and sum(f['goodput_bps'] for f in d['flows']) > 50e6, d; \
+	  print('wheel: installed and ran examples/dumbbell.toml:', len(d['flows']), 'flows')"
 
 bench: develop
 	$(VENV)/bin/ccsim bench
@@ -53,4 +90,4 @@ fuzz: develop-checked
 	$(VPY) -m ccsim.fuzz $(N) --seed $(SEED) --out results/fuzz
 
 clean:
-	rm -rf $(VENV) target results
+	rm -rf $(VENV) .tools-venv target results

@@ -17,6 +17,7 @@ _LAZY = {
     "Result": ".results", "read": ".results",
     "Sweep": ".experiments.sweep", "SweepError": ".experiments.sweep",
     "run_sweep": ".experiments.runner", "dry_run": ".experiments.runner",
+    "SweepFailed": ".experiments.runner", "SweepReport": ".experiments.runner",
     "open_campaign": ".experiments.campaign", "Campaign": ".experiments.campaign",
     "aggregate": ".experiments.aggregate", "plot_sweep": ".experiments.aggregate",
     "background_mix": ".mixes",

@@ -126,9 +126,10 @@ def cmd_sweep(a) -> int:
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
     if a.dry_run:
         d = dry_run(sw, out)
+        status = 2 if d["invalid"] else 0  # a sweep with invalid points would not run as written
         if a.json:
             print(json.dumps(d))
-            return 0
+            return status
         print(f"{d['runs']} runs ({len(sw.seeds)} seeds × {d['runs'] // len(sw.seeds)} points); "
               f"{d['existing']} already in {out}, {d['to_run']} to run, {len(d['invalid'])} invalid")
         for e in d["invalid"][:3]:
@@ -144,7 +145,7 @@ def cmd_sweep(a) -> int:
                   f"({rates[0] * 1e3:.3g}–{rates[-1] * 1e3:.3g} ms of CPU per simulated s in "
                   f"{d['calibration_points']} calibration runs); about "
                   f"{_fmt_dur(d['cpu_s_estimate'] / _jobs(a))} on {_jobs(a)} cores")
-        return 0
+        return status
     timeout = _seconds("--timeout", a.timeout) if a.timeout else None
     import warnings
 
