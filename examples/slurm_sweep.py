@@ -42,9 +42,11 @@ def main() -> int:
     cluster = make_cluster(queue=a.queue)
     cluster.scale(jobs=a.jobs)
     with Client(cluster) as client:
-        rep = ccsim.run_sweep(ccsim.Sweep.from_file(a.sweep), a.out, dask=client, timeout_s=a.timeout, quiet=False)
+        # keep_going: return the report (and say what failed below) instead of raising SweepFailed
+        rep = ccsim.run_sweep(ccsim.Sweep.from_file(a.sweep), a.out, dask=client, timeout_s=a.timeout, quiet=False,
+                              keep_going=True)
     cluster.close()
-    print(f"{rep.computed} computed, {rep.existing} already there, {len(rep.failed)} failed")
+    print(rep.summary())
     return 0 if rep.ok else 1
 
 

@@ -253,7 +253,8 @@ def _sweep_figure(c, x: str, y: str, reduce: str, hue: str | None, facet: str | 
     frame = c.per_run(y, reduce, by=by)
     if out.exists() and overwrite_note:
         print(f"ccsim: replacing the existing figure {out}", file=sys.stderr)
-    plot_sweep(frame, x, per_run_name(y, reduce), hue, out=out, title=title, reduce=reduce, facet=facet)
+    plot_sweep(frame, x, per_run_name(y, reduce), hue, out=out, title=title, reduce=reduce, facet=facet,
+               x_labels=c.axis_companion(x))
     return frame
 
 

@@ -9,12 +9,25 @@ there; the CLI and the reports only save figures to files.
 """
 from __future__ import annotations
 
+from matplotlib.figure import Figure as _Figure
+
+
+class Figure(_Figure):
+    """A matplotlib Figure that shows itself in a notebook (``_repr_png_``)
+    without pyplot: IPython's inline backend registers its PNG formatter only
+    once pyplot is in use, so a bare Figure would otherwise print as text."""
+
+    def _repr_png_(self) -> bytes:
+        from io import BytesIO
+
+        buf = BytesIO()
+        self.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+        return buf.getvalue()
+
 
 def subplots(nrows: int = 1, ncols: int = 1, **kw):
     """Like ``matplotlib.pyplot.subplots`` (the same arguments, ``figsize``,
     ``layout`` and ``dpi`` included) but the figure is not pyplot's."""
-    from matplotlib.figure import Figure
-
     fig_kw = {k: kw.pop(k) for k in ("figsize", "dpi", "layout", "facecolor") if k in kw}
     fig = Figure(**fig_kw)
     return fig, fig.subplots(nrows, ncols, **kw)

@@ -10,6 +10,7 @@ PNG by default; SVG or PDF on request (`formats`).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -47,19 +48,31 @@ def plot_dir(out_dir: str | Path, formats: tuple[str, ...] = ("png",)) -> list[P
         return _plot_dir(Path(out_dir), formats)
 
 
+def flow_names(flows: pl.DataFrame) -> dict[int, str]:
+    """Flow id -> how a legend names it: 'flow 3 · cubic', plus the group's
+    label when the scenario gave one ('flow 3 · cubic · web')."""
+    names = {}
+    for r in flows.iter_rows(named=True):
+        label = r.get("label") or ""
+        own = label and not re.fullmatch(r"group\d+", label)
+        names[r["id"]] = f"flow {r['id']} · {r.get('cc', '?')}" + (f" · {label}" if own else "")
+    return names
+
+
 def _plot_dir(out: Path, formats: tuple[str, ...]) -> list[Path]:
     d = read(out)
     fs, ls, links = d["flow_series"], d["link_series"], d["links"]
     label = run_label(d["manifest"])
+    names = flow_names(d["flows"]) if "flows" in d else {}
     written: list[Path] = []
     if fs.height == 0:
         return written
     flows = sorted(fs["flow"].unique().to_list())
     per = {f: fs.filter(pl.col("flow") == f).sort("time_s") for f in flows}
 
-    written += _save(_cwnd(per, flows, label), out / "cwnd", formats)
-    written += _save(_throughput(per, flows, label), out / "throughput", formats)
-    written += _save(_seq(per, flows, label), out / "seq", formats)
+    written += _save(_cwnd(per, flows, label, names), out / "cwnd", formats)
+    written += _save(_throughput(per, flows, label, names), out / "throughput", formats)
+    written += _save(_seq(per, flows, label, names), out / "seq", formats)
     written += _save(_queue(ls, links, label), out / "queue", formats)
     return written
 
@@ -89,12 +102,12 @@ def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
 
 
-def _cwnd(per: dict, flows: list, label: str):
+def _cwnd(per: dict, flows: list, label: str, names: dict):
     if len(flows) <= MANY_FLOWS:
         fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
             s = per[f]
-            ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=f"flow {f}")
+            ax.plot(s["time_s"], s["cwnd"], lw=0.8, label=names.get(f, f"flow {f}"))
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
         _title(ax, "Congestion window", label)
@@ -107,7 +120,7 @@ def _cwnd(per: dict, flows: list, label: str):
     for ax, f in zip(axes.flat, shown):
         s = per[f]
         ax.plot(s["time_s"], s["cwnd"], lw=0.7)
-        ax.text(0.02, 0.9, f"flow {f}", transform=ax.transAxes, fontsize=7, va="top")
+        ax.text(0.02, 0.9, names.get(f, f"flow {f}"), transform=ax.transAxes, fontsize=7, va="top")
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[len(shown):]:
         ax.set_visible(False)
@@ -117,7 +130,7 @@ def _cwnd(per: dict, flows: list, label: str):
     return fig
 
 
-def _throughput(per: dict, flows: list, label: str):
+def _throughput(per: dict, flows: list, label: str, names: dict):
     curves = {f: _goodput(per[f]) for f in flows}
     # the aggregate over flows, on the first flow's sample times (every flow is
     # sampled at the same instants; a flow that starts later has fewer rows)
@@ -128,7 +141,7 @@ def _throughput(per: dict, flows: list, label: str):
     if len(flows) <= MANY_FLOWS:
         fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
-            ax.plot(*curves[f], lw=0.8, label=f"flow {f}")
+            ax.plot(*curves[f], lw=0.8, label=names.get(f, f"flow {f}"))
         if len(flows) > 1:
             ax.plot(times, agg, lw=1.2, color="black", label="all flows")
         ax.set_xlabel("time (s)")
@@ -156,12 +169,12 @@ def _throughput(per: dict, flows: list, label: str):
     return fig
 
 
-def _seq(per: dict, flows: list, label: str):
+def _seq(per: dict, flows: list, label: str, names: dict):
     fig, ax = subplots(figsize=(10, 4.5))
     shown = flows[:MAX_PANELS]
     for f in shown:
         s = per[f]
-        ax.plot(s["time_s"], s["snd_una"], lw=0.8, label=f"flow {f}")
+        ax.plot(s["time_s"], s["snd_una"], lw=0.8, label=names.get(f, f"flow {f}"))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("snd_una (segments)")
     _title(ax, "Sequence progress (cumulatively acked segment)", label, len(flows), len(shown))

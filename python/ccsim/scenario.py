@@ -147,7 +147,7 @@ class Scenario:
         Ctrl-C (or Jupyter's "interrupt kernel") stops the run within a
         second and raises KeyboardInterrupt. `progress=True` draws a bar;
         `timeout` (wall seconds) raises TimeoutError when the run takes longer."""
-        from .experiments.executors import refuse_in_bootstrap
+        from ._spawn import refuse_in_bootstrap
         from .results import run_interruptibly
 
         refuse_in_bootstrap("Scenario.run")

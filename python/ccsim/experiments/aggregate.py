@@ -88,8 +88,11 @@ def describe_metric(y: str, reduce: str | None = None) -> dict:
         label, unit, scale, bounds = f"Jain's fairness index of {what} over {many}", "", 1.0, (0.0, 1.0)
     elif reduce == "sum":
         label = f"total {what} over {many}"
-    elif reduce in ("mean", "median", "min", "max"):
-        label = f"{reduce} {what} per {one}" if reduce != "mean" else f"mean {what} per {one}"
+    elif reduce == "mean":
+        label = f"mean {what} per {one}"
+    elif reduce in ("median", "min", "max"):
+        word = {"median": "median", "min": "smallest", "max": "largest"}[reduce]
+        label = f"{word} {what} among {many}"
     else:
         label = f"{what} ({table})"
     return {"label": label + (f", {unit}" if unit else ""), "unit": unit, "scale": scale, "bounds": bounds}
@@ -97,7 +100,7 @@ def describe_metric(y: str, reduce: str | None = None) -> dict:
 
 def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, out: str | Path | None = None,
                title: str | None = None, level: float = 0.95, ax=None, reduce: str | None = None,
-               facet: str | None = None, overwrite: bool = True):
+               facet: str | None = None, overwrite: bool = True, x_labels: dict | None = None):
     """Draw `y` (mean and CI error bars over repetitions) against `x`, one
     line per value of `hue`, one panel per value of `facet`. `x`, `hue` and
     `facet` are columns of `frame`: sweep axes, or table columns kept by
@@ -107,7 +110,9 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
     per_run) and its unit; a confidence interval is the Student-t one of
     :func:`aggregate`, clipped to the metric's bounds (a Jain index stays in
     [0, 1], a rate ≥ 0) and the title says when one was clipped. Writes
-    `out` (PNG, SVG or PDF by its suffix) if given; with ``overwrite=False``
+    `out` (PNG, SVG or PDF by its suffix) if given; `x_labels` adds a
+    second line to string x ticks (``Campaign.axis_companion``: a buffer's
+    packets under '1bdp'); with ``overwrite=False``
     an existing file is an error. Returns the matplotlib Figure (not
     registered with pyplot: no backend is chosen and nothing needs closing)."""
     from ..errors import suggest
@@ -153,13 +158,15 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
             a.errorbar(g["_pos"].to_numpy(), mean, yerr=[lo_err, hi_err], marker="o", capsize=3, color=colors[h],
                        label=None if h is None else str(h))
         if not numeric:
-            a.set_xticks(list(range(len(xs_order))), [str(v) for v in xs_order])
+            a.set_xticks(list(range(len(xs_order))),
+                         [str(v) + (f"\n{x_labels[v]}" if x_labels and v in x_labels else "") for v in xs_order])
         a.set_xlabel(x)
         if pan is not None:
             a.set_title(f"{facet} = {pan}", fontsize=9)
         a.grid(alpha=0.3)
-        if lo_b is not None and hi_b is not None:
-            a.set_ylim(lo_b - 0.02 * (hi_b - lo_b), hi_b + 0.02 * (hi_b - lo_b))
+        if hi_b is not None:  # no tick above a bound the metric cannot pass (the lower end is left to the data)
+            lo_y, hi_y = a.get_ylim()
+            a.set_ylim(lo_y, min(hi_y, hi_b + 0.02 * (hi_b - (lo_b or 0.0))))
     axes[0].set_ylabel(m["label"])
     nmin = int(agg[f"{y}_n"].min()) if agg.height else 0
     nmax = int(agg[f"{y}_n"].max()) if agg.height else 0

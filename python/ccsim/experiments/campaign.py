@@ -127,7 +127,7 @@ class Campaign:
         bare = [a for a in self.axes if "." in a and re.search(r'(?<!["\w.])' + re.escape(a) + r'(?!["\w])', sql)]
         if not bare:
             return ""
-        return (f"\nhint: axis columns with dots must be quoted in SQL: "
+        return ("\nhint: axis columns with dots must be quoted in SQL: "
                 + ", ".join(f'"{a}"' for a in bare) + f" (e.g. SELECT \"{bare[0]}\", avg(goodput_bps) FROM flows "
                 f"GROUP BY 1); the views are {', '.join(['runs'] + self.tables())}")
 
@@ -191,6 +191,22 @@ class Campaign:
             raise CampaignError("reduce", reduce, f"one of {', '.join(aggs)}")
         per = frame.group_by(["run_id", *by], maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
         return self.ok_runs.select(keys).join(per, on="run_id", how="inner", maintain_order="left")
+
+
+    def axis_companion(self, axis: str) -> dict:
+        """Numbers that go with a string axis' values, for tick labels: for a
+        buffer axis ('0.25bdp', '1bdp', '500KB'), the bottleneck's (slowest
+        link's) buffer in packets as the runs resolved it: {'1bdp': '333 pkt'}
+        (a range when other axes change it). {} for other axes."""
+        if axis not in self.axes or not axis.endswith("buffer") or "links" not in self.tables():
+            return {}
+        q = self.query(f'''
+            WITH slow AS (SELECT run_id, min(rate_bps) AS r FROM links GROUP BY run_id)
+            SELECT l."{axis}" AS v, min(l.limit_pkts) AS lo, max(l.limit_pkts) AS hi
+            FROM links l JOIN slow ON l.run_id = slow.run_id AND l.rate_bps = slow.r
+            GROUP BY 1''')
+        return {r["v"]: (f"{r['lo']:,} pkt" if r["lo"] == r["hi"] else f"{r['lo']:,}–{r['hi']:,} pkt")
+                for r in q.iter_rows(named=True) if r["lo"] is not None and r["lo"] > 0}
 
 
 def per_run_name(y: str, reduce: str) -> str:

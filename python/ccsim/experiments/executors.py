@@ -17,12 +17,8 @@ import os
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 
+from .._spawn import GUARD_EXIT
 from .worker import execute
-
-# The exit status of a worker process that stopped because the main script,
-# which 'spawn' re-imports in every worker, started ccsim work at import time
-# (no ``if __name__ == "__main__":`` guard).
-GUARD_EXIT = 86
 
 # Extra wall time beyond a run's timeout before the pool kills its worker
 # (the core stops a cancelled run within milliseconds; this is for a worker
@@ -46,26 +42,6 @@ class Serial:
 
     def close(self) -> None:
         pass
-
-
-def in_spawn_bootstrap() -> bool:
-    """True while a 'spawn' child process re-imports the parent's main script
-    (what multiprocessing itself checks before refusing to start a process)."""
-    return bool(getattr(mp.current_process(), "_inheriting", False))
-
-
-def refuse_in_bootstrap(what: str) -> None:
-    """Called by every entry point that runs simulations (Scenario.run,
-    run_sweep): in a worker still importing an unguarded main script, stop the
-    worker at once with GUARD_EXIT (the parent turns that into one clear
-    error) instead of running the script's simulations again in every worker."""
-    if in_spawn_bootstrap():
-        import sys
-
-        sys.stderr.write(f"ccsim: a worker process re-ran the main script and reached {what}; "
-                         "the script needs an `if __name__ == \"__main__\":` guard\n")
-        sys.stderr.flush()
-        os._exit(GUARD_EXIT)
 
 
 def guard_message(exitcode: int | None) -> str:

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._spawn import refuse_in_bootstrap
 from ..errors import ScenarioError
 from . import executors
 from .progress import SweepProgress, enabled
@@ -140,7 +141,7 @@ def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask
     twice (validation, then dispatch), lazily, and only runs in flight are
     held; the one structure that grows is a set of hashes of the catalogue's
     (run, point) keys (tens of bytes per point)."""
-    executors.refuse_in_bootstrap("run_sweep")
+    refuse_in_bootstrap("run_sweep")
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
     bad = validate(sweep, keep_going=keep_going)

@@ -460,7 +460,7 @@ class InitialWindow(Study):
         figs = []
         colors = COLORS
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
-        fig = _iw_grid(plt, data.plan["rtt"], data.plan["rate1"], data.plan["iw1"], "FCT from first data byte (s)",
+        fig = _iw_grid(data.plan["rtt"], data.plan["rate1"], data.plan["iw1"], "FCT from first data byte (s)",
                        [(t, "fct_data_s", "-o", "simulated"), (tk, "fct_data_s", "--x", "Linux")], 3.6, 7)
         figs.append(save_figure(fig, out, "iw1_fct.png", f"IW1: FCT of a {SIZE:,}-byte transfer against the initial "
                                 "window (paper Figs. for IW1); solid: simulated, dashed: this machine's kernel."))
@@ -482,11 +482,11 @@ class InitialWindow(Study):
             figs.append(save_figure(fig, out, "iw1_sim_vs_kernel.png", "IW1: every cell's FCT simulated against "
                                     "the same cell on this machine's kernel (mean of the repetitions)."))
             j.sort(["cc", "iw", "rtt_ms", "rate"]).write_csv(out / "iw1_sim_vs_kernel.csv")
-            figs.append(self._validation_figure(data, out, plt))
+            figs.append(self._validation_figure(data, out))
         c = self.convergence(data, "iw2")
         ck = self.convergence(data, "iw2_emu")
         rtt2, rate2 = data.plan["rtt2"], data.plan["rate2"]
-        fig = _iw_grid(plt, rtt2, rate2, data.plan["iw2"], "convergence time (s)",
+        fig = _iw_grid(rtt2, rate2, data.plan["iw2"], "convergence time (s)",
                        [(c, "t_conv", "-o", "T_conv"), (c, "t_1s", ":", "T_1s"), (ck, "t_conv", "--x", "Linux T_conv")],
                        4.2, 6)
         figs.append(save_figure(fig, out, "iw2_convergence.png", "IW2: convergence time against the initial window; "
@@ -531,7 +531,7 @@ class InitialWindow(Study):
                                 "off the diagonal are cells the choice changes."))
         return figs
 
-    def _validation_figure(self, data: StudyData, out: Path, plt) -> Figure:
+    def _validation_figure(self, data: StudyData, out: Path) -> Figure:
         rows = []
         for exp in ("iw1_emu", "iw2_emu"):
             if exp not in data.campaigns:
@@ -540,6 +540,8 @@ class InitialWindow(Study):
             rows.append((exp, e.height, int(e["within_envelope"].sum()), float(e["lateness_p99_s"].median()) * 1e3,
                          float(e["lateness_max_s"].max()) * 1e3, float(e["min_rtt_error_max_s"].max()) * 1e3,
                          int(e["unmodelled_drops"].sum()), str(e["kernel"][0])))
+        from ..figures import subplots
+
         fig, ax = subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
         ax.axis("off")
         tab = ax.table(cellText=[[r[0], r[1], r[2], f"{r[3]:.3f}", f"{r[4]:.2f}", f"{r[5]:.3f}", r[6], r[7]] for r in rows],
@@ -557,9 +559,11 @@ class InitialWindow(Study):
 COLORS = {"cubic": "C0", "cubic_paced": "C2", "bbr": "C3"}
 
 
-def _iw_grid(plt, rtts, rates, iws, ylabel, lines, width, legend_size):
+def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
     """One panel per (RTT, rate): each algorithm's `lines` (table, column,
     style, label) against the initial window on a log axis."""
+    from ..figures import subplots
+
     fig, axes = subplots(len(rtts), len(rates), figsize=(width * len(rates) + 1.2, 3.0 * len(rtts)),
                              squeeze=False, sharex=True)
     for i, r in enumerate(rtts):

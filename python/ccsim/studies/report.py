@@ -43,6 +43,22 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def claim_figures(claim_id: str, figures) -> list:
+    """The figures whose caption names the claim's section: 'W4a' and 'W4b'
+    are shown by a figure captioned 'W4 (paper Figs 27–30) ...'."""
+    import re
+
+    m = re.match(r"([A-Za-z]+\d+)", claim_id)
+    if not m:
+        return []
+    pat = re.compile(r"(?<![A-Za-z0-9])" + re.escape(m.group(1)) + r"(?![0-9])", re.I)
+    return [f for f in figures if pat.search(f.caption.split(":")[0]) or pat.search(f.file.split("_")[0])]
+
+
+def _anchor(f) -> str:
+    return "fig-" + f.file.rsplit(".", 1)[0]
+
+
 def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tuple[Path, Path]:
     """Write report.html and report.md into `root`; return their paths."""
     plan = data.plan
@@ -67,30 +83,37 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
          f"<h1>{html.escape(study.title)}</h1>",
          f"<p class='meta'>Reproduction of {html.escape(study.reference)} ({html.escape(study.simulator)}) "
          f"with ccsim. Study <code>{study.name}</code>: <code>ccsim study {study.name} --{data.mode}</code></p>",
-         f"<h2>Summary</h2><p>{html.escape(summary)}</p>",
+         "<nav><b>Contents</b>: <a href='#summary'>Summary</a> · <a href='#claims'>Claims</a> · "
+         "<a href='#setup'>Set-up</a> · <a href='#choices'>Choices</a> · <a href='#figures'>Figures</a> ("
+         + ", ".join(f"<a href='#{_anchor(f)}'>{html.escape(f.file.rsplit('.', 1)[0])}</a>" for f in figures)
+         + ") · <a href='#run'>Run</a></nav>",
+         f"<h2 id='summary'>Summary</h2><p>{html.escape(summary)}</p>",
          "<table><tr>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr><tr>"
          + "".join(f"<td class='{_vclass(v)}'>{counts[v]}</td>" for v in VERDICTS) + "</tr></table>",
-         "<h2>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
+         "<h2 id='claims'>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
          "<th>measured and why</th></tr>"]
     for v in verdicts:
         c = claims[v.claim]
+        links = " ".join(f"<a href='#{_anchor(f)}'>figure {html.escape(f.file.rsplit('.', 1)[0])}</a>"
+                         for f in claim_figures(v.claim, figures))
         h.append(f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
                  f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td>"
-                 f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span></td></tr>")
-    h.append("</table><h2>Set-up</h2><table><tr><th>parameter</th><th>value</th></tr>")
+                 f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
+                 + (f"<br>{links}" if links else "") + "</td></tr>")
+    h.append("</table><h2 id='setup'>Set-up</h2><table><tr><th>parameter</th><th>value</th></tr>")
     for k, val in study.setup_rows(plan):
         h.append(f"<tr><td>{html.escape(k)}</td><td>{html.escape(val)}</td></tr>")
-    h.append("</table><h2>Choices (parameters the paper does not give)</h2>"
+    h.append("</table><h2 id='choices'>Choices (parameters the paper does not give)</h2>"
              "<table><tr><th>choice</th><th>value</th><th>why</th></tr>")
     for ch in study.choices():
         note = " <em>(made after seeing results)</em>" if ch.after_results else ""
         h.append(f"<tr><td>{html.escape(ch.name)}</td><td>{html.escape(ch.value)}</td><td>{html.escape(ch.why)}{note}</td></tr>")
-    h.append("</table><h2>Figures</h2>")
+    h.append("</table><h2 id='figures'>Figures</h2>")
     for f in figures:
         b64 = base64.b64encode((root / "figures" / f.file).read_bytes()).decode("ascii")
-        h.append(f"<figure><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
+        h.append(f"<figure id='{_anchor(f)}'><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
                  f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
-    h.append("<h2>Run</h2><table>")
+    h.append("<h2 id='run'>Run</h2><table>")
     for k, val in meta:
         h.append(f"<tr><th>{html.escape(k)}</th><td>{html.escape(val)}</td></tr>")
     h.append("</table></body></html>")
@@ -103,12 +126,15 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
 
     m = [f"# {study.title}", "",
          f"Reproduction of {study.reference} ({study.simulator}) with ccsim: `ccsim study {study.name} --{data.mode}`.", "",
+         "Contents: [Summary](#summary) · [Claims](#claims) · [Set-up](#set-up) · "
+         "[Figures](#figures) · [Run](#run)", "",
          "## Summary", "", summary, "",
          "## Claims", "", "| id | the paper says | rule | verdict | measured and why |", "|---|---|---|---|---|"]
     for v in verdicts:
         c = claims[v.claim]
+        links = " ".join(f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures))
         m.append(f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | "
-                 f"{cell(v.reason)} — {cell(_measured_text(v.measured))} |")
+                 f"{cell(v.reason)} — {cell(_measured_text(v.measured))}{' — ' + links if links else ''} |")
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]
     m += [f"| {cell(k)} | {cell(val)} |" for k, val in study.setup_rows(plan)]
     m += ["", "## Choices (parameters the paper does not give)", "", "| choice | value | why |", "|---|---|---|"]
