@@ -131,16 +131,21 @@ class Campaign:
                 + ", ".join(f'"{a}"' for a in bare) + f" (e.g. SELECT \"{bare[0]}\", avg(goodput_bps) FROM flows "
                 f"GROUP BY 1); the views are {', '.join(['runs'] + self.tables())}")
 
+    def _stale_note(self) -> str:
+        n = len(self.store.stale_runs())
+        return f", {n} made by another model version (opened with allow_stale=True)" if n else ""
+
     def __repr__(self) -> str:
         n_ok, n_bad = self.ok_runs.height, self.failures.height
-        return (f"<Campaign {self.path}: {n_ok} runs done, {n_bad} failed or invalid; axes: "
+        return (f"<Campaign {self.path}: {n_ok} runs done, {n_bad} failed or invalid{self._stale_note()}; axes: "
                 f"{', '.join(self.axes) or 'none'}; tables: {', '.join(self.tables()) or 'none'}>")
 
     def _repr_html_(self) -> str:
         from html import escape
 
         head = (f"<b>Campaign</b> <code>{escape(str(self.path))}</code>: {self.ok_runs.height} runs done, "
-                f"{self.failures.height} failed or invalid; tables: {escape(', '.join(self.tables()) or 'none')}")
+                f"{self.failures.height} failed or invalid{escape(self._stale_note())}; tables: "
+                f"{escape(', '.join(self.tables()) or 'none')}")
         cols = [c for c in ["run_id", "status", *self.axes, "kind", "error", "wall_s"] if c in self.runs.columns]
         return head + self.runs.select(cols).head(20)._repr_html_()
 
