@@ -9,7 +9,7 @@ export CARGO_TERM_COLOR = never
 # pip's own version check reaches out to PyPI on every call; nothing to gain here
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-.PHONY: run test build develop develop-checked test-rust test-python test-wheel bench fuzz lock clean
+.PHONY: run test lint fmt build develop develop-checked test-rust test-python test-wheel bench fuzz lock clean
 
 # Every installed package is pinned with its hashes (requirements/*.lock,
 # made by `make lock` from requirements/*.in): run.lock is what `make run`
@@ -78,6 +78,19 @@ test-wheel: develop-checked
 	$(VPY) -c "import json; d = json.load(open('target/wheel-run.json')); \
 	  assert len(d['flows']) == 10 and sum(f['goodput_bps'] for f in d['flows']) > 50e6, d; \
 	  print('wheel: installed and ran examples/dumbbell.toml:', len(d['flows']), 'flows')"
+
+# Formatting and lint, Rust and Python (settings: rustfmt.toml, [tool.ruff] in
+# pyproject.toml); CI runs it before the tests. `make fmt` applies the formatters.
+lint: $(DEV_STAMP)
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --profile test-release --quiet -- -D warnings
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: $(DEV_STAMP)
+	$(CARGO) fmt --all
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 bench: develop
 	$(VENV)/bin/ccsim bench

@@ -10,22 +10,36 @@ login node (or in a small job of its own):
 For PBS, SGE or LSF use PBSCluster, SGECluster or LSFCluster with the same
 arguments. Adjust queue/account/walltime to your site.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 
 
-def make_cluster(queue: str = "normal", cores: int = 32, memory: str = "64GB", walltime: str = "02:00:00",
-                 account: str | None = None, python: str = sys.executable):
+def make_cluster(
+    queue: str = "normal",
+    cores: int = 32,
+    memory: str = "64GB",
+    walltime: str = "02:00:00",
+    account: str | None = None,
+    python: str = sys.executable,
+):
     """One Slurm job = one node running `cores` single-threaded Dask workers
     (ccsim runs one simulation per worker and releases the GIL)."""
     from dask_jobqueue import SLURMCluster
 
-    return SLURMCluster(queue=queue, account=account, cores=cores, processes=cores, memory=memory,
-                        walltime=walltime, python=python,
-                        # a simulation is one CPU-bound process: keep BLAS from oversubscribing
-                        job_script_prologue=["export OPENBLAS_NUM_THREADS=1"])
+    return SLURMCluster(
+        queue=queue,
+        account=account,
+        cores=cores,
+        processes=cores,
+        memory=memory,
+        walltime=walltime,
+        python=python,
+        # a simulation is one CPU-bound process: keep BLAS from oversubscribing
+        job_script_prologue=["export OPENBLAS_NUM_THREADS=1"],
+    )
 
 
 def main() -> int:
@@ -43,8 +57,9 @@ def main() -> int:
     cluster.scale(jobs=a.jobs)
     with Client(cluster) as client:
         # keep_going: return the report (and say what failed below) instead of raising SweepFailed
-        rep = ccsim.run_sweep(ccsim.Sweep.from_file(a.sweep), a.out, dask=client, timeout_s=a.timeout, quiet=False,
-                              keep_going=True)
+        rep = ccsim.run_sweep(
+            ccsim.Sweep.from_file(a.sweep), a.out, dask=client, timeout_s=a.timeout, quiet=False, keep_going=True
+        )
     cluster.close()
     print(rep.summary())
     return 0 if rep.ok else 1

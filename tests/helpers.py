@@ -1,8 +1,19 @@
 from ccsim import Builder
 
 
-def single_link(duration="60s", seed=1, rate="20Mbps", delay="30ms", buffer="1bdp", loss=None,
-                sample_interval="100ms", tcp=None, flows=None, trace=None, **topo):
+def single_link(
+    duration="60s",
+    seed=1,
+    rate="20Mbps",
+    delay="30ms",
+    buffer="1bdp",
+    loss=None,
+    sample_interval="100ms",
+    tcp=None,
+    flows=None,
+    trace=None,
+    **topo,
+):
     b = Builder(duration=duration, seed=seed, sample_interval=sample_interval, trace=trace)
     t = dict(rate=rate, delay=delay, buffer=buffer, **topo)
     if loss is not None:
@@ -15,9 +26,20 @@ def single_link(duration="60s", seed=1, rate="20Mbps", delay="30ms", buffer="1bd
 
 
 def dumbbell(n=10, duration="60s", seed=1, rate="100Mbps", buffer="1bdp", tcp=None, sample_interval="100ms", **flow):
-    return (Builder(duration=duration, seed=seed, sample_interval=sample_interval)
-            .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate="1Gbps",
-                      access_delay="1ms", buffer=buffer)
-            .tcp(**(tcp or {}))
-            .flows(count=n, app="bulk", stagger="10ms", **flow)
-            .build())
+    return (
+        Builder(duration=duration, seed=seed, sample_interval=sample_interval)
+        .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate="1Gbps", access_delay="1ms", buffer=buffer)
+        .tcp(**(tcp or {}))
+        .flows(count=n, app="bulk", stagger="10ms", **flow)
+        .build()
+    )
+
+
+# A one-second sweep base: one 10 Mb/s link, two NewReno flows; drawn start
+# times, so the seed changes the run.
+TINY = {
+    "sim": {"duration": "1s", "seed": 1, "sample_interval": "100ms"},
+    "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
+    "tcp": {"cc": "newreno"},
+    "flows": [{"count": 2, "app": "bulk", "start": {"dist": "uniform", "min": "0s", "max": "200ms"}}],
+}

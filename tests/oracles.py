@@ -1,6 +1,7 @@
 """Analytic oracles from the literature (docs/reference.md R9),
 written from the published formulas. They are checked against the reference
 vectors in test_oracles.py before any simulator test relies on them."""
+
 from __future__ import annotations
 
 import math

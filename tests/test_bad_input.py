@@ -1,13 +1,12 @@
 """Bad input gets a clear error naming the field, the value and what is
 accepted - never a panic, a hang or a silently wrong run."""
+
 import json
 import textwrap
 
-import pytest
-
 import ccsim
-from ccsim import Builder, Scenario, ScenarioError
-from ccsim import _core
+import pytest
+from ccsim import Builder, Scenario, ScenarioError, _core
 
 GOOD = textwrap.dedent("""
     [sim]
@@ -50,7 +49,7 @@ def test_unknown_top_level_and_nested_keys():
     assert "colour" in err(GOOD + "\ncolour = 1\n")
     m = err(GOOD.replace('kind = "single_link"', 'kind = "single_link"\nspeed = "1Gbps"'))
     assert "topology.speed" in m and "accepted keys" in m
-    m = err(GOOD + '\n[tcp]\nmsss = 1000\n')
+    m = err(GOOD + "\n[tcp]\nmsss = 1000\n")
     assert "tcp.msss" in m
     m = err(GOOD.replace('app = "bulk"', 'app = "bulk"\nstagger_ms = 3'))
     assert "flows[0].stagger_ms" in m
@@ -93,17 +92,23 @@ def test_probability_out_of_range():
 
 
 def test_flow_between_unconnected_nodes():
-    b = (Builder(duration="1s")
-         .explicit(nodes=["a", "b", "c"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
-         .flows(src="a", dst="c"))
+    b = (
+        Builder(duration="1s")
+        .explicit(
+            nodes=["a", "b", "c"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}]
+        )
+        .flows(src="a", dst="c")
+    )
     with pytest.raises(ScenarioError, match=r"flows\[0\].*no forward path.*\Wa\W.*\Wc\W"):
         b.build().run()
 
 
 def test_unknown_node_name():
-    b = (Builder(duration="1s")
-         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
-         .flows(src="a", dst="z"))
+    b = (
+        Builder(duration="1s")
+        .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
+        .flows(src="a", dst="z")
+    )
     with pytest.raises(ScenarioError, match=r"flows\[0\].dst.*'z'"):
         b.build()
 
@@ -134,9 +139,11 @@ def test_rtt_shorter_than_bottleneck():
 
 
 def test_bdp_buffer_in_explicit_topology_needs_bdp_rtt():
-    b = (Builder(duration="1s")
-         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}])
-         .flows(src="a", dst="b"))
+    b = (
+        Builder(duration="1s")
+        .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}])
+        .flows(src="a", dst="b")
+    )
     with pytest.raises(ScenarioError, match="topology.bdp_rtt"):
         b.build()
 
@@ -181,17 +188,20 @@ def test_time_series_too_large_is_refused_not_a_crash():
     assert "sim.sample_interval" in m and "rows" in m
 
 
-@pytest.mark.parametrize("tcp,field,words", [
-    ('sack = "yes"', "tcp.sack", "'rfc6675'"),
-    ('prr = true\nsack = "off"', "tcp.prr", "sack = 'rfc6675'"),
-    ('cc = "tahoe"\nsack = "rfc6675"', "tcp.sack", "tahoe"),
-    ('timestamps = true\nsack_blocks = 4', "tcp.sack_blocks", "at most 3"),
-    ('pacing = "fq"', "tcp.pacing", "'window'"),
-    ('pacing_ss_ratio = 0', "tcp.pacing_ss_ratio", "(0, 100]"),
-    ('quickack = -1', "tcp.quickack", ""),
-    ('min_tso_segs = 0', "tcp.min_tso_segs", "1"),
-    ('tso = "auto"', "tcp.tso", "true"),
-])
+@pytest.mark.parametrize(
+    "tcp,field,words",
+    [
+        ('sack = "yes"', "tcp.sack", "'rfc6675'"),
+        ('prr = true\nsack = "off"', "tcp.prr", "sack = 'rfc6675'"),
+        ('cc = "tahoe"\nsack = "rfc6675"', "tcp.sack", "tahoe"),
+        ("timestamps = true\nsack_blocks = 4", "tcp.sack_blocks", "at most 3"),
+        ('pacing = "fq"', "tcp.pacing", "'window'"),
+        ("pacing_ss_ratio = 0", "tcp.pacing_ss_ratio", "(0, 100]"),
+        ("quickack = -1", "tcp.quickack", ""),
+        ("min_tso_segs = 0", "tcp.min_tso_segs", "1"),
+        ('tso = "auto"', "tcp.tso", "true"),
+    ],
+)
 def test_bad_tcp_mechanics_options(tcp, field, words):
     m = err(GOOD.replace("[[flows]]", f"[tcp]\n{tcp}\n[[flows]]"))
     assert field in m and words in m, m
@@ -219,6 +229,7 @@ def test_core_rejects_bad_mechanics_options_directly():
 
 
 # ---------------------------------------------------------------- hostile files
+
 
 def _cli(*args, env=None):
     import os
@@ -274,16 +285,23 @@ def test_deeply_nested_yaml_is_one_line(tmp_path):
     _one_line_exit2(_cli("run", str(f)), "deep.yaml")
 
 
-@pytest.mark.parametrize("where,key,value,field", [
-    ("topology", "rate", "1e30bps", "topology.rate"),
-    ("topology", "buffer", "1000000000000pkt", "topology.buffer"),
-    ("topology", "buffer", "1e9bdp", "topology.buffer"),
-    ("flows", "size", "1e20B", "flows[0].size"),
-    ("tcp", "initial_window", 10**9, "flows[0].tcp.initial_window"),
-])
+@pytest.mark.parametrize(
+    "where,key,value,field",
+    [
+        ("topology", "rate", "1e30bps", "topology.rate"),
+        ("topology", "buffer", "1000000000000pkt", "topology.buffer"),
+        ("topology", "buffer", "1e9bdp", "topology.buffer"),
+        ("flows", "size", "1e20B", "flows[0].size"),
+        ("tcp", "initial_window", 10**9, "flows[0].tcp.initial_window"),
+    ],
+)
 def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
-    d = {"sim": {"duration": "1s"}, "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
-         "tcp": {}, "flows": [{"app": "file", "size": "10KB"}]}
+    d = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
+        "tcp": {},
+        "flows": [{"app": "file", "size": "10KB"}],
+    }
     (d[where][0] if where == "flows" else d[where])[key] = value
     with pytest.raises(ScenarioError) as e:
         Scenario(d).run()
@@ -291,6 +309,7 @@ def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
 
 
 # ---- memory a run's recorded tables need (ccsim.memory)
+
 
 def test_trace_memory_limit_is_configurable_and_names_the_trace(monkeypatch):
     monkeypatch.setenv("CCSIM_MAX_MEMORY", "1MB")
@@ -312,17 +331,26 @@ def test_memory_estimate_bounds_the_rows_a_run_records():
     most that many trace rows, and exactly the predicted series rows."""
     from ccsim import memory
 
-    sc = (Builder(duration="3s", seed=3, sample_interval="10ms", trace=["rtt", "seq", "cc"])
-          .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps",
-                    access_delay="1ms", buffer="0.5bdp")
-          .tcp(cc="cubic", delayed_ack=False).flows(count=3, app="bulk").build())
+    sc = (
+        Builder(duration="3s", seed=3, sample_interval="10ms", trace=["rtt", "seq", "cc"])
+        .dumbbell(
+            bottleneck_rate="10Mbps",
+            bottleneck_delay="10ms",
+            access_rate="100Mbps",
+            access_delay="1ms",
+            buffer="0.5bdp",
+        )
+        .tcp(cc="cubic", delayed_ack=False)
+        .flows(count=3, app="bulk")
+        .build()
+    )
     est = memory.estimate_rows(sc.core)
     res = sc.run()
     # capacity bound: 10 Mb/s × 3 s / (1488 B × 8) segments, no matter how many flows
     assert est["rtt_trace"] == int(10e6 * 3 / (8 * 1488)) + 1
     assert res.table("rtt_trace").height <= est["rtt_trace"]
     assert res.table("seq_trace").height <= est["seq_trace"]
-    samples = 300 + 1                      # 0, 10 ms, ..., 3 s
+    samples = 300 + 1  # 0, 10 ms, ..., 3 s
     assert est["flow_series"] == res.flow_series.height == samples * 3
     assert est["link_series"] == res.link_series.height
     # the bound is not absurdly loose: the bottleneck was busy
@@ -334,6 +362,7 @@ def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_pat
 
     def boom(sc, control=None):
         raise MemoryError
+
     monkeypatch.setattr(results, "run_scenario", boom)
     f = tmp_path / "s.toml"
     f.write_text(GOOD)

@@ -11,13 +11,13 @@ function, each against what its source says it does:
 - every algorithm is usable by name, repeats exactly with the same seed, and
   every preset runs.
 """
+
 import json
 
+import ccsim
 import numpy as np
 import polars as pl
 import pytest
-
-import ccsim
 from ccsim import _core
 from helpers import dumbbell
 
@@ -40,8 +40,14 @@ def test_vegas_queues_between_alpha_and_beta_per_flow(preset, alpha, beta, n):
     # base)/rtt) with the round's mean RTT, which equals the backlog the RTTs
     # see; it holds in [alpha − ½, beta + ½), so the backlog measured from the
     # mean RTT must lie there.
-    res = dumbbell(n=n, duration="60s", rate="10Mbps", buffer="4bdp", sample_interval="10ms",
-                   tcp=dict(cc="vegas", cc_preset=preset, delayed_ack=False)).run()
+    res = dumbbell(
+        n=n,
+        duration="60s",
+        rate="10Mbps",
+        buffer="4bdp",
+        sample_interval="10ms",
+        tcp=dict(cc="vegas", cc_preset=preset, delayed_ack=False),
+    ).run()
     b = bottleneck(res)
     if preset is None:
         q = res.link_series.filter((pl.col("link") == b["id"]) & (pl.col("time_s") >= 20))["queue_pkts"].to_numpy()
@@ -59,8 +65,9 @@ def test_bbr_full_link_small_queue_gain_cycle_and_probe_rtt():
     # One BBR flow, 50 Mb/s, 40 ms base RTT, a deep buffer (4 BDP) that a
     # loss-based flow would fill.
     rate, rtt = 50e6, 0.040
-    res = dumbbell(n=1, duration="35s", rate="50Mbps", buffer="4bdp", sample_interval="5ms",
-                   tcp=dict(cc="bbr", sack="rfc6675")).run()
+    res = dumbbell(
+        n=1, duration="35s", rate="50Mbps", buffer="4bdp", sample_interval="5ms", tcp=dict(cc="bbr", sack="rfc6675")
+    ).run()
     b = bottleneck(res)
     assert b["utilization"] > 0.90, b["utilization"]
     bdp_pkts = rate * rtt / 8 / PKT
@@ -86,8 +93,9 @@ def test_bbr_probe_rtt_every_ten_seconds():
     # keep a standing queue (each caps inflight at 2 BDP of its own
     # estimate), so RTprop expires and each flow drains to cwnd 4 every
     # 10 s + 200 ms.
-    res = dumbbell(n=2, duration="45s", rate="50Mbps", buffer="4bdp", sample_interval="5ms",
-                   tcp=dict(cc="bbr", sack="rfc6675")).run()
+    res = dumbbell(
+        n=2, duration="45s", rate="50Mbps", buffer="4bdp", sample_interval="5ms", tcp=dict(cc="bbr", sack="rfc6675")
+    ).run()
     fs = res.flow_series.filter((pl.col("flow") == 0) & (pl.col("time_s") >= 1)).sort("time_s")
     t = fs["time_s"].to_numpy()
     low = fs["cwnd"].to_numpy() <= 4
@@ -108,10 +116,19 @@ def test_westwoodplus_sets_ssthresh_to_bwe_times_rttmin():
     bdp = rate * MSS / PKT / 8 * rtt / MSS
     out = {}
     for cc in ("westwoodplus", "newreno"):
-        sc = (ccsim.Builder(duration="120s", seed=1, sample_interval="50ms")
-              .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="48ms", access_rate="1Gbps",
-                        access_delay="0.5ms", buffer="0.5bdp")
-              .tcp(cc=cc).flows(count=1, app="bulk").build())
+        sc = (
+            ccsim.Builder(duration="120s", seed=1, sample_interval="50ms")
+            .dumbbell(
+                bottleneck_rate="10Mbps",
+                bottleneck_delay="48ms",
+                access_rate="1Gbps",
+                access_delay="0.5ms",
+                buffer="0.5bdp",
+            )
+            .tcp(cc=cc)
+            .flows(count=1, app="bulk")
+            .build()
+        )
         res = sc.run()
         ev = res.events.filter((pl.col("kind") == "recovery_end") & (pl.col("time_s") > 20))
         assert ev.height >= 5
@@ -152,11 +169,17 @@ def test_every_preset_runs():
 
 
 def test_params_override_preset_and_bad_params_name_the_field():
-    sc = dumbbell(n=1, duration="2s", rate="10Mbps", tcp=dict(cc="highspeed", cc_preset="choi2004", cc_params={"low_window": 38}))
+    sc = dumbbell(
+        n=1, duration="2s", rate="10Mbps", tcp=dict(cc="highspeed", cc_preset="choi2004", cc_params={"low_window": 38})
+    )
     assert sc.run().flows.height == 1
-    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_params\.low_window: got 40\.5; expected a whole number in \[2, 1e\+09\]"):
+    with pytest.raises(
+        ccsim.ScenarioError, match=r"tcp\.cc_params\.low_window: got 40\.5; expected a whole number in \[2, 1e\+09\]"
+    ):
         dumbbell(n=1, tcp=dict(cc="highspeed", cc_params={"low_window": 40.5}))
-    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_params\.nope: unknown parameter of cubic; accepted: variant"):
+    with pytest.raises(
+        ccsim.ScenarioError, match=r"tcp\.cc_params\.nope: unknown parameter of cubic; accepted: variant"
+    ):
         dumbbell(n=1, tcp=dict(cc="cubic", cc_params={"nope": 1}))
     with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_preset: got 'paper'; expected a preset of cubic"):
         dumbbell(n=1, tcp=dict(cc="cubic", cc_preset="paper"))

@@ -16,13 +16,12 @@ timeouts the formulas leave out, no delayed ACK. The window is the
 time-average cwnd after the first 20 % of the run; each run must see at
 least 30 loss reductions, so the average is not a start-up artefact.
 """
+
 import math
 
+import ccsim
 import polars as pl
 import pytest
-
-import ccsim
-
 
 
 def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **params):
@@ -46,8 +45,14 @@ def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **par
     b.single_link(rate="2.5Gbps", delay=f"{rtt / 2 * 1000:g}ms", buffer="1bdp", loss=loss)
     # Start with ssthresh at twice the expected window so the initial slow
     # start does not overflow the buffer (only random losses are wanted).
-    b.tcp(cc=cc, sack="rfc6675", delayed_ack=False, cc_preset=preset, cc_params=params,
-          initial_ssthresh=max(int(2 * expected_w), 20))
+    b.tcp(
+        cc=cc,
+        sack="rfc6675",
+        delayed_ack=False,
+        cc_preset=preset,
+        cc_params=params,
+        initial_ssthresh=max(int(2 * expected_w), 20),
+    )
     b.flows(app="bulk")
     res = b.build().run()
     lk = res.links.row(0, named=True)
@@ -59,7 +64,7 @@ def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **par
 
 
 def cubic_avg(p, rtt, c=0.4, beta=0.7):
-    cub = (c * (3 + beta) / (4 * (1 - beta))) ** 0.25 * rtt ** 0.75 / p ** 0.75
+    cub = (c * (3 + beta) / (4 * (1 - beta))) ** 0.25 * rtt**0.75 / p**0.75
     alpha = 3 * (1 - beta) / (1 + beta)
     reno = math.sqrt(alpha * (1 + beta) / (2 * (1 - beta) * p))
     return max(cub, reno)
@@ -75,8 +80,8 @@ def cubic_avg(p, rtt, c=0.4, beta=0.7):
 # decades are checked under the periodic loss Eq. 5 is derived for.
 CASES = [
     ("newreno", None, 0.1, lambda p, r: math.sqrt(1.5 / p), [1e-2, 1e-3, 1e-4]),
-    ("highspeed", None, 0.1, lambda p, r: 0.12 / p ** 0.835, [3e-4, 3e-5, 3e-6]),
-    ("highspeed", "rfc3649", 0.1, lambda p, r: 0.12 / p ** 0.835, [3e-4, 3e-5, 3e-6]),
+    ("highspeed", None, 0.1, lambda p, r: 0.12 / p**0.835, [3e-4, 3e-5, 3e-6]),
+    ("highspeed", "rfc3649", 0.1, lambda p, r: 0.12 / p**0.835, [3e-4, 3e-5, 3e-6]),
     ("scalable", "paper", 0.1, lambda p, r: 0.08 / p, [1e-3, 1e-4, 1e-5]),
     ("cubic", None, 0.5, cubic_avg, [1e-4, 1e-5]),
     ("cubic", "rfc9438", 0.5, cubic_avg, [1e-4, 1e-5]),
@@ -84,23 +89,29 @@ CASES = [
 
 PERIODIC = [
     ("newreno", None, 0.1, lambda p, r: math.sqrt(1.5 / p), [1e-2, 1e-4]),
-    ("highspeed", "rfc3649", 0.1, lambda p, r: 0.12 / p ** 0.835, [3e-4, 3e-6]),
+    ("highspeed", "rfc3649", 0.1, lambda p, r: 0.12 / p**0.835, [3e-4, 3e-6]),
     ("scalable", "paper", 0.1, lambda p, r: 0.08 / p, [1e-3, 1e-5]),
     ("cubic", None, 0.5, cubic_avg, [1e-3, 1e-4, 1e-5]),
     ("cubic", "rfc9438", 0.5, cubic_avg, [1e-3, 1e-5]),
 ]
 
 
-@pytest.mark.parametrize("cc,preset,rtt,model,p", [(c, pr, r, m, p) for c, pr, r, m, ps in CASES for p in ps],
-                         ids=lambda v: v if isinstance(v, (str, float)) else None)
+@pytest.mark.parametrize(
+    "cc,preset,rtt,model,p",
+    [(c, pr, r, m, p) for c, pr, r, m, ps in CASES for p in ps],
+    ids=lambda v: v if isinstance(v, (str, float)) else None,
+)
 def test_response_function(cc, preset, rtt, model, p):
     want = model(p, rtt)
     got = run_mean_cwnd(cc, p, want, preset, rtt=rtt)
     assert abs(got - want) / want < 0.20, f"{cc}/{preset} p={p}: mean cwnd {got:.1f}, model {want:.1f}"
 
 
-@pytest.mark.parametrize("cc,preset,rtt,model,p", [(c, pr, r, m, p) for c, pr, r, m, ps in PERIODIC for p in ps],
-                         ids=lambda v: v if isinstance(v, (str, float)) else None)
+@pytest.mark.parametrize(
+    "cc,preset,rtt,model,p",
+    [(c, pr, r, m, p) for c, pr, r, m, ps in PERIODIC for p in ps],
+    ids=lambda v: v if isinstance(v, (str, float)) else None,
+)
 def test_response_function_periodic_loss(cc, preset, rtt, model, p):
     want = model(p, rtt)
     got = run_mean_cwnd(cc, p, want, preset, rtt=rtt, periodic=True)

@@ -2,16 +2,16 @@
 sampled with the time series and after every congestion event, checked
 against what the algorithm's paper, RFC or Linux source says they must be
 on a path whose capacity and delay the test knows."""
+
 import math
 
 import numpy as np
 import polars as pl
 import pytest
-
 from helpers import single_link
 
 RATE, DELAY = 10e6, 0.020  # 10 Mb/s, 40 ms propagation RTT
-PKT, MSS = 1500, 1448      # linux stack: 1448 payload + 40 header + 12 timestamps
+PKT, MSS = 1500, 1448  # linux stack: 1448 payload + 40 header + 12 timestamps
 PAYLOAD_BPS = RATE * MSS / PKT
 # Smallest RTT: propagation plus the serialisation at 10 Mb/s of one data
 # packet and a 52-byte ACK, taken while the receiver is in quick-ACK mode and
@@ -21,8 +21,15 @@ RTT_MIN = 2 * DELAY + (PKT + 52) * 8 / RATE
 
 
 def _run(cc, duration="30s", **tcp):
-    sc = single_link(duration=duration, rate="10Mbps", delay="20ms", buffer="1bdp", sample_interval="100ms",
-                     trace=["cc"], tcp=dict(cc=cc, **tcp))
+    sc = single_link(
+        duration=duration,
+        rate="10Mbps",
+        delay="20ms",
+        buffer="1bdp",
+        sample_interval="100ms",
+        trace=["cc"],
+        tcp=dict(cc=cc, **tcp),
+    )
     return sc.run()
 
 
@@ -42,8 +49,14 @@ def test_columns_and_causes():
 
 
 def test_mixed_algorithms_get_the_union_of_columns():
-    sc = single_link(duration="5s", rate="10Mbps", delay="20ms", sample_interval="1s", trace=["cc"],
-                     flows=[dict(app="bulk", cc="vegas"), dict(app="bulk", cc="cubic")])
+    sc = single_link(
+        duration="5s",
+        rate="10Mbps",
+        delay="20ms",
+        sample_interval="1s",
+        trace=["cc"],
+        flows=[dict(app="bulk", cc="vegas"), dict(app="bulk", cc="cubic")],
+    )
     cs = sc.run().table("cc_state")
     assert {"diff", "base_rtt_s", "w_max", "k_s"} <= set(cs.columns)
     vegas = cs.filter(pl.col("cc") == "vegas")
@@ -111,7 +124,9 @@ def test_cubic_wmax_and_k_follow_tcp_cubic():
         prev_wmax = want
     # K of each epoch, read on its samples.
     c = 41 * 10 / 1024  # C as tcp_cubic.c scales it (bic_scale 41)
-    ep = cs.filter((pl.col("cause") == "sample") & pl.col("epoch_s").is_not_nan() & (pl.col("w_max") > pl.col("ssthresh")))
+    ep = cs.filter(
+        (pl.col("cause") == "sample") & pl.col("epoch_s").is_not_nan() & (pl.col("w_max") > pl.col("ssthresh"))
+    )
     assert ep.height > 50
     k_want = ((ep["w_max"] - ep["ssthresh"]) / c) ** (1 / 3)
     assert np.allclose(ep["k_s"].to_numpy(), k_want.to_numpy(), rtol=0.01, atol=2 / 1024)
@@ -123,7 +138,15 @@ def test_bbr_model_and_modes():
     min_rtt is 10 s old. The model's bandwidth is the bottleneck's payload
     rate and its min_rtt the propagation RTT."""
     cs = _run("bbr", duration="25s").table("cc_state")
-    modes = [m for m, _ in pl.DataFrame({"m": cs["mode"]}).with_row_index().group_by("m").agg(pl.col("index").min()).sort("index").rows()]
+    modes = [
+        m
+        for m, _ in pl.DataFrame({"m": cs["mode"]})
+        .with_row_index()
+        .group_by("m")
+        .agg(pl.col("index").min())
+        .sort("index")
+        .rows()
+    ]
     assert modes[:3] == ["startup", "drain", "probe_bw"] and "probe_rtt" in modes
     pb = cs.filter((pl.col("mode") == "probe_bw") & (pl.col("time_s") >= 5))
     assert set(np.round(pb["pacing_gain"].unique().to_numpy(), 3)) <= {1.25, 0.75, 1.0}
@@ -137,8 +160,15 @@ def test_highspeed_a_and_b_follow_rfc3649():
     0.5 and a(w) = w²·p(w)·2b(w)/(2 − b(w)), p(w) on the log-log line from
     (38, 10⁻³) to (83000, 10⁻⁷). Linux tcp_highspeed.c tabulates them in
     rows, so its values sit within a row of the formula's."""
-    sc = single_link(duration="20s", rate="200Mbps", delay="50ms", buffer="1bdp", sample_interval="500ms",
-                     trace=["cc"], tcp=dict(cc="highspeed"))
+    sc = single_link(
+        duration="20s",
+        rate="200Mbps",
+        delay="50ms",
+        buffer="1bdp",
+        sample_interval="500ms",
+        trace=["cc"],
+        tcp=dict(cc="highspeed"),
+    )
     cs = sc.run().table("cc_state").filter((pl.col("cause") == "sample") & (pl.col("cwnd") > 200))
     assert cs.height > 10
     w = cs["cwnd"].to_numpy().astype(float)
@@ -151,8 +181,15 @@ def test_highspeed_a_and_b_follow_rfc3649():
 
 
 def _hystart_run(delayed_ack, buffer):
-    sc = single_link(duration="2s", rate="10Mbps", delay="20ms", buffer=buffer, sample_interval="5ms",
-                     trace=["cc"], tcp=dict(cc="cubic", delayed_ack=delayed_ack))
+    sc = single_link(
+        duration="2s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer=buffer,
+        sample_interval="5ms",
+        trace=["cc"],
+        tcp=dict(cc="cubic", delayed_ack=delayed_ack),
+    )
     res = sc.run()
     cs = res.table("cc_state").filter(pl.col("cause") == "sample")
     exit_t = cs.filter(pl.col("hystart_found") == 1)["time_s"].min()

@@ -1,15 +1,14 @@
 """The README's contract: the example files run as written, the CLI's JSON
 shape, error exit status, results on disk, plots and bench output."""
+
 import json
 import subprocess
 import sys
-from pathlib import Path
 
+import ccsim
 import numpy as np
 import polars as pl
 import pytest
-
-import ccsim
 from conftest import ROOT
 
 
@@ -24,8 +23,17 @@ def test_examples_run_as_written(tmp_path):
         assert r.returncode == 0, r.stderr
         d = json.loads(r.stdout)
         assert set(d) == {"flows", "links", "sim_time_s", "wall_time_s", "events", "out"} and d["out"] == str(out)
-        assert set(d["flows"][0]) == {"id", "src", "dst", "cc", "goodput_bps", "throughput_bps", "retransmits",
-                                      "timeouts", "fct_s"}
+        assert set(d["flows"][0]) == {
+            "id",
+            "src",
+            "dst",
+            "cc",
+            "goodput_bps",
+            "throughput_bps",
+            "retransmits",
+            "timeouts",
+            "fct_s",
+        }
         assert set(d["links"][0]) == {"name", "drops", "losses", "utilization"}
         assert d["flows"][0]["fct_s"] is None  # bulk flows never finish
         for f in ("flows", "links", "flow_series", "link_series", "events"):
@@ -40,18 +48,27 @@ def test_examples_run_as_written(tmp_path):
 
 def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path):
     toml_sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
-    import yaml
     import tomllib
+
+    import yaml
 
     y = tmp_path / "d.yaml"
     y.write_text(yaml.safe_dump(tomllib.loads((ROOT / "examples" / "dumbbell.toml").read_text())))
     assert ccsim.load(y).core == toml_sc.core
-    b = (ccsim.Builder(duration="60s", seed=1, sample_interval="100ms")
-         .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="18ms", access_rate="1Gbps", access_delay="1ms",
-                   buffer="1bdp", queue="droptail")
-         .tcp(cc="newreno", mss=1448, delayed_ack=True, initial_window=10, min_rto="200ms")
-         .flows(count=10, app="bulk", start="0s", stagger="10ms")
-         .build())
+    b = (
+        ccsim.Builder(duration="60s", seed=1, sample_interval="100ms")
+        .dumbbell(
+            bottleneck_rate="100Mbps",
+            bottleneck_delay="18ms",
+            access_rate="1Gbps",
+            access_delay="1ms",
+            buffer="1bdp",
+            queue="droptail",
+        )
+        .tcp(cc="newreno", mss=1448, delayed_ack=True, initial_window=10, min_rto="200ms")
+        .flows(count=10, app="bulk", start="0s", stagger="10ms")
+        .build()
+    )
     assert b.core == toml_sc.core
 
 
@@ -98,7 +115,7 @@ def test_plot_command(tmp_path):
     for name in ("cwnd", "throughput", "seq", "queue"):
         assert (out / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
         svg = (out / f"{name}.svg").read_text()
-        assert "lossy_link.toml" in svg and "seed 7" in svg, name   # the example says seed = 7
+        assert "lossy_link.toml" in svg and "seed 7" in svg, name  # the example says seed = 7
     r = cli("plot", str(out), "--format", "jpeg")
     assert r.returncode == 2 and "--format" in r.stderr and "svg" in r.stderr
 
@@ -116,10 +133,15 @@ def test_queue_series_keeps_the_peaks_between_samples(tmp_path):
     never below the sampled queue, and its maximum over the run is the link's
     max_queue_pkts (which the summary measures at every admission), even when
     1 s samples miss the peaks of a 40 ms-RTT sawtooth."""
-    sc = (ccsim.Builder(duration="20s", seed=1, sample_interval="1s")
-          .dumbbell(bottleneck_rate="20Mbps", bottleneck_delay="18ms", access_rate="1Gbps",
-                    access_delay="1ms", buffer="1bdp")
-          .tcp(cc="reno").flows(count=2, app="bulk").build())
+    sc = (
+        ccsim.Builder(duration="20s", seed=1, sample_interval="1s")
+        .dumbbell(
+            bottleneck_rate="20Mbps", bottleneck_delay="18ms", access_rate="1Gbps", access_delay="1ms", buffer="1bdp"
+        )
+        .tcp(cc="reno")
+        .flows(count=2, app="bulk")
+        .build()
+    )
     res = sc.run()
     lid = res.links.filter(pl.col("name") == "r0->r1")["id"][0]
     s = res.link_series.filter(pl.col("link") == lid)
@@ -135,10 +157,15 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
     import matplotlib.pyplot as plt
     from ccsim import plot
 
-    sc = (ccsim.Builder(duration="3s", seed=5, sample_interval="100ms")
-          .dumbbell(bottleneck_rate="50Mbps", bottleneck_delay="10ms", access_rate="1Gbps",
-                    access_delay="1ms", buffer="1bdp")
-          .tcp(cc="cubic").flows(count=12, app="bulk", stagger="50ms").build())
+    sc = (
+        ccsim.Builder(duration="3s", seed=5, sample_interval="100ms")
+        .dumbbell(
+            bottleneck_rate="50Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay="1ms", buffer="1bdp"
+        )
+        .tcp(cc="cubic")
+        .flows(count=12, app="bulk", stagger="50ms")
+        .build()
+    )
     sc.run().write(tmp_path)
     figs = {}
     real_save = plot._save
@@ -148,9 +175,9 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
     finally:
         plot._save = real_save
     cw = figs["cwnd"]
-    assert len([a for a in cw.axes if a.get_visible()]) == 12          # one panel per flow
+    assert len([a for a in cw.axes if a.get_visible()]) == 12  # one panel per flow
     tp = figs["throughput"]
-    assert any(a.images for a in tp.axes)                                # the per-flow heat map
+    assert any(a.images for a in tp.axes)  # the per-flow heat map
     img = next(a.images[0] for a in tp.axes if a.images).get_array()
     assert img.shape[0] == 12
     # the aggregate line is the sum of the flows' goodput at each sample
@@ -172,8 +199,15 @@ def test_bench_json_shape():
     assert any("_cubic_" in n for n in names) and any("_bbr_" in n for n in names)
     by = {s["name"]: s for s in d["scenarios"]}
     for s in d["scenarios"]:
-        assert set(s) == {"name", "delivered_pkts", "events", "cpu_s", "pkts_per_cpu_s", "events_per_cpu_s",
-                          "cost_vs_newreno"}
+        assert set(s) == {
+            "name",
+            "delivered_pkts",
+            "events",
+            "cpu_s",
+            "pkts_per_cpu_s",
+            "events_per_cpu_s",
+            "cost_vs_newreno",
+        }
         assert s["delivered_pkts"] > 100_000
         assert s["pkts_per_cpu_s"] == pytest.approx(s["delivered_pkts"] / s["cpu_s"])
         base = by["a_dumbbell_100M_newreno_sack_ts"]
@@ -197,7 +231,17 @@ def test_list_command():
     from ccsim.netmodels import LOSS_DOC
     from ccsim.scenario import QUEUE_KINDS, TOPOLOGY_DOC
     from ccsim.traffic import APP_DOC
-    for name in [*QUEUE_KINDS, *LOSS_DOC, *APP_DOC, *TOPOLOGY_DOC, "wireless_loss", "to_bad_after_good", "think", "pareto2"]:
+
+    for name in [
+        *QUEUE_KINDS,
+        *LOSS_DOC,
+        *APP_DOC,
+        *TOPOLOGY_DOC,
+        "wireless_loss",
+        "to_bad_after_good",
+        "think",
+        "pareto2",
+    ]:
         assert name in r.stdout, name
 
 
@@ -231,11 +275,18 @@ def test_bench_refuses_zero_repeats_in_one_line():
 
 
 def test_json_summary_keeps_queue_drops_and_wire_losses_apart():
-    r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--set", "sim.duration=5s", "--json",
-            "--out", "/tmp/ccsim-json-test")
+    r = cli(
+        "run",
+        str(ROOT / "examples" / "lossy_link.toml"),
+        "--set",
+        "sim.duration=5s",
+        "--json",
+        "--out",
+        "/tmp/ccsim-json-test",
+    )
     d = json.loads(r.stdout)
     fwd = [l for l in d["links"] if l["name"] == "a->b"][0]
-    assert fwd["losses"] > 0 and "drops" in fwd          # Bernoulli 1 % on the data direction
+    assert fwd["losses"] > 0 and "drops" in fwd  # Bernoulli 1 % on the data direction
 
 
 def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
@@ -243,15 +294,21 @@ def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
     import time
 
     long = tmp_path / "long.toml"
-    long.write_text('[sim]\nduration = "3000s"\nsample_interval = "1s"\n[topology]\nkind = "single_link"\n'
-                    'rate = "1Gbps"\ndelay = "10ms"\n[tcp]\ncc = "cubic"\n[[flows]]\ncount = 4\napp = "bulk"\n')
+    long.write_text(
+        '[sim]\nduration = "3000s"\nsample_interval = "1s"\n[topology]\nkind = "single_link"\n'
+        'rate = "1Gbps"\ndelay = "10ms"\n[tcp]\ncc = "cubic"\n[[flows]]\ncount = 4\napp = "bulk"\n'
+    )
     out = tmp_path / "o"
-    p = subprocess.Popen([sys.executable, "-m", "ccsim", "run", str(long), "--out", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.0)                         # imports done, the core is simulating
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "run", str(long), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3.0)  # imports done, the core is simulating
     assert p.poll() is None, p.communicate()
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=20)       # the run would take minutes: it must stop now
+    _, err = p.communicate(timeout=20)  # the run would take minutes: it must stop now
     assert p.returncode == 130, err
     line = err.strip().splitlines()[-1]
     assert "interrupted at simulated time" in line and "nothing was written" in line

@@ -3,18 +3,25 @@ timer (net/ipv4/tcp_input.c tcp_event_data_recv, tcp_incr_quickack;
 tcp_output.c tcp_send_delayed_ack; include/net/tcp.h TCP_ATO_MIN = 40 ms,
 TCP_DELACK_MAX = 200 ms, TCP_MAX_QUICKACKS = 16) against the fixed timer of
 RFC 1122 §4.2.3.2 and ns-2's DelAckSink."""
+
 import polars as pl
 import pytest
-
 from helpers import single_link
 
 MSS = 1448
 
 
 def _file(segs, extra_bytes=0, **tcp):
-    sc = single_link(duration="3s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                     trace=["seq"], flows=[dict(app="file", size=f"{segs * MSS + extra_bytes}B")],
-                     tcp=dict(cc="newreno", **tcp))
+    sc = single_link(
+        duration="3s",
+        rate="100Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        trace=["seq"],
+        flows=[dict(app="file", size=f"{segs * MSS + extra_bytes}B")],
+        tcp=dict(cc="newreno", **tcp),
+    )
     return sc.run()
 
 
@@ -66,9 +73,15 @@ def test_quickack_is_granted_again_after_idle(timer, want):
     16/2 = 8 (tcp_incr_quickack). Linux: 8 single ACKs and one for the last
     two segments in each period; a receiver whose quota is only granted
     once ACKs the second period's 10 segments in pairs."""
-    sc = single_link(duration="3s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                     flows=[dict(app="schedule", on=[["0s", "0.0003s"], ["2s", "2.0003s"]])],
-                     tcp=dict(cc="newreno", rwnd="16pkt", quickack=8 if timer == "fixed" else 16, delack_timer=timer))
+    sc = single_link(
+        duration="3s",
+        rate="100Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        flows=[dict(app="schedule", on=[["0s", "0.0003s"], ["2s", "2.0003s"]])],
+        tcp=dict(cc="newreno", rwnd="16pkt", quickack=8 if timer == "fixed" else 16, delack_timer=timer),
+    )
     f = sc.run().flows.row(0, named=True)
     assert f["data_pkts_sent"] == 20
     assert f["acks_sent"] == want

@@ -7,6 +7,7 @@ rate (rate × MSS / packet size), the configured propagation delay, the
 slow-start latency model of Cardwell, Savage & Anderson (2000) for a
 loss-free transfer, and the queue's configured limit.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,10 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+import ccsim
 import numpy as np
 import pytest
-
-import ccsim
 from ccsim.emulation import available, check_supported, emulate
 from ccsim.emulation.netns import DEV_RE, NS_RE, list_namespaces, sh
 
@@ -30,9 +30,11 @@ needs_emu = pytest.mark.skipif(WHY is not None, reason=f"emulation unavailable: 
 
 
 def single(rate="10Mbps", delay="10ms", duration="3s", buffer="1bdp", cc="cubic", app=None, iw=10, flows=1):
-    b = (ccsim.Builder(duration=duration, seed=1, sample_interval="100ms")
-         .single_link(rate=rate, delay=delay, buffer=buffer)
-         .tcp(cc=cc, initial_window=iw))
+    b = (
+        ccsim.Builder(duration=duration, seed=1, sample_interval="100ms")
+        .single_link(rate=rate, delay=delay, buffer=buffer)
+        .tcp(cc=cc, initial_window=iw)
+    )
     b = b.flows(count=flows, **(app or {"app": "bulk"}))
     return b.build()
 
@@ -51,7 +53,7 @@ def test_bulk_flow_fills_the_link_and_measures_the_configured_rtt():
     before = ccsim_leftovers()
     r = emulate(single())
     f = r.flows.row(0, named=True)
-    payload_rate = 10e6 * 1448 / 1500          # 1448-byte payload in a 1500-byte packet
+    payload_rate = 10e6 * 1448 / 1500  # 1448-byte payload in a 1500-byte packet
     assert f["goodput_bps"] >= 0.90 * payload_rate, f
     assert f["goodput_bps"] <= payload_rate * 1.001, f
     # The handshake's RTT sample is the smallest: 2 × 10 ms + a 60-byte SYN
@@ -145,11 +147,17 @@ def ccsim_col(name):
 @needs_emu
 def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
     toml = tmp_path / "long.toml"
-    toml.write_text('[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
-                    'delay = "5ms"\n[tcp]\ncc = "cubic"\n[[flows]]\napp = "bulk"\n')
+    toml.write_text(
+        '[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
+        'delay = "5ms"\n[tcp]\ncc = "cubic"\n[[flows]]\napp = "bulk"\n'
+    )
     before = set(list_namespaces())
-    p = subprocess.Popen([sys.executable, "-m", "ccsim", "emulate", str(toml), "--out", str(tmp_path / "out")],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "emulate", str(toml), "--out", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     new: set[str] = set()
     for _ in range(200):
         new = set(list_namespaces()) - before
@@ -173,12 +181,14 @@ def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
 def test_unsupported_features_are_refused_by_name():
     from ccsim.scenario import Scenario
 
-    sc = Scenario.from_dict({
-        "sim": {"duration": "1s"},
-        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
-        "tcp": {"cc": "newreno", "stack": "ns2"},
-        "flows": [{"app": "onoff", "on": "1s", "off": "1s"}],
-    })
+    sc = Scenario.from_dict(
+        {
+            "sim": {"duration": "1s"},
+            "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
+            "tcp": {"cc": "newreno", "stack": "ns2"},
+            "flows": [{"app": "onoff", "on": "1s", "off": "1s"}],
+        }
+    )
     bad = check_supported(sc.core)
     text = "; ".join(bad)
     assert "flows[0].app.kind = 'on_off'" in text
@@ -206,8 +216,10 @@ def test_cli_emulate_prints_the_summary_and_writes_readable_results(tmp_path, ca
     from ccsim.results import read
 
     toml = tmp_path / "two.toml"
-    toml.write_text('[sim]\nduration = "2s"\nseed = 1\nsample_interval = "50ms"\n[topology]\nkind = "single_link"\n'
-                    'rate = "100Mbps"\ndelay = "5ms"\n[tcp]\ncc = "bbr"\n[[flows]]\ncount = 2\napp = "file"\nsize = "50KB"\n')
+    toml.write_text(
+        '[sim]\nduration = "2s"\nseed = 1\nsample_interval = "50ms"\n[topology]\nkind = "single_link"\n'
+        'rate = "100Mbps"\ndelay = "5ms"\n[tcp]\ncc = "bbr"\n[[flows]]\ncount = 2\napp = "file"\nsize = "50KB"\n'
+    )
     assert cli.main(["emulate", str(toml), "--out", str(tmp_path / "out"), "--no-plots"]) == 0
     out = capsys.readouterr().out
     assert "emulation envelope" in out and "results written" in out

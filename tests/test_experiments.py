@@ -4,6 +4,7 @@ Expected values come from the definitions in docs/experiments.md (run ids,
 expansion order) and from statistics tables (Student-t quantiles), never
 from ccsim's own output; the executor and resume tests compare ccsim with
 itself run another way, which is the property under test."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,10 +18,9 @@ import threading
 import time
 from pathlib import Path
 
+import ccsim
 import polars as pl
 import pytest
-
-import ccsim
 from ccsim import _core
 from ccsim.experiments import executors, store
 from ccsim.experiments.aggregate import aggregate
@@ -28,17 +28,10 @@ from ccsim.experiments.campaign import open_campaign
 from ccsim.experiments.runner import SweepFailed, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
 from ccsim.overrides import parse_assignment, set_path
+from helpers import TINY
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-
-TINY = {
-    "sim": {"duration": "1s", "seed": 1, "sample_interval": "100ms"},
-    "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
-    "tcp": {"cc": "newreno"},
-    # drawn start times: the seed changes the run
-    "flows": [{"count": 2, "app": "bulk", "start": {"dist": "uniform", "min": "0s", "max": "200ms"}}],
-}
 
 
 def tiny_sweep(seeds=2, **kw) -> Sweep:
@@ -53,15 +46,24 @@ def run_files(out: Path) -> dict[str, bytes]:
 
 # ---------------------------------------------------------------- expansion
 
+
 def test_grid_zip_and_seed_order():
-    sw = Sweep(TINY, grid={"tcp.cc": ["a", "b"], "topology.buffer": ["1bdp", "2bdp", "3bdp"]},
-               zip={"topology.rate": ["1Mbps", "2Mbps"], "sim.duration": ["2s", "1s"]}, seeds=[5, 9])
+    sw = Sweep(
+        TINY,
+        grid={"tcp.cc": ["a", "b"], "topology.buffer": ["1bdp", "2bdp", "3bdp"]},
+        zip={"topology.rate": ["1Mbps", "2Mbps"], "sim.duration": ["2s", "1s"]},
+        seeds=[5, 9],
+    )
     pts = list(sw.points())
     assert len(sw) == len(pts) == 2 * 3 * 2 * 2
     # first grid axis slowest, then the zip group, then the seed
     assert [p.params["seed"] for p in pts[:4]] == [5, 9, 5, 9]
-    assert [(p.params["topology.rate"], p.params["sim.duration"]) for p in pts[:4]] == \
-           [("1Mbps", "2s"), ("1Mbps", "2s"), ("2Mbps", "1s"), ("2Mbps", "1s")]
+    assert [(p.params["topology.rate"], p.params["sim.duration"]) for p in pts[:4]] == [
+        ("1Mbps", "2s"),
+        ("1Mbps", "2s"),
+        ("2Mbps", "1s"),
+        ("2Mbps", "1s"),
+    ]
     assert pts[0].params["tcp.cc"] == "a" and pts[12].params["tcp.cc"] == "b"
     assert [p.params["topology.buffer"] for p in pts[:12:4]] == ["1bdp", "2bdp", "3bdp"]
     # the point's scenario mapping carries every value and the seed
@@ -74,8 +76,13 @@ def test_grid_zip_and_seed_order():
 def test_seeds_forms_and_derived_values():
     assert Sweep(TINY, seeds=3).seeds == [1, 2, 3]
     assert Sweep(TINY).seeds == [1]  # the base's sim.seed
-    sw = Sweep(TINY, grid={"topology.rate": ["10Mbps", "40Mbps"],
-                           "topology.buffer": lambda p: "100pkt" if p["topology.rate"] == "40Mbps" else "25pkt"})
+    sw = Sweep(
+        TINY,
+        grid={
+            "topology.rate": ["10Mbps", "40Mbps"],
+            "topology.buffer": lambda p: "100pkt" if p["topology.rate"] == "40Mbps" else "25pkt",
+        },
+    )
     got = [(p.params["topology.rate"], p.raw["topology"]["buffer"]) for p in sw.points()]
     assert got == [("10Mbps", "25pkt"), ("40Mbps", "100pkt")]
     assert sw.axis_names() == ["topology.rate", "topology.buffer", "seed"]
@@ -100,7 +107,9 @@ def test_bad_axes_are_named():
     with pytest.raises(SweepError) as e:
         run_sweep(sw, "/nonexistent/never-created")
     msg = str(e.value)
-    assert "sweep point 2 of 2" in msg and "axis topology.buffer = '0bdp'" in msg and "topology.buffer: got '0bdp'" in msg
+    assert (
+        "sweep point 2 of 2" in msg and "axis topology.buffer = '0bdp'" in msg and "topology.buffer: got '0bdp'" in msg
+    )
     assert not Path("/nonexistent/never-created").exists()
     # an error in a derived value's function is this point's error too
     sw = Sweep(TINY, grid={"topology.rate": ["1Mbps"], "tcp.mss": lambda p: 1 // 0})
@@ -115,9 +124,11 @@ def test_bad_axes_are_named():
 def test_sweep_file_format(tmp_path):
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
     f = tmp_path / "s.toml"
-    f.write_text('base = "base.toml"\nseeds = [3, 4]\n[set]\n"sim.duration" = "500ms"\n'
-                 '[grid]\n"tcp.cc" = ["reno", "cubic"]\n[zip]\n"topology.rate" = ["1Mbps", "2Mbps"]\n'
-                 '"topology.delay" = ["5ms", "6ms"]\n')
+    f.write_text(
+        'base = "base.toml"\nseeds = [3, 4]\n[set]\n"sim.duration" = "500ms"\n'
+        '[grid]\n"tcp.cc" = ["reno", "cubic"]\n[zip]\n"topology.rate" = ["1Mbps", "2Mbps"]\n'
+        '"topology.delay" = ["5ms", "6ms"]\n'
+    )
     sw = Sweep.from_file(f)
     assert len(sw) == 8 and sw.set == {"sim.duration": "500ms"}
     assert all(p.raw["sim"]["duration"] == "500ms" for p in sw.points())
@@ -125,12 +136,13 @@ def test_sweep_file_format(tmp_path):
     f.write_text('base = "base.toml"\n[grid]\n"tcp.cc" = ["reno"]\n[flows]\ncount = 1\n')
     with pytest.raises(SweepError, match="flows: unknown key"):
         Sweep.from_file(f)
-    f.write_text('seeds = 2\n')
+    f.write_text("seeds = 2\n")
     with pytest.raises(SweepError, match="base: missing"):
         Sweep.from_file(f)
 
 
 # ---------------------------------------------------------------- overrides and TOML
+
 
 def test_overrides():
     raw = {"tcp": {"cc": "reno"}, "flows": [{"count": 1}, {"count": 2}]}
@@ -138,8 +150,11 @@ def test_overrides():
     set_path(raw, "flows[*].app", "bulk")
     set_path(raw, "flows[1].count", 5)
     set_path(raw, "topology.queue.kind", "red")
-    assert raw == {"tcp": {"cc": "cubic"}, "flows": [{"count": 1, "app": "bulk"}, {"count": 5, "app": "bulk"}],
-                   "topology": {"queue": {"kind": "red"}}}
+    assert raw == {
+        "tcp": {"cc": "cubic"},
+        "flows": [{"count": 1, "app": "bulk"}, {"count": 5, "app": "bulk"}],
+        "topology": {"queue": {"kind": "red"}},
+    }
     with pytest.raises(ccsim.ScenarioError, match="flows is a list; index it"):
         set_path(raw, "flows.count", 3)
     with pytest.raises(ccsim.ScenarioError, match="index 7 does not exist"):
@@ -150,21 +165,55 @@ def test_overrides():
     assert parse_assignment("flows[0].count = 4") == ("flows[0].count", 4)
     assert parse_assignment("tcp.sack=true") == ("tcp.sack", True)
     assert parse_assignment("topology.buffer=2bdp") == ("topology.buffer", "2bdp")
-    assert parse_assignment('topology.loss={kind = "bernoulli", p = 0.01}') == ("topology.loss", {"kind": "bernoulli", "p": 0.01})
+    assert parse_assignment('topology.loss={kind = "bernoulli", p = 0.01}') == (
+        "topology.loss",
+        {"kind": "bernoulli", "p": 0.01},
+    )
 
 
 def test_run_set_flag_matches_editing_the_file(tmp_path):
     base = ccsim.load(ROOT / "examples" / "dumbbell.toml")
-    r = subprocess.run([PY, "-m", "ccsim", "run", str(ROOT / "examples" / "dumbbell.toml"), "--set", "tcp.cc=cubic",
-                        "--set", "sim.duration=2s", "--set", "flows[0].count=3", "--json", "--no-plots",
-                        "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "ccsim",
+            "run",
+            str(ROOT / "examples" / "dumbbell.toml"),
+            "--set",
+            "tcp.cc=cubic",
+            "--set",
+            "sim.duration=2s",
+            "--set",
+            "flows[0].count=3",
+            "--json",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     m = json.loads((tmp_path / "o" / "manifest.json").read_text())
     edited = base.with_overrides({"tcp.cc": "cubic", "sim.duration": "2s", "flows[0].count": 3})
     assert m["resolved"] == edited.core
     assert [f["cc"] for f in json.loads(r.stdout)["flows"]] == ["cubic"] * 3
-    r = subprocess.run([PY, "-m", "ccsim", "run", str(ROOT / "examples" / "dumbbell.toml"), "--set", "tcp.cc=cubik",
-                        "--out", str(tmp_path / "p")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "ccsim",
+            "run",
+            str(ROOT / "examples" / "dumbbell.toml"),
+            "--set",
+            "tcp.cc=cubik",
+            "--out",
+            str(tmp_path / "p"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "tcp.cc: got 'cubik'" in r.stderr and not (tmp_path / "p").exists()
 
 
@@ -178,11 +227,19 @@ def test_examples_round_trip_through_toml(name, tmp_path):
 
 
 def test_builder_round_trip_runs_identically(tmp_path):
-    b = (ccsim.Builder(duration="2s", seed=4)
-         .dumbbell(bottleneck_rate="20Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay=(("1ms"))),
-         )[0]
+    b = (
+        ccsim.Builder(duration="2s", seed=4).dumbbell(
+            bottleneck_rate="20Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay=("1ms")
+        ),
+    )[0]
     b = b.tcp(cc="bic", max_cwnd=None, rwnd=None, sack="rfc6675", pacing_ss_ratio=2.5, cc_params={"beta": 0.75})
-    b = b.flows(count=3, app="file", size="300KB", start={"dist": "exponential", "mean": "100ms"}, rtt={"spread": ["30ms", "90ms"]})
+    b = b.flows(
+        count=3,
+        app="file",
+        size="300KB",
+        start={"dist": "exponential", "mean": "100ms"},
+        rtt={"spread": ["30ms", "90ms"]},
+    )
     sc = b.build()
     text = ccsim.dump(b)
     assert "max_cwnd" not in text  # None = not given
@@ -194,21 +251,31 @@ def test_builder_round_trip_runs_identically(tmp_path):
 
 # ---------------------------------------------------------------- run identity
 
+
 def test_run_id_definition_and_sensitivity():
     sc = ccsim.Scenario(TINY)
-    text = json.dumps({"scenario": sc.core, "model_version": _core.MODEL_VERSION, "ccsim_version": ccsim.__version__},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    text = json.dumps(
+        {"scenario": sc.core, "model_version": _core.MODEL_VERSION, "ccsim_version": ccsim.__version__},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+    )
     assert store.run_id(sc.core) == hashlib.sha256(text.encode()).hexdigest()[:20]
     # the same in another process (another hash seed, fresh interpreter)
-    code = ("import ccsim, json, sys; from ccsim.experiments.store import run_id; "
-            "print(run_id(ccsim.Scenario(json.loads(sys.argv[1])).core))")
-    other = subprocess.run([PY, "-c", code, json.dumps(TINY)], capture_output=True, text=True,
-                           env={**os.environ, "PYTHONHASHSEED": "123"}).stdout.strip()
+    code = (
+        "import ccsim, json, sys; from ccsim.experiments.store import run_id; "
+        "print(run_id(ccsim.Scenario(json.loads(sys.argv[1])).core))"
+    )
+    other = subprocess.run(
+        [PY, "-c", code, json.dumps(TINY)], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "123"}
+    ).stdout.strip()
     assert other == store.run_id(sc.core)
-    ids = {store.run_id(sc.core),
-           store.run_id(sc.with_seed(2).core),
-           store.run_id(sc.with_overrides({"tcp.cc": "cubic"}).core),
-           store.run_id(sc.with_overrides({"topology.buffer": "2bdp"}).core)}
+    ids = {
+        store.run_id(sc.core),
+        store.run_id(sc.with_seed(2).core),
+        store.run_id(sc.with_overrides({"tcp.cc": "cubic"}).core),
+        store.run_id(sc.with_overrides({"topology.buffer": "2bdp"}).core),
+    }
     assert len(ids) == 4
     # units and defaults are resolved first: the same scenario written differently has the same id
     same = sc.with_overrides({"topology.rate": "10000kbps", "tcp.mss": 1448})
@@ -218,11 +285,14 @@ def test_run_id_definition_and_sensitivity():
 def test_run_id_changes_with_model_version(monkeypatch):
     core = ccsim.Scenario(TINY).core
     a = store.run_id(core)
-    monkeypatch.setattr(store, "model_tag", lambda: {"model_version": _core.MODEL_VERSION + 1, "ccsim_version": ccsim.__version__})
+    monkeypatch.setattr(
+        store, "model_tag", lambda: {"model_version": _core.MODEL_VERSION + 1, "ccsim_version": ccsim.__version__}
+    )
     assert store.run_id(core) != a
 
 
 # ---------------------------------------------------------------- store, resume, executors
+
 
 def test_sweep_store_and_second_run_computes_nothing(tmp_path):
     out = tmp_path / "c"
@@ -261,8 +331,10 @@ def test_executors_give_identical_results(tmp_path):
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
     sweep_file = tmp_path / "s.toml"
     (tmp_path / "base.toml").write_text(ccsim.Scenario(dict(TINY, sim={"duration": "3s", "seed": 1})).to_toml())
-    sweep_file.write_text('base = "base.toml"\nseeds = 6\n[grid]\n"tcp.cc" = ["newreno", "cubic", "reno"]\n'
-                          '"topology.buffer" = ["0.5bdp", "1bdp", "2bdp"]\n')
+    sweep_file.write_text(
+        'base = "base.toml"\nseeds = 6\n[grid]\n"tcp.cc" = ["newreno", "cubic", "reno"]\n'
+        '"topology.buffer" = ["0.5bdp", "1bdp", "2bdp"]\n'
+    )
     out = tmp_path / "killed"
     p = subprocess.Popen([PY, "-m", "ccsim", "sweep", str(sweep_file), "--out", str(out), "--serial", "--quiet"])
     cat = out / "catalogue.jsonl"
@@ -282,8 +354,9 @@ def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
         f.write(b'{"run_id": "0123", "params": {"se')
     c = open_campaign(out)  # readers see only finished runs
     assert c.ok_runs.height == len(list((out / "runs").iterdir()))
-    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(sweep_file), "--out", str(out), "--json"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(sweep_file), "--out", str(out), "--json"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["existing"] >= 10 and rep["existing"] + rep["computed"] == 54
@@ -325,10 +398,26 @@ def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path):
     assert c.ok_runs["topology.rate"].to_list() == ["10Mbps"]
     # the CLI exits non-zero and lists the failure
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
-    (tmp_path / "s.toml").write_text('base = "base.toml"\n[zip]\n"topology.rate" = ["10Mbps", "10Gbps"]\n'
-                                     '"sim.duration" = ["1s", "1000s"]\n')
-    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "d"),
-                        "--timeout", "0.5", "-j", "2"], capture_output=True, text=True)
+    (tmp_path / "s.toml").write_text(
+        'base = "base.toml"\n[zip]\n"topology.rate" = ["10Mbps", "10Gbps"]\n"sim.duration" = ["1s", "1000s"]\n'
+    )
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "ccsim",
+            "sweep",
+            str(tmp_path / "s.toml"),
+            "--out",
+            str(tmp_path / "d"),
+            "--timeout",
+            "0.5",
+            "-j",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "1 runs did not produce results" in r.stderr and "timeout" in r.stderr
     # invalid points: refused up front, or recorded with --keep-going
     bad = Sweep(TINY, grid={"topology.buffer": ["1bdp", "0bdp"]})
@@ -340,8 +429,9 @@ def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path):
 def test_pool_survives_a_dead_worker():
     sc = ccsim.Scenario(TINY)
     long = sc.with_overrides({"topology.rate": "10Gbps", "sim.duration": "1000s"})
-    tasks = [{"run_id": "long", "core_json": long.to_core_json(), "timeout_s": None}] + \
-            [{"run_id": f"r{i}", "core_json": sc.with_seed(i).to_core_json(), "timeout_s": None} for i in range(4)]
+    tasks = [{"run_id": "long", "core_json": long.to_core_json(), "timeout_s": None}] + [
+        {"run_id": f"r{i}", "core_json": sc.with_seed(i).to_core_json(), "timeout_s": None} for i in range(4)
+    ]
     pool = executors.Pool(2)
     killer = None
 
@@ -385,13 +475,17 @@ def test_dry_run_counts_and_estimates(tmp_path):
     d = dry_run(sw, tmp_path / "none")
     assert d["runs"] == d["to_run"] == 8 and d["existing"] == 0 and d["invalid"] == []
     assert d["sim_seconds"] == pytest.approx(8.0) and d["cpu_s_estimate"] > 0 and d["calibration_points"] == 3
-    run_sweep(Sweep(TINY, grid={"tcp.cc": ["newreno"], "topology.buffer": ["0.5bdp"]}, seeds=2), tmp_path / "c",
-              executor="serial")
+    run_sweep(
+        Sweep(TINY, grid={"tcp.cc": ["newreno"], "topology.buffer": ["0.5bdp"]}, seeds=2),
+        tmp_path / "c",
+        executor="serial",
+    )
     assert dry_run(sw, tmp_path / "c")["existing"] == 2
     assert not (tmp_path / "none").exists()
 
 
 # ---------------------------------------------------------------- aggregation, query, plots
+
 
 def test_aggregate_against_hand_computed_t_intervals():
     df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 3 + ["c"], "x": [1.0, 2.0, 3.0, 4.0, 10.0, 10.0, 13.0, 7.0]})
@@ -402,7 +496,7 @@ def test_aggregate_against_hand_computed_t_intervals():
     assert a["x_ci_hi"][0] == pytest.approx(2.5 + 3.182 * s / 2, abs=1e-3)
     assert a["x_ci_lo"][0] == pytest.approx(2.5 - 3.182 * s / 2, abs=1e-3)
     # group b: mean 11, s = sqrt(3); t(0.975, 2) = 4.303
-    assert a["x_ci_hi"][1] == pytest.approx(11 + 4.303 * 3 ** 0.5 / 3 ** 0.5, abs=1e-3)
+    assert a["x_ci_hi"][1] == pytest.approx(11 + 4.303 * 3**0.5 / 3**0.5, abs=1e-3)
     # one sample: no interval
     lone = a.row(2, named=True)
     assert lone["x_n"] == 1 and lone["x_mean"] == 7.0
@@ -415,9 +509,19 @@ def test_aggregate_against_hand_computed_t_intervals():
 def test_query_and_plot_sweep(tmp_path):
     out = tmp_path / "c"
     run_sweep(tiny_sweep(), out, executor="serial")
-    r = subprocess.run([PY, "-m", "ccsim", "query", str(out),
-                        'SELECT "tcp.cc", count(*) AS n, count(DISTINCT run_id) AS runs FROM flows GROUP BY 1 ORDER BY 1',
-                        "--csv"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "ccsim",
+            "query",
+            str(out),
+            'SELECT "tcp.cc", count(*) AS n, count(DISTINCT run_id) AS runs FROM flows GROUP BY 1 ORDER BY 1',
+            "--csv",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["tcp.cc,n,runs", "cubic,8,4", "newreno,8,4"]
     c = open_campaign(out)
@@ -427,22 +531,44 @@ def test_query_and_plot_sweep(tmp_path):
     per = c.per_run("flows.goodput_bps", "sum")
     want = flows.group_by("run_id").agg(pl.col("goodput_bps").sum())
     assert per.join(want, on="run_id")["flows.goodput_bps"].to_list() == pytest.approx(
-        per.join(want, on="run_id")["goodput_bps"].to_list())
+        per.join(want, on="run_id")["goodput_bps"].to_list()
+    )
     j = c.per_run("flows.goodput_bps", "jain")["jain(flows.goodput_bps)"]
     assert ((j > 0.5 - 1e-9) & (j <= 1 + 1e-9)).all()  # two flows: J in [1/2, 1]
-    r = subprocess.run([PY, "-m", "ccsim", "plot-sweep", str(out), "--x", "topology.buffer", "--y", "flows.goodput_bps",
-                        "--hue", "tcp.cc", "--reduce", "sum"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            PY,
+            "-m",
+            "ccsim",
+            "plot-sweep",
+            str(out),
+            "--x",
+            "topology.buffer",
+            "--y",
+            "flows.goodput_bps",
+            "--hue",
+            "tcp.cc",
+            "--reduce",
+            "sum",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     png = Path(r.stdout.strip())
     assert png.exists() and png.stat().st_size > 5000
     r = subprocess.run([PY, "-m", "ccsim", "query", str(out), "SELECT nope FROM flows"], capture_output=True, text=True)
     assert r.returncode == 2 and "query failed" in r.stderr
-    r = subprocess.run([PY, "-m", "ccsim", "plot-sweep", str(out), "--x", "tcp.mss", "--y", "flows.goodput_bps"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "plot-sweep", str(out), "--x", "tcp.mss", "--y", "flows.goodput_bps"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "not an axis of this campaign" in r.stderr
 
 
 # ---------------------------------------------------------------- run control
+
 
 def test_run_control_cancels_and_does_not_change_results():
     sc = ccsim.Scenario(TINY)
@@ -451,8 +577,9 @@ def test_run_control_cancels_and_does_not_change_results():
     b = _core.run(sc.to_core_json(), ctl)
     assert ctl.sim_time_s() == pytest.approx(1.0)
     for t in ("flows", "flow_series"):
-        assert [(n, d, bytes(x) if not isinstance(x, list) else x) for n, d, x in a["tables"][t]] == \
-               [(n, d, bytes(x) if not isinstance(x, list) else x) for n, d, x in b["tables"][t]]
+        assert [(n, d, bytes(x) if not isinstance(x, list) else x) for n, d, x in a["tables"][t]] == [
+            (n, d, bytes(x) if not isinstance(x, list) else x) for n, d, x in b["tables"][t]
+        ]
     long = sc.with_overrides({"topology.rate": "10Gbps", "sim.duration": "1000s"})
     ctl = _core.RunControl()
     threading.Timer(0.3, ctl.cancel).start()
@@ -483,7 +610,10 @@ def test_slurm_example_builds_its_cluster():
 def test_dask_executor_accepts_a_client(tmp_path):
     from dask.distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl) as client:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl,
+        Client(cl) as client,
+    ):
         rep = run_sweep(tiny_sweep(seeds=1), tmp_path / "c", dask=client)
         assert rep.computed == 4 and client.status == "running"  # the caller's client is left open
     ref = tmp_path / "s"

@@ -2,6 +2,7 @@
 (with and without the `__main__` guard), sweeps that fail loudly, notebooks
 (a real Jupyter kernel through jupyter_client / nbclient), errors with the
 way out, the identical-seeds warning and the sweep figure's bounds."""
+
 import os
 import re
 import subprocess
@@ -12,22 +13,18 @@ import time
 import warnings
 from pathlib import Path
 
+import ccsim
+import helpers
 import polars as pl
 import pytest
-
-import ccsim
 from ccsim.experiments.aggregate import aggregate, describe_metric, plot_sweep
 from ccsim.experiments.runner import IdenticalSeedsWarning, run_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
-TINY = {
-    "sim": {"duration": "1s", "seed": 1, "sample_interval": "100ms"},
-    "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
-    "tcp": {"cc": "newreno"},
-    "flows": [{"count": 2, "app": "bulk"}],  # no random element
-}
+TINY = dict(helpers.TINY, flows=[{"count": 2, "app": "bulk"}])  # no random element
+DRAWN = helpers.TINY  # start times drawn from the seed
 
 
 def readme_snippet() -> str:
@@ -89,7 +86,7 @@ def test_a_worker_that_dies_while_starting_names_the_cause(tmp_path):
     assert "died while starting (exit code 3)" in r.stderr and "has no `if __name__" in r.stderr
 
 
-CRASH_HARNESS = '''
+CRASH_HARNESS = """
 # Test harness: a native crash of one run, as a segfault in the core would be.
 import os
 import ccsim._core as core
@@ -104,7 +101,7 @@ def run(payload, control=None):
 
 
 core.run = run
-'''
+"""
 
 
 def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
@@ -114,8 +111,12 @@ def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
     (tmp_path / "s.toml").write_text('base = "base.toml"\n[grid]\n"sim.duration" = ["1s", "1.234s", "2s"]\n')
     env = dict(os.environ, PYTHONPATH=str(harness))
-    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "c"), "-j", "2"],
-                       capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "c"), "-j", "2"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1, r.stderr
     assert "1 runs did not produce results" in r.stderr
     assert re.search(r"sim\.duration='1\.234s'.*crash: worker process died \(exit code -6\)", r.stderr), r.stderr
@@ -127,9 +128,9 @@ def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
     code = textwrap.dedent(f"""
         import ccsim
         if __name__ == "__main__":
-            sw = ccsim.Sweep.from_file({str(tmp_path / 's.toml')!r})
+            sw = ccsim.Sweep.from_file({str(tmp_path / "s.toml")!r})
             try:
-                ccsim.run_sweep(sw, {str(tmp_path / 'd')!r}, jobs=2)
+                ccsim.run_sweep(sw, {str(tmp_path / "d")!r}, jobs=2)
             except ccsim.SweepFailed as e:
                 print("RAISED", e.report.computed, len(e.report.failed))
                 print(e)
@@ -142,20 +143,28 @@ def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
 def test_dry_run_with_invalid_points_exits_2(tmp_path):
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
     (tmp_path / "s.toml").write_text('base = "base.toml"\n[grid]\n"topology.buffer" = ["1bdp", "0bdp"]\n')
-    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(tmp_path / "s.toml"), "--dry-run", "--out",
-                        str(tmp_path / "c")], capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(tmp_path / "s.toml"), "--dry-run", "--out", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "1 invalid points" in r.stderr and "0bdp" in r.stdout
-    r = subprocess.run([PY, "-m", "ccsim", "run", str(tmp_path / "s.toml"), "--no-write"], capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "run", str(tmp_path / "s.toml"), "--no-write"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and "this is a sweep file" in r.stderr and "ccsim sweep" in r.stderr
 
 
-@pytest.mark.parametrize("override, hint", [
-    ({"tcp.cc": "cubik"}, "did you mean 'cubic'?"),
-    ({"tcp.cc": "BBR"}, "did you mean 'bbr'?"),
-    ({"tcp.delayed_ak": True}, "did you mean 'delayed_ack'?"),
-    ({"topology.queue": "codle"}, "did you mean 'codel'"),
-    ({"topology.kind": "dumbel"}, "did you mean 'dumbbell'?"),
-])
+@pytest.mark.parametrize(
+    "override, hint",
+    [
+        ({"tcp.cc": "cubik"}, "did you mean 'cubic'?"),
+        ({"tcp.cc": "BBR"}, "did you mean 'bbr'?"),
+        ({"tcp.delayed_ak": True}, "did you mean 'delayed_ack'?"),
+        ({"topology.queue": "codle"}, "did you mean 'codel'"),
+        ({"topology.kind": "dumbel"}, "did you mean 'dumbbell'?"),
+    ],
+)
 def test_errors_suggest_the_close_name(override, hint):
     with pytest.raises(ccsim.ScenarioError) as ei:
         ccsim.load(ROOT / "examples" / "dumbbell.toml").with_overrides(override)
@@ -163,9 +172,7 @@ def test_errors_suggest_the_close_name(override, hint):
 
 
 def test_query_hints_quoting_and_columns(tmp_path):
-    run_sweep(ccsim.Sweep(dict(TINY, flows=[{"count": 2, "app": "bulk", "start": {"dist": "uniform", "min": "0s",
-                                                                                  "max": "0.2s"}}]),
-                          grid={"tcp.cc": ["reno", "cubic"]}), tmp_path / "c", executor="serial")
+    run_sweep(ccsim.Sweep(DRAWN, grid={"tcp.cc": ["reno", "cubic"]}), tmp_path / "c", executor="serial")
     c = ccsim.open_campaign(tmp_path / "c")
     with pytest.raises(ccsim.ScenarioError) as ei:
         c.query("SELECT tcp.cc, avg(goodput_bps) FROM flows GROUP BY 1")
@@ -181,25 +188,25 @@ def test_query_hints_quoting_and_columns(tmp_path):
 
 def test_identical_seeds_warn_and_random_ones_do_not(tmp_path):
     with pytest.warns(IdenticalSeedsWarning, match="every point gave identical results for each of its 3 seeds"):
-        rep = run_sweep(ccsim.Sweep(TINY, grid={"tcp.cc": ["reno", "cubic"]}, seeds=3), tmp_path / "a",
-                        executor="serial")
+        rep = run_sweep(
+            ccsim.Sweep(TINY, grid={"tcp.cc": ["reno", "cubic"]}, seeds=3), tmp_path / "a", executor="serial"
+        )
     assert rep.warnings and "drawn start times" in rep.warnings[0] and "warning:" in rep.summary()
-    drawn = dict(TINY, flows=[{"count": 2, "app": "bulk", "start": {"dist": "uniform", "min": "0s", "max": "0.2s"}}])
     with warnings.catch_warnings():
         warnings.simplefilter("error", IdenticalSeedsWarning)
-        rep = run_sweep(ccsim.Sweep(drawn, grid={"tcp.cc": ["reno", "cubic"]}, seeds=3), tmp_path / "b",
-                        executor="serial")
+        rep = run_sweep(
+            ccsim.Sweep(DRAWN, grid={"tcp.cc": ["reno", "cubic"]}, seeds=3), tmp_path / "b", executor="serial"
+        )
     assert rep.warnings == []
 
 
 def test_sweep_figure_labels_and_bounded_ci(tmp_path):
     # Jain indices near 1 with a spread whose Student-t interval crosses 1:
     # mean 0.97, s = 0.0283, n = 3 -> half-width t(0.975, 2) * s / sqrt(3) = 4.303 * 0.01633 = 0.0703
-    frame = pl.DataFrame({"x": ["a"] * 3 + ["b"] * 3,
-                          "jain(flows.goodput_bps)": [0.99, 0.99, 0.93, 0.5, 0.6, 0.7]})
+    frame = pl.DataFrame({"x": ["a"] * 3 + ["b"] * 3, "jain(flows.goodput_bps)": [0.99, 0.99, 0.93, 0.5, 0.6, 0.7]})
     a = aggregate(frame, "x", "jain(flows.goodput_bps)", bounds=(0.0, 1.0)).sort("x")
     assert a["jain(flows.goodput_bps)_ci_hi"][0] == 1.0 and a["jain(flows.goodput_bps)_ci_clipped"][0]
-    assert a["jain(flows.goodput_bps)_ci_lo"][0] == pytest.approx(0.97 - 4.302653 * 0.034641 / 3 ** 0.5, rel=1e-4)
+    assert a["jain(flows.goodput_bps)_ci_lo"][0] == pytest.approx(0.97 - 4.302653 * 0.034641 / 3**0.5, rel=1e-4)
     assert not a["jain(flows.goodput_bps)_ci_clipped"][1]
     fig = plot_sweep(frame, "x", "jain(flows.goodput_bps)", out=tmp_path / "j.png")
     ax = fig.axes[0]
@@ -213,15 +220,33 @@ def test_sweep_figure_labels_and_bounded_ci(tmp_path):
 
 
 def test_hue_by_a_table_column_and_replacing_a_figure_is_said(tmp_path):
-    mixed = dict(TINY, flows=[{"count": 1, "app": "bulk", "cc": "reno", "start": {"dist": "uniform", "min": "0s",
-                                                                                    "max": "0.2s"}},
-                              {"count": 1, "app": "bulk", "cc": "cubic"}])
-    run_sweep(ccsim.Sweep(mixed, grid={"topology.buffer": ["0.5bdp", "2bdp"]}, seeds=2), tmp_path / "c",
-              executor="serial")
+    mixed = dict(
+        TINY,
+        flows=[
+            {"count": 1, "app": "bulk", "cc": "reno", "start": {"dist": "uniform", "min": "0s", "max": "0.2s"}},
+            {"count": 1, "app": "bulk", "cc": "cubic"},
+        ],
+    )
+    run_sweep(
+        ccsim.Sweep(mixed, grid={"topology.buffer": ["0.5bdp", "2bdp"]}, seeds=2), tmp_path / "c", executor="serial"
+    )
     per = ccsim.open_campaign(tmp_path / "c").per_run("flows.goodput_bps", "sum", by="cc")
     assert per.height == 8 and set(per["cc"].to_list()) == {"reno", "cubic"}
-    args = [PY, "-m", "ccsim", "plot-sweep", str(tmp_path / "c"), "--x", "topology.buffer", "--y",
-            "flows.goodput_bps", "--hue", "cc", "--reduce", "sum"]
+    args = [
+        PY,
+        "-m",
+        "ccsim",
+        "plot-sweep",
+        str(tmp_path / "c"),
+        "--x",
+        "topology.buffer",
+        "--y",
+        "flows.goodput_bps",
+        "--hue",
+        "cc",
+        "--reduce",
+        "sum",
+    ]
     r = subprocess.run(args, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     out = Path(r.stdout.strip())
@@ -233,8 +258,9 @@ def test_hue_by_a_table_column_and_replacing_a_figure_is_said(tmp_path):
 
 
 def test_ctrl_c_stops_a_run_within_a_second():
-    sc = ccsim.Scenario(dict(TINY, sim={"duration": "100000s", "sample_interval": "off"},
-                             topology=dict(TINY["topology"], rate="1Gbps")))
+    sc = ccsim.Scenario(
+        dict(TINY, sim={"duration": "100000s", "sample_interval": "off"}, topology=dict(TINY["topology"], rate="1Gbps"))
+    )
     fired = {}
 
     def interrupt():
@@ -269,7 +295,7 @@ def test_reprs_say_what_the_object_is():
     assert "2 points × 3 seeds = 6 runs" in repr(sw) and "tcp.cc" in sw._repr_html_()
 
 
-NOTEBOOK_CHECK = r'''
+NOTEBOOK_CHECK = r"""
 import json, time
 import matplotlib
 before = matplotlib.get_backend()
@@ -280,7 +306,7 @@ fig = plot_sweep(pl.DataFrame({"x": [1, 1, 2, 2], "flows.goodput_bps": [1e6, 2e6
 res = ccsim.load(EXAMPLE).with_overrides({"sim.duration": "1s"}).run()
 print(json.dumps({"before": before, "after": matplotlib.get_backend()}))
 res
-'''
+"""
 
 
 def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path):
@@ -288,6 +314,7 @@ def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path):
 
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
     try:
+
         def execute(code, timeout=120):
             msg_id = kc.execute(code)
             outputs, reply = [], None
@@ -312,8 +339,13 @@ def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path):
         result = [o for o in outs if o["msg_type"] == "execute_result"][0]["content"]["data"]
         assert "text/html" in result and "ccsim Result" in result["text/html"]
 
-        long = repr(dict(TINY, sim={"duration": "100000s", "sample_interval": "off"},
-                         topology=dict(TINY["topology"], rate="1Gbps")))
+        long = repr(
+            dict(
+                TINY,
+                sim={"duration": "100000s", "sample_interval": "off"},
+                topology=dict(TINY["topology"], rate="1Gbps"),
+            )
+        )
         msg_id = kc.execute(f"import ccsim\nccsim.Scenario({long}).run()")
         time.sleep(2.0)
         t0 = time.monotonic()
@@ -336,14 +368,19 @@ def test_worked_example_in_experiments_md_is_what_the_sweep_prints(tmp_path):
     block = block.split("```text\n", 1)[1].split("```", 1)[0]
     rows = [line for line in block.splitlines() if re.match(r"\s+[\d.]+bdp\s", line)]
     assert len(rows) == 18
-    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(ROOT / "examples" / "sweep_buffers.toml"), "--out",
-                        str(tmp_path / "c")], capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(ROOT / "examples" / "sweep_buffers.toml"), "--out", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     for row in rows:
         assert row in r.stdout.splitlines(), f"docs/experiments.md shows a row the sweep no longer prints: {row}"
     # the prose: NewReno leaves about 9 % unused at 0.25 BDP, CUBIC and Vegas under 3 %
-    util = {(m.group(2), m.group(1)): float(m.group(3)) for m in
-            (re.match(r"\s+([\d.]+bdp)\s+(\w+)\s+([\d.]+)", row) for row in rows[:9])}
+    util = {
+        (m.group(2), m.group(1)): float(m.group(3))
+        for m in (re.match(r"\s+([\d.]+bdp)\s+(\w+)\s+([\d.]+)", row) for row in rows[:9])
+    }
     assert 0.89 <= util[("newreno", "0.25bdp")] <= 0.93
     assert util[("cubic", "0.25bdp")] > 0.97 and util[("vegas", "0.25bdp")] > 0.97
 

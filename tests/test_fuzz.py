@@ -1,9 +1,9 @@
 """A few hundred generated scenarios (ccsim.fuzz) must keep every run
 invariant; `make fuzz N=...` runs as many as asked (docs/reliability.md)."""
+
 from __future__ import annotations
 
 import numpy as np
-
 from ccsim import fuzz
 from ccsim.scenario import Scenario
 
@@ -12,7 +12,7 @@ def test_generated_scenarios_keep_every_invariant():
     n, failures = fuzz.run_cases(300, seed=20261124, determinism_every=10)
     assert n == 300
     assert not failures, "\n".join(f"case {k}: {p}" for k, _, p in failures[:10])
-    assert fuzz.run_cases.refused < 30           # most draws are valid scenarios
+    assert fuzz.run_cases.refused < 30  # most draws are valid scenarios
 
 
 def test_the_checker_catches_broken_invariants():

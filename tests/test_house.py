@@ -1,5 +1,6 @@
 """Structure of the package: the import graph has no circle, counting the
 imports made inside functions too (a lazy import still couples two modules)."""
+
 from __future__ import annotations
 
 import ast
@@ -24,7 +25,9 @@ def import_graph() -> dict[str, set[str]]:
                 base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
                 names = [f"{target}.{a.name}" for a in node.names]
-                deps.update(n for n in names if n.replace(".", "/") and (PKG.parent / (n.replace(".", "/") + ".py")).exists())
+                deps.update(
+                    n for n in names if n.replace(".", "/") and (PKG.parent / (n.replace(".", "/") + ".py")).exists()
+                )
                 deps.add(target)
             elif isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names if a.name.startswith("ccsim"))
@@ -48,7 +51,7 @@ def test_no_import_cycles():
             if v not in graph:
                 continue
             if state.get(v) == 1:
-                return path[path.index(v):] + [v]
+                return path[path.index(v) :] + [v]
             if v not in state:
                 found = visit(v)
                 if found:
@@ -71,7 +74,7 @@ ROOT = PKG.parent.parent
 
 def _doc_table(md: str, heading: str) -> dict[str, str]:
     """key -> default cell of the first `| key | default | meaning |` table after `heading`."""
-    text = md[md.index(heading):]
+    text = md[md.index(heading) :]
     rows = {}
     started = False
     for line in text.splitlines()[1:]:
@@ -102,7 +105,9 @@ def test_tcp_options_table_matches_the_defaults():
     rows = _doc_table((ROOT / "docs" / "scenario.md").read_text(), "## `[tcp]`")
     assert list(rows) == list(TCP_DEFAULTS), "docs/scenario.md's [tcp] table and TCP_DEFAULTS list different options"
     for k, cell in rows.items():
-        assert _cell_value(cell) == TCP_DEFAULTS[k], f"docs/scenario.md says {k} defaults to {cell}, the code {TCP_DEFAULTS[k]!r}"
+        assert _cell_value(cell) == TCP_DEFAULTS[k], (
+            f"docs/scenario.md says {k} defaults to {cell}, the code {TCP_DEFAULTS[k]!r}"
+        )
     assert set(TCP_DOC) == set(TCP_DEFAULTS)
 
 
@@ -112,7 +117,9 @@ def test_ccsim_list_tcp_prints_every_default():
 
     from ccsim.tcp_options import TCP_DEFAULTS
 
-    out = subprocess.run([sys.executable, "-m", "ccsim", "list", "tcp"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "ccsim", "list", "tcp"], capture_output=True, text=True, check=True
+    ).stdout
     from ccsim.tcp_options import STACK_DEFAULTS
 
     for k, v in TCP_DEFAULTS.items():
@@ -148,14 +155,20 @@ def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
 
     net = json.loads(_core.net_defaults())
     assert net["queue"]["red"]["w_q"] == 0.002  # Floyd & Jacobson 1993, ns-2 q_weight_
-    docs = {"red": netmodels.RED_DOC, "pie": netmodels.PIE_DOC, "codel": netmodels.CODEL_DOC,
-            "fq_codel": netmodels.CODEL_DOC}
+    docs = {
+        "red": netmodels.RED_DOC,
+        "pie": netmodels.PIE_DOC,
+        "codel": netmodels.CODEL_DOC,
+        "fq_codel": netmodels.CODEL_DOC,
+    }
     internal = {"limit_bytes", "adaptive"}  # set from the buffer and the kind name
     for kind, doc in docs.items():
         assert set(netmodels.QUEUE_DEFAULTS[kind]) - internal <= set(doc), kind
     for kind, defaults in netmodels.LOSS_DEFAULTS.items():
         assert set(defaults) <= set(netmodels.LOSS_DOC[kind]), kind
-    out = subprocess.run([sys.executable, "-m", "ccsim", "list", "queue"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "ccsim", "list", "queue"], capture_output=True, text=True, check=True
+    ).stdout
     assert "w_q: " in out and "(default 0.002)" in out
     assert "target: QDELAY_REF, the target queueing delay (default '15ms')" in out
 
@@ -167,7 +180,7 @@ def test_stacks_table_lists_every_option_the_stacks_set_differently():
     from ccsim.tcp_options import STACK_DEFAULTS
 
     md = (ROOT / "docs" / "scenario.md").read_text()
-    text = md[md.index("### Stacks"):]
+    text = md[md.index("### Stacks") :]
     rows = {}
     for line in text.splitlines():
         if line.startswith("| `"):

@@ -1,9 +1,9 @@
 """Metrics on hand-computed inputs (docs/reference.md R9 for Jain)."""
+
 import math
 
 import polars as pl
 import pytest
-
 from ccsim import metrics as m
 
 
@@ -15,8 +15,9 @@ def _fs():
         d0, d1 = 1000 * t, 3000 * max(0, t - 2)
         rows.append((float(t), 0, d0, int(1.5 * d0), 10 * t, t))
         rows.append((float(t), 1, d1, int(1.5 * d1), 20 * t, 2 * t))
-    return pl.DataFrame(rows, schema=["time_s", "flow", "delivered_bytes", "bytes_sent", "acks_received", "snd_una"],
-                        orient="row")
+    return pl.DataFrame(
+        rows, schema=["time_s", "flow", "delivered_bytes", "bytes_sent", "acks_received", "snd_una"], orient="row"
+    )
 
 
 def test_goodput_and_throughput_windows():
@@ -37,7 +38,9 @@ def test_interval_goodput_and_series():
     assert gs["goodput_bps"].to_list() == [0.0, 0.0, 24000.0, 24000.0]
 
 
-@pytest.mark.parametrize("x,j", [((1, 1, 1, 1), 1.0), ((1, 0, 0, 0), 0.25), ((1, 2, 3, 4), 0.8333), ((10, 5), 0.9), ((3, 1), 0.8)])
+@pytest.mark.parametrize(
+    "x,j", [((1, 1, 1, 1), 1.0), ((1, 0, 0, 0), 0.25), ((1, 2, 3, 4), 0.8333), ((10, 5), 0.9), ((3, 1), 0.8)]
+)
 def test_jain_reference_vectors(x, j):
     assert m.jain(x) == pytest.approx(j, abs=5e-5)
 
@@ -55,10 +58,12 @@ def test_geff_drop_percent_ratio():
 
 
 def test_utilization_and_link_drop_percent():
-    links = pl.DataFrame({"id": [0, 1], "name": ["r0->r1", "r1->r0"], "rate_bps": [8000, 8000],
-                          "drops": [10, 0], "pkts_tx": [90, 5]})
-    ls = pl.DataFrame({"time_s": [0.0, 1.0, 2.0, 0.0, 1.0, 2.0], "link": [0, 0, 0, 1, 1, 1],
-                       "bytes_tx": [0, 500, 1500, 0, 0, 100]})
+    links = pl.DataFrame(
+        {"id": [0, 1], "name": ["r0->r1", "r1->r0"], "rate_bps": [8000, 8000], "drops": [10, 0], "pkts_tx": [90, 5]}
+    )
+    ls = pl.DataFrame(
+        {"time_s": [0.0, 1.0, 2.0, 0.0, 1.0, 2.0], "link": [0, 0, 0, 1, 1, 1], "bytes_tx": [0, 500, 1500, 0, 0, 100]}
+    )
     assert m.utilization(ls, links, "r0->r1", 0, 2) == pytest.approx(1500 * 8 / (8000 * 2))
     assert m.utilization(ls, links, "r0->r1", 1, 2) == pytest.approx(1.0)
     assert m.link_drop_percent(links, "r0->r1") == 10.0
@@ -98,8 +103,8 @@ def test_retransmission_ratio_and_seq_progress():
 
 def test_metrics_agree_with_the_run_summary():
     from helpers import single_link
-    r = single_link(duration="20s", rate="10Mbps", delay="10ms", sample_interval="1s",
-                    flows=[dict(count=2)]).run()
+
+    r = single_link(duration="20s", rate="10Mbps", delay="10ms", sample_interval="1s", flows=[dict(count=2)]).run()
     g = m.goodput(r.flow_series, 0, 20)["goodput_bps"].to_list()
     assert g == pytest.approx(r.flows.sort("id")["goodput_bps"].to_list(), rel=1e-12)
     u = m.utilization(r.link_series, r.links, "a->b", 0, 20)

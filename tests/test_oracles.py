@@ -1,6 +1,6 @@
 """The oracles themselves reproduce the reference vectors (docs/reference.md R9)."""
-import pytest
 
+import pytest
 from oracles import jain, mathis, pftk_approx, pftk_full
 
 # (p, Mathis, approx b=1, approx b=2, full b=1, full b=2) at RTT 0.1 s, T0 1 s.
@@ -22,6 +22,8 @@ def test_pftk_and_mathis_reference_vectors(p, m, a1, a2, f1, f2):
     assert pftk_full(p, 0.1, 1.0, b=2) == pytest.approx(f2, rel=rel)
 
 
-@pytest.mark.parametrize("xs,j", [((1, 1, 1, 1), 1.0), ((1, 0, 0, 0), 0.25), ((1, 2, 3, 4), 0.8333), ((10, 5), 0.9), ((3, 1), 0.8)])
+@pytest.mark.parametrize(
+    "xs,j", [((1, 1, 1, 1), 1.0), ((1, 0, 0, 0), 0.25), ((1, 2, 3, 4), 0.8333), ((10, 5), 0.9), ((3, 1), 0.8)]
+)
 def test_jain_reference_vectors(xs, j):
     assert jain(xs) == pytest.approx(j, abs=1e-4)

@@ -1,16 +1,25 @@
 """RED family end to end (the formulas are checked in queue::red::tests, Rust)."""
+
 import math
 
 import polars as pl
 import pytest
-
 from ccsim.errors import ScenarioError
 from helpers import single_link
 
 
 def _run(queue, ecn=True, **kw):
-    sc = single_link(duration="30s", rate="10Mbps", delay="20ms", buffer="200pkt", queue=queue,
-                     sample_interval="1s", tcp=dict(ecn=ecn), flows=[{"count": 4}], **kw)
+    sc = single_link(
+        duration="30s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        queue=queue,
+        sample_interval="1s",
+        tcp=dict(ecn=ecn),
+        flows=[{"count": 4}],
+        **kw,
+    )
     return sc.run()
 
 
@@ -44,13 +53,16 @@ def test_droptail_links_have_no_average():
     assert r.link_series["avg_queue"].is_nan().all()
 
 
-@pytest.mark.parametrize("queue,field", [
-    ({"kind": "red", "min_th": 10, "max_th": 5}, "topology.queue.max_th"),
-    ({"kind": "red", "max_p": 2}, "topology.queue.max_p"),
-    ({"kind": "gentle_red", "gentle": False}, "topology.queue.gentle"),
-    ({"kind": "sfq"}, "topology.queue.kind"),
-    ({"kind": "red", "minth": 5}, "minth"),
-])
+@pytest.mark.parametrize(
+    "queue,field",
+    [
+        ({"kind": "red", "min_th": 10, "max_th": 5}, "topology.queue.max_th"),
+        ({"kind": "red", "max_p": 2}, "topology.queue.max_p"),
+        ({"kind": "gentle_red", "gentle": False}, "topology.queue.gentle"),
+        ({"kind": "sfq"}, "topology.queue.kind"),
+        ({"kind": "red", "minth": 5}, "minth"),
+    ],
+)
 def test_bad_red_options_name_the_field(queue, field):
     with pytest.raises(ScenarioError) as e:
         _run(queue)
@@ -59,8 +71,17 @@ def test_bad_red_options_name_the_field(queue, field):
 
 def _codel_run(queue, ecn=False):
     import numpy as np
-    sc = single_link(duration="60s", rate="10Mbps", delay="10ms", buffer="1000pkt", queue=queue,
-                     sample_interval="100ms", tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn), flows=[{"count": 4}])
+
+    sc = single_link(
+        duration="60s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        queue=queue,
+        sample_interval="100ms",
+        tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn),
+        flows=[{"count": 4}],
+    )
     r = sc.run()
     ls = r.link_series.filter((pl.col("link") == 0) & (pl.col("time_s") > 10))
     qdelay = np.median(ls["queue_bytes"].to_numpy()) * 8 / 10e6
@@ -99,10 +120,19 @@ def test_pie_holds_the_mean_queueing_delay_near_its_reference():
     # RFC 8033's design goal: the average queueing delay is controlled to
     # QDELAY_REF (15 ms) whatever the buffer; DropTail fills 1000 packets.
     import numpy as np
+
     r_dt, _ = _codel_run("droptail")
     for queue, ecn in (("pie", False), ({"kind": "pie", "ecn": True}, True)):
-        sc = single_link(duration="60s", rate="10Mbps", delay="10ms", buffer="1000pkt", queue=queue,
-                         sample_interval="100ms", tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn), flows=[{"count": 4}])
+        sc = single_link(
+            duration="60s",
+            rate="10Mbps",
+            delay="10ms",
+            buffer="1000pkt",
+            queue=queue,
+            sample_interval="100ms",
+            tcp=dict(cc="cubic", sack="rfc6675", ecn=ecn),
+            flows=[{"count": 4}],
+        )
         r = sc.run()
         ls = r.link_series.filter((pl.col("link") == 0) & (pl.col("time_s") > 10))
         mean_delay = ls["queue_bytes"].to_numpy().mean() * 8 / 10e6
@@ -129,10 +159,20 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
     from ccsim import metrics as m
 
     def run(q):
-        sc = (Builder("60s", sample_interval="1s")
-              .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="5ms", access_rate="100Mbps", access_delay="1ms",
-                        buffer="500pkt", queue=q)
-              .tcp(cc="cubic", sack="rfc6675").flows(count=4, rtt={"spread": ["20ms", "200ms"]}).build())
+        sc = (
+            Builder("60s", sample_interval="1s")
+            .dumbbell(
+                bottleneck_rate="10Mbps",
+                bottleneck_delay="5ms",
+                access_rate="100Mbps",
+                access_delay="1ms",
+                buffer="500pkt",
+                queue=q,
+            )
+            .tcp(cc="cubic", sack="rfc6675")
+            .flows(count=4, rtt={"spread": ["20ms", "200ms"]})
+            .build()
+        )
         r = sc.run()
         bott = r.links.filter(pl.col("name") == "r0->r1")["id"][0]
         ls = r.link_series.filter((pl.col("link") == bott) & (pl.col("time_s") > 10))

@@ -5,9 +5,9 @@ from the RFCs' rules: RACK finds a lost retransmission one round trip after
 it was sent, where RFC 6675 alone must wait for the RTO; a probe 2·SRTT
 after the last ACK repairs a tail loss; a D-SACK shows a retransmission was
 not needed. The step-by-step rules are Rust unit tests (tcp/tests.rs)."""
+
 import polars as pl
 import pytest
-
 from helpers import single_link
 
 RATE, DELAY = "20Mbps", "30ms"
@@ -16,9 +16,16 @@ MIN_RTO = 0.200
 
 
 def _file(segs, drop, trace=None, **tcp):
-    sc = single_link(duration="5s", rate=RATE, delay=DELAY, buffer="100pkt",
-                     loss={"kind": "scripted", "drop": drop} if drop else None, trace=trace,
-                     tcp=dict(cc="newreno", **tcp), flows=[dict(app="file", size=f"{segs * 1448}B")])
+    sc = single_link(
+        duration="5s",
+        rate=RATE,
+        delay=DELAY,
+        buffer="100pkt",
+        loss={"kind": "scripted", "drop": drop} if drop else None,
+        trace=trace,
+        tcp=dict(cc="newreno", **tcp),
+        flows=[dict(app="file", size=f"{segs * 1448}B")],
+    )
     return sc.run()
 
 
@@ -92,9 +99,14 @@ def _reordering(**tcp):
     # 1 % of the data packets held 2.1 ms, 3.5 packet times at 20 Mb/s, so
     # three later segments overtake each: three SACKs, DupThresh's trigger.
     # The receiver window keeps the queue below the buffer: no losses.
-    sc = single_link(duration="30s", rate=RATE, delay=DELAY, buffer="200pkt",
-                     reorder={"probability": 0.01, "delay": "2.1ms"},
-                     tcp=dict(cc="newreno", rwnd="150pkt", **tcp))
+    sc = single_link(
+        duration="30s",
+        rate=RATE,
+        delay=DELAY,
+        buffer="200pkt",
+        reorder={"probability": 0.01, "delay": "2.1ms"},
+        tcp=dict(cc="newreno", rwnd="150pkt", **tcp),
+    )
     return sc.run()
 
 
@@ -137,10 +149,17 @@ def test_reordering_delivers_everything_and_is_deterministic():
     size = 3000 * 1448
 
     def run():
-        sc = single_link(duration="10s", rate=RATE, delay=DELAY, buffer="200pkt",
-                         reorder={"jitter": "1ms", "probability": 0.02, "delay": "4ms"},
-                         tcp=dict(cc="cubic"), flows=[dict(app="file", size=f"{size}B")])
+        sc = single_link(
+            duration="10s",
+            rate=RATE,
+            delay=DELAY,
+            buffer="200pkt",
+            reorder={"jitter": "1ms", "probability": 0.02, "delay": "4ms"},
+            tcp=dict(cc="cubic"),
+            flows=[dict(app="file", size=f"{size}B")],
+        )
         return sc.run()
+
     a, b = run(), run()
     f = a.flows.row(0, named=True)
     assert f["delivered_bytes"] == size and f["fct_s"] == f["fct_s"]
@@ -152,10 +171,18 @@ def test_jitter_reorders_and_rack_adapts():
     """Uniform jitter of 3 ms (5 packet times) reorders constantly; RACK's
     window (min_rtt/4 = 15 ms) covers it, so retransmissions stay rare,
     while DupThresh retransmits spuriously again and again."""
+
     def run(**tcp):
-        sc = single_link(duration="20s", rate=RATE, delay=DELAY, buffer="200pkt", reorder={"jitter": "3ms"},
-                         tcp=dict(cc="cubic", rwnd="150pkt", **tcp))
+        sc = single_link(
+            duration="20s",
+            rate=RATE,
+            delay=DELAY,
+            buffer="200pkt",
+            reorder={"jitter": "3ms"},
+            tcp=dict(cc="cubic", rwnd="150pkt", **tcp),
+        )
         return sc.run().flows.row(0, named=True)
+
     rack, dup = run(), run(rack=False)
     assert rack["pkts_dropped"] == dup["pkts_dropped"] == 0
     assert rack["retransmits"] <= 2
@@ -164,6 +191,7 @@ def test_jitter_reorders_and_rack_adapts():
 
 def test_reorder_errors_name_the_field():
     from ccsim.errors import ScenarioError
+
     with pytest.raises(ScenarioError, match=r"topology\.reorder\.probability"):
         single_link(reorder={"probability": 1.5, "delay": "1ms"})
     with pytest.raises(ScenarioError, match=r"topology\.reorder\.delay"):

@@ -3,23 +3,37 @@ tcp_rtt_estimator/tcp_set_rto, RFC 6298, ns-2 TcpAgent::rtt_update with
 tcpTick_) and NewReno's timer restart on partial ACKs (RFC 6582 §4). The
 hand-computed sequences of each model are Rust unit tests in
 crates/ccsim-core/src/tcp/rtt.rs."""
+
 import itertools
 
 import polars as pl
 import pytest
-
-import ccsim
 from helpers import single_link
 
-ALGOS = ["tahoe", "reno", "newreno", "vegas", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic", "bbr"]
+ALGOS = [
+    "tahoe",
+    "reno",
+    "newreno",
+    "vegas",
+    "westwood",
+    "westwoodplus",
+    "highspeed",
+    "scalable",
+    "bic",
+    "cubic",
+    "bbr",
+]
 # Loss-based algorithms whose window saws between buffer overflows.
 SAWTOOTH = {"reno", "newreno", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic"}
 
 
 # Each model with its own clock: Linux jiffies (HZ = 1000), ns-2's tcpTick_
 # (10 ms) and initial RTO (3 s), and RFC 6298 with a fine G.
-CLOCK = {"linux": dict(clock_granularity="1ms"), "rfc6298": dict(clock_granularity="1ms"),
-         "ns2": dict(clock_granularity="10ms", initial_rto="3s")}
+CLOCK = {
+    "linux": dict(clock_granularity="1ms"),
+    "rfc6298": dict(clock_granularity="1ms"),
+    "ns2": dict(clock_granularity="10ms", initial_rto="3s"),
+}
 
 
 def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="200s", trace=False, rack=False):
@@ -28,9 +42,15 @@ def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="20
     # The timer is what is tested, so loss recovery is RFC 6675's without
     # RACK-TLP, F-RTO and undo unless `rack` (they only exist with SACK).
     extra = {} if sack != "rfc6675" else dict(rack=rack, tlp=rack, frto=rack, undo=rack, dsack=rack)
-    sc = single_link(duration=duration, rate="2Mbps", delay="125ms", buffer="1bdp", sample_interval="1s",
-                     tcp=dict(cc=cc, rto=rto, sack=sack, pacing=pacing, delayed_ack=delayed_ack, **CLOCK[rto], **extra),
-                     trace=["seq"] if trace else None)
+    sc = single_link(
+        duration=duration,
+        rate="2Mbps",
+        delay="125ms",
+        buffer="1bdp",
+        sample_interval="1s",
+        tcp=dict(cc=cc, rto=rto, sack=sack, pacing=pacing, delayed_ack=delayed_ack, **CLOCK[rto], **extra),
+        trace=["seq"] if trace else None,
+    )
     return sc.run()
 
 
@@ -46,7 +66,9 @@ def _unexplained_timeouts(res, after=30.0):
     in RFC 6675 and NewReno (RACK, RFC 8985, exists to detect it)."""
     st = res.table("seq_trace").filter(pl.col("kind") == "rexmit")
     out = []
-    for t, rto in res.events.filter((pl.col("kind") == "timeout") & (pl.col("time_s") > after)).select("time_s", "value").rows():
+    for t, rto in (
+        res.events.filter((pl.col("kind") == "timeout") & (pl.col("time_s") > after)).select("time_s", "value").rows()
+    ):
         seq = st.filter(pl.col("time_s") >= t)["seq"][0]
         earlier = st.filter((pl.col("time_s") < t - rto + 1e-9) & (pl.col("seq") == seq))
         if earlier.height == 0:
@@ -54,8 +76,13 @@ def _unexplained_timeouts(res, after=30.0):
     return out
 
 
-MATRIX = [(cc, sack, pacing, dack) for cc, sack, pacing, dack in itertools.product(
-    ALGOS, ["off", "rfc6675", "sack1"], ["off", "linux", "window"], [False, True]) if not (cc == "tahoe" and sack != "off")]
+MATRIX = [
+    (cc, sack, pacing, dack)
+    for cc, sack, pacing, dack in itertools.product(
+        ALGOS, ["off", "rfc6675", "sack1"], ["off", "linux", "window"], [False, True]
+    )
+    if not (cc == "tahoe" and sack != "off")
+]
 
 
 def _matrix_timeouts(rto):
@@ -126,8 +153,15 @@ def _many_losses(**tcp):
     # one partial ACK per RTT (RFC 6582 §3.2 step 4).
     opts = dict(cc="newreno", sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
     opts.update(tcp)
-    sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "scripted", "drop": [100 + 2 * i for i in range(10)]}, sample_interval="off", tcp=opts)
+    sc = single_link(
+        duration="8s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "scripted", "drop": [100 + 2 * i for i in range(10)]},
+        sample_interval="off",
+        tcp=opts,
+    )
     return sc.run()
 
 

@@ -2,10 +2,10 @@
 in a scenario override them, and the two growth rules that set them apart
 (ns-2 `opencwnd`: one increment per ACK and no cwnd-limited gate; Linux
 `tcp_cong_control` / `tcp_is_cwnd_limited`)."""
+
 import numpy as np
 import polars as pl
 import pytest
-
 from ccsim.errors import ScenarioError
 from ccsim.tcp_options import STACK_DEFAULTS
 from helpers import single_link
@@ -22,8 +22,11 @@ def test_stack_fills_options_and_explicit_options_win():
     assert t["mss"] == 1460  # written, so not the stack's 1000
     # A group's stack overrides the [tcp] table's; the table's explicit
     # options still apply to it.
-    sc = single_link(duration="1s", tcp=dict(stack="ns2", initial_window=4),
-                     flows=[dict(app="bulk"), dict(app="bulk", stack="linux")])
+    sc = single_link(
+        duration="1s",
+        tcp=dict(stack="ns2", initial_window=4),
+        flows=[dict(app="bulk"), dict(app="bulk", stack="linux")],
+    )
     a, b = _tcp(sc, 0), _tcp(sc, 1)
     assert (a["rto"], a["initial_window"], a["mss"]) == ("ns2", 4, 1000)
     assert (b["rto"], b["initial_window"], b["mss"]) == ("linux", 4, 1448)
@@ -60,8 +63,14 @@ def test_tahoe_under_the_linux_stack_has_no_sack():
 def _ca_slope(growth_per, delayed_ack):
     # Congestion avoidance from cwnd 10 on a path it cannot fill (100 Mb/s,
     # RTT 100 ms, BDP 833 segments), no loss: cwnd segments per RTT.
-    sc = single_link(duration="6s", rate="100Mbps", delay="50ms", buffer="1000pkt", sample_interval="100ms",
-                     tcp=dict(growth_per=growth_per, delayed_ack=delayed_ack, initial_ssthresh=10, sack="off"))
+    sc = single_link(
+        duration="6s",
+        rate="100Mbps",
+        delay="50ms",
+        buffer="1000pkt",
+        sample_interval="100ms",
+        tcp=dict(growth_per=growth_per, delayed_ack=delayed_ack, initial_ssthresh=10, sack="off"),
+    )
     ts = sc.run().flow_series.filter(pl.col("time_s") >= 1.0)
     t, w = ts["time_s"].to_numpy(), ts["cwnd"].to_numpy()
     rtt = 0.1
@@ -84,8 +93,14 @@ def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate):
     """A flow held to 20 segments by the receiver's window: Linux's
     tcp_is_cwnd_limited stops growth once cwnd reaches twice the largest
     flight (slow start), ns-2 keeps adding one segment per ACK."""
-    sc = single_link(duration="5s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="100ms",
-                     tcp=dict(cwnd_limited_gate=gate, rwnd="20pkt", delayed_ack=False, sack="off"))
+    sc = single_link(
+        duration="5s",
+        rate="100Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="100ms",
+        tcp=dict(cwnd_limited_gate=gate, rwnd="20pkt", delayed_ack=False, sack="off"),
+    )
     cwnd = sc.run().flow_series["cwnd"].max()
     if gate:
         assert cwnd <= 2 * 20
@@ -113,9 +128,16 @@ def test_reno_ssthresh_halves_cwnd_or_flightsize(base):
     cwnd has grown past that (slow start keeps growing while cwnd < 2 × the
     largest flight, Linux tcp_is_cwnd_limited): Linux tcp_reno_ssthresh and
     ns-2 slowdown halve cwnd, RFC 5681 eq. 4 halves FlightSize (20)."""
-    sc = single_link(duration="3s", rate="100Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                     loss={"kind": "scripted", "drop": [200]}, trace=["cc"],
-                     tcp=dict(cc="newreno", rwnd="20pkt", delayed_ack=False, sack="off", ssthresh_base=base))
+    sc = single_link(
+        duration="3s",
+        rate="100Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss={"kind": "scripted", "drop": [200]},
+        trace=["cc"],
+        tcp=dict(cc="newreno", rwnd="20pkt", delayed_ack=False, sack="off", ssthresh_base=base),
+    )
     res = sc.run()
     fr = res.events.filter(pl.col("kind") == "fast_retransmit").row(0, named=True)
     cwnd_before = int(fr["value"])
@@ -140,12 +162,28 @@ def test_rto_inside_newreno_recovery(rule):
     one segment per duplicate ACK (RFC 5681 §3.2 step 4: ssthresh + 3 at the
     third, + 1 for each further one), so ssthresh rises."""
     tcp = dict(cc="newreno", delayed_ack=False, sack="off", rto_ssthresh=rule, initial_ssthresh=60, rwnd="100pkt")
-    first = single_link(duration="3s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                        loss={"kind": "scripted", "drop": [200]}, trace=["seq"], tcp=tcp).run()
+    first = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss={"kind": "scripted", "drop": [200]},
+        trace=["seq"],
+        tcp=tcp,
+    ).run()
     hole = 199  # 0-based segment number of packet 200 (no retransmission before it)
     n = _rexmit_packet_number(first, hole)
-    res = single_link(duration="3s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                      loss={"kind": "scripted", "drop": [200, n]}, trace=["seq", "cc"], tcp=tcp).run()
+    res = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss={"kind": "scripted", "drop": [200, n]},
+        trace=["seq", "cc"],
+        tcp=tcp,
+    ).run()
     cs = res.table("cc_state")
     fr = cs.filter(pl.col("cause") == "fast_retransmit").row(0, named=True)
     to = cs.filter(pl.col("cause") == "timeout").row(0, named=True)
@@ -153,8 +191,9 @@ def test_rto_inside_newreno_recovery(rule):
     if rule == "linux":
         assert to["ssthresh"] == fr["ssthresh"]
     else:
-        acks = res.table("seq_trace").filter((pl.col("kind") == "ack") & (pl.col("seq") == hole)
-                                            & (pl.col("time_s") < to["time_s"]))
+        acks = res.table("seq_trace").filter(
+            (pl.col("kind") == "ack") & (pl.col("seq") == hole) & (pl.col("time_s") < to["time_s"])
+        )
         dupacks = acks.height - 1  # the first ACK for `hole` is not a duplicate
         inflated = fr["ssthresh"] + 3 + (dupacks - 3)
         assert to["ssthresh"] == max(inflated // 2, 2)
@@ -169,9 +208,15 @@ def test_sack1_sender_with_a_sink_that_sends_no_sack_blocks(receiver_sack):
     in one recovery; behind a plain TCPSink its scoreboard stays empty, the
     first hole is resent by the fast retransmit and the others only by the
     retransmission timer. The sink's ACKs then carry no SACK option."""
-    sc = single_link(duration="5s", rate="10Mbps", delay="10ms", buffer="1000pkt", sample_interval="off",
-                     loss={"kind": "scripted", "drop": [200, 203, 206]},
-                     tcp=dict(stack="ns2", sack="sack1", receiver_sack=receiver_sack, rwnd="64pkt"))
+    sc = single_link(
+        duration="5s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss={"kind": "scripted", "drop": [200, 203, 206]},
+        tcp=dict(stack="ns2", sack="sack1", receiver_sack=receiver_sack, rwnd="64pkt"),
+    )
     res = sc.run()
     f = res.flows.row(0, named=True)
     links = res.links

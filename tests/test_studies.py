@@ -9,6 +9,7 @@
 - FCT from the first data byte, and per-class rates, against independent
   computations.
 """
+
 from __future__ import annotations
 
 import html.parser
@@ -17,19 +18,16 @@ import re
 import subprocess
 import sys
 
+import ccsim
 import polars as pl
 import pytest
-
-import ccsim
 from ccsim import metrics, studies
 from ccsim.studies import asymmetric, red_ecn, westwood
-from ccsim.studies.base import (VERDICTS, Check, Choice, Claim, Experiment, Figure, Study, Verdict,
-                                verdict_from)
-
+from ccsim.studies.base import VERDICTS, Check, Choice, Claim, Experiment, Figure, Study, Verdict, verdict_from
 from helpers import single_link
 
-
 # ---------------------------------------------------------------- the verdict rule
+
 
 def test_verdict_rule_reaches_every_verdict():
     ok, bad = Check("holds", True), Check("fails", False)
@@ -48,6 +46,7 @@ def test_verdict_rule_reaches_every_verdict():
 class _Toy(Study):
     """One experiment (two seeds of a 1 s bulk flow); three claims whose rules
     are fixed so that each verdict is reached from the measured goodput."""
+
     name = "toy"
     title = "Toy study"
     reference = "nobody, a test, 2026"
@@ -75,10 +74,13 @@ class _Toy(Study):
             def ev(data):
                 g = self.goodput(data)
                 # the link carries at most 10 Mb/s: "g > 0" holds, "g > 10 Mb/s" cannot
-                checks = [Check("positive", all(x > 0 for x in g))] * n_true + \
-                         [Check("above the link rate", all(x > 10e6 for x in g))] * (2 - n_true)
+                checks = [Check("positive", all(x > 0 for x in g))] * n_true + [
+                    Check("above the link rate", all(x > 10e6 for x in g))
+                ] * (2 - n_true)
                 return verdict_from(cid, checks, {"goodput_bps": g[0]})
+
             return Claim(cid, f"claim {cid}", f"{n_true} of 2 checks can hold", ev)
+
         return [rule("c2", 2), rule("c1", 1), rule("c0", 0)]
 
     def figures(self, data, out):
@@ -115,7 +117,9 @@ def _check_report(o, n_claims: int, n_figures: int):
     assert all(src.startswith("data:image/png;base64,") and len(src) > 1000 for src in page.imgs)
     assert "http://" not in text and "https://" not in text  # self-contained: nothing fetched
     md = o.report_md.read_text()
-    claim_rows = [l for l in md.split("## Claims")[1].split("## Set-up")[0].splitlines() if l.startswith("| ") and "**" in l]
+    claim_rows = [
+        l for l in md.split("## Claims")[1].split("## Set-up")[0].splitlines() if l.startswith("| ") and "**" in l
+    ]
     assert len(claim_rows) == n_claims
     for f in re.findall(r"!\[[^\]]*\]\((figures/[^)]+)\)", md):
         assert (o.out / f).is_file()
@@ -133,6 +137,7 @@ def test_synthetic_study_reaches_every_verdict_and_reports(tmp_path):
 
 
 # ---------------------------------------------------------------- the studies at smoke size
+
 
 @pytest.mark.parametrize("name", studies.names())
 def test_study_smoke(name, tmp_path):
@@ -165,12 +170,15 @@ def test_study_cli(tmp_path):
     assert r.returncode == 0 and "red_ecn" in r.stdout and "asymmetric" in r.stdout
     r = subprocess.run(exe + ["study", "nosuch"], capture_output=True, text=True)
     assert r.returncode == 2 and "red_ecn" in r.stderr and "nosuch" in r.stderr
-    r = subprocess.run(exe + ["study", "asymmetric", "--smoke", "--out", str(tmp_path), "-q"], capture_output=True, text=True)
+    r = subprocess.run(
+        exe + ["study", "asymmetric", "--smoke", "--out", str(tmp_path), "-q"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert "report:" in r.stdout and (tmp_path / "smoke" / "report.html").is_file()
 
 
 # ---------------------------------------------------------------- facts the studies rest on
+
 
 def test_red_ecn_derived_parameters():
     # the paper's ideal GEff: TCP payload of what the CBR leaves of 1.5 Mb/s
@@ -190,10 +198,14 @@ def test_asymmetric_loss_formula():
 def test_westwood_variants_map_to_the_papers_agents():
     o = westwood.variant_options
     assert o("westwoodplus") == {"cc": "westwoodplus", "cc_preset": "paper", "delayed_ack": True, "sack": "off"}
-    assert o("vegas")["delayed_ack"] is False and o("vegas")["cc_preset"] == "paper"   # Vegas: no DACK
+    assert o("vegas")["delayed_ack"] is False and o("vegas")["cc_preset"] == "paper"  # Vegas: no DACK
     assert o("sack_nodack") == {"cc": "newreno", "cc_preset": "none", "delayed_ack": False, "sack": "sack1"}
-    assert o("westwoodplus", "linux") == {"cc": "westwoodplus", "cc_preset": "none", "delayed_ack": True,
-                                          "sack": "rfc6675"}
+    assert o("westwoodplus", "linux") == {
+        "cc": "westwoodplus",
+        "cc_preset": "none",
+        "delayed_ack": True,
+        "sack": "rfc6675",
+    }
     # 1500-byte packets: 1448 payload + 40 header + 12 timestamp option
     assert westwood.MSS + 40 + 12 == 1500
 
@@ -227,12 +239,17 @@ def test_westwood_paths_have_the_papers_round_trip_times(which):
 
 # ---------------------------------------------------------------- results the studies need
 
+
 def test_fct_from_first_data_byte_excludes_the_handshake():
     # The handshake costs the SYN and SYN-ACK serialisations (52 bytes each with
     # timestamps) plus one round trip of propagation: 2·10 ms + 2·52·8 / 10 Mb/s.
-    sc = single_link(duration="3s", rate="10Mbps", delay="10ms", tcp=dict(handshake=True),
-                     flows=[dict(app="file", size="100KB"),
-                            dict(app="repeat", size="20KB", think="0.1s", transfers=3, start="1ms")])  # its SYN would queue behind the first flow's
+    sc = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="10ms",
+        tcp=dict(handshake=True),
+        flows=[dict(app="file", size="100KB"), dict(app="repeat", size="20KB", think="0.1s", transfers=3, start="1ms")],
+    )  # its SYN would queue behind the first flow's
     r = sc.run()
     hs = 0.020 + 2 * 52 * 8 / 10e6
     f = r.flows.filter(pl.col("id") == 0).row(0, named=True)
@@ -246,8 +263,9 @@ def test_fct_from_first_data_byte_excludes_the_handshake():
 
 
 def test_class_rates_and_series_sum_the_class_flows():
-    sc = single_link(duration="4s", rate="10Mbps", delay="10ms",
-                     flows=[dict(label="a"), dict(label="b", count=2, start="1s")])
+    sc = single_link(
+        duration="4s", rate="10Mbps", delay="10ms", flows=[dict(label="a"), dict(label="b", count=2, start="1s")]
+    )
     r = sc.run()
     fl, fs = r.flows, r.flow_series
     # goodput of a class over the run = its flows' delivered bytes · 8 / duration
@@ -281,8 +299,10 @@ def test_pacing_variants_carry_the_papers_parameters():
     # High_Window 83000, High_P 1e-7; STCP a = 0.01, b = 0.125, low window 16;
     # BI-TCP Smax 32, Smin 0.01, beta 0.125 (keep 0.875), low window 14.
     import json
+
     from ccsim import _core
     from ccsim.studies import pacing
+
     specs = {a["name"]: a for a in json.loads(_core.algorithm_specs())}
 
     def resolved(cc, preset):
@@ -290,12 +310,19 @@ def test_pacing_variants_carry_the_papers_parameters():
         vals = {p["name"]: p["default"] for p in a["params"]}
         vals.update([p for p in a["presets"] if p["name"] == preset][0]["values"])
         return vals
+
     for v, lw in (("hstcp", 31), ("hstcp38", 38)):
         cc, preset, pace = pacing.VARIANTS[v]
         h = resolved(cc, preset)
-        assert (cc, pace, h["table"], h["low_window"], h["high_window"], h["high_p"]) == \
-            ("highspeed", "off", "formula", lw, 83000, 1e-7)
-        assert h["low_p"] == pytest.approx(1.5 / lw ** 2)
+        assert (cc, pace, h["table"], h["low_window"], h["high_window"], h["high_p"]) == (
+            "highspeed",
+            "off",
+            "formula",
+            lw,
+            83000,
+            1e-7,
+        )
+        assert h["low_p"] == pytest.approx(1.5 / lw**2)
     s = resolved(*pacing.VARIANTS["stcp"][:2])
     assert (1 / s["ai_cnt"], s["md"], s["low_window"]) == (0.01, 0.125, 16)
     b = resolved(*pacing.VARIANTS["bic"][:2])
@@ -310,6 +337,7 @@ def test_pacing_paths_have_the_papers_round_trip_times():
     # 52-byte ACK on the 100 Mb/s bottleneck and four 10 Gb/s access hops
     # (< 0.1 ms; the handshake's small segments give the smallest sample).
     from ccsim.studies import pacing
+
     sc = pacing.scenario(100e6, 8.0, rtt2_ms=240, web=False, small=0, long_lived=0, both_ways=False)
     f = ccsim.run(sc).flows
     got = f["rtt_min_s"].to_list()
@@ -356,8 +384,11 @@ def test_initial_window_round_arithmetic_and_variants():
     for pt in sw.points():
         t = pt.scenario().core["flows"][0]["tcp"]
         by_label[pt.params["flows[0].label"]] = (t["cc"], t["pacing"], t["handshake"], t["mss"])
-    assert by_label == {"cubic": ("cubic", "off", True, 1448), "cubic_paced": ("cubic", "linux", True, 1448),
-                        "bbr": ("bbr", "linux", True, 1448)}
+    assert by_label == {
+        "cubic": ("cubic", "off", True, 1448),
+        "cubic_paced": ("cubic", "linux", True, 1448),
+        "bbr": ("bbr", "linux", True, 1448),
+    }
 
 
 def test_initial_window_simulated_fct_follows_slow_start_rounds():
@@ -367,12 +398,16 @@ def test_initial_window_simulated_fct_follows_slow_start_rounds():
     from ccsim.studies import initial_window as iw
 
     for w in (1, 10, 50):
-        b = (ccsim.Builder(duration="5s", seed=1).single_link(rate="100Mbps", delay="50ms", buffer="1000pkt")
-             .tcp(cc="cubic", initial_window=w, handshake=True).flows(count=1, app="file", size="100KiB"))
+        b = (
+            ccsim.Builder(duration="5s", seed=1)
+            .single_link(rate="100Mbps", delay="50ms", buffer="1000pkt")
+            .tcp(cc="cubic", initial_window=w, handshake=True)
+            .flows(count=1, app="file", size="100KiB")
+        )
         f = b.build().run().flows.row(0, named=True)
         segs = math.ceil(iw.SIZE / iw.MSS)
         r = iw.rounds_needed(segs, w)
-        last = segs - sum(w * 2 ** k for k in range(r - 1))
+        last = segs - sum(w * 2**k for k in range(r - 1))
         model = iw.min_fct_data(segs, w, 0.1) + last * 1500 * 8 / 100e6
         assert f["retransmits"] == 0
         assert f["fct_data_s"] == pytest.approx(model, rel=0.10), (w, f["fct_data_s"], model)

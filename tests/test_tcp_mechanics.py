@@ -4,12 +4,11 @@ ECN (RFC 3168), pacing (Linux tcp_update_pacing_rate; Aggarwal et al. 2000),
 delivery-rate samples (tcp_rate.c), timestamps (RFC 7323), limited transmit
 (RFC 3042) and the receiver's quick-ACK. The per-rule vectors (IsLost,
 NextSeg, PRR, Sack1's pipe) are Rust unit tests in crates/ccsim-core/src/tcp/tests.rs."""
+
+import ccsim
 import numpy as np
 import polars as pl
 import pytest
-
-import ccsim
-
 from helpers import single_link
 
 
@@ -18,8 +17,15 @@ def _window_run(drops, **tcp):
     # avoidance, no congestion loss; the link drops the listed data packets.
     opts = dict(cc="newreno", sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
     opts.update(tcp)
-    sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "scripted", "drop": drops}, sample_interval="off", tcp=opts)
+    sc = single_link(
+        duration="8s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "scripted", "drop": drops},
+        sample_interval="off",
+        tcp=opts,
+    )
     res = sc.run()
     f = res.flows.row(0, named=True)
     dur = res.events.filter(pl.col("kind") == "recovery_end")["value"].to_list()
@@ -31,8 +37,8 @@ def _window_run(drops, **tcp):
 def test_sack_recovers_k_losses_in_about_one_rtt(sack, k):
     f, dur = _window_run([100 + 2 * i for i in range(k)], sack=sack)
     assert f["timeouts"] == 0
-    assert f["fast_retransmits"] == 1           # one reduction for the window
-    assert f["retransmits"] == k                # each hole sent once, nothing else
+    assert f["fast_retransmits"] == 1  # one reduction for the window
+    assert f["retransmits"] == k  # each hole sent once, nothing else
     assert len(dur) == 1
     # All holes are repaired in the first recovery round: the episode lasts
     # about one RTT (plus the time pipe takes to fall below the halved cwnd),
@@ -65,19 +71,26 @@ def test_prr_keeps_sending_through_recovery():
     # one loss in a 30-segment window: RFC 6675 waits ~ half a window of ACKs
     # before the first new segment, PRR sends one about every second ACK.
     def first_new_after_retransmit(prr):
-        sc = single_link(duration="4s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                         loss={"kind": "scripted", "drop": [100]}, sample_interval="off",
-                         tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, sack="rfc6675", prr=prr))
+        sc = single_link(
+            duration="4s",
+            rate="10Mbps",
+            delay="20ms",
+            buffer="200pkt",
+            loss={"kind": "scripted", "drop": [100]},
+            sample_interval="off",
+            tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, sack="rfc6675", prr=prr),
+        )
         sc.core["trace"] = {"rtt": False, "seq": True}
         st = sc.run().table("seq_trace")
         rows = st.rows(named=True)
         i = next(j for j, r in enumerate(rows) if r["kind"] == "rexmit")
         acks = 0
-        for r in rows[i + 1:]:
+        for r in rows[i + 1 :]:
             if r["kind"] == "ack":
                 acks += 1
             elif r["kind"] == "send":
                 return acks
+
     a_prr = first_new_after_retransmit(True)
     a_6675 = first_new_after_retransmit(False)
     assert a_prr <= 2
@@ -89,9 +102,15 @@ def test_prr_keeps_sending_through_recovery():
 def test_ecn_flow_through_marking_link_has_no_retransmissions():
     # One mark every 200 ECN-capable packets (> one 60-segment window apart):
     # each mark is one reduction, and nothing is lost or retransmitted.
-    sc = single_link(duration="20s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "ce_every", "n": 200}, sample_interval="off",
-                     tcp=dict(ecn=True, max_cwnd=60))
+    sc = single_link(
+        duration="20s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "ce_every", "n": 200},
+        sample_interval="off",
+        tcp=dict(ecn=True, max_cwnd=60),
+    )
     res = sc.run()
     f = res.flows.row(0, named=True)
     marks = res.links.filter(pl.col("name") == "a->b")["marks"][0]
@@ -104,9 +123,15 @@ def test_ecn_flow_through_marking_link_has_no_retransmissions():
 def test_two_marks_in_one_window_give_one_reduction():
     # ns-3 tcp-ecn-test case 6 in spirit: CE on two packets of the same
     # window must reduce cwnd once (RFC 3168 §6.1.2).
-    sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "ce_scripted", "mark": [100, 105]}, sample_interval="off",
-                     tcp=dict(ecn=True, max_cwnd=30, initial_ssthresh=30))
+    sc = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "ce_scripted", "mark": [100, 105]},
+        sample_interval="off",
+        tcp=dict(ecn=True, max_cwnd=30, initial_ssthresh=30),
+    )
     f = sc.run().flows.row(0, named=True)
     assert f["ce_received"] == 2
     assert f["ecn_reductions"] == 1
@@ -114,8 +139,15 @@ def test_two_marks_in_one_window_give_one_reduction():
 
 
 def test_non_ecn_flow_ignores_marks():
-    sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "ce_every", "n": 10}, sample_interval="off", tcp=dict(ecn=False))
+    sc = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "ce_every", "n": 10},
+        sample_interval="off",
+        tcp=dict(ecn=False),
+    )
     res = sc.run()
     assert res.links["marks"].sum() == 0  # not ECN-capable: the marker leaves them alone
     assert res.flows["ecn_reductions"][0] == 0
@@ -153,7 +185,7 @@ def test_linux_pacing_leaves_the_first_nine_segments_unpaced():
     # the clock) and the 11th waits one gap, srtt/(2·cwnd) in slow start.
     t, f = _send_gaps("linux", initial_window=20, max_cwnd=20, tso=False, handshake=True)
     assert (t[:10] == t[0]).all()
-    srtt_hs = 2 * 0.050 + 2 * 60 * 8 / 1e9          # the handshake's RTT sample on 1 Gb/s, 50 ms
+    srtt_hs = 2 * 0.050 + 2 * 60 * 8 / 1e9  # the handshake's RTT sample on 1 Gb/s, 50 ms
     assert t[10] - t[0] == pytest.approx(srtt_hs / (2.0 * 20), rel=0.05)
     # ns-2's leaky bucket paces from the first segment
     tw, _ = _send_gaps("window", initial_window=20, max_cwnd=20, handshake=True)
@@ -204,8 +236,14 @@ def test_bbr_bursts_follow_tcp_tso_autosize():
     # A lone BBR flow on 100 Mb/s paces at gain · 0.99 · bottleneck payload
     # rate, so its PROBE_BW bursts are floor(gain · 0.99 · 12.5e6 · 1448/1500
     # / 1024 / 1448) segments: 6, 8 and 10 at gains 0.75, 1 and 1.25.
-    sc = single_link(duration="10s", rate="100Mbps", delay="20ms", buffer="2bdp", sample_interval="off",
-                     tcp=dict(cc="bbr", sack="rfc6675"))
+    sc = single_link(
+        duration="10s",
+        rate="100Mbps",
+        delay="20ms",
+        buffer="2bdp",
+        sample_interval="off",
+        tcp=dict(cc="bbr", sack="rfc6675"),
+    )
     sc.core["trace"] = {"rtt": False, "seq": True}
     st = sc.run().table("seq_trace").filter((pl.col("kind") == "send") & (pl.col("time_s") > 3))
     _, counts = _bursts(st["time_s"].to_numpy())
@@ -222,8 +260,14 @@ def test_delivery_rate_converges_to_bottleneck():
     # tcp_rate.c on a loss-free path (window capped below BDP + buffer): the
     # samples converge to the bottleneck's payload rate, 20 Mb/s × 1448/1500
     # (40 header and 12 timestamp bytes per packet).
-    sc = single_link(duration="10s", rate="20Mbps", delay="20ms", buffer="200pkt", sample_interval="1s",
-                     tcp=dict(max_cwnd=150, sack="rfc6675"))
+    sc = single_link(
+        duration="10s",
+        rate="20Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        sample_interval="1s",
+        tcp=dict(max_cwnd=150, sack="rfc6675"),
+    )
     res = sc.run()
     assert res.flows["retransmits"][0] == 0
     dr = res.flow_series.filter(pl.col("time_s") >= 3)["delivery_rate_bps"].to_numpy()
@@ -235,15 +279,24 @@ def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
     # (including those for retransmitted segments); without them Karn's rule
     # drops samples for retransmissions. The option adds 12 bytes per packet.
     def run(ts):
-        sc = single_link(duration="10s", rate="10Mbps", delay="20ms", buffer="1bdp",
-                         loss={"kind": "bernoulli", "p": 0.01}, sample_interval="off",
-                         tcp=dict(sack="off", timestamps=ts, delayed_ack=True), seed=5)
+        sc = single_link(
+            duration="10s",
+            rate="10Mbps",
+            delay="20ms",
+            buffer="1bdp",
+            loss={"kind": "bernoulli", "p": 0.01},
+            sample_interval="off",
+            tcp=dict(sack="off", timestamps=ts, delayed_ack=True),
+            seed=5,
+        )
         return sc.run()
+
     on, off = run(True), run(False)
     fon, foff = on.flows.row(0, named=True), off.flows.row(0, named=True)
 
     def per_new_ack(f):  # samples per ACK that is not a duplicate
         return f["rtt_samples"] / (f["acks_received"] - f["dupacks_received"])
+
     assert per_new_ack(fon) > 0.99
     assert per_new_ack(foff) < per_new_ack(fon)
     assert foff["retransmits"] > 0
@@ -254,26 +307,44 @@ def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
 def test_limited_transmit_sends_one_segment_per_early_dupack():
     # RFC 3042: the first two duplicate ACKs each release one new segment.
     def sends_between_loss_and_fr(lt):
-        sc = single_link(duration="3s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                         loss={"kind": "scripted", "drop": [100]}, sample_interval="off",
-                         tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, limited_transmit=lt))
+        sc = single_link(
+            duration="3s",
+            rate="10Mbps",
+            delay="20ms",
+            buffer="200pkt",
+            loss={"kind": "scripted", "drop": [100]},
+            sample_interval="off",
+            tcp=dict(delayed_ack=False, max_cwnd=30, initial_ssthresh=30, limited_transmit=lt),
+        )
         sc.core["trace"] = {"rtt": False, "seq": True}
         rows = sc.run().table("seq_trace").rows(named=True)
         # segment 99 is the 100th data packet; count new sends between the
         # first dup ACK and the fast retransmit.
-        first_dup = next(i for i, r in enumerate(rows) if r["kind"] == "ack" and r["seq"] == 99
-                         and any(x["kind"] == "ack" and x["seq"] == 99 for x in rows[:i]))
+        first_dup = next(
+            i
+            for i, r in enumerate(rows)
+            if r["kind"] == "ack" and r["seq"] == 99 and any(x["kind"] == "ack" and x["seq"] == 99 for x in rows[:i])
+        )
         fr = next(i for i, r in enumerate(rows) if r["kind"] == "rexmit")
         return sum(1 for r in rows[first_dup:fr] if r["kind"] == "send")
+
     assert sends_between_loss_and_fr(False) == 0
     assert sends_between_loss_and_fr(True) == 2
 
 
 def test_quickack_acks_first_segments_at_once():
     def acks(q):
-        sc = single_link(duration="2s", rate="10Mbps", delay="20ms", buffer="200pkt", sample_interval="off",
-                         tcp=dict(delayed_ack=True, quickack=q), flows=[dict(app="file", size="28960B")])
+        sc = single_link(
+            duration="2s",
+            rate="10Mbps",
+            delay="20ms",
+            buffer="200pkt",
+            sample_interval="off",
+            tcp=dict(delayed_ack=True, quickack=q),
+            flows=[dict(app="file", size="28960B")],
+        )
         return sc.run().flows["acks_sent"][0]
+
     # 20 segments: delayed ACK every 2nd = 10 ACKs; quick-ACK for the first 16
     # gives 16 + 2 = 18.
     assert acks(0) == 10
@@ -282,10 +353,17 @@ def test_quickack_acks_first_segments_at_once():
 
 # --- window growth of paced senders (Linux tcp_is_cwnd_limited) ---------------
 
+
 def _slow_start_cwnd(pacing):
     """cwnd every 100 ms (one RTT) of a lone loss-free flow in slow start."""
-    sc = single_link(duration="1.2s", rate="1Gbps", delay="50ms", buffer="10bdp", sample_interval="100ms",
-                     tcp=dict(cc="newreno", pacing=pacing, delayed_ack=False))
+    sc = single_link(
+        duration="1.2s",
+        rate="1Gbps",
+        delay="50ms",
+        buffer="10bdp",
+        sample_interval="100ms",
+        tcp=dict(cc="newreno", pacing=pacing, delayed_ack=False),
+    )
     return ccsim.run(sc).flow_series["cwnd"].to_list()
 
 
@@ -318,9 +396,17 @@ def test_paced_short_transfer_costs_about_one_paced_flight_more(pacing, spread):
     at Linux's 200 % slow-start ratio, srtt for the leaky bucket) instead of
     back to back; earlier flights are ACK-clocked either way. So the paced
     completion time exceeds the unpaced one by about that much, at most."""
+
     def fct(p):
-        sc = single_link(duration="5s", rate="100Mbps", delay="20ms", buffer="1bdp",
-                         tcp=dict(cc="newreno", pacing=p, delayed_ack=False), flows=[dict(app="file", size="100KB")])
+        sc = single_link(
+            duration="5s",
+            rate="100Mbps",
+            delay="20ms",
+            buffer="1bdp",
+            tcp=dict(cc="newreno", pacing=p, delayed_ack=False),
+            flows=[dict(app="file", size="100KB")],
+        )
         return ccsim.run(sc).flows["fct_s"][0]
+
     extra = fct(pacing) - fct("off")
     assert 0 <= extra <= 1.25 * spread * 0.040, extra

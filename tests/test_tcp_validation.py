@@ -2,12 +2,11 @@
 the PFTK throughput model, Jain's index, packet conservation, RFC 6298
 back-off, RFC 5681 delayed ACKs, and the Tahoe / Reno / NewReno recovery
 differences described by Fall & Floyd (1996) and RFC 6582."""
+
 import math
 
-import numpy as np
 import polars as pl
 import pytest
-
 from helpers import dumbbell, single_link
 from oracles import jain, pftk_full
 
@@ -30,9 +29,16 @@ def test_newreno_goodput_matches_pftk(p):
     # 6675 SACK recovery without RACK-TLP and F-RTO (with them the timeout
     # term shrinks and goodput rises above the model at p ≥ 3 %: see
     # test_rack_tlp_beats_pftk_timeouts_at_high_loss and docs/model.md).
-    sc = single_link(duration="400s" if p < 0.01 else "200s", rate="100Mbps", delay="20ms", buffer="2bdp",
-                     loss={"kind": "bernoulli", "p": p}, sample_interval="off",
-                     tcp=dict(cc="newreno", delayed_ack=False, mss=1448, rack=False, tlp=False, frto=False), seed=3)
+    sc = single_link(
+        duration="400s" if p < 0.01 else "200s",
+        rate="100Mbps",
+        delay="20ms",
+        buffer="2bdp",
+        loss={"kind": "bernoulli", "p": p},
+        sample_interval="off",
+        tcp=dict(cc="newreno", delayed_ack=False, mss=1448, rack=False, tlp=False, frto=False),
+        seed=3,
+    )
     res = sc.run()
     f = res.flows.row(0, named=True)
     lk = res.links.row(0, named=True)
@@ -58,12 +64,20 @@ def test_packet_conservation_at_every_sample(queue):
     # still held by a link (queue, transmitter or propagation) - counted from
     # the links' own contents, independently of the flows' counters. Repeated
     # transfers (fresh connections) and dequeue-time drops included.
-    sc = single_link(duration="20s", loss={"kind": "bernoulli", "p": 0.02}, queue=queue, buffer="30pkt",
-                     flows=[dict(app="bulk", count=3, stagger="1s"),
-                            dict(app="repeat", size="30KB", think="0.1s", count=2)], sample_interval="50ms")
+    sc = single_link(
+        duration="20s",
+        loss={"kind": "bernoulli", "p": 0.02},
+        queue=queue,
+        buffer="30pkt",
+        flows=[dict(app="bulk", count=3, stagger="1s"), dict(app="repeat", size="30KB", think="0.1s", count=2)],
+        sample_interval="50ms",
+    )
     res = sc.run()
-    fs = res.flow_series.group_by("time_s").agg(pl.col("pkts_injected").sum(), pl.col("pkts_arrived").sum(),
-                                                pl.col("pkts_dropped").sum()).sort("time_s")
+    fs = (
+        res.flow_series.group_by("time_s")
+        .agg(pl.col("pkts_injected").sum(), pl.col("pkts_arrived").sum(), pl.col("pkts_dropped").sum())
+        .sort("time_s")
+    )
     ls = res.link_series.group_by("time_s").agg(pl.col("held_pkts").sum()).sort("time_s")
     j = fs.join(ls, on="time_s")
     assert j.height == 401
@@ -92,7 +106,10 @@ def test_same_seed_same_result_other_seed_differs():
     for name in ("flows", "links", "flow_series", "link_series", "events"):
         assert a.table(name).equals(b.table(name)), name
     assert not a.flow_series.equals(c.flow_series)
-    assert a.flows["retransmits"][0] != c.flows["retransmits"][0] or a.flows["delivered_bytes"][0] != c.flows["delivered_bytes"][0]
+    assert (
+        a.flows["retransmits"][0] != c.flows["retransmits"][0]
+        or a.flows["delivered_bytes"][0] != c.flows["delivered_bytes"][0]
+    )
 
 
 def test_adding_a_flow_does_not_change_another_links_losses():
@@ -101,13 +118,31 @@ def test_adding_a_flow_does_not_change_another_links_losses():
     from ccsim import Builder
 
     def build(extra):
-        b = (Builder(duration="10s", seed=5, sample_interval="off")
-             .explicit(nodes=["a", "b", "c"],
-                       links=[{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms", "buffer": "100pkt",
-                               "loss": {"kind": "bernoulli", "p": 0.05}},
-                              {"a": "a", "b": "c", "rate": "10Mbps", "delay": "10ms", "buffer": "100pkt",
-                               "loss": {"kind": "bernoulli", "p": 0.05}}])
-             .flows(src="a", dst="b", app="bulk", max_cwnd=10))
+        b = (
+            Builder(duration="10s", seed=5, sample_interval="off")
+            .explicit(
+                nodes=["a", "b", "c"],
+                links=[
+                    {
+                        "a": "a",
+                        "b": "b",
+                        "rate": "10Mbps",
+                        "delay": "10ms",
+                        "buffer": "100pkt",
+                        "loss": {"kind": "bernoulli", "p": 0.05},
+                    },
+                    {
+                        "a": "a",
+                        "b": "c",
+                        "rate": "10Mbps",
+                        "delay": "10ms",
+                        "buffer": "100pkt",
+                        "loss": {"kind": "bernoulli", "p": 0.05},
+                    },
+                ],
+            )
+            .flows(src="a", dst="b", app="bulk", max_cwnd=10)
+        )
         if extra:
             b.flows(src="a", dst="c", app="bulk")
         return b.build().run()
@@ -115,11 +150,16 @@ def test_adding_a_flow_does_not_change_another_links_losses():
     one, two = build(False), build(True)
     cols = ["delivered_bytes", "retransmits", "timeouts", "pkts_dropped", "acks_sent"]
     assert one.flows.select(cols).row(0) == two.flows.select(cols).row(0)
-    assert one.links.filter(pl.col("name") == "a->b")["losses"][0] == two.links.filter(pl.col("name") == "a->b")["losses"][0]
+    assert (
+        one.links.filter(pl.col("name") == "a->b")["losses"][0]
+        == two.links.filter(pl.col("name") == "a->b")["losses"][0]
+    )
 
 
 def test_delayed_ack_roughly_halves_ack_count():
-    res = {d: single_link(duration="30s", tcp=dict(delayed_ack=d)).run().flows.row(0, named=True) for d in (False, True)}
+    res = {
+        d: single_link(duration="30s", tcp=dict(delayed_ack=d)).run().flows.row(0, named=True) for d in (False, True)
+    }
     ratio = res[True]["acks_sent"] / res[False]["acks_sent"]
     assert 0.45 <= ratio <= 0.6, ratio
     # Without delayed ACK: one ACK per data packet received.
@@ -130,8 +170,12 @@ def test_repeated_timeouts_double_rto_up_to_max():
     # A path that loses everything: every expiry doubles the RTO (RFC 6298
     # §5.5) from the initial 1 s until max_rto, then stays there (no tail loss
     # probe, which would take the place of the first expiry: see below).
-    sc = single_link(duration="120s", loss={"kind": "bernoulli", "p": 1.0},
-                     tcp=dict(initial_rto="1s", max_rto="16s", tlp=False), sample_interval="off")
+    sc = single_link(
+        duration="120s",
+        loss={"kind": "bernoulli", "p": 1.0},
+        tcp=dict(initial_rto="1s", max_rto="16s", tlp=False),
+        sample_interval="off",
+    )
     ev = sc.run().events.filter(pl.col("kind") == "timeout")
     expect_rto, t, times = [], 0.0, []
     rto = 1.0
@@ -148,9 +192,13 @@ def test_handshake_adds_one_round_trip_to_fct():
     # 20 KB with IW 10 fits in one window: FCT = RTT/2 + serialization without
     # the handshake, plus exactly one base RTT (SYN + SYN-ACK) with it.
     def fct(h):
-        sc = single_link(duration="5s", rate="1Gbps", delay="25ms",
-                         tcp=dict(handshake=h, delayed_ack=False),
-                         flows=[dict(app="file", size="14480B")])
+        sc = single_link(
+            duration="5s",
+            rate="1Gbps",
+            delay="25ms",
+            tcp=dict(handshake=h, delayed_ack=False),
+            flows=[dict(app="file", size="14480B")],
+        )
         return sc.run().flows["fct_s"][0]
 
     hdr = 40
@@ -162,13 +210,20 @@ def test_handshake_adds_one_round_trip_to_fct():
 
 # --- Tahoe / Reno / NewReno with 1, 2, 3 losses in one window -----------------
 
+
 def _recovery_run(cc, drops):
     # cwnd capped at 30 segments so the window is stable and no congestion
     # loss occurs; the scripted loss drops the given data packets of one
     # window (the 100th data packet onwards, in congestion avoidance).
-    sc = single_link(duration="8s", rate="10Mbps", delay="20ms", buffer="200pkt",
-                     loss={"kind": "scripted", "drop": drops}, sample_interval="off",
-                     tcp=dict(cc=cc, sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30))
+    sc = single_link(
+        duration="8s",
+        rate="10Mbps",
+        delay="20ms",
+        buffer="200pkt",
+        loss={"kind": "scripted", "drop": drops},
+        sample_interval="off",
+        tcp=dict(cc=cc, sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30),
+    )
     res = sc.run()
     return res.flows.row(0, named=True), res.events
 
@@ -221,8 +276,12 @@ def test_a_tail_loss_probe_takes_the_place_of_the_first_expiry():
     the probe timer is 1 s (TCP_TIMEOUT_INIT), capped by the RTO (also 1 s),
     so on a path that loses everything the first timer event is a probe
     (which restarts the RTO) and the RTOs then double from 1 s at 2, 4, 8 … s."""
-    sc = single_link(duration="20s", loss={"kind": "bernoulli", "p": 1.0},
-                     tcp=dict(initial_rto="1s", max_rto="16s"), sample_interval="off")
+    sc = single_link(
+        duration="20s",
+        loss={"kind": "bernoulli", "p": 1.0},
+        tcp=dict(initial_rto="1s", max_rto="16s"),
+        sample_interval="off",
+    )
     res = sc.run()
     f = res.flows.row(0, named=True)
     ev = res.events.filter(pl.col("kind") == "timeout")
@@ -237,11 +296,20 @@ def test_rack_tlp_beats_pftk_timeouts_at_high_loss(p):
     F-RTO: lost retransmissions and tail losses no longer wait for the RTO,
     so there are fewer timeouts than without and goodput is at least the
     model's (PFTK counts a timeout for them)."""
+
     def run(**tcp):
-        sc = single_link(duration="200s", rate="100Mbps", delay="20ms", buffer="2bdp",
-                         loss={"kind": "bernoulli", "p": p}, sample_interval="off",
-                         tcp=dict(cc="newreno", delayed_ack=False, mss=1448, **tcp), seed=3)
+        sc = single_link(
+            duration="200s",
+            rate="100Mbps",
+            delay="20ms",
+            buffer="2bdp",
+            loss={"kind": "bernoulli", "p": p},
+            sample_interval="off",
+            tcp=dict(cc="newreno", delayed_ack=False, mss=1448, **tcp),
+            seed=3,
+        )
         return sc.run().flows.row(0, named=True)
+
     plain = run(rack=False, tlp=False, frto=False)
     rack = run()
     assert rack["timeouts"] < 0.5 * plain["timeouts"], (rack["timeouts"], plain["timeouts"])

@@ -1,8 +1,8 @@
 """Topology builders: the structure they promise, and behaviour that follows
 from it (propagation RTT, multi-bottleneck penalty)."""
+
 import polars as pl
 import pytest
-
 from ccsim import Builder
 from ccsim.errors import ScenarioError
 
@@ -11,32 +11,41 @@ def test_dumbbell_per_flow_rtt_sets_propagation_delay():
     # rtt = 60 ms and 120 ms: minimum RTT sample = base RTT + serialization of
     # one 1500-byte data packet on three hops and one 52-byte ACK on three hops
     # (40 bytes of headers + 12 of timestamps, on by default in the Linux stack).
-    sc = (Builder(duration="10s", sample_interval="off")
-          .dumbbell(bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay="1ms",
-                    buffer="1bdp")
-          .tcp(delayed_ack=False)
-          .flows(rtt="60ms", max_cwnd=4)
-          .flows(rtt="120ms", max_cwnd=4, direction="reverse")
-          .build())
+    sc = (
+        Builder(duration="10s", sample_interval="off")
+        .dumbbell(
+            bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay="1ms", buffer="1bdp"
+        )
+        .tcp(delayed_ack=False)
+        .flows(rtt="60ms", max_cwnd=4)
+        .flows(rtt="120ms", max_cwnd=4, direction="reverse")
+        .build()
+    )
     res = sc.run()
     ser = 1500 * 8 * (2 / 1e9 + 1 / 100e6) + 52 * 8 * (2 / 1e9 + 1 / 100e6)
     got = res.flows["rtt_min_s"].to_list()
     assert got[0] == pytest.approx(0.060 + ser, abs=2e-6)
     assert got[1] == pytest.approx(0.120 + ser, abs=2e-6)
     # the reverse flow's data crosses r1 -> r0
-    assert res.links.filter(pl.col("name") == "r1->r0")["bytes_tx"][0] > res.links.filter(pl.col("name") == "r0->r1")["bytes_tx"][0] / 2
+    assert (
+        res.links.filter(pl.col("name") == "r1->r0")["bytes_tx"][0]
+        > res.links.filter(pl.col("name") == "r0->r1")["bytes_tx"][0] / 2
+    )
 
 
 def test_parking_lot_structure_and_multi_hop_penalty():
     # 3 hops, one through flow and one cross flow per hop in each direction.
     hops = 3
-    sc = (Builder(duration="60s", sample_interval="off")
-          .parking_lot(hops=hops, hop_rate="10Mbps", hop_delay="10ms", access_rate="100Mbps", access_delay="2ms",
-                       buffer="50pkt")
-          .flows(path="through", label="C1")
-          .flows(path="cross", label="fwd")
-          .flows(path="cross_reverse", label="rev")
-          .build())
+    sc = (
+        Builder(duration="60s", sample_interval="off")
+        .parking_lot(
+            hops=hops, hop_rate="10Mbps", hop_delay="10ms", access_rate="100Mbps", access_delay="2ms", buffer="50pkt"
+        )
+        .flows(path="through", label="C1")
+        .flows(path="cross", label="fwd")
+        .flows(path="cross_reverse", label="rev")
+        .build()
+    )
     core = sc.core
     assert len(core["flows"]) == 1 + 2 * hops
     assert len(core["nodes"]) == (hops + 1) + 2 * len(core["flows"])
@@ -56,14 +65,25 @@ def test_parking_lot_structure_and_multi_hop_penalty():
 
 def _wireless(**kw):
     from ccsim import Builder
-    t = dict(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms",
-             wireless_rate="2Mbps", wireless_delay="20ms", wireless_loss={"kind": "bernoulli", "p": 0.01})
+
+    t = dict(
+        bottleneck_rate="10Mbps",
+        bottleneck_delay="10ms",
+        access_rate="100Mbps",
+        access_delay="1ms",
+        wireless_rate="2Mbps",
+        wireless_delay="20ms",
+        wireless_loss={"kind": "bernoulli", "p": 0.01},
+    )
     t.update(kw)
-    return (Builder("5s").topology("wireless", **t)
-            .flows(count=1, rtt="250ms", label="w")
-            .flows(count=2, path="wired", label="cross")
-            .flows(count=2, path="wired", direction="reverse", label="rev")
-            .build())
+    return (
+        Builder("5s")
+        .topology("wireless", **t)
+        .flows(count=1, rtt="250ms", label="w")
+        .flows(count=2, path="wired", label="cross")
+        .flows(count=2, path="wired", direction="reverse", label="rev")
+        .build()
+    )
 
 
 def test_wireless_last_hop_carries_the_wireless_flows_only():
@@ -90,9 +110,19 @@ def test_wireless_reverse_loss_can_differ_and_errors_name_fields():
 
 def test_satellite_is_a_geo_dumbbell_with_loss_both_ways():
     from ccsim import Builder
-    sc = (Builder("5s").topology("satellite", bottleneck_rate="10Mbps", access_rate="100Mbps", access_delay="10ms",
-                                 loss={"kind": "bernoulli", "p": 0.001})
-          .flows(count=2).build())
+
+    sc = (
+        Builder("5s")
+        .topology(
+            "satellite",
+            bottleneck_rate="10Mbps",
+            access_rate="100Mbps",
+            access_delay="10ms",
+            loss={"kind": "bernoulli", "p": 0.001},
+        )
+        .flows(count=2)
+        .build()
+    )
     fwd, rev = sc.core["links"][:2]
     assert fwd["delay_ps"] == rev["delay_ps"] == 275 * 10**9
     assert fwd["loss"] == rev["loss"] == {"kind": "bernoulli", "p": 0.001}
@@ -103,14 +133,18 @@ def test_sample_links_selects_the_links_of_the_time_series():
     # have more than one neighbour) and drops every host's access link; the
     # bottleneck's rows are the same as when every link is sampled.
     def run(sel):
-        sc = (Builder(duration="2s", sample_interval="100ms")
-              .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms")
-              .flows(count=3))
+        sc = (
+            Builder(duration="2s", sample_interval="100ms")
+            .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms")
+            .flows(count=3)
+        )
         raw = sc.build().raw
         if sel is not None:
             raw["sim"]["sample_links"] = sel
         from ccsim import run as ccrun
+
         return ccrun(raw)
+
     every, shared, named = run(None), run("shared"), run(["r1->r0"])
     names = dict(zip(every.links["id"].to_list(), every.links["name"].to_list()))
     assert sorted({names[i] for i in shared.link_series["link"].unique()}) == ["r0->r1", "r1->r0"]

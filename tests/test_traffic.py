@@ -1,12 +1,12 @@
 """Traffic sources and loss models end to end. Expected values come from the
 sources' definitions (ON-OFF duty cycle, the distributions' CDFs, the BER
 formula); the Rust unit tests check the generators themselves."""
+
 import math
 
 import numpy as np
 import polars as pl
 import pytest
-
 from ccsim import Builder
 from ccsim.errors import ScenarioError
 from helpers import single_link
@@ -24,8 +24,14 @@ def test_udp_onoff_mean_rate_is_peak_times_duty_cycle():
     # ON ~ Exp(1 s), OFF ~ Exp(2 s), peak 800 kb/s (100 packets/s of 1000 B),
     # 10^5 s ≈ 33 000 cycles: relative standard error ≈ 0.5 %. Each ON period
     # starts with a packet, so counts run ≈ 0.5 packet per period high (0.5 %).
-    sc = single_link(duration="100000s", rate="10Mbps", delay="1ms", buffer="100pkt", sample_interval="off",
-                     flows=[dict(app="cbr", rate="800kbps", packet_size="1000B", on="1s", off="2s")])
+    sc = single_link(
+        duration="100000s",
+        rate="10Mbps",
+        delay="1ms",
+        buffer="100pkt",
+        sample_interval="off",
+        flows=[dict(app="cbr", rate="800kbps", packet_size="1000B", on="1s", off="2s")],
+    )
     u = sc.run().udp.row(0, named=True)
     expected = 800e3 / 8 * 100000 * 1 / (1 + 2)
     assert u["bytes_sent"] == pytest.approx(expected, rel=0.03)
@@ -33,8 +39,13 @@ def test_udp_onoff_mean_rate_is_peak_times_duty_cycle():
 
 
 def test_cbr_sends_at_its_rate():
-    sc = single_link(duration="10s", rate="10Mbps", delay="5ms", buffer="100pkt",
-                     flows=[dict(app="cbr", rate="31kbps", packet_size="1500B", start="1s", stop="9s")])
+    sc = single_link(
+        duration="10s",
+        rate="10Mbps",
+        delay="5ms",
+        buffer="100pkt",
+        flows=[dict(app="cbr", rate="31kbps", packet_size="1500B", start="1s", stop="9s")],
+    )
     u = sc.run().udp.row(0, named=True)
     # one packet every 1500·8/31000 s from 1 s until before 9 s
     gap = 1500 * 8 / 31e3
@@ -42,8 +53,14 @@ def test_cbr_sends_at_its_rate():
 
 
 def test_schedule_sends_only_inside_its_on_intervals_and_restarts_after_idle():
-    sc = single_link(duration="10s", rate="10Mbps", delay="10ms", buffer="1bdp", sample_interval="100ms",
-                     flows=[dict(app="schedule", on=[["2s", "4s"], ["6s", "8s"]])])
+    sc = single_link(
+        duration="10s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1bdp",
+        sample_interval="100ms",
+        flows=[dict(app="schedule", on=[["2s", "4s"], ["6s", "8s"]])],
+    )
     r = sc.run()
     fs = r.flow_series.sort("time_s")
     t = fs["time_s"].to_numpy()
@@ -60,11 +77,13 @@ def test_schedule_sends_only_inside_its_on_intervals_and_restarts_after_idle():
 
 def test_web_sessions_draw_sizes_and_think_times_from_their_distributions():
     mss = 1448
-    sc = (Builder(duration="300s", seed=5, sample_interval="off")
-          .single_link(rate="100Mbps", delay="2ms", buffer="1bdp")
-          .tcp(mss=mss)
-          .flows(count=20, app="web", think="0.2s")
-          .build())
+    sc = (
+        Builder(duration="300s", seed=5, sample_interval="off")
+        .single_link(rate="100Mbps", delay="2ms", buffer="1bdp")
+        .tcp(mss=mss)
+        .flows(count=20, app="web", think="0.2s")
+        .build()
+    )
     tr = sc.run().transfers.sort(["flow", "index"])
     done = tr.filter(pl.col("end_s").is_not_nan())
     assert len(done) > 5000
@@ -82,8 +101,13 @@ def test_web_sessions_draw_sizes_and_think_times_from_their_distributions():
 
 
 def test_repeat_counts_transfers_and_caps_cwnd():
-    sc = single_link(duration="60s", rate="10Mbps", delay="10ms", buffer="1bdp",
-                     flows=[dict(app="repeat", size="200KB", think="0s", transfers=5, max_cwnd=8)])
+    sc = single_link(
+        duration="60s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1bdp",
+        flows=[dict(app="repeat", size="200KB", think="0s", transfers=5, max_cwnd=8)],
+    )
     r = sc.run()
     tr = r.transfers
     assert len(tr) == 5 and tr["end_s"].is_not_nan().all()
@@ -93,9 +117,11 @@ def test_repeat_counts_transfers_and_caps_cwnd():
 
 
 def test_spread_rtts_and_drawn_starts():
-    b = (Builder(duration="10s", seed=2)
-         .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="5ms", access_rate="100Mbps", access_delay="1ms")
-         .flows(count=5, rtt={"spread": ["20ms", "100ms"]}, start={"dist": "uniform", "min": "0s", "max": "1s"}))
+    b = (
+        Builder(duration="10s", seed=2)
+        .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="5ms", access_rate="100Mbps", access_delay="1ms")
+        .flows(count=5, rtt={"spread": ["20ms", "100ms"]}, start={"dist": "uniform", "min": "0s", "max": "1s"})
+    )
     core = b.build().core
     # access delay per side = (rtt/2 − bottleneck)/2, so each flow's round trip is its spread value
     ms = 10**9
@@ -112,10 +138,19 @@ def test_ber_loss_is_larger_for_data_than_for_acks():
     # 1 − (1 − 1e-5)^12000 ≈ 0.113, 52-byte ACKs with ≈ 0.0042. A UDP source
     # in each direction gives enough packets to check the rates to 3 %.
     ber = 1e-5
-    sc = single_link(duration="2000s", rate="100Mbps", delay="1ms", buffer="1000pkt", sample_interval="off",
-                     loss={"kind": "ber", "ber": ber}, reverse_loss={"kind": "ber", "ber": ber},
-                     flows=[dict(app="cbr", rate="6Mbps", packet_size="1500B"),
-                            dict(app="cbr", rate="1Mbps", packet_size="52B", direction="reverse")])
+    sc = single_link(
+        duration="2000s",
+        rate="100Mbps",
+        delay="1ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss={"kind": "ber", "ber": ber},
+        reverse_loss={"kind": "ber", "ber": ber},
+        flows=[
+            dict(app="cbr", rate="6Mbps", packet_size="1500B"),
+            dict(app="cbr", rate="1Mbps", packet_size="52B", direction="reverse"),
+        ],
+    )
     u = sc.run().udp.sort("id")
     for row, size in zip(u.iter_rows(named=True), (1500, 52)):
         lost = 1 - row["pkts_received"] / row["pkts_sent"]
@@ -126,46 +161,75 @@ def test_two_state_channel_loss_equals_share_of_time_in_bad():
     # Grieco & Mascolo 2004's channel: Good 1 s, Bad d = 50 ms (both fixed), next state Bad
     # with probability 0.5 at every state end; loss 0.1 in Bad. Share of time in
     # Bad = 0.5·d / (0.5·1 s + 0.5·d).
-    loss = {"kind": "two_state", "good": "1s", "bad": "50ms", "loss_bad": 0.1,
-            "to_bad_after_good": 0.5, "to_bad_after_bad": 0.5}
-    sc = single_link(duration="20000s", rate="100Mbps", delay="1ms", buffer="1000pkt", sample_interval="off",
-                     loss=loss, flows=[dict(app="cbr", rate="4Mbps", packet_size="500B")])
+    loss = {
+        "kind": "two_state",
+        "good": "1s",
+        "bad": "50ms",
+        "loss_bad": 0.1,
+        "to_bad_after_good": 0.5,
+        "to_bad_after_bad": 0.5,
+    }
+    sc = single_link(
+        duration="20000s",
+        rate="100Mbps",
+        delay="1ms",
+        buffer="1000pkt",
+        sample_interval="off",
+        loss=loss,
+        flows=[dict(app="cbr", rate="4Mbps", packet_size="500B")],
+    )
     u = sc.run().udp.row(0, named=True)
     lost = 1 - u["pkts_received"] / u["pkts_sent"]
     assert lost == pytest.approx(0.1 * 0.05 / 1.05, rel=0.03)
 
 
-@pytest.mark.parametrize("flow,field", [
-    (dict(app="onoff", on="1s"), "flows[0].off"),
-    (dict(app="cbr"), "flows[0].rate"),
-    (dict(app="cbr", rate="1Mbps", on="1s"), "flows[0].off"),
-    (dict(app="bulk", size="1KB"), "flows[0].size"),
-    (dict(app="schedule", on=[["5s", "2s"]]), "flows[0].on[0]"),
-    (dict(app="schedule", on=[["1s", "3s"], ["2s", "4s"]]), "flows[0].on[1]"),
-    (dict(app="repeat", size={"dist": "pareto", "mean": "10KB", "shape": 1.0}), "flows[0].size.shape"),
-    (dict(app="web", think={"dist": "gamma", "mean": "1s"}), "flows[0].think.dist"),
-    (dict(app="repeat", size="10KB", transfers=0), "flows[0].transfers"),
-    (dict(app="bulk", start={"dist": "uniform", "min": "2s", "max": "1s"}), "flows[0].start.max"),
-])
+@pytest.mark.parametrize(
+    "flow,field",
+    [
+        (dict(app="onoff", on="1s"), "flows[0].off"),
+        (dict(app="cbr"), "flows[0].rate"),
+        (dict(app="cbr", rate="1Mbps", on="1s"), "flows[0].off"),
+        (dict(app="bulk", size="1KB"), "flows[0].size"),
+        (dict(app="schedule", on=[["5s", "2s"]]), "flows[0].on[0]"),
+        (dict(app="schedule", on=[["1s", "3s"], ["2s", "4s"]]), "flows[0].on[1]"),
+        (dict(app="repeat", size={"dist": "pareto", "mean": "10KB", "shape": 1.0}), "flows[0].size.shape"),
+        (dict(app="web", think={"dist": "gamma", "mean": "1s"}), "flows[0].think.dist"),
+        (dict(app="repeat", size="10KB", transfers=0), "flows[0].transfers"),
+        (dict(app="bulk", start={"dist": "uniform", "min": "2s", "max": "1s"}), "flows[0].start.max"),
+    ],
+)
 def test_bad_traffic_options_name_the_field(flow, field):
     with pytest.raises(ScenarioError) as e:
         single_link(duration="10s", flows=[flow])
     assert str(e.value).startswith(field), str(e.value)
 
 
-@pytest.mark.parametrize("loss,field", [
-    ({"kind": "ber"}, "topology.loss.ber"),
-    ({"kind": "ber", "ber": 2}, "topology.loss.ber"),
-    ({"kind": "gilbert", "p": 0.1}, "topology.loss.r"),
-    ({"kind": "gilbert", "p": 0, "r": 0}, "topology.loss.r"),
-    ({"kind": "two_state", "good": "1s", "bad": "0s", "loss_bad": 0.1}, "topology.loss.bad"),
-    ({"kind": "two_state", "good": "1s", "bad": "1s"}, "topology.loss.loss_bad"),
-    ({"kind": "two_state", "good": "1s", "bad": "1s", "loss_bad": 0.1, "durations": "weibull"}, "topology.loss.durations"),
-    # 1 ns states would make the channel step a billion times per simulated second
-    ({"kind": "two_state", "good": "1ns", "bad": "1ns", "loss_bad": 0.1}, "topology.loss.good"),
-    ({"kind": "two_state", "good": "1s", "bad": {"dist": "uniform", "min": "0.1us", "max": "1us"}, "loss_bad": 0.1},
-     "topology.loss.bad"),
-])
+@pytest.mark.parametrize(
+    "loss,field",
+    [
+        ({"kind": "ber"}, "topology.loss.ber"),
+        ({"kind": "ber", "ber": 2}, "topology.loss.ber"),
+        ({"kind": "gilbert", "p": 0.1}, "topology.loss.r"),
+        ({"kind": "gilbert", "p": 0, "r": 0}, "topology.loss.r"),
+        ({"kind": "two_state", "good": "1s", "bad": "0s", "loss_bad": 0.1}, "topology.loss.bad"),
+        ({"kind": "two_state", "good": "1s", "bad": "1s"}, "topology.loss.loss_bad"),
+        (
+            {"kind": "two_state", "good": "1s", "bad": "1s", "loss_bad": 0.1, "durations": "weibull"},
+            "topology.loss.durations",
+        ),
+        # 1 ns states would make the channel step a billion times per simulated second
+        ({"kind": "two_state", "good": "1ns", "bad": "1ns", "loss_bad": 0.1}, "topology.loss.good"),
+        (
+            {
+                "kind": "two_state",
+                "good": "1s",
+                "bad": {"dist": "uniform", "min": "0.1us", "max": "1us"},
+                "loss_bad": 0.1,
+            },
+            "topology.loss.bad",
+        ),
+    ],
+)
 def test_bad_loss_options_name_the_field(loss, field):
     with pytest.raises(ScenarioError) as e:
         single_link(duration="10s", loss=loss)
@@ -175,8 +239,10 @@ def test_bad_loss_options_name_the_field(loss, field):
 def test_background_mix_groups_counts_and_caps():
     # Groups, counts and the nominal web load: sessions = share · rate / (12 · mss · 8 / think).
     from ccsim import background_mix
-    g = background_mix("100Mbps", web_share=0.3, web_think="1s", mss=1000, both_ways=True,
-                       tcp={"cc": "newreno", "sack": "sack1"})
+
+    g = background_mix(
+        "100Mbps", web_share=0.3, web_think="1s", mss=1000, both_ways=True, tcp={"cc": "newreno", "sack": "sack1"}
+    )
     assert [x["label"] for x in g] == ["web", "small", "long", "web_rev", "small_rev", "long_rev"]
     assert g[0]["count"] == round(0.3 * 100e6 / (12 * 1000 * 8 / 1.0)) == 312
     assert all(x["sack"] == "sack1" for x in g) and g[1]["max_cwnd"] == 64 and g[1]["count"] == 25
@@ -192,14 +258,32 @@ def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
     # goodput is bounded by 64 segments per RTT (its cwnd cap); RTTs fall in
     # the drawn range; web sessions complete objects and are, together, below
     # their nominal load (transfer time adds to the think time).
-    from ccsim import background_mix
     import ccsim
-    flows = background_mix("1Gbps", web_share=0.05, small=5, long_lived=0, both_ways=False, rtt=("20ms", "60ms"),
-                           start=("0s", "1s"), mss=1000)
-    sc = {"sim": {"duration": "20s", "sample_interval": "1s", "sample_links": "shared"},
-          "topology": {"kind": "dumbbell", "bottleneck_rate": "1Gbps", "bottleneck_delay": "5ms",
-                       "access_rate": "10Gbps", "access_delay": "1ms", "buffer": "1bdp"},
-          "tcp": {"stack": "ns2", "mss": 1000}, "flows": flows}
+    from ccsim import background_mix
+
+    flows = background_mix(
+        "1Gbps",
+        web_share=0.05,
+        small=5,
+        long_lived=0,
+        both_ways=False,
+        rtt=("20ms", "60ms"),
+        start=("0s", "1s"),
+        mss=1000,
+    )
+    sc = {
+        "sim": {"duration": "20s", "sample_interval": "1s", "sample_links": "shared"},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "1Gbps",
+            "bottleneck_delay": "5ms",
+            "access_rate": "10Gbps",
+            "access_delay": "1ms",
+            "buffer": "1bdp",
+        },
+        "tcp": {"stack": "ns2", "mss": 1000},
+        "flows": flows,
+    }
     r = ccsim.run(sc)
     f = r.flows
     small = f.filter(pl.col("label") == "small")
@@ -210,5 +294,5 @@ def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
     web = f.filter(pl.col("label") == "web")
     nominal = web.height * 12 * 1000 * 8 / 1.0
     assert web.height == round(0.05 * 1e9 / 96000)
-    assert r.transfers.height > web.height       # sessions fetch several objects each
+    assert r.transfers.height > web.height  # sessions fetch several objects each
     assert 0 < web["goodput_bps"].sum() < nominal

@@ -2,6 +2,7 @@
 every code block in order, then the numbers the page quotes are checked
 against what the cells printed and against the formulas the page compares
 them with (the payload bound, Mathis et al. 1997)."""
+
 import json
 import re
 from pathlib import Path
@@ -48,10 +49,13 @@ def executed(tmp_path_factory):
     d = tmp_path_factory.mktemp("tutorial")
     nb = notebook_from_markdown(PAGE.read_text())
     # what the cells computed, read back from the kernel after the page's own cells
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import json\nprint('CHECK ' + json.dumps({'table': table.to_dicts(), "
-        "'jain': jain['jain(flows.goodput_bps)'].to_list(), 'backend': __import__('matplotlib').get_backend(), "
-        "'fig_title': fig.axes[0].get_title(), 'fig_ylabel': fig.axes[0].get_ylabel()}))"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import json\nprint('CHECK ' + json.dumps({'table': table.to_dicts(), "
+            "'jain': jain['jain(flows.goodput_bps)'].to_list(), 'backend': __import__('matplotlib').get_backend(), "
+            "'fig_title': fig.axes[0].get_title(), 'fig_ylabel': fig.axes[0].get_ylabel()}))"
+        )
+    )
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(d)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     return code, json.loads(cell_text(code[-1]).split("CHECK ", 1)[1])
@@ -77,7 +81,7 @@ def test_random_loss_against_mathis(executed):
     assert m, out
     g, mathis, rtt, ratio = map(float, m.groups())
     assert 0.8 <= ratio <= 1.25  # Mathis' formula is an approximation; ±20 % is its usual agreement
-    assert 40.0 <= rtt <= 45.0   # base RTT 40 ms plus serialization, little queueing
+    assert 40.0 <= rtt <= 45.0  # base RTT 40 ms plus serialization, little queueing
     assert g == pytest.approx(quoted(r"about \*\*([\d.]+) Mb/s\*\* against"), abs=0.005)
     assert mathis == pytest.approx(quoted(r"Mathis' \*\*([\d.]+) Mb/s"), abs=0.005)
     assert ratio == pytest.approx(quoted(r"ratio\s+of about \*\*([\d.]+)\*\*"), abs=0.005)

@@ -15,14 +15,33 @@ by the Rust example on the old and the new commit:
     .venv/bin/python tools/fingerprint.py --dump /tmp/fpm
     cargo run --release --example fingerprint -- /tmp/fpm/*.json > after.txt
 """
-import glob, hashlib, json, os, sys
+
+import glob
+import hashlib
+import json
+import os
+import sys
+
 import ccsim
 from ccsim import _core
 from ccsim.bench import SCENARIOS
 
+
 def matrix():
     base = ccsim.load("examples/lossy_link.toml").with_overrides({"sim.duration": "20s", "topology.buffer": "0.5bdp"})
-    algos = ["tahoe", "reno", "newreno", "vegas", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic", "bbr"]
+    algos = [
+        "tahoe",
+        "reno",
+        "newreno",
+        "vegas",
+        "westwood",
+        "westwoodplus",
+        "highspeed",
+        "scalable",
+        "bic",
+        "cubic",
+        "bbr",
+    ]
     for cc in algos:
         for sack in ("off",) if cc == "tahoe" else ("off", "sack1", "rfc6675"):
             yield f"{cc}_{sack}", base.with_overrides({"tcp.cc": cc, "tcp.sack": sack})
@@ -53,7 +72,9 @@ if len(sys.argv) == 3 and sys.argv[1] == "--dump":
     sys.exit(0)
 
 scs = {f: ccsim.load(f) for f in sorted(glob.glob("examples/*.toml")) if "sweep" not in f}
-scs["traced"] = ccsim.load("examples/lossy_link.toml").with_overrides({"sim.trace": ["rtt", "seq"], "sim.duration": "5s"})
+scs["traced"] = ccsim.load("examples/lossy_link.toml").with_overrides(
+    {"sim.trace": ["rtt", "seq"], "sim.duration": "5s"}
+)
 for n in ("a_dumbbell_100M_newreno_sack_ts", "a_dumbbell_100M_bbr_sack_ts"):
     scs[n] = SCENARIOS[n]().build().with_overrides({"sim.duration": "10s", "sim.sample_interval": "100ms"})
 h_all = hashlib.sha256()
@@ -62,7 +83,8 @@ for name, sc in scs.items():
     h = hashlib.sha256()
     for t in sorted(raw["tables"]):
         for col, dt, data in raw["tables"][t]:
-            h.update(f"{t}.{col}:{dt}".encode()); h.update(json.dumps(data).encode() if isinstance(data, list) else bytes(data))
+            h.update(f"{t}.{col}:{dt}".encode())
+            h.update(json.dumps(data).encode() if isinstance(data, list) else bytes(data))
     h.update(str(raw["events"]).encode())
     print(name, raw["events"], h.hexdigest()[:16])
     h_all.update(h.digest())

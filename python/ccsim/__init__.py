@@ -4,6 +4,7 @@ congestion-control research (Rust core, Python front end).
 Names are imported on first use (PEP 562), so ``import ccsim`` stays cheap:
 numpy and polars load with the first scenario, matplotlib with the first plot.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,13 +14,21 @@ from ._core import MODEL_VERSION, __version__
 from .errors import InternalError, ScenarioError
 
 _LAZY = {
-    "Builder": ".scenario", "Scenario": ".scenario", "load": ".scenario",
-    "Result": ".results", "read": ".results",
-    "Sweep": ".experiments.sweep", "SweepError": ".experiments.sweep",
-    "run_sweep": ".experiments.runner", "dry_run": ".experiments.runner",
-    "SweepFailed": ".experiments.runner", "SweepReport": ".experiments.runner",
-    "open_campaign": ".experiments.campaign", "Campaign": ".experiments.campaign",
-    "aggregate": ".experiments.aggregate", "plot_sweep": ".experiments.aggregate",
+    "Builder": ".scenario",
+    "Scenario": ".scenario",
+    "load": ".scenario",
+    "Result": ".results",
+    "read": ".results",
+    "Sweep": ".experiments.sweep",
+    "SweepError": ".experiments.sweep",
+    "run_sweep": ".experiments.runner",
+    "dry_run": ".experiments.runner",
+    "SweepFailed": ".experiments.runner",
+    "SweepReport": ".experiments.runner",
+    "open_campaign": ".experiments.campaign",
+    "Campaign": ".experiments.campaign",
+    "aggregate": ".experiments.aggregate",
+    "plot_sweep": ".experiments.aggregate",
     "background_mix": ".mixes",
 }
 

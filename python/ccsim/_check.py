@@ -1,5 +1,6 @@
 """Checks shared by the scenario parsers: each raises ``ScenarioError`` naming
 the field, the value and what is accepted."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,7 +16,7 @@ def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
             raise ScenarioError(
                 f"{where}.{k}" if where else k,
                 message=f"{where + '.' if where else ''}{k}: unknown key{suggest(k, sorted(allowed))}; "
-                        f"accepted keys: {', '.join(sorted(allowed))}",
+                f"accepted keys: {', '.join(sorted(allowed))}",
             )
 
 

@@ -1,4 +1,5 @@
 """Type stub for the compiled core (crates/ccsim-py)."""
+
 from typing import Any
 
 __version__: str
@@ -7,6 +8,7 @@ MODEL_VERSION: int
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...
+
 class RunCancelled(RuntimeError):
     """The run was stopped through its RunControl before its end."""
 
@@ -28,16 +30,20 @@ def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]
 def algorithms() -> list[str]: ...
 def algorithm_specs() -> str:
     """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
+
 def tcp_defaults(stack: str = "linux", cc: str = "newreno") -> str:
     """Every TCP option as the stack ('linux' or 'ns2') sets it for algorithm cc (resolved form), as JSON."""
+
 def net_defaults() -> str:
     """Default options of every queue discipline and loss model, as JSON
     {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""
+
 def _panic_for_test() -> None: ...
 def forward(config_json: str, fds: list[int], control: RunControl) -> dict[str, Any]:
     """The emulation backend's real-time forwarder (crates/ccsim-emu): move packets between
     the TUN devices `fds` through the scenario's links until the configured end or a cancel.
     Returns the dictionary of `run` with tables links, link_series and forwarder."""
+
 def debug_assertions() -> bool: ...
 def routes(scenario_json: str, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The simulator's link path (link indices) from node s to node d for each (s, d)."""

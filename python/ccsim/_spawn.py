@@ -3,6 +3,7 @@ process; a script that runs simulations at top level (no ``if __name__ ==
 "__main__":`` guard) would run them again in every worker. Entry points that
 run simulations call :func:`refuse_in_bootstrap` first. A leaf module: the
 scenario layer and the executors both import it."""
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -27,7 +28,9 @@ def refuse_in_bootstrap(what: str) -> None:
     if in_spawn_bootstrap():
         import sys
 
-        sys.stderr.write(f"ccsim: a worker process re-ran the main script and reached {what}; "
-                         "the script needs an `if __name__ == \"__main__\":` guard\n")
+        sys.stderr.write(
+            f"ccsim: a worker process re-ran the main script and reached {what}; "
+            'the script needs an `if __name__ == "__main__":` guard\n'
+        )
         sys.stderr.flush()
         os._exit(GUARD_EXIT)

@@ -1,6 +1,7 @@
 """Congestion-control algorithms known to the core: their sources, parameters
 and presets (the core's own table, so Python never keeps a second copy), and
 the check of a scenario's ``cc``, ``cc_preset`` and ``cc_params``."""
+
 from __future__ import annotations
 
 import functools
@@ -43,7 +44,7 @@ def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: st
     return them in the core's form."""
     spec = specs()[cc]
     if preset == "none":
-        preset = None                     # written in a scenario: the algorithm's defaults
+        preset = None  # written in a scenario: the algorithm's defaults
     if preset is not None:
         names = [p["name"] for p in spec["presets"]]
         if not isinstance(preset, str) or preset not in names:
@@ -58,7 +59,9 @@ def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: st
     for k, v in params.items():
         if k not in by_name:
             acc = ", ".join(by_name) if by_name else "none (this algorithm has no parameters)"
-            raise ScenarioError(f"{params_field}.{k}", message=f"{params_field}.{k}: unknown parameter of {cc}; accepted: {acc}")
+            raise ScenarioError(
+                f"{params_field}.{k}", message=f"{params_field}.{k}: unknown parameter of {cc}; accepted: {acc}"
+            )
         out[k] = _check_value(f"{params_field}.{k}", by_name[k], v)
     return preset, out
 

@@ -12,6 +12,7 @@ in all of them). Until 2026-11-25 the plain cases inherited the linux
 stack's defaults and so were the `_sack_ts` cases under another name.
 CPU time is the process CPU time around the core's run (single-threaded).
 """
+
 from __future__ import annotations
 
 import time
@@ -20,14 +21,19 @@ from . import _core
 from .scenario import Builder
 
 
-def reference(name: str, cc: str = "newreno", **tcp) -> "Builder":
-    rate, dur, access = {"a": ("100Mbps", "60s", "1Gbps"), "b": ("1Gbps", "20s", "1Gbps"),
-                         "c": ("2.5Gbps", "10s", "10Gbps"), "d": ("10Gbps", "4s", "40Gbps")}[name]
-    return (Builder(duration=dur, seed=1, sample_interval="off")
-            .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access,
-                      access_delay="1ms", buffer="1bdp")
-            .tcp(cc=cc, mss=1448, **tcp)
-            .flows(count=10, app="bulk", start="0s", stagger="10ms"))
+def reference(name: str, cc: str = "newreno", **tcp) -> Builder:
+    rate, dur, access = {
+        "a": ("100Mbps", "60s", "1Gbps"),
+        "b": ("1Gbps", "20s", "1Gbps"),
+        "c": ("2.5Gbps", "10s", "10Gbps"),
+        "d": ("10Gbps", "4s", "40Gbps"),
+    }[name]
+    return (
+        Builder(duration=dur, seed=1, sample_interval="off")
+        .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access, access_delay="1ms", buffer="1bdp")
+        .tcp(cc=cc, mss=1448, **tcp)
+        .flows(count=10, app="bulk", start="0s", stagger="10ms")
+    )
 
 
 SCENARIOS = {
@@ -65,8 +71,16 @@ def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
                 best = (cpu, raw)
         cpu, raw = best
         pk, ev = int(raw["delivered_data_pkts"]), int(raw["events"])
-        rows.append({"name": name, "delivered_pkts": pk, "events": ev, "cpu_s": cpu,
-                     "pkts_per_cpu_s": pk / cpu, "events_per_cpu_s": ev / cpu})
+        rows.append(
+            {
+                "name": name,
+                "delivered_pkts": pk,
+                "events": ev,
+                "cpu_s": cpu,
+                "pkts_per_cpu_s": pk / cpu,
+                "events_per_cpu_s": ev / cpu,
+            }
+        )
     ref = {r["name"].split("_")[0]: r for r in rows if r["name"].endswith("_newreno_sack_ts")}
     for r in rows:
         base = ref.get(r["name"].split("_")[0])

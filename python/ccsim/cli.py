@@ -2,6 +2,7 @@
 
 Errors print one line (``ccsim: error: ...``) on stderr and exit with status 2.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,21 +35,46 @@ def _print_summary(res) -> None:
     rows = []
     for i in range(len(f["id"])):
         fct = float(f["fct_s"][i])
-        rows.append([int(f["id"][i]), f["src"][i], f["dst"][i], f["cc"][i],
-                     f"{f['goodput_bps'][i] / 1e6:.3f}", f"{f['throughput_bps'][i] / 1e6:.3f}",
-                     int(f["retransmits"][i]), _count(f["timeouts"][i]),
-                     "-" if math.isnan(fct) else f"{fct:.3f}"])
-    print(_fmt_table(["flow", "src", "dst", "cc", "goodput_Mbps", "throughput_Mbps", "retx", "timeouts", "fct_s"], rows))
+        rows.append(
+            [
+                int(f["id"][i]),
+                f["src"][i],
+                f["dst"][i],
+                f["cc"][i],
+                f"{f['goodput_bps'][i] / 1e6:.3f}",
+                f"{f['throughput_bps'][i] / 1e6:.3f}",
+                int(f["retransmits"][i]),
+                _count(f["timeouts"][i]),
+                "-" if math.isnan(fct) else f"{fct:.3f}",
+            ]
+        )
+    print(
+        _fmt_table(["flow", "src", "dst", "cc", "goodput_Mbps", "throughput_Mbps", "retx", "timeouts", "fct_s"], rows)
+    )
     lk = res.columns["links"]
     idx = [i for i in range(len(lk["name"])) if lk["drops"][i] + lk["losses"][i] > 0 or lk["utilization"][i] > 0.01]
     idx = sorted(idx, key=lambda i: -lk["utilization"][i])[:10]
     print()
-    print(_fmt_table(["link", "utilization", "drops", "losses", "max_queue_pkts"],
-                     [[lk["name"][i], f"{lk['utilization'][i]:.4f}", int(lk["drops"][i]), int(lk["losses"][i]),
-                       int(lk["max_queue_pkts"][i])] for i in idx]))
+    print(
+        _fmt_table(
+            ["link", "utilization", "drops", "losses", "max_queue_pkts"],
+            [
+                [
+                    lk["name"][i],
+                    f"{lk['utilization'][i]:.4f}",
+                    int(lk["drops"][i]),
+                    int(lk["losses"][i]),
+                    int(lk["max_queue_pkts"][i]),
+                ]
+                for i in idx
+            ],
+        )
+    )
     if getattr(res, "emulation", None) is not None:
-        print(f"\nemulated {res.sim_time_s:g} s through the kernel's TCP in {res.wall_time_s:.2f} s wall "
-              "(timeouts '-': not attributable, the host sends several flows)")
+        print(
+            f"\nemulated {res.sim_time_s:g} s through the kernel's TCP in {res.wall_time_s:.2f} s wall "
+            "(timeouts '-': not attributable, the host sends several flows)"
+        )
     else:
         print(f"\nsimulated {res.sim_time_s:g} s in {res.wall_time_s:.2f} s wall, {res.events_processed} events")
 
@@ -79,7 +105,9 @@ def cmd_run(a) -> int:
         sc = sc.with_seed(a.seed)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
     if a.no_write and a.out:
-        raise ScenarioError("--no-write", message="--no-write: not with --out (one says where to write, the other not to write)")
+        raise ScenarioError(
+            "--no-write", message="--no-write: not with --out (one says where to write, the other not to write)"
+        )
     formats = _plot_formats(a.plot_format)
     if not a.no_write:
         _check_out(out)
@@ -90,8 +118,11 @@ def cmd_run(a) -> int:
     except KeyboardInterrupt:
         res = None
     if res is None:
-        print(f"ccsim: interrupted at simulated time {ctl.sim_time_s():.3f} s of {sc.duration_s:g} s; "
-              + ("nothing was written" if a.no_write else f"nothing was written to {out}/"), file=sys.stderr)
+        print(
+            f"ccsim: interrupted at simulated time {ctl.sim_time_s():.3f} s of {sc.duration_s:g} s; "
+            + ("nothing was written" if a.no_write else f"nothing was written to {out}/"),
+            file=sys.stderr,
+        )
         return 130
     if not a.no_write:
         res.write(out)
@@ -130,21 +161,28 @@ def cmd_sweep(a) -> int:
         if a.json:
             print(json.dumps(d))
             return status
-        print(f"{d['runs']} runs ({len(sw.seeds)} seeds × {d['runs'] // len(sw.seeds)} points); "
-              f"{d['existing']} already in {out}, {d['to_run']} to run, {len(d['invalid'])} invalid")
+        print(
+            f"{d['runs']} runs ({len(sw.seeds)} seeds × {d['runs'] // len(sw.seeds)} points); "
+            f"{d['existing']} already in {out}, {d['to_run']} to run, {len(d['invalid'])} invalid"
+        )
         for e in d["invalid"][:3]:
             print(f"  invalid: {e}")
         if len(d["invalid"]) > 3:
             print(f"  ... and {len(d['invalid']) - 3} more invalid points")
         if d["invalid"]:
-            print(f"ccsim: {len(d['invalid'])} invalid points: the sweep would refuse them (--keep-going "
-                  "records them and runs the rest)", file=sys.stderr)
+            print(
+                f"ccsim: {len(d['invalid'])} invalid points: the sweep would refuse them (--keep-going "
+                "records them and runs the rest)",
+                file=sys.stderr,
+            )
         if d["cpu_s_estimate"] is not None:
             rates = d["cpu_s_per_sim_s"]
-            print(f"estimated CPU time: {_fmt_dur(d['cpu_s_estimate'])} for {d['sim_seconds']:,.0f} simulated s "
-                  f"({rates[0] * 1e3:.3g}–{rates[-1] * 1e3:.3g} ms of CPU per simulated s in "
-                  f"{d['calibration_points']} calibration runs); about "
-                  f"{_fmt_dur(d['cpu_s_estimate'] / _jobs(a))} on {_jobs(a)} cores")
+            print(
+                f"estimated CPU time: {_fmt_dur(d['cpu_s_estimate'])} for {d['sim_seconds']:,.0f} simulated s "
+                f"({rates[0] * 1e3:.3g}–{rates[-1] * 1e3:.3g} ms of CPU per simulated s in "
+                f"{d['calibration_points']} calibration runs); about "
+                f"{_fmt_dur(d['cpu_s_estimate'] / _jobs(a))} on {_jobs(a)} cores"
+            )
         return status
     timeout = _seconds("--timeout", a.timeout) if a.timeout else None
     import warnings
@@ -153,20 +191,42 @@ def cmd_sweep(a) -> int:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IdenticalSeedsWarning)  # printed below, with the summary
-        rep = sweep_report(sw, out, jobs=a.jobs, dask=a.dask, executor="serial" if a.serial else None,
-                           timeout_s=timeout, rerun_stale=a.rerun_stale, keep_going=a.keep_going,
-                           quiet=a.quiet or a.json)
+        rep = sweep_report(
+            sw,
+            out,
+            jobs=a.jobs,
+            dask=a.dask,
+            executor="serial" if a.serial else None,
+            timeout_s=timeout,
+            rerun_stale=a.rerun_stale,
+            keep_going=a.keep_going,
+            quiet=a.quiet or a.json,
+        )
     figs = []
     if sw.plots and rep.computed + rep.existing > 0:
         figs = _sweep_plots(sw, out, show=not (a.quiet or a.json))
     if a.json:
-        print(json.dumps({"out": str(out), "total": rep.total, "existing": rep.existing, "computed": rep.computed,
-                          "failed": rep.failed, "invalid": rep.invalid, "wall_s": rep.wall_s,
-                          "warnings": rep.warnings, "figures": [str(f) for f in figs]}))
+        print(
+            json.dumps(
+                {
+                    "out": str(out),
+                    "total": rep.total,
+                    "existing": rep.existing,
+                    "computed": rep.computed,
+                    "failed": rep.failed,
+                    "invalid": rep.invalid,
+                    "wall_s": rep.wall_s,
+                    "warnings": rep.warnings,
+                    "figures": [str(f) for f in figs],
+                }
+            )
+        )
     elif not a.quiet:
-        print(f"{rep.total} runs: {rep.computed} computed, {rep.existing} already there, "
-              f"{len(rep.failed)} failed, {len(rep.invalid)} invalid; {rep.wall_s:.1f} s wall, "
-              f"{rep.sim_s / max(rep.wall_s, 1e-9):,.0f} simulated s per s; results in {out}/")
+        print(
+            f"{rep.total} runs: {rep.computed} computed, {rep.existing} already there, "
+            f"{len(rep.failed)} failed, {len(rep.invalid)} invalid; {rep.wall_s:.1f} s wall, "
+            f"{rep.sim_s / max(rep.wall_s, 1e-9):,.0f} simulated s per s; results in {out}/"
+        )
         for f in figs:
             print(f"figure: {f}")
     for w in rep.warnings:
@@ -176,11 +236,17 @@ def cmd_sweep(a) -> int:
         for e in rep.invalid[:20]:
             print(f"  invalid: {e}", file=sys.stderr)
         for e in rep.failed[:20]:
-            print(f"  {e['run_id']} ({', '.join(f'{k}={v!r}' for k, v in e['params'].items())}): {e['kind']}: "
-                  f"{e['error'].splitlines()[0]}", file=sys.stderr)
+            print(
+                f"  {e['run_id']} ({', '.join(f'{k}={v!r}' for k, v in e['params'].items())}): {e['kind']}: "
+                f"{e['error'].splitlines()[0]}",
+                file=sys.stderr,
+            )
         if len(rep.failed) > 20:
-            print(f"  ... and {len(rep.failed) - 20} more failed runs (ccsim query {out} "
-                  "\"SELECT * FROM runs WHERE status <> 'ok'\" lists them)", file=sys.stderr)
+            print(
+                f"  ... and {len(rep.failed) - 20} more failed runs (ccsim query {out} "
+                "\"SELECT * FROM runs WHERE status <> 'ok'\" lists them)",
+                file=sys.stderr,
+            )
         return 1
     return 0
 
@@ -204,11 +270,20 @@ def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
             m = describe_metric(y, reduce)
             a = aggregate(frame, by, y, bounds=m["bounds"])
             print(f"\n{p.get('title') or m['label']} [{m['label']}; mean and 95% CI over seeds]")
-            print(_fmt_table(by + ["mean", "95% CI", "n"],
-                             [[r[k] for k in by] + [f"{r[y + '_mean'] * m['scale']:.4g}",
-                                                    f"{r[y + '_ci_lo'] * m['scale']:.4g} – "
-                                                    f"{r[y + '_ci_hi'] * m['scale']:.4g}",
-                                                    r[y + "_n"]] for r in a.iter_rows(named=True)]))
+            print(
+                _fmt_table(
+                    by + ["mean", "95% CI", "n"],
+                    [
+                        [r[k] for k in by]
+                        + [
+                            f"{r[y + '_mean'] * m['scale']:.4g}",
+                            f"{r[y + '_ci_lo'] * m['scale']:.4g} – {r[y + '_ci_hi'] * m['scale']:.4g}",
+                            r[y + "_n"],
+                        ]
+                        for r in a.iter_rows(named=True)
+                    ],
+                )
+            )
     return figs
 
 
@@ -229,14 +304,23 @@ def cmd_query(a) -> int:
     return 0
 
 
-def _sweep_figure(c, x: str, y: str, reduce: str, hue: str | None, facet: str | None, out: Path,
-                  title: str | None, overwrite_note: bool = True):
+def _sweep_figure(
+    c,
+    x: str,
+    y: str,
+    reduce: str,
+    hue: str | None,
+    facet: str | None,
+    out: Path,
+    title: str | None,
+    overwrite_note: bool = True,
+):
     """per_run + plot_sweep for the CLI: `hue` and `facet` may be sweep axes
     or columns of y's table (then the reduction is done within each value,
     e.g. per algorithm of a mixed run). Says so when a figure is replaced."""
+    from .errors import suggest
     from .experiments.aggregate import plot_sweep
     from .experiments.campaign import per_run_name
-    from .errors import suggest
 
     table = y.partition(".")[0]
     by = []
@@ -247,14 +331,27 @@ def _sweep_figure(c, x: str, y: str, reduce: str, hue: str | None, facet: str | 
         if role != "--x" and col in cols:
             by.append(col)
             continue
-        raise ScenarioError(role, message=(
-            f"{role} {col}: not an axis of this campaign{suggest(col, list(c.axes) + list(cols))}; axes: "
-            f"{', '.join(c.axes)}" + (f"; or, for --hue and --facet, a column of {table}" if cols else "")))
+        raise ScenarioError(
+            role,
+            message=(
+                f"{role} {col}: not an axis of this campaign{suggest(col, list(c.axes) + list(cols))}; axes: "
+                f"{', '.join(c.axes)}" + (f"; or, for --hue and --facet, a column of {table}" if cols else "")
+            ),
+        )
     frame = c.per_run(y, reduce, by=by)
     if out.exists() and overwrite_note:
         print(f"ccsim: replacing the existing figure {out}", file=sys.stderr)
-    plot_sweep(frame, x, per_run_name(y, reduce), hue, out=out, title=title, reduce=reduce, facet=facet,
-               x_labels=c.axis_companion(x))
+    plot_sweep(
+        frame,
+        x,
+        per_run_name(y, reduce),
+        hue,
+        out=out,
+        title=title,
+        reduce=reduce,
+        facet=facet,
+        x_labels=c.axis_companion(x),
+    )
     return frame
 
 
@@ -298,7 +395,10 @@ def cmd_plot(a) -> int:
 
     d = Path(a.dir)
     if not (d / "flow_series.parquet").exists():
-        raise ScenarioError("DIR", message=f"{d}: no results here (flow_series.parquet missing); expected the --out folder of 'ccsim run'")
+        raise ScenarioError(
+            "DIR",
+            message=f"{d}: no results here (flow_series.parquet missing); expected the --out folder of 'ccsim run'",
+        )
     for p in plot_dir(d, _plot_formats(a.format)):
         print(p)
     return 0
@@ -315,8 +415,11 @@ def cmd_bench(a) -> int:
     if a.repeat < 1:
         raise ScenarioError("--repeat", a.repeat, "a number of runs ≥ 1")
     if _core.debug_assertions():
-        print("ccsim: warning: this core was built with its invariant checks on (make test's build); "
-              "the figures below are slower than a release build: run 'make develop' first", file=sys.stderr)
+        print(
+            "ccsim: warning: this core was built with its invariant checks on (make test's build); "
+            "the figures below are slower than a release build: run 'make develop' first",
+            file=sys.stderr,
+        )
     rows = run_bench(repeat=a.repeat, only=a.only)
     if not rows:
         from .bench import SCENARIOS
@@ -325,11 +428,31 @@ def cmd_bench(a) -> int:
     if a.json:
         print(json.dumps({"scenarios": rows}))
     else:
-        print(_fmt_table(["scenario", "delivered_pkts", "events", "cpu_s", "Mpkts_per_cpu_s", "Mevents_per_cpu_s",
-                          "cost_vs_newreno"],
-                         [[r["name"], r["delivered_pkts"], r["events"], f"{r['cpu_s']:.3f}",
-                           f"{r['pkts_per_cpu_s'] / 1e6:.2f}", f"{r['events_per_cpu_s'] / 1e6:.2f}",
-                           "-" if r["cost_vs_newreno"] is None else f"{r['cost_vs_newreno']:.2f}"] for r in rows]))
+        print(
+            _fmt_table(
+                [
+                    "scenario",
+                    "delivered_pkts",
+                    "events",
+                    "cpu_s",
+                    "Mpkts_per_cpu_s",
+                    "Mevents_per_cpu_s",
+                    "cost_vs_newreno",
+                ],
+                [
+                    [
+                        r["name"],
+                        r["delivered_pkts"],
+                        r["events"],
+                        f"{r['cpu_s']:.3f}",
+                        f"{r['pkts_per_cpu_s'] / 1e6:.2f}",
+                        f"{r['events_per_cpu_s'] / 1e6:.2f}",
+                        "-" if r["cost_vs_newreno"] is None else f"{r['cost_vs_newreno']:.2f}",
+                    ]
+                    for r in rows
+                ],
+            )
+        )
     return 0
 
 
@@ -350,9 +473,11 @@ def cmd_study(a) -> int:
         outs, index = [studies.run_study(a.name, mode, a.out, jobs=jobs, dask=a.dask, quiet=a.quiet)], None
     for o in outs:
         c = o.counts()
-        print(f"{o.name} ({o.mode}): {c['reproduced']} reproduced, {c['partly']} partly, "
-              f"{c['not reproduced']} not reproduced; {o.runs} runs ({o.computed} computed now), "
-              f"CPU {o.cpu_s:.1f} s, wall {o.wall_s:.1f} s")
+        print(
+            f"{o.name} ({o.mode}): {c['reproduced']} reproduced, {c['partly']} partly, "
+            f"{c['not reproduced']} not reproduced; {o.runs} runs ({o.computed} computed now), "
+            f"CPU {o.cpu_s:.1f} s, wall {o.wall_s:.1f} s"
+        )
         for v in o.verdicts:
             print(f"  {v.claim:8s} {v.verdict:15s} {v.reason}")
         print(f"  report: {o.report_html}  (Markdown: {o.report_md})")
@@ -362,8 +487,17 @@ def cmd_study(a) -> int:
 
 
 def cmd_list(a) -> int:
-    from .netmodels import DIST_DOC, LOSS_DOC
-    from .netmodels import CODEL_DOC, LOSS_DEFAULTS, PIE_DOC, QUEUE_DEFAULTS, QUEUE_KINDS, RED_DOC, with_defaults
+    from .netmodels import (
+        CODEL_DOC,
+        DIST_DOC,
+        LOSS_DEFAULTS,
+        LOSS_DOC,
+        PIE_DOC,
+        QUEUE_DEFAULTS,
+        QUEUE_KINDS,
+        RED_DOC,
+        with_defaults,
+    )
     from .tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
     from .topologies import TOPOLOGY_DOC
     from .traffic import APP_DOC
@@ -386,11 +520,16 @@ def cmd_list(a) -> int:
         _print_kinds("topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
     if what in ("queue", "all"):
         print("queues:", ", ".join(QUEUE_KINDS))
-        _print_kinds(None, {
-            "RED-family options (queue = {kind = \"red\", ...})": with_defaults(RED_DOC, QUEUE_DEFAULTS["red"]),
-            "CoDel / FQ-CoDel options (queue = {kind = \"codel\" or \"fq_codel\", ...})": with_defaults(CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]),
-            "PIE options (queue = {kind = \"pie\", ...})": with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
-        })
+        _print_kinds(
+            None,
+            {
+                'RED-family options (queue = {kind = "red", ...})': with_defaults(RED_DOC, QUEUE_DEFAULTS["red"]),
+                'CoDel / FQ-CoDel options (queue = {kind = "codel" or "fq_codel", ...})': with_defaults(
+                    CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]
+                ),
+                'PIE options (queue = {kind = "pie", ...})': with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
+            },
+        )
     if what in ("loss", "all"):
         docs = {kind: with_defaults(opts, LOSS_DEFAULTS.get(kind, {})) for kind, opts in LOSS_DOC.items()}
         _print_kinds("loss models (loss = {kind = ..., options}; each link direction has its own random stream):", docs)
@@ -454,10 +593,16 @@ def cmd_emulate(a) -> int:
     else:
         _print_summary(res)
         e = res.emulation
-        print(f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
-              f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
-              f"drops outside the model {e['unmodelled_drops']}")
-        print("within the emulation envelope" if e["within_envelope"] else "OUTSIDE the emulation envelope: " + "; ".join(e["problems"]))
+        print(
+            f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
+            f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
+            f"drops outside the model {e['unmodelled_drops']}"
+        )
+        print(
+            "within the emulation envelope"
+            if e["within_envelope"]
+            else "OUTSIDE the emulation envelope: " + "; ".join(e["problems"])
+        )
         print(f"results written to {out}/")
     return 0
 
@@ -496,23 +641,38 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("file")
     r.add_argument("--out", help="output folder (default results/<file stem>)")
     r.add_argument("--seed", type=int, help="override sim.seed")
-    r.add_argument("--json", action="store_true",
-                   help="print one JSON object instead of tables (results are still written, to --out; its 'out' says where)")
+    r.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead of tables (results are still written, to --out; its 'out' says where)",
+    )
     r.add_argument("--no-write", action="store_true", help="write no results folder (print only)")
     r.add_argument("--no-plots", action="store_true", help="do not write plots")
     r.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list such as png,pdf")
-    r.add_argument("--set", action="append", metavar="PATH=VALUE",
-                   help="override a scenario value, e.g. --set tcp.cc=cubic --set topology.buffer=2bdp (repeatable)")
+    r.add_argument(
+        "--set",
+        action="append",
+        metavar="PATH=VALUE",
+        help="override a scenario value, e.g. --set tcp.cc=cubic --set topology.buffer=2bdp (repeatable)",
+    )
     r.set_defaults(fn=cmd_run)
     sw = sub.add_parser("sweep", help="run a sweep (parameters × seeds) into a campaign folder")
     sw.add_argument("file")
     sw.add_argument("--out", help="campaign folder (default results/<file stem>)")
     sw.add_argument("--jobs", "-j", type=int, help="worker processes (default: every core)")
     sw.add_argument("--serial", action="store_true", help="run in this process, one run at a time")
-    sw.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://scheduler:8786, or 'local' for a LocalCluster")
-    sw.add_argument("--timeout", help="per-run wall-clock limit, e.g. 600 or '10min'; a run past it is recorded as failed")
-    sw.add_argument("--dry-run", action="store_true", help="validate, count the runs and estimate the CPU time; run nothing")
-    sw.add_argument("--rerun-stale", action="store_true", help="move runs of an older model version to stale/ and recompute them")
+    sw.add_argument(
+        "--dask", metavar="ADDR", help="run on a Dask cluster: tcp://scheduler:8786, or 'local' for a LocalCluster"
+    )
+    sw.add_argument(
+        "--timeout", help="per-run wall-clock limit, e.g. 600 or '10min'; a run past it is recorded as failed"
+    )
+    sw.add_argument(
+        "--dry-run", action="store_true", help="validate, count the runs and estimate the CPU time; run nothing"
+    )
+    sw.add_argument(
+        "--rerun-stale", action="store_true", help="move runs of an older model version to stale/ and recompute them"
+    )
     sw.add_argument("--keep-going", action="store_true", help="record invalid points as failed and run the rest")
     sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
     sw.add_argument("--json", action="store_true", help="print one JSON object")
@@ -540,14 +700,24 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("dir")
     ps.add_argument("--y", required=True, help="'table.column', e.g. flows.goodput_bps, or runs.cpu_s")
     ps.add_argument("--x", required=True, help="the axis on the x axis, e.g. topology.buffer")
-    ps.add_argument("--hue", help="one line per value: an axis (tcp.cc) or a column of y's table (cc, label: "
-                    "the reduction is then done per value within each run)")
+    ps.add_argument(
+        "--hue",
+        help="one line per value: an axis (tcp.cc) or a column of y's table (cc, label: "
+        "the reduction is then done per value within each run)",
+    )
     ps.add_argument("--facet", help="one panel per value: an axis or a column of y's table")
-    ps.add_argument("--reduce", default="mean", choices=["mean", "sum", "min", "max", "median", "jain"],
-                    help="how a run's rows become one value (default mean)")
+    ps.add_argument(
+        "--reduce",
+        default="mean",
+        choices=["mean", "sum", "min", "max", "median", "jain"],
+        help="how a run's rows become one value (default mean)",
+    )
     ps.add_argument("--title")
-    ps.add_argument("--out", help="figure file, .png/.svg/.pdf (default DIR/<y>_vs_<x>[_by_<hue>].png; "
-                    "an existing file is replaced and the command says so)")
+    ps.add_argument(
+        "--out",
+        help="figure file, .png/.svg/.pdf (default DIR/<y>_vs_<x>[_by_<hue>].png; "
+        "an existing file is replaced and the command says so)",
+    )
     ps.set_defaults(fn=cmd_plot_sweep)
     pl_ = sub.add_parser("plot", help="write plots (PNG, SVG or PDF) for a results folder")
     pl_.add_argument("dir")
@@ -557,8 +727,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--json", action="store_true")
     b.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest counts")
     b.add_argument("--only", metavar="TEXT", help="only the scenarios whose name contains TEXT, e.g. 10G or bbr")
-    b.add_argument("--experiments", action="store_true",
-                   help="measure the sweep machinery instead: overhead per run, speed-up, client memory (minutes)")
+    b.add_argument(
+        "--experiments",
+        action="store_true",
+        help="measure the sweep machinery instead: overhead per run, speed-up, client memory (minutes)",
+    )
     b.add_argument("--quick", action="store_true", help="with --experiments: overhead only, 200 runs")
     b.set_defaults(fn=cmd_bench)
     em = sub.add_parser("emulate", help="run a scenario through the running kernel's TCP (root, TUN; real time)")
@@ -568,10 +741,17 @@ def main(argv: list[str] | None = None) -> int:
     em.add_argument("--no-plots", action="store_true", help="do not write plots")
     em.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list")
     em.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
-    em.add_argument("--spin-us", type=float, default=200.0,
-                    help="the forwarder polls without sleeping this long before each packet event (default 200)")
-    em.add_argument("--cleanup", action="store_true",
-                    help="remove namespaces and devices left by ccsim runs that are no longer alive")
+    em.add_argument(
+        "--spin-us",
+        type=float,
+        default=200.0,
+        help="the forwarder polls without sleeping this long before each packet event (default 200)",
+    )
+    em.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="remove namespaces and devices left by ccsim runs that are no longer alive",
+    )
     em.set_defaults(fn=cmd_emulate)
     cm = sub.add_parser("compare", help="simulate and emulate a scenario; print and plot them side by side")
     cm.add_argument("file")
@@ -581,7 +761,9 @@ def main(argv: list[str] | None = None) -> int:
     cm.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
     cm.set_defaults(fn=cmd_compare)
     ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models, traffic")
-    ls.add_argument("what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss", "traffic"])
+    ls.add_argument(
+        "what", nargs="?", default="all", choices=["all", "cc", "tcp", "topology", "queue", "loss", "traffic"]
+    )
     ls.set_defaults(fn=cmd_list)
 
     a = p.parse_args(argv)
@@ -604,8 +786,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ccsim: error: {e}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("ccsim: error: out of memory; record less (a longer sim.sample_interval, fewer sim.trace kinds) or "
-              "lower $CCSIM_MAX_MEMORY so that such runs are refused before they start", file=sys.stderr)
+        print(
+            "ccsim: error: out of memory; record less (a longer sim.sample_interval, fewer sim.trace kinds) or "
+            "lower $CCSIM_MAX_MEMORY so that such runs are refused before they start",
+            file=sys.stderr,
+        )
         return 2
 
 

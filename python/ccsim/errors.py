@@ -1,4 +1,5 @@
 """Exceptions raised by ccsim."""
+
 from __future__ import annotations
 
 from ._core import InternalError as _CoreInternalError
@@ -15,8 +16,11 @@ class ScenarioError(_CoreScenarioError):
                 import re
 
                 # the quoted names of an enumeration: 'cubic', 'bbr', ...
-                message += suggest(value, re.findall(r"'([^']+)'", accepted) or
-                                   [w.strip(" ,.") for w in accepted.split("one of", 1)[1].split(",")])
+                message += suggest(
+                    value,
+                    re.findall(r"'([^']+)'", accepted)
+                    or [w.strip(" ,.") for w in accepted.split("one of", 1)[1].split(",")],
+                )
         super().__init__(message)
         self.field = field
 

@@ -7,6 +7,7 @@ with pyplot's figure manager, and nothing needs closing. A notebook keeps the
 backend it chose (the inline one) and a returned figure still displays
 there; the CLI and the reports only save figures to files.
 """
+
 from __future__ import annotations
 
 from matplotlib.figure import Figure as _Figure

@@ -17,6 +17,7 @@ run breaks (an empty list when it holds them all):
 ``python -m ccsim.fuzz N [--seed S] [--out DIR]`` (``make fuzz``) runs N
 cases and writes each failing scenario as a TOML file that reproduces it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,13 @@ def _rate(rng) -> str:
 def _loss(rng):
     k = rng.choice(["none", "none", "bernoulli", "gilbert", "ber", "two_state"])
     if k == "two_state":
-        return {"kind": "two_state", "good": str(rng.choice(["50ms", "300ms"])), "bad": str(rng.choice(["5ms", "30ms"])),
-                "loss_bad": 0.3, "durations": str(rng.choice(["fixed", "exponential"]))}
+        return {
+            "kind": "two_state",
+            "good": str(rng.choice(["50ms", "300ms"])),
+            "bad": str(rng.choice(["5ms", "30ms"])),
+            "loss_bad": 0.3,
+            "durations": str(rng.choice(["fixed", "exponential"])),
+        }
     if k == "bernoulli":
         return {"kind": "bernoulli", "p": float(rng.choice([0.001, 0.01, 0.05]))}
     if k == "gilbert":
@@ -99,22 +105,42 @@ def generate(rng: np.random.Generator) -> dict:
         queue["ecn"] = True
     buffer = str(rng.choice(["5pkt", "20pkt", "0.5bdp", "1bdp", "4bdp"]))
     if kind == "single_link":
-        topo: dict = {"kind": kind, "rate": _rate(rng), "delay": f"{int(rng.choice([1, 5, 20, 50]))}ms",
-                      "buffer": buffer, "queue": queue}
+        topo: dict = {
+            "kind": kind,
+            "rate": _rate(rng),
+            "delay": f"{int(rng.choice([1, 5, 20, 50]))}ms",
+            "buffer": buffer,
+            "queue": queue,
+        }
         loss = _loss(rng)
         if loss:
             topo["loss"] = loss
         if rng.random() < 0.15:
             topo["reorder"] = {"jitter": "2ms"} if rng.random() < 0.5 else {"probability": 0.02, "delay": "5ms"}
     elif kind == "dumbbell":
-        topo = {"kind": kind, "bottleneck_rate": _rate(rng), "bottleneck_delay": f"{int(rng.choice([2, 10, 30]))}ms",
-                "access_rate": "1Gbps", "access_delay": "1ms", "buffer": buffer, "queue": queue}
+        topo = {
+            "kind": kind,
+            "bottleneck_rate": _rate(rng),
+            "bottleneck_delay": f"{int(rng.choice([2, 10, 30]))}ms",
+            "access_rate": "1Gbps",
+            "access_delay": "1ms",
+            "buffer": buffer,
+            "queue": queue,
+        }
         loss = _loss(rng)
         if loss:
             topo["loss"] = loss
     else:
-        topo = {"kind": kind, "hops": int(rng.integers(2, 4)), "hop_rate": _rate(rng), "hop_delay": "5ms",
-                "access_rate": "1Gbps", "access_delay": "1ms", "buffer": buffer, "queue": queue}
+        topo = {
+            "kind": kind,
+            "hops": int(rng.integers(2, 4)),
+            "hop_rate": _rate(rng),
+            "hop_delay": "5ms",
+            "access_rate": "1Gbps",
+            "access_delay": "1ms",
+            "buffer": buffer,
+            "queue": queue,
+        }
     flows = [_flow(rng, kind) for _ in range(int(rng.integers(1, 3)))]
     if kind == "parking_lot":
         for f in flows:
@@ -123,15 +149,23 @@ def generate(rng: np.random.Generator) -> dict:
             flows.append({"app": "bulk"})
     if all(f.get("app") == "cbr" for f in flows):
         flows.append({"app": "bulk"})
-    return {"sim": {"duration": f"{float(rng.choice([0.5, 1.0, 2.0, 3.0])):g}s", "seed": int(rng.integers(1, 1000)),
-                    "sample_interval": "50ms"},
-            "topology": topo, "tcp": _tcp(rng), "flows": flows}
+    return {
+        "sim": {
+            "duration": f"{float(rng.choice([0.5, 1.0, 2.0, 3.0])):g}s",
+            "seed": int(rng.integers(1, 1000)),
+            "sample_interval": "50ms",
+        },
+        "topology": topo,
+        "tcp": _tcp(rng),
+        "flows": flows,
+    }
 
 
 def _path_delays(core: dict, s: int, d: int) -> float:
     """Propagation one way along the simulator's route."""
-    from . import _core
     import json
+
+    from . import _core
 
     r = _core.routes(json.dumps(core), [(s, d)])[0] or []
     return sum(core["links"][i]["delay_ps"] for i in r) * 1e-12, r
@@ -151,7 +185,9 @@ def check(sc, res, again=None) -> list[str]:
         if row["queue"] == "droptail" and row["limit_pkts"] >= 0 and row["max_queue_pkts"] > row["limit_pkts"]:
             bad.append(f"link {row['name']}: queue {row['max_queue_pkts']} > limit {row['limit_pkts']}")
         if row["pkts_offered"] < row["pkts_tx"] + row["drops"]:
-            bad.append(f"link {row['name']}: offered {row['pkts_offered']} < tx {row['pkts_tx']} + drops {row['drops']}")
+            bad.append(
+                f"link {row['name']}: offered {row['pkts_offered']} < tx {row['pkts_tx']} + drops {row['drops']}"
+            )
         if not (0.0 <= row["utilization"] <= 1.0 + 1e-9):
             bad.append(f"link {row['name']}: utilization {row['utilization']}")
     node = {n: i for i, n in enumerate(core["nodes"])}
@@ -228,8 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="results/fuzz", help="where failing scenarios are written")
     a = ap.parse_args(argv)
     n, failures = run_cases(a.n, a.seed, Path(a.out))
-    print(f"{n} cases ({run_cases.refused} refused with a named field), {len(failures)} failing"
-          + (f"; reproducers in {a.out}/" if failures else ""))
+    print(
+        f"{n} cases ({run_cases.refused} refused with a named field), {len(failures)} failing"
+        + (f"; reproducers in {a.out}/" if failures else "")
+    )
     for k, _, probs in failures[:20]:
         print(f"  case {k}: {probs[0]}")
     return 1 if failures else 0

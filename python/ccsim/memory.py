@@ -15,6 +15,7 @@ Parquet write), measured as in docs/reliability.md: about
 16 B for a number and 112 B for a string cell (each string becomes its own
 Python object).
 """
+
 from __future__ import annotations
 
 import json
@@ -100,9 +101,9 @@ def estimate_rows(core: dict) -> dict[str, int]:
     if trace.get("rtt") or trace.get("seq"):
         p = packet_bound(core)
         if trace.get("rtt"):
-            rows["rtt_trace"] = p          # at most one RTT sample per delivered segment
+            rows["rtt_trace"] = p  # at most one RTT sample per delivered segment
         if trace.get("seq"):
-            rows["seq_trace"] = 2 * p      # every segment sent and every ACK received
+            rows["seq_trace"] = 2 * p  # every segment sent and every ACK received
     return rows
 
 
@@ -122,11 +123,18 @@ def check(core: dict) -> None:
     big = parts[0][1]
     field = "sim.trace" if big in ("rtt_trace", "seq_trace", "cc_state") else "sim.sample_interval"
     detail = ", ".join(f"{t} {rows[t]:,} rows ≈ {gb(b)}" for b, t in parts if b)
-    advice = ("drop that trace or shorten the run" if field == "sim.trace"
-              else "use a longer interval, 'off', or sim.sample_links = 'shared'")
-    raise ScenarioError(field, message=(
-        f"{field}: the recorded tables would need about {gb(total)} of memory ({detail}); the limit is "
-        f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"))
+    advice = (
+        "drop that trace or shorten the run"
+        if field == "sim.trace"
+        else "use a longer interval, 'off', or sim.sample_links = 'shared'"
+    )
+    raise ScenarioError(
+        field,
+        message=(
+            f"{field}: the recorded tables would need about {gb(total)} of memory ({detail}); the limit is "
+            f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"
+        ),
+    )
 
 
 def gb(b: int) -> str:

@@ -17,6 +17,7 @@ Definitions (as the reproduced studies use them):
 - GEff = Σ goodput / capacity;
 - drop % = drops / (packets sent into the queue + drops) · 100.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,20 +31,23 @@ _EPS = 1e-9  # seconds: tolerance when matching window edges to sample times
 
 def _at(series: pl.DataFrame, key: str, column: str, t: float) -> pl.DataFrame:
     """Per `key`, the last sampled value of `column` at or before t."""
-    return (series.filter(pl.col("time_s") <= t + _EPS)
-            .sort("time_s")
-            .group_by(key, maintain_order=True)
-            .agg(pl.col(column).last().alias(column), pl.col("time_s").last().alias("at_s")))
+    return (
+        series.filter(pl.col("time_s") <= t + _EPS)
+        .sort("time_s")
+        .group_by(key, maintain_order=True)
+        .agg(pl.col(column).last().alias(column), pl.col("time_s").last().alias("at_s"))
+    )
 
 
-def _window_rate(series: pl.DataFrame, key: str, column: str, t0: float, t1: float, scale: float, name: str) -> pl.DataFrame:
+def _window_rate(
+    series: pl.DataFrame, key: str, column: str, t0: float, t1: float, scale: float, name: str
+) -> pl.DataFrame:
     if not t1 > t0:
         raise ValueError(f"window end {t1} must be after its start {t0}")
     a = _at(series, key, column, t0).rename({column: "v0", "at_s": "t0_s"})
     b = _at(series, key, column, t1).rename({column: "v1", "at_s": "t1_s"})
     j = b.join(a, on=key, how="left").with_columns(pl.col("v0").fill_null(0), pl.col("t0_s").fill_null(0.0))
-    return (j.with_columns(((pl.col("v1") - pl.col("v0")) * scale / (t1 - t0)).alias(name))
-            .select(key, name).sort(key))
+    return j.with_columns(((pl.col("v1") - pl.col("v0")) * scale / (t1 - t0)).alias(name)).select(key, name).sort(key)
 
 
 def _span(series: pl.DataFrame, t0: float | None, t1: float | None) -> tuple[float, float]:
@@ -72,19 +76,30 @@ def interval_goodput(flow_series: pl.DataFrame, edges: Sequence[float]) -> pl.Da
     t0_s, t1_s, goodput_bps."""
     if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
         raise ValueError(f"edges must be at least two increasing times, got {list(edges)}")
-    parts = [goodput(flow_series, a, b).with_columns(pl.lit(i).alias("interval"), pl.lit(float(a)).alias("t0_s"),
-                                                     pl.lit(float(b)).alias("t1_s"))
-             for i, (a, b) in enumerate(zip(edges, edges[1:]))]
+    parts = [
+        goodput(flow_series, a, b).with_columns(
+            pl.lit(i).alias("interval"), pl.lit(float(a)).alias("t0_s"), pl.lit(float(b)).alias("t1_s")
+        )
+        for i, (a, b) in enumerate(zip(edges, edges[1:]))
+    ]
     return pl.concat(parts).select("flow", "interval", "t0_s", "t1_s", "goodput_bps")
 
 
 def goodput_series(flow_series: pl.DataFrame) -> pl.DataFrame:
     """Goodput of every flow in each sampling interval: columns flow, time_s
     (interval end), goodput_bps — throughput-over-time plots."""
-    return (flow_series.sort("time_s").with_columns(
-        (pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow") * 8.0
-         / pl.col("time_s").diff().over("flow")).alias("goodput_bps"))
-        .drop_nulls("goodput_bps").select("flow", "time_s", "goodput_bps"))
+    return (
+        flow_series.sort("time_s")
+        .with_columns(
+            (
+                pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow")
+                * 8.0
+                / pl.col("time_s").diff().over("flow")
+            ).alias("goodput_bps")
+        )
+        .drop_nulls("goodput_bps")
+        .select("flow", "time_s", "goodput_bps")
+    )
 
 
 def jain(xs: Iterable[float]) -> float:
@@ -120,8 +135,9 @@ def link_drop_percent(links: pl.DataFrame, link: str) -> float:
     return drop_percent(r["drops"], r["pkts_tx"])
 
 
-def utilization(link_series: pl.DataFrame, links: pl.DataFrame, link: str,
-                t0: float | None = None, t1: float | None = None) -> float:
+def utilization(
+    link_series: pl.DataFrame, links: pl.DataFrame, link: str, t0: float | None = None, t1: float | None = None
+) -> float:
     """Share of the named link direction's capacity used over [t0, t1]:
     Δ bytes transmitted · 8 / (rate · (t1 − t0))."""
     row = links.filter(pl.col("name") == link)
@@ -142,13 +158,16 @@ def fct_stats(fct_s: Iterable[float]) -> dict[str, float]:
     out = {"count": int(done.size), "unfinished": int(x.size - done.size)}
     if done.size == 0:
         return out | {k: math.nan for k in ("mean", "median", "p95", "p99", "max")}
-    return out | {"mean": float(done.mean()), "median": float(np.median(done)),
-                  "p95": float(np.percentile(done, 95)), "p99": float(np.percentile(done, 99)),
-                  "max": float(done.max())}
+    return out | {
+        "mean": float(done.mean()),
+        "median": float(np.median(done)),
+        "p95": float(np.percentile(done, 95)),
+        "p99": float(np.percentile(done, 99)),
+        "max": float(done.max()),
+    }
 
 
-def convergence_time(t: Sequence[float], x: Sequence[float], band: float = 0.10,
-                     reference: str = "last_half") -> float:
+def convergence_time(t: Sequence[float], x: Sequence[float], band: float = 0.10, reference: str = "last_half") -> float:
     """Time after which `x` stays within ±band of its steady value.
 
     The steady value is the mean of `x` over the second half of the samples
@@ -161,7 +180,7 @@ def convergence_time(t: Sequence[float], x: Sequence[float], band: float = 0.10,
         raise ValueError("t and x must be non-empty and of equal length")
     if reference != "last_half":
         raise ValueError(f"unknown reference {reference!r}; accepted: 'last_half'")
-    v = xx[tt.size // 2:].mean()
+    v = xx[tt.size // 2 :].mean()
     inside = np.abs(xx - v) <= band * abs(v)
     if not inside[-1]:
         return math.nan
@@ -178,8 +197,14 @@ def throughput_ratio(a: float, b: float) -> float:
     return a / b
 
 
-def class_shares(flows: pl.DataFrame, flow_series: pl.DataFrame, classes: Mapping[str, str],
-                 capacity_bps: float, t0: float | None = None, t1: float | None = None) -> dict[str, float]:
+def class_shares(
+    flows: pl.DataFrame,
+    flow_series: pl.DataFrame,
+    classes: Mapping[str, str],
+    capacity_bps: float,
+    t0: float | None = None,
+    t1: float | None = None,
+) -> dict[str, float]:
     """Share of a bottleneck's capacity each traffic class used over [t0, t1]
     (Choi, Lee, Cho & Han 2004, Fig. 5): goodput of the flows whose label maps to the class,
     over capacity; 'unused' = 1 − Σ shares. `classes` maps flow labels to
@@ -202,10 +227,13 @@ def ack_rate(flow_series: pl.DataFrame, t0: float | None = None, t1: float | Non
 
 def retransmission_ratio(flows: pl.DataFrame) -> pl.DataFrame:
     """Retransmitted data packets / data packets sent, per flow."""
-    return flows.select(pl.col("id").alias("flow"),
-                        pl.when(pl.col("data_pkts_sent") > 0)
-                        .then(pl.col("retransmits") / pl.col("data_pkts_sent"))
-                        .otherwise(None).alias("retransmission_ratio"))
+    return flows.select(
+        pl.col("id").alias("flow"),
+        pl.when(pl.col("data_pkts_sent") > 0)
+        .then(pl.col("retransmits") / pl.col("data_pkts_sent"))
+        .otherwise(None)
+        .alias("retransmission_ratio"),
+    )
 
 
 def seq_progress(flow_series: pl.DataFrame) -> pl.DataFrame:
@@ -215,13 +243,16 @@ def seq_progress(flow_series: pl.DataFrame) -> pl.DataFrame:
     return flow_series.select("flow", "time_s", pl.col("snd_una").alias("seq_pkts")).sort(["flow", "time_s"])
 
 
-_CLASS_COLUMNS = {"goodput": ("delivered_bytes", 8.0, "goodput_bps"),
-                  "throughput": ("bytes_sent", 8.0, "throughput_bps"),
-                  "acks": ("acks_received", 1.0, "acks_per_s")}
+_CLASS_COLUMNS = {
+    "goodput": ("delivered_bytes", 8.0, "goodput_bps"),
+    "throughput": ("bytes_sent", 8.0, "throughput_bps"),
+    "acks": ("acks_received", 1.0, "acks_per_s"),
+}
 
 
-def class_rates(flows: pl.DataFrame, flow_series: pl.DataFrame, t0: float | None = None,
-                t1: float | None = None) -> pl.DataFrame:
+def class_rates(
+    flows: pl.DataFrame, flow_series: pl.DataFrame, t0: float | None = None, t1: float | None = None
+) -> pl.DataFrame:
     """Per traffic class (flow `label`) over [t0, t1]: flows, goodput_bps,
     throughput_bps and acks_per_s summed over the class's flows."""
     lab = flows.select(pl.col("id").alias("flow"), "label")
@@ -230,13 +261,21 @@ def class_rates(flows: pl.DataFrame, flow_series: pl.DataFrame, t0: float | None
         lo, hi = _span(flow_series, t0, t1)
         parts.append(_window_rate(flow_series, "flow", col, lo, hi, scale, name))
     per = parts[0].join(parts[1], on="flow").join(parts[2], on="flow").join(lab, on="flow")
-    return (per.group_by("label", maintain_order=True)
-            .agg(pl.len().alias("flows"), pl.col("goodput_bps").sum(), pl.col("throughput_bps").sum(),
-                 pl.col("acks_per_s").sum()).sort("label"))
+    return (
+        per.group_by("label", maintain_order=True)
+        .agg(
+            pl.len().alias("flows"),
+            pl.col("goodput_bps").sum(),
+            pl.col("throughput_bps").sum(),
+            pl.col("acks_per_s").sum(),
+        )
+        .sort("label")
+    )
 
 
-def class_series(flows: pl.DataFrame, flow_series: pl.DataFrame, what: str = "goodput",
-                 width: float = 1.0) -> pl.DataFrame:
+def class_series(
+    flows: pl.DataFrame, flow_series: pl.DataFrame, what: str = "goodput", width: float = 1.0
+) -> pl.DataFrame:
     """A class's rate over time in bins of `width` seconds (class shares as
     Choi, Lee, Cho & Han 2004 draw them; ACKs per second of Lee, Seo & Park):
     `what` is 'goodput' (bit/s), 'throughput' (bit/s) or 'acks' (ACKs the

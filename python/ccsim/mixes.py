@@ -8,6 +8,7 @@ capped, and long-lived TCP flows, each with random round-trip times and start
 times so that no two flows are in phase (Floyd & Kohler, "Internet research
 needs better models", CCR 2003).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,9 @@ from .units import PS_PER_S, parse_rate, parse_time
 WEB_OBJECT_SEGMENTS = 12.0
 
 
-def web_sessions(rate_bps: float, share: float, mss: int, think_s: float,
-                 object_segments: float = WEB_OBJECT_SEGMENTS) -> int:
+def web_sessions(
+    rate_bps: float, share: float, mss: int, think_s: float, object_segments: float = WEB_OBJECT_SEGMENTS
+) -> int:
     """Web sessions whose nominal load is `share` of `rate_bps`: one session
     offers one object (mean `object_segments` · mss bytes) per mean think
     time. The transfer time is left out, so the load a run measures is
@@ -38,10 +40,20 @@ def _span(field: str, v) -> dict:
     return {"dist": "uniform", "min": v[0], "max": v[1]}
 
 
-def background_mix(rate: str | float, *, web_share: float = 0.3, web_think: str = "1s", small: int = 25,
-                   small_cwnd: int = 64, long_lived: int = 4, both_ways: bool = True,
-                   rtt: tuple = ("20ms", "100ms"), start: tuple = ("0s", "10s"), mss: int = 1000,
-                   tcp: dict[str, Any] | None = None) -> list[dict]:
+def background_mix(
+    rate: str | float,
+    *,
+    web_share: float = 0.3,
+    web_think: str = "1s",
+    small: int = 25,
+    small_cwnd: int = 64,
+    long_lived: int = 4,
+    both_ways: bool = True,
+    rtt: tuple = ("20ms", "100ms"),
+    start: tuple = ("0s", "10s"),
+    mss: int = 1000,
+    tcp: dict[str, Any] | None = None,
+) -> list[dict]:
     """Flow groups of a background mix on a dumbbell whose bottleneck runs at
     `rate` ('2.5Gbps' or bit/s):
 
@@ -65,8 +77,11 @@ def background_mix(rate: str | float, *, web_share: float = 0.3, web_think: str 
         raise ScenarioError("background_mix.web_share", web_share, "a fraction in [0, 1)")
     for name, v in (("small", small), ("long_lived", long_lived), ("small_cwnd", small_cwnd), ("mss", mss)):
         if not isinstance(v, int) or v < (1 if name in ("small_cwnd", "mss") else 0):
-            raise ScenarioError(f"background_mix.{name}", v, "a whole number ≥ 0" if name in ("small", "long_lived")
-                                else "a whole number ≥ 1")
+            raise ScenarioError(
+                f"background_mix.{name}",
+                v,
+                "a whole number ≥ 0" if name in ("small", "long_lived") else "a whole number ≥ 1",
+            )
     think_s = parse_time("background_mix.web_think", web_think, allow_zero=False) / PS_PER_S
     rtt_d = _span("background_mix.rtt", rtt)
     start_d = _span("background_mix.start", start)
@@ -77,14 +92,34 @@ def background_mix(rate: str | float, *, web_share: float = 0.3, web_think: str 
     for d in dirs:
         suf = "" if d == "forward" else "_rev"
         if n_web:
-            groups.append({"label": f"web{suf}", "count": n_web, "direction": d, "app": "web", "think": web_think,
-                           "rtt": rtt_d, "start": {"dist": "uniform", "min": "0s", "max": web_think}, **opts})
+            groups.append(
+                {
+                    "label": f"web{suf}",
+                    "count": n_web,
+                    "direction": d,
+                    "app": "web",
+                    "think": web_think,
+                    "rtt": rtt_d,
+                    "start": {"dist": "uniform", "min": "0s", "max": web_think},
+                    **opts,
+                }
+            )
         if small:
-            groups.append({"label": f"small{suf}", "count": small, "direction": d, "max_cwnd": small_cwnd,
-                           "rtt": rtt_d, "start": start_d, **opts})
+            groups.append(
+                {
+                    "label": f"small{suf}",
+                    "count": small,
+                    "direction": d,
+                    "max_cwnd": small_cwnd,
+                    "rtt": rtt_d,
+                    "start": start_d,
+                    **opts,
+                }
+            )
         if long_lived:
-            groups.append({"label": f"long{suf}", "count": long_lived, "direction": d, "rtt": rtt_d,
-                           "start": start_d, **opts})
+            groups.append(
+                {"label": f"long{suf}", "count": long_lived, "direction": d, "rtt": rtt_d, "start": start_d, **opts}
+            )
     return groups
 
 

@@ -1,6 +1,7 @@
 """Network models a scenario names on its links: queue disciplines and loss
 models (parsed and checked here, run by the Rust core: queue/, loss.rs), and
 the random distributions that loss channels and traffic sources draw from."""
+
 from __future__ import annotations
 
 import json
@@ -91,8 +92,11 @@ RED_DOC: dict[str, str] = {
 def _scenario_form(opts: dict) -> dict:
     """Core option values as a scenario writes them: `*_ps` times as
     '15ms'; options without a fixed default (None) left out."""
-    return {(k[:-3] if k.endswith("_ps") else k): (fmt_time_ps(v) if k.endswith("_ps") else v)
-            for k, v in opts.items() if v is not None}
+    return {
+        (k[:-3] if k.endswith("_ps") else k): (fmt_time_ps(v) if k.endswith("_ps") else v)
+        for k, v in opts.items()
+        if v is not None
+    }
 
 
 _NET = json.loads(_core.net_defaults())
@@ -100,14 +104,17 @@ _NET = json.loads(_core.net_defaults())
 # defaults in crates/ccsim-core/src/config/net.rs, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
-LOSS_DEFAULTS: dict[str, dict] = {("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v)
-                                  for k, v in _NET["loss"].items()}
+LOSS_DEFAULTS: dict[str, dict] = {
+    ("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v) for k, v in _NET["loss"].items()
+}
 
 
 def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     """Option docs with each option's default appended."""
+
     def show(v):
         return str(v).lower() if isinstance(v, bool) else (f"'{v}'" if isinstance(v, str) else f"{v:g}")
+
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
@@ -160,8 +167,11 @@ def _queue(field: str, v) -> dict:
             out["ecn"] = _bool(f"{field}.ecn", v["ecn"])
         return out
     _check_keys(field, v, {"kind", *RED_DOC})
-    out: dict = {"kind": "red", "gentle": kind in ("gentle_red", "adaptive_red"),
-                 "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off")}
+    out: dict = {
+        "kind": "red",
+        "gentle": kind in ("gentle_red", "adaptive_red"),
+        "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off"),
+    }
     for k, x in v.items():
         f = f"{field}.{k}"
         if k == "kind":
@@ -195,13 +205,17 @@ def _reorder(field: str, v) -> dict | None:
     if v is None:
         return None
     if not isinstance(v, dict):
-        raise ScenarioError(field, v, "a table like { jitter = \"2ms\" } or { probability = 0.01, delay = \"5ms\" }")
+        raise ScenarioError(field, v, 'a table like { jitter = "2ms" } or { probability = 0.01, delay = "5ms" }')
     _check_keys(field, v, {"jitter", "probability", "delay"})
-    out = {"jitter_ps": parse_time(f"{field}.jitter", v.get("jitter", "0s")),
-           "probability": _prob(f"{field}.probability", v.get("probability", 0.0)),
-           "delay_ps": parse_time(f"{field}.delay", v.get("delay", "0s"))}
+    out = {
+        "jitter_ps": parse_time(f"{field}.jitter", v.get("jitter", "0s")),
+        "probability": _prob(f"{field}.probability", v.get("probability", 0.0)),
+        "delay_ps": parse_time(f"{field}.delay", v.get("delay", "0s")),
+    }
     if out["probability"] > 0 and out["delay_ps"] == 0:
-        raise ScenarioError(f"{field}.delay", v.get("delay"), "an extra delay > 0 for the held packets when probability > 0")
+        raise ScenarioError(
+            f"{field}.delay", v.get("delay"), "an extra delay > 0 for the held packets when probability > 0"
+        )
     if out["probability"] == 0 and out["jitter_ps"] == 0:
         raise ScenarioError(field, v, "jitter > 0 or probability > 0 (an empty table reorders nothing; leave it out)")
     return out
@@ -211,7 +225,7 @@ def _loss(field: str, v) -> dict:
     if v is None:
         return {"kind": "none"}
     if not isinstance(v, dict):
-        raise ScenarioError(field, v, "a table like { kind = \"bernoulli\", p = 0.01 }")
+        raise ScenarioError(field, v, 'a table like { kind = "bernoulli", p = 0.01 }')
     kind = _str(f"{field}.kind", v.get("kind"), LOSS_KINDS)
     if kind == "none":
         _check_keys(field, v, {"kind"})
@@ -226,7 +240,9 @@ def _loss(field: str, v) -> dict:
         required = {"ber": ["ber"], "gilbert": ["p", "r"], "two_state": ["good", "bad", "loss_bad"]}[kind]
         for k in required:
             if k not in v:
-                raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(required)}")
+                raise ScenarioError(
+                    f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(required)}"
+                )
         if kind == "ber":
             return {"kind": "ber", "ber": _prob(f"{field}.ber", v["ber"])}
         if kind == "gilbert":
@@ -238,19 +254,26 @@ def _loss(field: str, v) -> dict:
                 raise ScenarioError(f"{field}.r", v["r"], "p + r > 0 (with both 0 the chain never moves)")
             return out
         plain = _str(f"{field}.durations", v.get("durations", "fixed"), ["fixed", "exponential"])
-        out = {"kind": "two_state",
-               "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
-               "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
-               "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"])}
+        out = {
+            "kind": "two_state",
+            "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
+            "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
+            "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"]),
+        }
         # The channel steps through every state it passes, so its cost is the
         # run's duration over the mean state duration; a state far shorter
         # than any packet's transmission changes nothing a packet can see
         # (the state is read when a packet starts) and only costs time.
         for k in ("good", "bad"):
             if dist_mean(out[k]) < MIN_STATE_PS:
-                raise ScenarioError(f"{field}.{k}", v[k], (
-                    f"a mean state duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
-                    "at 10 Gb/s; shorter states only make the channel step through millions of states)"))
+                raise ScenarioError(
+                    f"{field}.{k}",
+                    v[k],
+                    (
+                        f"a mean state duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
+                        "at 10 Gb/s; shorter states only make the channel step through millions of states)"
+                    ),
+                )
         for k in ("loss_good", "to_bad_after_good", "to_bad_after_bad"):
             if k in v:
                 out[k] = _prob(f"{field}.{k}", v[k])
@@ -259,7 +282,9 @@ def _loss(field: str, v) -> dict:
         # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
         _check_keys(field, v, {"kind", "n"})
         if "n" not in v:
-            raise ScenarioError(f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet")
+            raise ScenarioError(
+                f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet"
+            )
         return {"kind": "ce_every", "n": _int(f"{field}.n", v["n"], lo=1)}
     key = "drop" if kind == "scripted" else "mark"
     _check_keys(field, v, {"kind", key})
@@ -272,7 +297,7 @@ def _loss(field: str, v) -> dict:
     return {"kind": kind, key: out}
 
 
-MIN_STATE_PS = 1_000_000   # 1 µs: the shortest mean two_state channel state
+MIN_STATE_PS = 1_000_000  # 1 µs: the shortest mean two_state channel state
 
 
 def dist_mean(d: dict) -> float:
@@ -311,8 +336,13 @@ def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = Fal
             raise ScenarioError(field, v, "a value above 0")
         return {"kind": "fixed", "value": x} if plain == "fixed" else {"kind": "exponential", "mean": x}
     kind = _str(f"{field}.dist", v.get("dist"), DIST_KINDS)
-    keys = {"fixed": ["value"], "exponential": ["mean"], "pareto": ["mean", "shape"], "pareto2": ["mean", "shape"],
-            "uniform": ["min", "max"]}[kind]
+    keys = {
+        "fixed": ["value"],
+        "exponential": ["mean"],
+        "pareto": ["mean", "shape"],
+        "pareto2": ["mean", "shape"],
+        "uniform": ["min", "max"],
+    }[kind]
     _check_keys(field, v, {"dist", *keys})
     for k in keys:
         if k not in v:

@@ -5,6 +5,7 @@ Used by ``ccsim run --set PATH=VALUE`` and by sweep axes; the result is
 validated like any scenario file, so a bad value is reported with the field it
 lands in.
 """
+
 from __future__ import annotations
 
 import copy
@@ -25,9 +26,13 @@ def parse_path(path: str) -> list[tuple[str, str | None]]:
     for part in path.split("."):
         m = _SEG.fullmatch(part)
         if not m:
-            raise ScenarioError(path, message=(
-                f"{path}: not a scenario path; expected dotted keys such as 'tcp.cc', 'topology.buffer', "
-                f"'flows[0].count' or 'flows[*].start'"))
+            raise ScenarioError(
+                path,
+                message=(
+                    f"{path}: not a scenario path; expected dotted keys such as 'tcp.cc', 'topology.buffer', "
+                    f"'flows[0].count' or 'flows[*].start'"
+                ),
+            )
         segs.append((m.group(1), m.group(2)))
     return segs
 
@@ -45,14 +50,21 @@ def set_path(raw: dict, path: str, value: Any) -> None:
         nxt = []
         for t in targets:
             if not isinstance(t, dict):
-                raise ScenarioError(path, message=f"{path}: {walked.rsplit('.', 1)[0]} is {t!r}, not a table; cannot set {key} inside it")
+                raise ScenarioError(
+                    path,
+                    message=f"{path}: {walked.rsplit('.', 1)[0]} is {t!r}, not a table; cannot set {key} inside it",
+                )
             if idx is None:
                 if last:
                     t[key] = copy.deepcopy(value)
                     continue
                 if isinstance(t.get(key), list):
-                    raise ScenarioError(path, message=(
-                        f"{path}: {walked} is a list; index it, e.g. '{walked}[0]' or '{walked}[*]' for every entry"))
+                    raise ScenarioError(
+                        path,
+                        message=(
+                            f"{path}: {walked} is a list; index it, e.g. '{walked}[0]' or '{walked}[*]' for every entry"
+                        ),
+                    )
                 nxt.append(t.setdefault(key, {}))
                 continue
             lst = t.get(key)
@@ -63,7 +75,9 @@ def set_path(raw: dict, path: str, value: Any) -> None:
             else:
                 j = int(idx)
                 if j >= len(lst):
-                    raise ScenarioError(path, message=f"{path}: {walked} has {len(lst)} entries; index {j} does not exist")
+                    raise ScenarioError(
+                        path, message=f"{path}: {walked} has {len(lst)} entries; index {j} does not exist"
+                    )
                 items = [j]
             for j in items:
                 if last:

@@ -8,6 +8,7 @@ queue within each sample interval (`link_series.queue_max_pkts`, so peaks
 between samples are not lost), with the legend outside the data.
 PNG by default; SVG or PDF on request (`formats`).
 """
+
 from __future__ import annotations
 
 import re
@@ -90,8 +91,14 @@ def _title(ax_or_fig, what: str, label: str, n_flows: int | None = None, shown: 
 
 def _legend_outside(ax, n: int) -> None:
     if n:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  ncol=1 if n <= 16 else 2, frameon=False)
+        ax.legend(
+            fontsize=7,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            ncol=1 if n <= 16 else 2,
+            frameon=False,
+        )
 
 
 def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -122,7 +129,7 @@ def _cwnd(per: dict, flows: list, label: str, names: dict):
         ax.plot(s["time_s"], s["cwnd"], lw=0.7)
         ax.text(0.02, 0.9, names.get(f, f"flow {f}"), transform=ax.transAxes, fontsize=7, va="top")
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(shown):]:
+    for ax in list(axes.flat)[len(shown) :]:
         ax.set_visible(False)
     fig.supxlabel("time (s)", fontsize=9)
     fig.supylabel("cwnd (segments)", fontsize=9)
@@ -149,8 +156,9 @@ def _throughput(per: dict, flows: list, label: str, names: dict):
         _title(ax, "Goodput per sample interval", label)
         _legend_outside(ax, len(flows) + (len(flows) > 1))
         return fig
-    fig, (a1, a2) = subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]},
-                                 layout="constrained")
+    fig, (a1, a2) = subplots(
+        2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [1, 2]}, layout="constrained"
+    )
     a1.plot(times, agg, lw=1.0, color="black")
     a1.set_ylabel("all flows (Mb/s)")
     grid = np.full((len(flows), len(times)), np.nan)
@@ -191,7 +199,11 @@ def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
     peak_col = "queue_max_pkts" if "queue_max_pkts" in ls.columns else "queue_pkts"
     peaks: list[tuple[int, int]] = []
     if ls.height:
-        peak = ls.group_by("link").agg(pl.col(peak_col).max().alias("peak")).sort(["peak", "link"], descending=[True, False])
+        peak = (
+            ls.group_by("link")
+            .agg(pl.col(peak_col).max().alias("peak"))
+            .sort(["peak", "link"], descending=[True, False])
+        )
         peaks = [(r["link"], int(r["peak"])) for r in peak.iter_rows(named=True) if r["peak"] > 0]
     top = peaks[0][1] if peaks else 0
     busy = [l for l, p in peaks if p >= max(1, 0.05 * top)][:MAX_QUEUE_LINKS]

@@ -9,6 +9,7 @@ Tables: ``flows`` (per-flow summary), ``links`` (per-link summary),
 Emulated runs (docs/emulation.md) add ``emulation`` (the run's self-validation,
 one row), ``forwarder``, ``hosts`` and, with the seq trace, ``wire``.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,9 +27,23 @@ from .errors import ScenarioError
 # This module does not import ccsim.scenario (scenario.py imports it to run),
 # so the `Scenario` in annotations below is documentation only.
 
-TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers", "udp", "rtt_trace", "seq_trace", "cc_state",
-          # emulated runs only (docs/emulation.md)
-          "emulation", "forwarder", "hosts", "wire")
+TABLES = (
+    "flows",
+    "links",
+    "flow_series",
+    "link_series",
+    "events",
+    "transfers",
+    "udp",
+    "rtt_trace",
+    "seq_trace",
+    "cc_state",
+    # emulated runs only (docs/emulation.md)
+    "emulation",
+    "forwarder",
+    "hosts",
+    "wire",
+)
 
 
 # The files ccsim.plot.plot_dir writes; a new run in the same folder removes
@@ -50,7 +65,7 @@ def _columns(raw_cols) -> dict[str, np.ndarray | list]:
 class Result:
     """The outcome of one run."""
 
-    def __init__(self, scenario: "Scenario", raw: dict, wall_time_s: float, cpu_time_s: float):
+    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):  # noqa: F821
         self.scenario = scenario
         self.raw = raw
         self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
@@ -115,15 +130,24 @@ class Result:
         retransmissions, timeouts and FCT (what a notebook shows)."""
         f = self.flows
         cols = [c for c in ("id", "label", "cc") if c in f.columns]
-        return f.select(cols + [(pl.col("goodput_bps") / 1e6).alias("goodput_Mbps"),
-                                (pl.col("throughput_bps") / 1e6).alias("throughput_Mbps"),
-                                "retransmits", "timeouts", "fct_s"])
+        return f.select(
+            cols
+            + [
+                (pl.col("goodput_bps") / 1e6).alias("goodput_Mbps"),
+                (pl.col("throughput_bps") / 1e6).alias("throughput_Mbps"),
+                "retransmits",
+                "timeouts",
+                "fct_s",
+            ]
+        )
 
     def _headline(self) -> str:
         f = self.columns["flows"]
         total = float(np.sum(f["goodput_bps"])) / 1e6 if len(f["id"]) else 0.0
-        return (f"{self.scenario.source}, seed {self.scenario.seed}: {len(f['id'])} flows, total goodput "
-                f"{total:.3f} Mb/s; simulated {self.sim_time_s:g} s in {self.wall_time_s:.2f} s wall")
+        return (
+            f"{self.scenario.source}, seed {self.scenario.seed}: {len(f['id'])} flows, total goodput "
+            f"{total:.3f} Mb/s; simulated {self.sim_time_s:g} s in {self.wall_time_s:.2f} s wall"
+        )
 
     def __repr__(self) -> str:
         return f"<Result {self._headline()}>\n{self.summary()}"
@@ -139,17 +163,36 @@ class Result:
         flows = []
         for i in range(len(f["id"])):
             fct = float(f["fct_s"][i])
-            flows.append({
-                "id": int(f["id"][i]), "src": f["src"][i], "dst": f["dst"][i], "cc": f["cc"][i],
-                "goodput_bps": float(f["goodput_bps"][i]), "throughput_bps": float(f["throughput_bps"][i]),
-                "retransmits": int(f["retransmits"][i]), "timeouts": int(f["timeouts"][i]),
-                "fct_s": None if np.isnan(fct) else fct,
-            })
+            flows.append(
+                {
+                    "id": int(f["id"][i]),
+                    "src": f["src"][i],
+                    "dst": f["dst"][i],
+                    "cc": f["cc"][i],
+                    "goodput_bps": float(f["goodput_bps"][i]),
+                    "throughput_bps": float(f["throughput_bps"][i]),
+                    "retransmits": int(f["retransmits"][i]),
+                    "timeouts": int(f["timeouts"][i]),
+                    "fct_s": None if np.isnan(fct) else fct,
+                }
+            )
         lk = self.columns["links"]
-        links = [{"name": lk["name"][i], "drops": int(lk["drops"][i]), "losses": int(lk["losses"][i]),
-                  "utilization": float(lk["utilization"][i])} for i in range(len(lk["name"]))]
-        return {"flows": flows, "links": links, "sim_time_s": self.sim_time_s,
-                "wall_time_s": self.wall_time_s, "events": self.events_processed}
+        links = [
+            {
+                "name": lk["name"][i],
+                "drops": int(lk["drops"][i]),
+                "losses": int(lk["losses"][i]),
+                "utilization": float(lk["utilization"][i]),
+            }
+            for i in range(len(lk["name"]))
+        ]
+        return {
+            "flows": flows,
+            "links": links,
+            "sim_time_s": self.sim_time_s,
+            "wall_time_s": self.wall_time_s,
+            "events": self.events_processed,
+        }
 
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.
@@ -176,15 +219,16 @@ class Result:
             self.table(name).write_parquet(tmp)
             os.replace(tmp, out / f"{name}.parquet")
         man = self.manifest()
-        man["files"] = {f"{name}.parquet": (out / f"{name}.parquet").stat().st_size
-                        for name in TABLES if name in self.columns}
+        man["files"] = {
+            f"{name}.parquet": (out / f"{name}.parquet").stat().st_size for name in TABLES if name in self.columns
+        }
         tmp = out / ".manifest.json.tmp"
         tmp.write_text(json.dumps(man, indent=2, default=str))
         os.replace(tmp, out / "manifest.json")
         return out
 
 
-def run_scenario(sc: "Scenario", control=None) -> Result:
+def run_scenario(sc: Scenario, control=None) -> Result:  # noqa: F821
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
     payload = sc.to_core_json()
@@ -201,10 +245,15 @@ def run_scenario(sc: "Scenario", control=None) -> Result:
         from . import memory
 
         total = memory.total_bytes(memory.estimate_rows(sc.core))
-        raise ScenarioError("sim.sample_interval", message=(
-            f"sim.sample_interval / sim.trace: the run's recorded tables (estimated {memory.gb(total)}) did not fit in "
-            f"this machine's memory; record less (a longer interval, 'off', fewer traces) or lower "
-            f"${memory.ENV} so that such runs are refused before they start")) from None
+        raise ScenarioError(
+            "sim.sample_interval",
+            message=(
+                "sim.sample_interval / sim.trace: the run's recorded tables "
+                f"(estimated {memory.gb(total)}) did not fit in "
+                f"this machine's memory; record less (a longer interval, 'off', fewer traces) or lower "
+                f"${memory.ENV} so that such runs are refused before they start"
+            ),
+        ) from None
     w1, c1 = time.perf_counter(), time.process_time()
     return Result(sc, raw, w1 - w0, c1 - c0)
 
@@ -240,7 +289,7 @@ def interruptible(fn, ctl):
     return box["res"]
 
 
-def run_interruptibly(sc: "Scenario", *, progress: bool = False, timeout: float | None = None) -> Result:
+def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | None = None) -> Result:  # noqa: F821
     """:func:`run_scenario` that Ctrl-C stops within a second (raising
     KeyboardInterrupt, nothing kept), with an optional progress bar and a
     wall-time limit in seconds (raising TimeoutError)."""
@@ -260,8 +309,10 @@ def run_interruptibly(sc: "Scenario", *, progress: bool = False, timeout: float 
         with RunProgress(ctl, sc.duration_s, show=bool(progress), after_s=0.0 if progress else 2.0):
             return interruptible(lambda: run_scenario(sc, control=ctl), ctl)
     except _core.RunCancelled:
-        raise TimeoutError(f"{sc.source}: stopped after {timeout:g} s of wall time at simulated time "
-                           f"{ctl.sim_time_s():.3f} s of {sc.duration_s:g} s (timeout={timeout!r})") from None
+        raise TimeoutError(
+            f"{sc.source}: stopped after {timeout:g} s of wall time at simulated time "
+            f"{ctl.sim_time_s():.3f} s of {sc.duration_s:g} s (timeout={timeout!r})"
+        ) from None
     finally:
         if timer is not None:
             timer.cancel()
@@ -272,20 +323,28 @@ def read(out_dir: str | Path) -> dict[str, pl.DataFrame]:
     out = Path(out_dir)
     mpath = out / "manifest.json"
     if not mpath.is_file():
-        raise ScenarioError(str(out), message=(f"{out}: no manifest.json: not a results folder, or its write was "
-                                               "interrupted; run the scenario again"))
+        raise ScenarioError(
+            str(out),
+            message=(
+                f"{out}: no manifest.json: not a results folder, or its write was interrupted; run the scenario again"
+            ),
+        )
     try:
         man = json.loads(mpath.read_text())
     except (ValueError, OSError) as e:
         raise ScenarioError(str(out), message=f"{out}: manifest.json is unreadable ({e})") from None
     files = man.get("files")
-    if files is not None:                       # folders written before the list was kept are read as they are
+    if files is not None:  # folders written before the list was kept are read as they are
         for fname, size in files.items():
             f = out / fname
             if not f.is_file() or f.stat().st_size != size:
-                raise ScenarioError(str(out), message=(
-                    f"{out}: {fname} does not match the manifest (a write was interrupted, or the file was "
-                    "changed); run the scenario again"))
+                raise ScenarioError(
+                    str(out),
+                    message=(
+                        f"{out}: {fname} does not match the manifest (a write was interrupted, or the file was "
+                        "changed); run the scenario again"
+                    ),
+                )
         names = [n for n in TABLES if f"{n}.parquet" in files]
     else:
         names = [n for n in TABLES if (out / f"{n}.parquet").exists()]

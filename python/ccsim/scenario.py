@@ -9,12 +9,13 @@ validated scenario is then *resolved* into the explicit form the Rust core
 runs (nodes, links, flows, every quantity in base units). See
 docs/scenario.md for the format.
 """
+
 from __future__ import annotations
 
 import copy
+import json
 import os
 import stat
-import json
 import tomllib
 from pathlib import Path
 
@@ -53,30 +54,32 @@ class Scenario:
 
     # ---- constructors
     @classmethod
-    def from_dict(cls, d: dict, source: str = "<dict>") -> "Scenario":
+    def from_dict(cls, d: dict, source: str = "<dict>") -> Scenario:
         return cls(d, source=source)
 
     @classmethod
-    def from_toml(cls, text: str, source: str = "<toml>") -> "Scenario":
+    def from_toml(cls, text: str, source: str = "<toml>") -> Scenario:
         return cls(parse_toml(text, source), source=source)
 
     @classmethod
-    def from_yaml(cls, text: str, source: str = "<yaml>") -> "Scenario":
+    def from_yaml(cls, text: str, source: str = "<yaml>") -> Scenario:
         return cls(parse_yaml(text, source), source=source)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Scenario":
+    def from_file(cls, path: str | Path) -> Scenario:
         raw = read_mapping(path)
         if isinstance(raw, dict) and "base" in raw and ("grid" in raw or "zip" in raw or "seeds" in raw):
-            raise ScenarioError(str(path), message=(
-                f"{path}: this is a sweep file (it has base = and grid/zip/seeds), not a scenario: run it with "
-                f"'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python); its scenario is the file named by "
-                f"base = {raw['base']!r}" if isinstance(raw["base"], str) else
-                f"{path}: this is a sweep file (it has base = and grid/zip/seeds), not a scenario: run it with "
-                f"'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python)"))
+            base = f"; its scenario is the file named by base = {raw['base']!r}" if isinstance(raw["base"], str) else ""
+            raise ScenarioError(
+                str(path),
+                message=(
+                    f"{path}: this is a sweep file (it has base = and grid/zip/seeds), not a scenario: "
+                    f"run it with 'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python){base}"
+                ),
+            )
         return cls(raw, source=str(path))
 
-    def with_seed(self, seed: int) -> "Scenario":
+    def with_seed(self, seed: int) -> Scenario:
         raw = copy.deepcopy(self.raw)
         raw.setdefault("sim", {})["seed"] = seed
         return Scenario(raw, source=self.source)
@@ -95,7 +98,7 @@ class Scenario:
 
         return scenario_to_toml(self)
 
-    def with_overrides(self, assignments: dict) -> "Scenario":
+    def with_overrides(self, assignments: dict) -> Scenario:
         """A new scenario with dotted-path overrides applied ({'tcp.cc': 'cubic'})."""
         from .overrides import apply
 
@@ -119,26 +122,38 @@ class Scenario:
         slowest = [lk for lk in c["links"] if lk["rate_bps"] == slow]
         groups = Counter((f.get("label", ""), f["tcp"]["cc"], f["app"]["kind"]) for f in c["flows"])
         return {
-            "source": self.source, "topology": kind, "nodes": len(c["nodes"]), "links": len(c["links"]),
-            "slowest links": ", ".join(f"{lk['name']} {fmt_rate(lk['rate_bps'])} {fmt_time_ps(lk['delay_ps'])} "
-                                       f"{lk['queue']['kind']}" for lk in slowest[:2])
-                             + (f" (+{len(slowest) - 2})" if len(slowest) > 2 else ""),
-            "flows": ", ".join(f"{n}× {cc} {app}" + (f" ({label})" if label else "")
-                               for (label, cc, app), n in groups.items()) or "none",
+            "source": self.source,
+            "topology": kind,
+            "nodes": len(c["nodes"]),
+            "links": len(c["links"]),
+            "slowest links": ", ".join(
+                f"{lk['name']} {fmt_rate(lk['rate_bps'])} {fmt_time_ps(lk['delay_ps'])} {lk['queue']['kind']}"
+                for lk in slowest[:2]
+            )
+            + (f" (+{len(slowest) - 2})" if len(slowest) > 2 else ""),
+            "flows": ", ".join(
+                f"{n}× {cc} {app}" + (f" ({label})" if label else "") for (label, cc, app), n in groups.items()
+            )
+            or "none",
             "udp sources": len(c.get("udp", [])),
-            "duration": fmt_time_ps(c["duration_ps"]), "seed": c["seed"],
+            "duration": fmt_time_ps(c["duration_ps"]),
+            "seed": c["seed"],
         }
 
     def __repr__(self) -> str:
         d = self.describe()
-        return (f"<Scenario {d['source']}: {d['topology']}, {d['nodes']} nodes, {d['links']} links "
-                f"(slowest: {d['slowest links']}); flows: {d['flows']}; {d['duration']}, seed {d['seed']}>")
+        return (
+            f"<Scenario {d['source']}: {d['topology']}, {d['nodes']} nodes, {d['links']} links "
+            f"(slowest: {d['slowest links']}); flows: {d['flows']}; {d['duration']}, seed {d['seed']}>"
+        )
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        rows = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>"
-                       f"{escape(str(v))}</td></tr>" for k, v in self.describe().items())
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(str(v))}</td></tr>"
+            for k, v in self.describe().items()
+        )
         return f"<b>ccsim Scenario</b><table>{rows}</table>"
 
     def run(self, seed: int | None = None, *, progress: bool = False, timeout: float | None = None):
@@ -159,7 +174,9 @@ class Scenario:
         _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
         for sec in ("sim", "topology", "flows"):
             if sec not in raw:
-                raise ScenarioError(sec, message=f"{sec}: missing section; a scenario needs [sim], [topology] and [[flows]]")
+                raise ScenarioError(
+                    sec, message=f"{sec}: missing section; a scenario needs [sim], [topology] and [[flows]]"
+                )
         sim = raw["sim"]
         _check_keys("sim", sim, SIM_KEYS)
         if "duration" not in sim:
@@ -193,8 +210,13 @@ class Scenario:
             start_v = g.get("start", "0s")
             stagger = parse_time(f"{where}.stagger", g.get("stagger", "0s"))
             if isinstance(start_v, dict) and "stagger" in g:
-                raise ScenarioError(f"{where}.stagger", message=(
-                    f"{where}.stagger: not allowed with a drawn or spread start; expected one of start = <dist> or stagger"))
+                raise ScenarioError(
+                    f"{where}.stagger",
+                    message=(
+                        f"{where}.stagger: not allowed with a drawn or spread start; "
+                        "expected one of start = <dist> or stagger"
+                    ),
+                )
             rng = np.random.default_rng([seed, gi, 1])
             starts = per_flow_times(f"{where}.start", start_v, count, rng)
             if not isinstance(start_v, dict):
@@ -206,19 +228,33 @@ class Scenario:
             topo_opts = {k: g[k] for k in extra_keys if k in g}
             rtts = None
             if "rtt" in topo_opts:
-                rtts = per_flow_times(f"{where}.rtt", topo_opts["rtt"], count,
-                                      np.random.default_rng([seed, gi, 2]), allow_zero=False)
+                rtts = per_flow_times(
+                    f"{where}.rtt", topo_opts["rtt"], count, np.random.default_rng([seed, gi, 2]), allow_zero=False
+                )
             for j in range(count):
                 st = starts[j]
                 if st > duration:
-                    raise ScenarioError(f"{where}.start", message=(
-                        f"{where}.start: flow {j} of this group would start at {st / PS_PER_S:g}s, after the "
-                        f"end of the run ({duration / PS_PER_S:g}s); expected every start ≤ sim.duration"))
+                    raise ScenarioError(
+                        f"{where}.start",
+                        message=(
+                            f"{where}.start: flow {j} of this group would start at {st / PS_PER_S:g}s, after the "
+                            f"end of the run ({duration / PS_PER_S:g}s); expected every start ≤ sim.duration"
+                        ),
+                    )
                 topo_j = dict(topo_opts)
                 if rtts is not None:
                     topo_j["rtt_ps"] = rtts[j]
-                flows.append({"group": gi, "where": where, "start_ps": st, "app": appcfg, "tcp": tcp,
-                              "label": label, "topo": topo_j})
+                flows.append(
+                    {
+                        "group": gi,
+                        "where": where,
+                        "start_ps": st,
+                        "app": appcfg,
+                        "tcp": tcp,
+                        "label": label,
+                        "topo": topo_j,
+                    }
+                )
 
         pkt_default = tcp_options.wire_bytes(tcp_defaults)
         max_pkt = max(tcp_options.wire_bytes(f["tcp"]) for f in flows)
@@ -228,15 +264,43 @@ class Scenario:
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
         sample_links = _sample_links(sim.get("sample_links", "all"), net)
-        core_flows = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "app": f["app"],
-                       "tcp": f["tcp"], "label": f["label"]} for f in flows if f["app"]["kind"] != "udp"]
-        udp = [{"src": f["src"], "dst": f["dst"], "start_ps": f["start_ps"], "label": f["label"],
-                **{k: v for k, v in f["app"].items() if k != "kind"}} for f in flows if f["app"]["kind"] == "udp"]
-        core = {"duration_ps": duration, "seed": seed, "sample_interval_ps": sample, "sample_links": sample_links,
-                "nodes": net.nodes,
-                "links": net.links, "flows": core_flows, "udp": udp, "trace": {k: k in trace for k in TRACE_KINDS}}
-        memory.check(core)     # recorded tables that would not fit in memory are refused before the run
+        core_flows = [
+            {
+                "src": f["src"],
+                "dst": f["dst"],
+                "start_ps": f["start_ps"],
+                "app": f["app"],
+                "tcp": f["tcp"],
+                "label": f["label"],
+            }
+            for f in flows
+            if f["app"]["kind"] != "udp"
+        ]
+        udp = [
+            {
+                "src": f["src"],
+                "dst": f["dst"],
+                "start_ps": f["start_ps"],
+                "label": f["label"],
+                **{k: v for k, v in f["app"].items() if k != "kind"},
+            }
+            for f in flows
+            if f["app"]["kind"] == "udp"
+        ]
+        core = {
+            "duration_ps": duration,
+            "seed": seed,
+            "sample_interval_ps": sample,
+            "sample_links": sample_links,
+            "nodes": net.nodes,
+            "links": net.links,
+            "flows": core_flows,
+            "udp": udp,
+            "trace": {k: k in trace for k in TRACE_KINDS},
+        }
+        memory.check(core)  # recorded tables that would not fit in memory are refused before the run
         return core
+
 
 def _sample_links(v, net) -> list[int] | None:
     """Indices of the links `sim.sample_links` selects: None for 'all';
@@ -252,7 +316,9 @@ def _sample_links(v, net) -> list[int] | None:
             nbrs.setdefault(lk["to"], set()).add(lk["from"])
         return [i for i, lk in enumerate(net.links) if len(nbrs[lk["from"]]) > 1 and len(nbrs[lk["to"]]) > 1]
     if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise ScenarioError("sim.sample_links", v, "'all', 'shared' or a non-empty list of link names such as ['r0->r1']")
+        raise ScenarioError(
+            "sim.sample_links", v, "'all', 'shared' or a non-empty list of link names such as ['r0->r1']"
+        )
     by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
     out = []
     for j, name in enumerate(v):
@@ -279,34 +345,36 @@ class Builder:
     ...       .build())
     """
 
-    def __init__(self, duration: str, seed: int = 1, sample_interval: str | None = None, trace: list[str] | None = None):
+    def __init__(
+        self, duration: str, seed: int = 1, sample_interval: str | None = None, trace: list[str] | None = None
+    ):
         self._d: dict = {"sim": {"duration": duration, "seed": seed}, "tcp": {}, "flows": []}
         if sample_interval is not None:
             self._d["sim"]["sample_interval"] = sample_interval
         if trace is not None:
             self._d["sim"]["trace"] = trace
 
-    def topology(self, kind: str, **kw) -> "Builder":
+    def topology(self, kind: str, **kw) -> Builder:
         self._d["topology"] = {"kind": kind, **kw}
         return self
 
-    def single_link(self, **kw) -> "Builder":
+    def single_link(self, **kw) -> Builder:
         return self.topology("single_link", **kw)
 
-    def dumbbell(self, **kw) -> "Builder":
+    def dumbbell(self, **kw) -> Builder:
         return self.topology("dumbbell", **kw)
 
-    def parking_lot(self, **kw) -> "Builder":
+    def parking_lot(self, **kw) -> Builder:
         return self.topology("parking_lot", **kw)
 
-    def explicit(self, nodes: list[str], links: list[dict], **kw) -> "Builder":
+    def explicit(self, nodes: list[str], links: list[dict], **kw) -> Builder:
         return self.topology("explicit", nodes=nodes, links=links, **kw)
 
-    def tcp(self, **kw) -> "Builder":
+    def tcp(self, **kw) -> Builder:
         self._d["tcp"].update(kw)
         return self
 
-    def flows(self, **kw) -> "Builder":
+    def flows(self, **kw) -> Builder:
         self._d["flows"].append(kw)
         return self
 
@@ -337,8 +405,11 @@ def _yaml_loader():
             if self.check_event(yaml.AliasEvent):
                 ev = self.peek_event()
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"alias *{ev.anchor}: anchors and aliases are not accepted in scenario files",
-                    ev.start_mark)
+                    None,
+                    None,
+                    f"alias *{ev.anchor}: anchors and aliases are not accepted in scenario files",
+                    ev.start_mark,
+                )
             return super().compose_node(parent, index)
 
         def construct_mapping(self, node, deep=False):
@@ -351,7 +422,8 @@ def _yaml_loader():
                     dup = False
                 if dup:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r} (each key may appear once)", k.start_mark)
+                        None, None, f"duplicate key {key!r} (each key may appear once)", k.start_mark
+                    )
                 seen.add(key) if not isinstance(key, (list, dict)) else None
             return super().construct_mapping(node, deep=deep)
 
@@ -386,8 +458,13 @@ def read_text(path: str | Path, what: str = "scenario file") -> str:
         if not stat.S_ISREG(st.st_mode):
             raise ScenarioError(str(p), message=f"{p}: cannot read {what}: not a regular file")
         if st.st_size > MAX_FILE_BYTES:
-            raise ScenarioError(str(p), message=(f"{p}: {what} of {st.st_size} bytes is larger than the limit of "
-                                                 f"{MAX_FILE_BYTES} (CCSIM_MAX_FILE_BYTES)"))
+            raise ScenarioError(
+                str(p),
+                message=(
+                    f"{p}: {what} of {st.st_size} bytes is larger than the limit of "
+                    f"{MAX_FILE_BYTES} (CCSIM_MAX_FILE_BYTES)"
+                ),
+            )
         with open(p, "rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
@@ -404,7 +481,9 @@ def read_mapping(path: str | Path) -> dict:
     """A scenario file (.toml, .yaml, .yml) as its unvalidated mapping."""
     p = Path(path)
     if p.suffix not in (".toml", ".yaml", ".yml"):
-        raise ScenarioError(str(p), message=f"{p}: unknown scenario file type {p.suffix!r}; expected .toml, .yaml or .yml")
+        raise ScenarioError(
+            str(p), message=f"{p}: unknown scenario file type {p.suffix!r}; expected .toml, .yaml or .yml"
+        )
     text = read_text(p)
     return parse_yaml(text, str(p)) if p.suffix in (".yaml", ".yml") else parse_toml(text, str(p))
 
@@ -412,4 +491,3 @@ def read_mapping(path: str | Path) -> dict:
 def load(path: str | Path) -> Scenario:
     """Load and validate a scenario file (.toml, .yaml, .yml)."""
     return Scenario.from_file(path)
-

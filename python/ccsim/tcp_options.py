@@ -1,6 +1,7 @@
 """TCP options of a scenario (the `[tcp]` table and per-group overrides):
 defaults, documentation, and their resolution into the core's TCP config.
 Every error names the field, the value and what is accepted."""
+
 from __future__ import annotations
 
 import functools
@@ -11,7 +12,6 @@ from . import _core, algorithms
 from ._check import _bool, _int, _str
 from .errors import ScenarioError
 from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
-
 
 STACKS = ["linux", "ns2"]
 RTO_MODELS = ["linux", "rfc6298", "ns2"]
@@ -86,7 +86,7 @@ TCP_DOC: dict[str, str] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ordered_defaults(stack: str, cc: str = "newreno") -> dict[str, Any]:
     core = _defaults_from_core(stack, cc)
     if set(core) != set(TCP_DOC):
@@ -179,8 +179,22 @@ def resolve(opts: dict) -> dict:
             out["ssthresh_base"] = _str(f, v, ["cwnd", "flight"])
         elif k == "rto_ssthresh":
             out["rto_ssthresh"] = _str(f, v, ["linux", "ns2"])
-        elif k in ("limited_transmit", "impatient", "prr", "timestamps", "ecn", "tso", "idle_restart", "cwnd_limited_gate", "receiver_sack",
-                   "dsack", "rack", "tlp", "undo", "frto"):
+        elif k in (
+            "limited_transmit",
+            "impatient",
+            "prr",
+            "timestamps",
+            "ecn",
+            "tso",
+            "idle_restart",
+            "cwnd_limited_gate",
+            "receiver_sack",
+            "dsack",
+            "rack",
+            "tlp",
+            "undo",
+            "frto",
+        ):
             out[k] = _bool(f, v)
         elif k == "pacing":
             out["pacing"] = _str(f, v, ["off", "linux", "window"])
@@ -206,11 +220,14 @@ def resolve(opts: dict) -> dict:
         if out["rwnd_bytes"] < out["mss"]:
             raise ScenarioError(f, v, f"a window of at least one segment ({out['mss']} bytes)")
     if out["timestamps"] and out["sack_blocks"] > 3:
-        raise ScenarioError(opts["sack_blocks"][1], out["sack_blocks"],
-                            "at most 3 SACK blocks with timestamps (40 option bytes)")
+        raise ScenarioError(
+            opts["sack_blocks"][1], out["sack_blocks"], "at most 3 SACK blocks with timestamps (40 option bytes)"
+        )
     for k in SCOREBOARD_OPTIONS:
         if out[k] and out["sack"] != "rfc6675":
-            raise ScenarioError(opts[k][1], True, f"{k} = true only with sack = 'rfc6675' (it works on the SACK scoreboard)")
+            raise ScenarioError(
+                opts[k][1], True, f"{k} = true only with sack = 'rfc6675' (it works on the SACK scoreboard)"
+            )
     if out["sack"] != "off" and out["cc"] == "tahoe":
         raise ScenarioError(opts["sack"][1], out["sack"], "sack = 'off' with tahoe (Tahoe has no fast recovery)")
     if out["max_rto_ps"] < out["min_rto_ps"]:

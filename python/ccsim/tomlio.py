@@ -6,6 +6,7 @@ value is None are left out; tuples become arrays and numpy scalars plain
 numbers. The text is then read back and resolved, and must give exactly the
 same resolved scenario, or writing fails naming what did not survive.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,7 +45,11 @@ def scenario_to_toml(sc) -> str:
     back = type(sc).from_toml(text, source=f"{sc.source} (written as TOML)")
     if back.core != sc.core:
         diff = sorted(k for k in set(back.core) | set(sc.core) if back.core.get(k) != sc.core.get(k))
-        raise ScenarioError(sc.source, message=(
-            f"{sc.source}: the scenario does not survive being written as TOML (resolved fields that differ: "
-            f"{', '.join(diff)}); a None value probably means something other than 'not given' here"))
+        raise ScenarioError(
+            sc.source,
+            message=(
+                f"{sc.source}: the scenario does not survive being written as TOML (resolved fields that differ: "
+                f"{', '.join(diff)}); a None value probably means something other than 'not given' here"
+            ),
+        )
     return text

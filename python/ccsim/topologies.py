@@ -2,6 +2,7 @@
 a `Net`, places every flow (src, dst) and returns the flows' base
 (propagation) RTTs; `resolve_buffers` then sizes '…bdp' buffers.
 docs/scenario.md describes each kind."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,17 +50,72 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
     },
 }
 
-_SINGLE_KEYS = {"kind", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
-                "reverse_buffer", "reverse_loss", "bdp_rtt", "reorder", "reverse_reorder"}
-_DUMBBELL_KEYS = {"kind", "bottleneck_rate", "bottleneck_delay", "access_rate", "access_delay", "buffer",
-                  "queue", "access_buffer", "loss", "reverse_loss", "reverse_bottleneck_rate", "bdp_rtt", "reorder", "reverse_reorder"}
-_PARKING_KEYS = {"kind", "hops", "hop_rate", "hop_delay", "access_rate", "access_delay", "buffer", "queue",
-                 "access_buffer", "bdp_rtt"}
+_SINGLE_KEYS = {
+    "kind",
+    "rate",
+    "delay",
+    "buffer",
+    "queue",
+    "loss",
+    "reverse_rate",
+    "reverse_delay",
+    "reverse_buffer",
+    "reverse_loss",
+    "bdp_rtt",
+    "reorder",
+    "reverse_reorder",
+}
+_DUMBBELL_KEYS = {
+    "kind",
+    "bottleneck_rate",
+    "bottleneck_delay",
+    "access_rate",
+    "access_delay",
+    "buffer",
+    "queue",
+    "access_buffer",
+    "loss",
+    "reverse_loss",
+    "reverse_bottleneck_rate",
+    "bdp_rtt",
+    "reorder",
+    "reverse_reorder",
+}
+_PARKING_KEYS = {
+    "kind",
+    "hops",
+    "hop_rate",
+    "hop_delay",
+    "access_rate",
+    "access_delay",
+    "buffer",
+    "queue",
+    "access_buffer",
+    "bdp_rtt",
+}
 _EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
-_EXPLICIT_LINK_KEYS = {"a", "b", "rate", "delay", "buffer", "queue", "loss", "reverse_rate", "reverse_delay",
-                       "reverse_buffer", "reverse_loss", "reorder", "reverse_reorder"}
-_WIRELESS_KEYS = _DUMBBELL_KEYS | {"wireless_rate", "wireless_delay", "wireless_buffer", "wireless_loss",
-                                  "wireless_reverse_loss"}
+_EXPLICIT_LINK_KEYS = {
+    "a",
+    "b",
+    "rate",
+    "delay",
+    "buffer",
+    "queue",
+    "loss",
+    "reverse_rate",
+    "reverse_delay",
+    "reverse_buffer",
+    "reverse_loss",
+    "reorder",
+    "reverse_reorder",
+}
+_WIRELESS_KEYS = _DUMBBELL_KEYS | {
+    "wireless_rate",
+    "wireless_delay",
+    "wireless_buffer",
+    "wireless_loss",
+    "wireless_reverse_loss",
+}
 FLOW_TOPO_KEYS = {
     "single_link": {"direction"},
     "dumbbell": {"direction", "rtt"},
@@ -71,8 +127,6 @@ FLOW_TOPO_KEYS = {
 
 
 @dataclass
-
-
 class Net:
     nodes: list[str] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
@@ -86,25 +140,71 @@ class Net:
             self.nodes.append(name)
         return self.index[name]
 
-    def add(self, a: str, b: str, rate: int, delay: int, buf: Buffer, buf_field: str, queue: dict | str,
-            loss: dict, name: str | None = None, reorder: dict | None = None) -> int:
+    def add(
+        self,
+        a: str,
+        b: str,
+        rate: int,
+        delay: int,
+        buf: Buffer,
+        buf_field: str,
+        queue: dict | str,
+        loss: dict,
+        name: str | None = None,
+        reorder: dict | None = None,
+    ) -> int:
         ia, ib = self.node(a), self.node(b)
-        self.links.append({
-            "name": name or f"{a}->{b}", "from": ia, "to": ib, "rate_bps": rate, "delay_ps": delay,
-            "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue}, "loss": loss,
-        })
+        self.links.append(
+            {
+                "name": name or f"{a}->{b}",
+                "from": ia,
+                "to": ib,
+                "rate_bps": rate,
+                "delay_ps": delay,
+                "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue},
+                "loss": loss,
+            }
+        )
         if reorder:
             self.links[-1]["reorder"] = reorder
         i = len(self.links) - 1
         self.pending_buffers.append((i, buf, buf_field))
         return i
 
-    def duplex(self, a, b, rate, delay, buf, buf_field, queue, loss=None, *, rev_rate=None, rev_delay=None,
-               rev_buf=None, rev_buf_field=None, rev_loss=None, name=None, rev_name=None, reorder=None,
-               rev_reorder=None):
+    def duplex(
+        self,
+        a,
+        b,
+        rate,
+        delay,
+        buf,
+        buf_field,
+        queue,
+        loss=None,
+        *,
+        rev_rate=None,
+        rev_delay=None,
+        rev_buf=None,
+        rev_buf_field=None,
+        rev_loss=None,
+        name=None,
+        rev_name=None,
+        reorder=None,
+        rev_reorder=None,
+    ):
         f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name, reorder)
-        r = self.add(b, a, rev_rate or rate, delay if rev_delay is None else rev_delay, rev_buf or buf,
-                     rev_buf_field or buf_field, queue, rev_loss or {"kind": "none"}, rev_name, rev_reorder)
+        r = self.add(
+            b,
+            a,
+            rev_rate or rate,
+            delay if rev_delay is None else rev_delay,
+            rev_buf or buf,
+            rev_buf_field or buf_field,
+            queue,
+            rev_loss or {"kind": "none"},
+            rev_name,
+            rev_reorder,
+        )
         return f, r
 
 
@@ -116,25 +216,41 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
             if q["kind"] in ("codel", "fq_codel"):
-                raise ScenarioError(fld, message=(
-                    f"{fld}: {q['kind']}'s limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
-                    f"got {int(buf.amount)} bytes"))
+                raise ScenarioError(
+                    fld,
+                    message=(
+                        f"{fld}: {q['kind']}'s limit counts packets; expected a buffer in packets or BDPs ('1000pkt', '2bdp'), "
+                        f"got {int(buf.amount)} bytes"
+                    ),
+                )
             if buf.amount < max_pkt:
-                raise ScenarioError(fld, message=(
-                    f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "
-                    f"expected a buffer of at least one packet"))
+                raise ScenarioError(
+                    fld,
+                    message=(
+                        f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "
+                        f"expected a buffer of at least one packet"
+                    ),
+                )
             q["limit_bytes"] = int(buf.amount)
         else:
             if bdp_rtt_ps is None:
-                raise ScenarioError(rtt_field, message=(
-                    f"{rtt_field}: needed to size '{buf.amount:g}bdp' buffers in an explicit topology; "
-                    "expected a time such as '40ms'"))
+                raise ScenarioError(
+                    rtt_field,
+                    message=(
+                        f"{rtt_field}: needed to size '{buf.amount:g}bdp' buffers in an explicit topology; "
+                        "expected a time such as '40ms'"
+                    ),
+                )
             bdp_bytes = link["rate_bps"] * bdp_rtt_ps / 8 / PS_PER_S
             pkts = round(buf.amount * bdp_bytes / pkt_bytes)
             if pkts < 1:
-                raise ScenarioError(fld, message=(
-                    f"{fld}: '{buf.amount:g}bdp' is {buf.amount * bdp_bytes:.0f} bytes on link {link['name']}, "
-                    f"less than one {pkt_bytes}-byte packet; expected a buffer of at least one packet"))
+                raise ScenarioError(
+                    fld,
+                    message=(
+                        f"{fld}: '{buf.amount:g}bdp' is {buf.amount * bdp_bytes:.0f} bytes on link {link['name']}, "
+                        f"less than one {pkt_bytes}-byte packet; expected a buffer of at least one packet"
+                    ),
+                )
             q["limit_pkts"] = int(pkts)
 
 
@@ -150,6 +266,7 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
 # Topology builders: add nodes/links, place each flow (src, dst) and
 # return the flows' base (propagation) RTTs in ps, or None if unknown.
 
+
 def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _SINGLE_KEYS)
     rate = parse_rate("topology.rate", t.get("rate"))
@@ -159,12 +276,23 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     rrate = parse_rate("topology.reverse_rate", t["reverse_rate"]) if "reverse_rate" in t else rate
     rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
     rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
-    net.duplex("a", "b", rate, delay, buf, "topology.buffer", queue, _loss("topology.loss", t.get("loss")),
-               rev_rate=rrate, rev_delay=rdelay, rev_buf=rbuf,
-               rev_buf_field="topology.reverse_buffer" if "reverse_buffer" in t else "topology.buffer",
-               rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")),
-               reorder=_reorder("topology.reorder", t.get("reorder")),
-               rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")))
+    net.duplex(
+        "a",
+        "b",
+        rate,
+        delay,
+        buf,
+        "topology.buffer",
+        queue,
+        _loss("topology.loss", t.get("loss")),
+        rev_rate=rrate,
+        rev_delay=rdelay,
+        rev_buf=rbuf,
+        rev_buf_field="topology.reverse_buffer" if "reverse_buffer" in t else "topology.buffer",
+        rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")),
+        reorder=_reorder("topology.reorder", t.get("reorder")),
+        rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")),
+    )
     for f in flows:
         d = _str(f"{f['where']}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
         f["src"], f["dst"] = (0, 1) if d == "forward" else (1, 0)
@@ -184,38 +312,76 @@ def _access_and_buffers(t: dict):
     return arate, adelay, buf, abuf, abuf_field, queue
 
 
-def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL_KEYS,
-             default_delay: str | None = None, loss_both_ways: bool = False) -> list[int]:
+def dumbbell(
+    t: dict,
+    flows: list[dict],
+    net: Net,
+    *,
+    keys: set[str] = _DUMBBELL_KEYS,
+    default_delay: str | None = None,
+    loss_both_ways: bool = False,
+) -> list[int]:
     _check_keys("topology", t, keys)
     brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
     bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
-    rrate = parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"]) \
-        if "reverse_bottleneck_rate" in t else brate
+    rrate = (
+        parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"])
+        if "reverse_bottleneck_rate" in t
+        else brate
+    )
     loss = _loss("topology.loss", t.get("loss"))
-    rloss = _loss("topology.reverse_loss", t["reverse_loss"]) if "reverse_loss" in t \
+    rloss = (
+        _loss("topology.reverse_loss", t["reverse_loss"])
+        if "reverse_loss" in t
         else (loss if loss_both_ways else {"kind": "none"})
-    net.duplex("r0", "r1", brate, bdelay, buf, "topology.buffer", queue, loss, rev_rate=rrate, rev_loss=rloss,
-               reorder=_reorder("topology.reorder", t.get("reorder")),
-               rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")))
+    )
+    net.duplex(
+        "r0",
+        "r1",
+        brate,
+        bdelay,
+        buf,
+        "topology.buffer",
+        queue,
+        loss,
+        rev_rate=rrate,
+        rev_loss=rloss,
+        reorder=_reorder("topology.reorder", t.get("reorder")),
+        rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")),
+    )
     wl = None
     if "wireless_rate" in keys:
         wrate = parse_rate("topology.wireless_rate", t.get("wireless_rate"))
         wdelay = parse_time("topology.wireless_delay", t.get("wireless_delay"))
         wbuf = parse_buffer("topology.wireless_buffer", t["wireless_buffer"]) if "wireless_buffer" in t else buf
         wloss = _loss("topology.wireless_loss", t.get("wireless_loss"))
-        wrloss = _loss("topology.wireless_reverse_loss", t["wireless_reverse_loss"]) \
-            if "wireless_reverse_loss" in t else wloss
-        net.duplex("r1", "mobile", wrate, wdelay, wbuf,
-                   "topology.wireless_buffer" if "wireless_buffer" in t else "topology.buffer",
-                   "droptail", wloss, rev_loss=wrloss, name="wireless", rev_name="wireless_reverse")
+        wrloss = (
+            _loss("topology.wireless_reverse_loss", t["wireless_reverse_loss"])
+            if "wireless_reverse_loss" in t
+            else wloss
+        )
+        net.duplex(
+            "r1",
+            "mobile",
+            wrate,
+            wdelay,
+            wbuf,
+            "topology.wireless_buffer" if "wireless_buffer" in t else "topology.buffer",
+            "droptail",
+            wloss,
+            rev_loss=wrloss,
+            name="wireless",
+            rev_name="wireless_reverse",
+        )
         wl = wdelay
     rtts = []
     for i, f in enumerate(flows):
         w = f["where"]
         d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
-        wireless = wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"),
-                                            ["wireless", "wired"]) == "wireless"
+        wireless = (
+            wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"), ["wireless", "wired"]) == "wireless"
+        )
         far = wl if wireless else 0
         acc = adelay
         if "rtt_ps" in f["topo"]:
@@ -226,9 +392,13 @@ def dumbbell(t: dict, flows: list[dict], net: Net, *, keys: set[str] = _DUMBBELL
             else:
                 acc = (rtt // 2 - bdelay) // 2
             if acc < 0:
-                raise ScenarioError(f"{w}.rtt", message=(
-                    f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the path's fixed round trip "
-                    f"({2 * (bdelay + far) / 1e9:g}ms); expected a longer rtt"))
+                raise ScenarioError(
+                    f"{w}.rtt",
+                    message=(
+                        f"{w}.rtt: {rtt / 1e9:g}ms is shorter than the path's fixed round trip "
+                        f"({2 * (bdelay + far) / 1e9:g}ms); expected a longer rtt"
+                    ),
+                )
         src, dst = f"src{i}", f"dst{i}"
         if wireless:
             left, right = (src, "mobile") if d == "forward" else ("mobile", src)
@@ -315,19 +485,30 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
         delay = parse_time(f"{w}.delay", l.get("delay"))
         buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
         queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
-        net.duplex(a, b, rate, delay, buf, f"{w}.buffer", queue, _loss(f"{w}.loss", l.get("loss")),
-                   rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
-                   rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
-                   rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
-                   rev_buf_field=f"{w}.reverse_buffer",
-                   rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")),
-                   reorder=_reorder(f"{w}.reorder", l.get("reorder")),
-                   rev_reorder=_reorder(f"{w}.reverse_reorder", l.get("reverse_reorder")))
+        net.duplex(
+            a,
+            b,
+            rate,
+            delay,
+            buf,
+            f"{w}.buffer",
+            queue,
+            _loss(f"{w}.loss", l.get("loss")),
+            rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
+            rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
+            rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
+            rev_buf_field=f"{w}.reverse_buffer",
+            rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")),
+            reorder=_reorder(f"{w}.reorder", l.get("reorder")),
+            rev_reorder=_reorder(f"{w}.reverse_reorder", l.get("reverse_reorder")),
+        )
     for f in flows:
         w = f["where"]
         for k in ("src", "dst"):
             if k not in f["topo"]:
-                raise ScenarioError(f"{w}.{k}", message=f"{w}.{k}: missing; flows in an explicit topology name their {k} node")
+                raise ScenarioError(
+                    f"{w}.{k}", message=f"{w}.{k}: missing; flows in an explicit topology name their {k} node"
+                )
         f["src"] = net.index[_str(f"{w}.src", f["topo"]["src"], nodes)]
         f["dst"] = net.index[_str(f"{w}.dst", f["topo"]["dst"], nodes)]
         if f["src"] == f["dst"]:
@@ -335,5 +516,11 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
     return None
 
 
-BUILDERS = {"single_link": single_link, "dumbbell": dumbbell, "satellite": satellite,
-            "wireless": wireless, "parking_lot": parking_lot, "explicit": explicit}
+BUILDERS = {
+    "single_link": single_link,
+    "dumbbell": dumbbell,
+    "satellite": satellite,
+    "wireless": wireless,
+    "parking_lot": parking_lot,
+    "explicit": explicit,
+}

@@ -8,6 +8,7 @@ Parsing and checks live here; the Rust core runs the applications
 numpy generator seeded from ``sim.seed`` and the group index, so a scenario
 and seed always resolve to the same flows.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,9 @@ APP_DOC: dict[str, dict[str, str]] = {
         "durations": "'exponential' (default) or 'fixed' for plain times",
         "start_off": "begin in an OFF period (default false)",
     },
-    "schedule": {"on": "list of ON intervals [[start, end], ...], e.g. [['250s', '500s'], ['750s', '1000s']]; OFF elsewhere"},
+    "schedule": {
+        "on": "list of ON intervals [[start, end], ...], e.g. [['250s', '500s'], ['750s', '1000s']]; OFF elsewhere"
+    },
     "repeat": {
         "size": "size of each transfer: a size ('50KB', fixed) or a distribution table of sizes",
         "think": "pause after a transfer completes before the next: a time (exponential mean) or a distribution (default 0s)",
@@ -63,12 +66,18 @@ def app(where: str, g: dict, mss: int) -> dict:
     for k in APP_KEYS:
         if k in g and k not in APP_DOC[kind]:
             owners = [a for a in APP_KINDS if k in APP_DOC[a]]
-            raise ScenarioError(f"{where}.{k}", message=(
-                f"{where}.{k}: not an option of app = '{kind}'; it belongs to app = {', '.join(repr(a) for a in owners)}"))
+            raise ScenarioError(
+                f"{where}.{k}",
+                message=(
+                    f"{where}.{k}: not an option of app = '{kind}'; it belongs to app = {', '.join(repr(a) for a in owners)}"
+                ),
+            )
 
     def need(k: str) -> None:
         if k not in g:
-            raise ScenarioError(f"{where}.{k}", message=f"{where}.{k}: missing; app = '{kind}' needs {k} ({APP_DOC[kind][k]})")
+            raise ScenarioError(
+                f"{where}.{k}", message=f"{where}.{k}: missing; app = '{kind}' needs {k} ({APP_DOC[kind][k]})"
+            )
 
     if kind == "bulk":
         return {"kind": "bulk"}
@@ -79,9 +88,12 @@ def app(where: str, g: dict, mss: int) -> dict:
         need("on")
         need("off")
         p = _plain(where, g)
-        return {"kind": "on_off", "on": dist(f"{where}.on", g["on"], "time", plain=p, positive=True),
-                "off": dist(f"{where}.off", g["off"], "time", plain=p, positive=True),
-                "start_off": _bool(f"{where}.start_off", g.get("start_off", False))}
+        return {
+            "kind": "on_off",
+            "on": dist(f"{where}.on", g["on"], "time", plain=p, positive=True),
+            "off": dist(f"{where}.off", g["off"], "time", plain=p, positive=True),
+            "start_off": _bool(f"{where}.start_off", g.get("start_off", False)),
+        }
     if kind == "schedule":
         need("on")
         iv = g["on"]
@@ -104,8 +116,11 @@ def app(where: str, g: dict, mss: int) -> dict:
             need("size")
             size = dist(f"{where}.size", g["size"], "size", positive=True)
         else:
-            size = (dist(f"{where}.size", g["size"], "size", positive=True) if "size" in g
-                    else {"kind": "pareto2", "mean": 12.0 * mss, "shape": 1.2})
+            size = (
+                dist(f"{where}.size", g["size"], "size", positive=True)
+                if "size" in g
+                else {"kind": "pareto2", "mean": 12.0 * mss, "shape": 1.2}
+            )
         think_default = "0s" if kind == "repeat" else "15s"
         think = dist(f"{where}.think", g.get("think", think_default), "time", plain="exponential")
         if think["kind"] == "exponential" and think["mean"] == 0:
@@ -114,15 +129,23 @@ def app(where: str, g: dict, mss: int) -> dict:
         return {"kind": "repeat", "size": size, "think": think, "count": count}
     # cbr
     need("rate")
-    out = {"kind": "udp", "rate_bps": parse_rate(f"{where}.rate", g["rate"]),
-           "size": parse_size(f"{where}.packet_size", g.get("packet_size", "1000B")),
-           "random": _bool(f"{where}.random", g.get("random", False)), "on": None, "off": None, "stop_ps": None}
+    out = {
+        "kind": "udp",
+        "rate_bps": parse_rate(f"{where}.rate", g["rate"]),
+        "size": parse_size(f"{where}.packet_size", g.get("packet_size", "1000B")),
+        "random": _bool(f"{where}.random", g.get("random", False)),
+        "on": None,
+        "off": None,
+        "stop_ps": None,
+    }
     if out["size"] > 65535:
         raise ScenarioError(f"{where}.packet_size", g["packet_size"], "at most 65535 bytes")
     if ("on" in g) != ("off" in g):
         missing = f"{where}.{'off' if 'on' in g else 'on'}"
-        raise ScenarioError(missing, message=(
-            f"{missing}: missing; an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"))
+        raise ScenarioError(
+            missing,
+            message=(f"{missing}: missing; an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"),
+        )
     if "on" in g:
         p = _plain(where, g)
         out["on"] = dist(f"{where}.on", g["on"], "time", plain=p, positive=True)
@@ -159,7 +182,10 @@ def per_flow_times(field: str, v, count: int, rng: np.random.Generator, *, allow
         s = v["spread"]
         if not isinstance(s, list) or len(s) != 2:
             raise ScenarioError(f"{field}.spread", s, "a pair [first, last] such as ['20ms', '250ms']")
-        a, b = parse_time(f"{field}.spread[0]", s[0], allow_zero=allow_zero), parse_time(f"{field}.spread[1]", s[1], allow_zero=allow_zero)
+        a, b = (
+            parse_time(f"{field}.spread[0]", s[0], allow_zero=allow_zero),
+            parse_time(f"{field}.spread[1]", s[1], allow_zero=allow_zero),
+        )
         if b < a:
             raise ScenarioError(f"{field}.spread", s, "first ≤ last")
         if count == 1:

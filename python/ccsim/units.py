@@ -5,6 +5,7 @@ Decimal prefixes are powers of 1000 (KB = 1000 bytes, Mbps = 10^6 b/s);
 binary prefixes (KiB, MiB, GiB) are powers of 1024. Every parser raises
 ``ScenarioError`` naming the field, the value and what is accepted.
 """
+
 from __future__ import annotations
 
 import math

@@ -24,12 +24,17 @@ fn main() {
     let r0 = rss_bytes();
     let mut sim = Simulation::new(&sc).expect("valid scenario");
     let r1 = rss_bytes();
-    println!("{n} flows: set-up {:.0} B per flow (resident, with its two access links and routes)", (r1 - r0) as f64 / n as f64);
+    println!(
+        "{n} flows: set-up {:.0} B per flow (resident, with its two access links and routes)",
+        (r1 - r0) as f64 / n as f64
+    );
     let secs: f64 = std::env::args().nth(2).map_or(1.0, |s| s.parse().expect("seconds"));
     sim.run_to((secs * 1e12) as u64);
     let r2 = rss_bytes();
     let held: usize = sim.links.iter().map(|l| l.held()).sum();
     let out: u64 = sim.flows.iter().map(|f| f.snd_max - f.snd_una).sum();
-    println!("after {secs} s: {held} packets in links, {out} segments outstanding; +{:.0} B per outstanding segment",
-        (r2 - r1) as f64 / out.max(1) as f64);
+    println!(
+        "after {secs} s: {held} packets in links, {out} segments outstanding; +{:.0} B per outstanding segment",
+        (r2 - r1) as f64 / out.max(1) as f64
+    );
 }

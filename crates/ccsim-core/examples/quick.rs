@@ -32,11 +32,27 @@ fn main() {
     let out = ccsim_core::run(&sc).unwrap();
     let dt = t.elapsed().as_secs_f64();
     let links = out.table("links").unwrap();
-    if let Some(ccsim_core::Column::F64(u)) = links.get("utilization") { println!("bottleneck utilization {:.4}", u[0]); }
+    if let Some(ccsim_core::Column::F64(u)) = links.get("utilization") {
+        println!("bottleneck utilization {:.4}", u[0]);
+    }
     let flows = out.table("flows").unwrap();
-    if let Some(ccsim_core::Column::F64(g)) = flows.get("goodput_bps") { println!("goodput Mb/s {:?}", g.iter().map(|x| (x/1e4).round()/100.0).collect::<Vec<_>>()); }
-    if let Some(ccsim_core::Column::U64(g)) = flows.get("timeouts") { println!("timeouts {:?}", g); }
-    let sum = |t: &ccsim_core::Table, k: &str| match t.get(k) { Some(ccsim_core::Column::U64(v)) => v.iter().sum::<u64>(), _ => 0 };
+    if let Some(ccsim_core::Column::F64(g)) = flows.get("goodput_bps") {
+        println!("goodput Mb/s {:?}", g.iter().map(|x| (x / 1e4).round() / 100.0).collect::<Vec<_>>());
+    }
+    if let Some(ccsim_core::Column::U64(g)) = flows.get("timeouts") {
+        println!("timeouts {:?}", g);
+    }
+    let sum = |t: &ccsim_core::Table, k: &str| match t.get(k) {
+        Some(ccsim_core::Column::U64(v)) => v.iter().sum::<u64>(),
+        _ => 0,
+    };
     println!("retransmits {} drops {} (flows' packets dropped)", sum(flows, "retransmits"), sum(flows, "pkts_dropped"));
-    println!("delivered {} pkts, {} events in {:.3} s: {:.2} Mpkt/s, {:.2} Mev/s", out.delivered_data_pkts, out.events, dt, out.delivered_data_pkts as f64 / dt / 1e6, out.events as f64 / dt / 1e6);
+    println!(
+        "delivered {} pkts, {} events in {:.3} s: {:.2} Mpkt/s, {:.2} Mev/s",
+        out.delivered_data_pkts,
+        out.events,
+        dt,
+        out.delivered_data_pkts as f64 / dt / 1e6,
+        out.events as f64 / dt / 1e6
+    );
 }

@@ -4,7 +4,7 @@
 //! rate, optionally ON-OFF), each drawing from its own random stream.
 
 use crate::config::{AppCfg, UdpCfg};
-use crate::packet::{PktKind, Packet};
+use crate::packet::{Packet, PktKind};
 use crate::rng::{Dist, Stream, StreamKind};
 use crate::units::{SimTime, PS_PER_S};
 
@@ -55,7 +55,9 @@ impl App {
         match cfg {
             AppCfg::Bulk | AppCfg::File { .. } => App::Plain,
             AppCfg::OnOff { on, off, start_off } => App::OnOff { on: *on, off: *off, rng: rng(), is_on: !start_off },
-            AppCfg::Schedule { on } => App::Schedule { toggles: on.iter().flat_map(|iv| [iv[0], iv[1]]).collect(), next: 0 },
+            AppCfg::Schedule { on } => {
+                App::Schedule { toggles: on.iter().flat_map(|iv| [iv[0], iv[1]]).collect(), next: 0 }
+            }
             AppCfg::Repeat { size, think, count } => {
                 App::Repeat { size: *size, think: *think, rng: rng(), left: *count, current: None, done: 0 }
             }
@@ -140,7 +142,17 @@ impl UdpSource {
     pub fn new(id: u32, cfg: UdpCfg, route: u32, seed: u64) -> Self {
         let gap = cfg.size as f64 * 8.0 / cfg.rate_bps as f64 * PS_PER_S as f64;
         let rng = Stream::new(seed, StreamKind::Udp, id as u64);
-        UdpSource { id, route, gap, rng, is_on: true, period_end: SimTime::MAX, next_send: cfg.start_ps, cfg, stats: UdpStats::default() }
+        UdpSource {
+            id,
+            route,
+            gap,
+            rng,
+            is_on: true,
+            period_end: SimTime::MAX,
+            next_send: cfg.start_ps,
+            cfg,
+            stats: UdpStats::default(),
+        }
     }
 
     /// First event time (the start).

@@ -2,11 +2,11 @@
 //! congestion-control research. Pure Rust; the Python bindings live in
 //! `ccsim-py`. See docs/architecture.md.
 
+pub mod app;
 pub mod cc;
 pub mod config;
 pub mod control;
 pub mod link;
-pub mod app;
 pub mod loss;
 pub mod output;
 pub mod packet;

@@ -18,9 +18,9 @@
 use crate::loss::LossModel;
 use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::queue::{Discipline, QueueState, Verdict};
+use crate::ring::Ring;
 use crate::units::{serialization_ps, SimTime};
 use std::cmp::{Ordering, Reverse};
-use crate::ring::Ring;
 use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug)]
@@ -219,7 +219,7 @@ impl Link {
             busy_until: 0,
             ps_per_byte: {
                 let bits = 8 * crate::units::PS_PER_S;
-                (bits % rate_bps == 0).then(|| bits / rate_bps)
+                bits.is_multiple_of(rate_bps).then(|| bits / rate_bps)
             },
             stats: LinkStats::default(),
             service_at: None,
@@ -234,7 +234,6 @@ impl Link {
             pending: false,
         }
     }
-
 
     /// Whether the discipline decides at dequeue time (CoDel, FQ-CoDel): its
     /// waiting packets live in it and the transmitter takes them one at a
@@ -346,8 +345,15 @@ impl Link {
                 }
             }
             None => {
-                let q = QueueState { waiting_pkts: self.waiting_pkts, waiting_bytes: self.waiting_bytes, idle, idle_since: self.busy_until };
-                let Discipline::Enqueue(disc) = &mut self.disc else { unreachable!("dequeue-time links returned above") };
+                let q = QueueState {
+                    waiting_pkts: self.waiting_pkts,
+                    waiting_bytes: self.waiting_bytes,
+                    idle,
+                    idle_since: self.busy_until,
+                };
+                let Discipline::Enqueue(disc) = &mut self.disc else {
+                    unreachable!("dequeue-time links returned above")
+                };
                 disc.admit(now, q, &pkt)
             }
         };
@@ -399,8 +405,11 @@ impl Link {
         let was_empty = self.ring.is_empty();
         // FIFO at a fixed rate: transmissions start no earlier than now and
         // arrivals leave the ring in order.
-        debug_assert!(tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start < tx_start),
-            "link {}: out-of-order transmission at {now}", self.name);
+        debug_assert!(
+            tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start < tx_start),
+            "link {}: out-of-order transmission at {now}",
+            self.name
+        );
         self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
         self.debug_check();
         Admission::Accepted(if was_empty { Some(arrive) } else { None })
@@ -418,8 +427,12 @@ impl Link {
                 Discipline::Dequeue(a) => a.len_pkts() as u64,
                 Discipline::Enqueue(_) => 0,
             };
-            debug_assert_eq!(self.stats.pkts_offered, self.stats.pkts_tx + self.stats.drops + inside,
-                "link {}: offered = transmitted + refused + waiting", self.name);
+            debug_assert_eq!(
+                self.stats.pkts_offered,
+                self.stats.pkts_tx + self.stats.drops + inside,
+                "link {}: offered = transmitted + refused + waiting",
+                self.name
+            );
             debug_assert!(self.waiting_pkts as usize <= self.ring.len(), "link {}: more waiting than held", self.name);
             let (qp, qb) = match &self.disc {
                 Discipline::Dequeue(a) => (a.len_pkts(), a.len_bytes()),
@@ -553,7 +566,9 @@ impl Link {
     }
 
     pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
-        self.ring.iter().chain(self.reorder.as_deref().into_iter().flat_map(|r| r.held.iter().map(|Reverse(h)| &h.slot)))
+        self.ring
+            .iter()
+            .chain(self.reorder.as_deref().into_iter().flat_map(|r| r.held.iter().map(|Reverse(h)| &h.slot)))
     }
 
     /// Busy time within [0, end]: remove the part of transmissions after `end`.
@@ -622,8 +637,10 @@ mod tests {
         // start only when the service events at 1 ms and 2 ms fire.
         use crate::queue::{Codel, CodelParams};
         let ms = crate::units::PS_PER_MS;
-        let codel = Codel::new(CodelParams { target: 5 * ms, interval: 100 * ms, limit_pkts: 10, mtu: 1514, ecn: false });
-        let mut l = Link::new("l".into(), 0, 1, 12_000_000, 1_000, Discipline::Dequeue(Box::new(codel)), LossModel::None);
+        let codel =
+            Codel::new(CodelParams { target: 5 * ms, interval: 100 * ms, limit_pkts: 10, mtu: 1514, ecn: false });
+        let mut l =
+            Link::new("l".into(), 0, 1, 12_000_000, 1_000, Discipline::Dequeue(Box::new(codel)), LossModel::None);
         let first = l.enqueue(0, pkt(1500));
         assert!(matches!(first, Admission::Accepted(Some(t)) if t == ms + 1_000));
         for _ in 0..2 {

@@ -8,8 +8,8 @@
 //! are not ECN-capable pass untouched. Marking by a congested queue (RED and
 //! friends) is the queue discipline's job (`queue::Verdict::Mark`).
 
-use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::config::LossCfg;
+use crate::packet::{Packet, ECN_CE, ECN_ECT};
 use crate::rng::{Dist, Stream, StreamKind};
 use crate::units::SimTime;
 
@@ -48,7 +48,15 @@ pub struct TwoStateTime {
 
 impl TwoStateTime {
     /// Starts in Good at time 0 with a drawn Good duration.
-    pub fn new(good: Dist, bad_dur: Dist, loss_good: f64, loss_bad: f64, to_bad_after_good: f64, to_bad_after_bad: f64, mut rng: Stream) -> Self {
+    pub fn new(
+        good: Dist,
+        bad_dur: Dist,
+        loss_good: f64,
+        loss_bad: f64,
+        to_bad_after_good: f64,
+        to_bad_after_bad: f64,
+        mut rng: Stream,
+    ) -> Self {
         let until = Self::draw(&good, &mut rng);
         TwoStateTime { good, bad_dur, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad, bad: false, until, rng }
     }
@@ -73,22 +81,40 @@ impl TwoStateTime {
 pub enum LossModel {
     None,
     /// Each packet is lost independently with probability `p`.
-    Bernoulli { p: f64, rng: Stream },
+    Bernoulli {
+        p: f64,
+        rng: Stream,
+    },
     /// Independent bit errors: a packet of `size` bytes is lost with
     /// P = 1 − (1 − ber)^(8·size) (ns-2 ErrorModel unit_ bit, as Lee, Seo & Park use it), so
     /// 40-byte ACKs and 1500-byte segments differ. `last` caches the
     /// probability of the last size seen.
-    Ber { ber: f64, last: (u32, f64), rng: Stream },
+    Ber {
+        ber: f64,
+        last: (u32, f64),
+        rng: Stream,
+    },
     GilbertElliott(Box<GilbertElliott>),
     TwoStateTime(Box<TwoStateTime>),
     /// Lose the packets with these 1-based arrival numbers on this link
     /// direction (for tests: "drop data packets 30, 32 and 34").
-    Scripted { drops: Vec<u64>, next: usize, count: u64 },
+    Scripted {
+        drops: Vec<u64>,
+        next: usize,
+        count: u64,
+    },
     /// Set CE on every `n`-th ECN-capable packet (counted from 1).
-    CeEvery { n: u64, count: u64 },
+    CeEvery {
+        n: u64,
+        count: u64,
+    },
     /// Set CE on the ECN-capable packets with these 1-based numbers
     /// (counted over ECN-capable packets only).
-    CeScripted { marks: Vec<u64>, next: usize, count: u64 },
+    CeScripted {
+        marks: Vec<u64>,
+        next: usize,
+        count: u64,
+    },
 }
 
 /// P(packet of `bytes` bytes has at least one bit error) = 1 − (1 − ber)^(8·bytes),
@@ -110,11 +136,26 @@ impl LossModel {
             LossCfg::Bernoulli { p } => LossModel::Bernoulli { p: *p, rng: rng() },
             LossCfg::Ber { ber } => LossModel::Ber { ber: *ber, last: (0, 0.0), rng: rng() },
             LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => {
-                LossModel::GilbertElliott(Box::new(GilbertElliott { p: *p, r: *r, loss_good: *loss_good, loss_bad: *loss_bad, bad: false, rng: rng() }))
+                LossModel::GilbertElliott(Box::new(GilbertElliott {
+                    p: *p,
+                    r: *r,
+                    loss_good: *loss_good,
+                    loss_bad: *loss_bad,
+                    bad: false,
+                    rng: rng(),
+                }))
             }
-            LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => LossModel::TwoStateTime(Box::new(
-                TwoStateTime::new(*good, *bad, *loss_good, *loss_bad, *to_bad_after_good, *to_bad_after_bad, rng()),
-            )),
+            LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
+                LossModel::TwoStateTime(Box::new(TwoStateTime::new(
+                    *good,
+                    *bad,
+                    *loss_good,
+                    *loss_bad,
+                    *to_bad_after_good,
+                    *to_bad_after_bad,
+                    rng(),
+                )))
+            }
             LossCfg::Scripted { drop } => LossModel::Scripted { drops: drop.clone(), next: 0, count: 0 },
             LossCfg::CeEvery { n } => LossModel::CeEvery { n: *n, count: 0 },
             LossCfg::CeScripted { mark } => LossModel::CeScripted { marks: mark.clone(), next: 0, count: 0 },
@@ -218,7 +259,9 @@ mod tests {
     #[test]
     fn ber_vectors_from_the_reference() {
         // docs/reference.md R8 (ns-2/ns-3 error models, unit bit).
-        for (ber, bytes, want) in [(1e-6, 1500, 0.011928), (1e-5, 1500, 0.11308), (1e-5, 40, 0.0031949), (1e-4, 1000, 0.55069)] {
+        for (ber, bytes, want) in
+            [(1e-6, 1500, 0.011928), (1e-5, 1500, 0.11308), (1e-5, 40, 0.0031949), (1e-4, 1000, 0.55069)]
+        {
             let got = ber_packet_loss(ber, bytes);
             assert!((got - want).abs() < 5e-6 * want.max(1e-3) * 10.0, "{ber} {bytes}: {got} vs {want}");
         }
@@ -273,7 +316,15 @@ mod tests {
             (Dist::Fixed { value: 1000.0 * ms }, Dist::Fixed { value: 100.0 * ms }),
             (Dist::Exponential { mean: 1000.0 * ms }, Dist::Exponential { mean: 100.0 * ms }),
         ] {
-            let mut m = LossModel::TwoStateTime(Box::new(TwoStateTime::new(dist_good, dist_bad, 0.0, 0.1, 0.5, 0.5, stream(4))));
+            let mut m = LossModel::TwoStateTime(Box::new(TwoStateTime::new(
+                dist_good,
+                dist_bad,
+                0.0,
+                0.1,
+                0.5,
+                0.5,
+                stream(4),
+            )));
             let (rate, _) = run(&mut m, 4_000_000, 1500, 25 * crate::units::PS_PER_MS);
             let share_bad = 0.5 * 100.0 / (0.5 * 1000.0 + 0.5 * 100.0);
             within(rate, 0.1 * share_bad, 0.03);
@@ -284,7 +335,8 @@ mod tests {
     fn two_state_time_fixed_durations_follow_the_clock() {
         // Always switch (to_bad_after_good = 1, to_bad_after_bad = 0), Good 10 ps,
         // Bad 5 ps, every packet lost in Bad: the pattern repeats every 15 ps.
-        let c = TwoStateTime::new(Dist::Fixed { value: 10.0 }, Dist::Fixed { value: 5.0 }, 0.0, 1.0, 1.0, 0.0, stream(5));
+        let c =
+            TwoStateTime::new(Dist::Fixed { value: 10.0 }, Dist::Fixed { value: 5.0 }, 0.0, 1.0, 1.0, 0.0, stream(5));
         let mut m = LossModel::TwoStateTime(Box::new(c));
         let got: Vec<bool> = (0..30).map(|t| m.apply(t, &mut pkt(100))).collect();
         let want: Vec<bool> = (0..30).map(|t| t % 15 >= 10).collect();

@@ -131,9 +131,15 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col("goodput_bps", F(|f, c| c.rate(f, f.delivered_bytes()))),
         // bytes put on the wire: sent, minus what the first link refused or
         // had not started transmitting by the end
-        Col("throughput_bps", F(|f, c| {
-            c.rate(f, f.stats.data_bytes_sent.saturating_sub(f.stats.first_hop_drop_bytes + c.unsent[f.id as usize]))
-        })),
+        Col(
+            "throughput_bps",
+            F(|f, c| {
+                c.rate(
+                    f,
+                    f.stats.data_bytes_sent.saturating_sub(f.stats.first_hop_drop_bytes + c.unsent[f.id as usize]),
+                )
+            }),
+        ),
         Col("data_pkts_sent", U(|f, _| f.stats.data_pkts_sent)),
         Col("retransmits", U(|f, _| f.stats.retransmits)),
         Col("timeouts", U(|f, _| f.stats.timeouts)),
@@ -143,31 +149,43 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col("acks_sent", U(|f, _| f.stats.acks_sent)),
         Col("acks_received", U(|f, _| f.stats.acks_received)),
         Col("dupacks_received", U(|f, _| f.stats.dupacks_received)),
-        Col("rtt_mean_s", F(|f, _| {
-            if f.stats.rtt_samples > 0 {
-                f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12
-            } else {
-                f64::NAN
-            }
-        })),
+        Col(
+            "rtt_mean_s",
+            F(|f, _| {
+                if f.stats.rtt_samples > 0 {
+                    f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12
+                } else {
+                    f64::NAN
+                }
+            }),
+        ),
         Col("rtt_min_s", F(|f, _| nan_or(f.stats.rtt_min_ps))),
         Col("rtt_samples", U(|f, _| f.stats.rtt_samples)),
-        Col("rto_mean_at_timeout_s", F(|f, _| {
-            if f.stats.timeouts > 0 {
-                f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12
-            } else {
-                f64::NAN
-            }
-        })),
-        Col("fct_s", F(|f, c| match c.single_done(f) {
-            Some(done) => ps_to_s(done - f.first_send.unwrap_or(f.start)),
-            None => f64::NAN,
-        })),
+        Col(
+            "rto_mean_at_timeout_s",
+            F(|f, _| {
+                if f.stats.timeouts > 0 {
+                    f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12
+                } else {
+                    f64::NAN
+                }
+            }),
+        ),
+        Col(
+            "fct_s",
+            F(|f, c| match c.single_done(f) {
+                Some(done) => ps_to_s(done - f.first_send.unwrap_or(f.start)),
+                None => f64::NAN,
+            }),
+        ),
         // FCT from the first data segment (excludes the handshake)
-        Col("fct_data_s", F(|f, c| match (c.single_done(f), f.first_data) {
-            (Some(done), Some(d)) => ps_to_s(done - d),
-            _ => f64::NAN,
-        })),
+        Col(
+            "fct_data_s",
+            F(|f, c| match (c.single_done(f), f.first_data) {
+                (Some(done), Some(d)) => ps_to_s(done - d),
+                _ => f64::NAN,
+            }),
+        ),
         Col("pkts_injected", U(|f, _| f.stats.pkts_injected)),
         Col("pkts_arrived", U(|f, _| f.stats.pkts_arrived)),
         Col("pkts_dropped", U(|f, _| f.stats.pkts_dropped)),
@@ -325,10 +343,13 @@ pub fn transfer_columns<'a>() -> Vec<Col<Transfer, &'a [TcpFlow]>> {
         Col("first_data_s", F(|x, _| nan_or(x.first_data))),
         Col("end_s", F(|x, _| nan_or(x.end))),
         Col("fct_s", F(|x, _| x.end.map_or(f64::NAN, |e| ps_to_s(e - x.start)))),
-        Col("fct_data_s", F(|x, _| match (x.end, x.first_data) {
-            (Some(e), Some(d)) => ps_to_s(e - d),
-            _ => f64::NAN,
-        })),
+        Col(
+            "fct_data_s",
+            F(|x, _| match (x.end, x.first_data) {
+                (Some(e), Some(d)) => ps_to_s(e - d),
+                _ => f64::NAN,
+            }),
+        ),
     ]
 }
 
@@ -339,7 +360,14 @@ pub fn all_transfers(done: &[Transfer], flows: &[TcpFlow], apps: &[App]) -> Vec<
         match a {
             App::Plain => {
                 if let (AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
-                    tr.push(Transfer { flow: i as u32, index: 0, bytes: *bytes, start: st, first_data: f.first_data, end: f.completed_at });
+                    tr.push(Transfer {
+                        flow: i as u32,
+                        index: 0,
+                        bytes: *bytes,
+                        start: st,
+                        first_data: f.first_data,
+                        end: f.completed_at,
+                    });
                 }
             }
             App::Repeat { current: Some(c), .. } => tr.push(Transfer { first_data: f.first_data, ..*c }),
@@ -367,8 +395,11 @@ pub static RTT_TRACE: &[Col<(SimTime, u64, SimTime), ()>] = &[
     Col("rtt_s", Get::F(|r, _| ps_to_s(r.2))),
 ];
 
+/// A sequence-trace record: time, flow, kind (0 send, 1 rexmit, 2 ack), sequence.
+pub type SeqRecord = (SimTime, u64, u8, u64);
+
 /// Per-packet sequence events: time, flow, kind (0 send, 1 rexmit, 2 ack), sequence.
-pub static SEQ_TRACE: &[Col<(SimTime, u64, u8, u64), ()>] = &[
+pub static SEQ_TRACE: &[Col<SeqRecord, ()>] = &[
     Col("time_s", Get::F(|r, _| ps_to_s(r.0))),
     Col("flow", Get::U(|r, _| r.1)),
     Col("kind", Get::S(|r, _| ["send", "rexmit", "ack"][r.2 as usize].to_string())),
@@ -396,7 +427,8 @@ pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
     let mut vars: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     for f in &traced {
         let own = f.cc_var_names();
-        let slot: Vec<usize> = own.iter().map(|n| names.iter().position(|m| m == n).expect("collected above")).collect();
+        let slot: Vec<usize> =
+            own.iter().map(|n| names.iter().position(|m| m == n).expect("collected above")).collect();
         for s in &f.trace.as_deref().expect("traced").cc {
             time.push(ps_to_s(s.time));
             flow.push(f.id as u64);

@@ -13,8 +13,8 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
 /// Every TCP option as `stack` sets it for algorithm `cc`, as JSON
 /// (exported to Python).
 pub fn tcp_defaults_json(stack: &str, cc: &str) -> Result<String, String> {
-    let s: crate::config::Stack =
-        serde_json::from_value(serde_json::Value::String(stack.to_string())).map_err(|_| format!("unknown stack {stack:?}; accepted: linux, ns2"))?;
+    let s: crate::config::Stack = serde_json::from_value(serde_json::Value::String(stack.to_string()))
+        .map_err(|_| format!("unknown stack {stack:?}; accepted: linux, ns2"))?;
     Ok(serde_json::to_string(&TcpCfg::for_stack(s, cc)).expect("TcpCfg serializes"))
 }
 
@@ -27,7 +27,9 @@ pub fn net_defaults_json() -> String {
     fn fill<T: serde::de::DeserializeOwned + serde::Serialize>(minimal: serde_json::Value) -> serde_json::Value {
         let cfg: T = serde_json::from_value(minimal.clone()).expect("minimal configuration deserializes");
         let mut full = serde_json::to_value(cfg).expect("configuration serializes");
-        let (Some(full_map), Some(given)) = (full.as_object_mut(), minimal.as_object()) else { unreachable!("tagged enums are objects") };
+        let (Some(full_map), Some(given)) = (full.as_object_mut(), minimal.as_object()) else {
+            unreachable!("tagged enums are objects")
+        };
         full_map.retain(|k, _| !given.contains_key(k));
         full
     }
@@ -93,5 +95,15 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
             label: String::new(),
         });
     }
-    Scenario { duration_ps: duration_s * PS_PER_S, seed: 1, sample_interval_ps: None, sample_links: None, nodes, links, flows, udp: Vec::new(), trace: TraceCfg::default() }
+    Scenario {
+        duration_ps: duration_s * PS_PER_S,
+        seed: 1,
+        sample_interval_ps: None,
+        sample_links: None,
+        nodes,
+        links,
+        flows,
+        udp: Vec::new(),
+        trace: TraceCfg::default(),
+    }
 }

@@ -112,7 +112,7 @@ mod tests {
         let mut rng = crate::rng::Stream::new(3, crate::rng::StreamKind::Flow, 0);
         for step in 0..10_000u64 {
             let x = rng.next_u64();
-            if x % 3 != 0 {
+            if !x.is_multiple_of(3) {
                 r.push_back(step);
                 d.push_back(step);
             } else {

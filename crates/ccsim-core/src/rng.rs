@@ -126,7 +126,9 @@ impl Dist {
         let ok = |v: f64| v.is_finite() && if lo_open { v > 0.0 } else { v >= 0.0 };
         let bound = if lo_open { "> 0" } else { "≥ 0" };
         match *self {
-            Dist::Fixed { value } if !ok(value) => Err(format!("{what}.value: must be finite and {bound} (got {value})")),
+            Dist::Fixed { value } if !ok(value) => {
+                Err(format!("{what}.value: must be finite and {bound} (got {value})"))
+            }
             Dist::Exponential { mean } if !(mean.is_finite() && mean > 0.0) => {
                 Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
             }

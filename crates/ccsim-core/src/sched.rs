@@ -130,7 +130,13 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { hot: BinaryHeap::with_capacity(1024), cold: BinaryHeap::with_capacity(1024), next_seq: 0, cur_cold: false, popped: 0 }
+        Scheduler {
+            hot: BinaryHeap::with_capacity(1024),
+            cold: BinaryHeap::with_capacity(1024),
+            next_seq: 0,
+            cur_cold: false,
+            popped: 0,
+        }
     }
 
     /// Links whose arrival events sit just below the top of the per-packet
@@ -267,12 +273,7 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| s.pop_until(u64::MAX)).collect();
         assert_eq!(
             order,
-            vec![
-                (3, Event::FlowTimer(9)),
-                (5, Event::FlowTimer(2)),
-                (5, Event::FlowTimer(1)),
-                (5, Event::Sample)
-            ]
+            vec![(3, Event::FlowTimer(9)), (5, Event::FlowTimer(2)), (5, Event::FlowTimer(1)), (5, Event::Sample)]
         );
     }
 

@@ -2,18 +2,18 @@
 //! flows; no global state. `Simulation::new` builds it from a validated
 //! scenario, `run` executes it, `output` returns the columns.
 
+use crate::app::{App, AppAction, Transfer, UdpSource};
+use crate::config::ConfigError;
 use crate::config::Scenario;
+use crate::control::{Cancelled, RunControl, REPORT_EVERY};
 use crate::link::{Admission, Link};
 use crate::loss::LossModel;
-use crate::packet::{PktKind, Packet};
 use crate::output::{self, FlowCtx, LinkCtx, LinkRow, Recorder};
+use crate::packet::{Packet, PktKind};
 use crate::record::SimOutput;
 use crate::sched::{Event, Scheduler};
-use crate::app::{App, AppAction, Transfer, UdpSource};
-use crate::control::{Cancelled, RunControl, REPORT_EVERY};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
-use crate::config::ConfigError;
 use std::collections::VecDeque;
 
 pub struct Simulation {
@@ -198,7 +198,12 @@ pub fn build_link(sc: &Scenario, i: usize) -> Link {
     let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
     if l.reorder.is_on() {
         let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
-        link.reorder = Some(Box::new(crate::link::Reorder::new(l.reorder.jitter_ps, l.reorder.probability, l.reorder.delay_ps, rng)));
+        link.reorder = Some(Box::new(crate::link::Reorder::new(
+            l.reorder.jitter_ps,
+            l.reorder.probability,
+            l.reorder.delay_ps,
+            rng,
+        )));
     }
     link
 }
@@ -253,7 +258,10 @@ impl Simulation {
         let mut udp = Vec::with_capacity(sc.udp.len());
         for (i, u) in sc.udp.iter().enumerate() {
             let r = router.route(u.src, u.dst).ok_or_else(|| {
-                ConfigError(format!("udp[{i}]: no path from node {:?} to node {:?}; accepted: nodes joined by links", sc.nodes[u.src as usize], sc.nodes[u.dst as usize]))
+                ConfigError(format!(
+                    "udp[{i}]: no path from node {:?} to node {:?}; accepted: nodes joined by links",
+                    sc.nodes[u.src as usize], sc.nodes[u.dst as usize]
+                ))
             })?;
             routes.push(r);
             udp.push(UdpSource::new(i as u32, u.clone(), (routes.len() - 1) as u32, sc.seed));
@@ -690,8 +698,18 @@ impl Simulation {
         let tr = output::all_transfers(&self.transfers, &self.flows, &self.apps);
         out.tables.push(output::table("transfers", &output::transfer_columns(), &tr, &&self.flows[..]));
         out.tables.push(output::table("udp", &output::udp_columns(), &self.udp, &&self.nodes[..]));
-        let rows: Vec<LinkRow> =
-            self.links.iter().enumerate().map(|(id, link)| LinkRow { id, link, queue_pkts: waiting_at_end[id].0, queue_bytes: waiting_at_end[id].1, queue_max_pkts: 0 }).collect();
+        let rows: Vec<LinkRow> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(id, link)| LinkRow {
+                id,
+                link,
+                queue_pkts: waiting_at_end[id].0,
+                queue_bytes: waiting_at_end[id].1,
+                queue_max_pkts: 0,
+            })
+            .collect();
         let lctx = LinkCtx { nodes: &self.nodes, end };
         out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
         drop(rows);
@@ -774,7 +792,11 @@ mod route_tests {
             let mut router = Router::new(&adj, ends.iter().copied());
             for s in 0..n {
                 for d in 0..n {
-                    assert_eq!(router.route(s, d), bfs_route(n as usize, &adj, s, d), "seed {seed}: {s} -> {d}, links {ends:?}");
+                    assert_eq!(
+                        router.route(s, d),
+                        bfs_route(n as usize, &adj, s, d),
+                        "seed {seed}: {s} -> {d}, links {ends:?}"
+                    );
                 }
             }
         }

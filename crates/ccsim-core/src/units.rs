@@ -15,7 +15,7 @@ pub const PS_PER_S: u64 = 1_000_000_000_000;
 pub fn serialization_ps(bytes: u32, rate_bps: u64) -> SimTime {
     let bits = bytes as u128 * 8 * PS_PER_S as u128;
     let r = rate_bps as u128;
-    ((bits + r - 1) / r) as u64
+    bits.div_ceil(r) as u64
 }
 
 #[inline]
@@ -38,6 +38,6 @@ mod tests {
         // 1500 B at 2.5 Gb/s = 4.8 µs.
         assert_eq!(serialization_ps(1500, 2_500_000_000), 4_800 * PS_PER_NS);
         // 40 B at 3 b/s = 320/3 s, rounded up to the next picosecond.
-        assert_eq!(serialization_ps(40, 3), (320 * PS_PER_S + 2) / 3);
+        assert_eq!(serialization_ps(40, 3), (320 * PS_PER_S).div_ceil(3));
     }
 }

@@ -238,7 +238,8 @@ impl Fwd {
         let b = &mut self.bufs[i];
         if let Some(w) = &mut self.wire {
             if let Some(t) = ip::tcp(&b[..len]) {
-                let src = *self.addr_host.get(&u32::from_be_bytes([b[12], b[13], b[14], b[15]])).unwrap_or(&usize::MAX) as u32;
+                let src = *self.addr_host.get(&u32::from_be_bytes([b[12], b[13], b[14], b[15]])).unwrap_or(&usize::MAX)
+                    as u32;
                 w.push(WireRow { time: arrive, out: true, pkt: pkt.ts, src, dst: host as u32, tcp: t });
             }
         }
@@ -414,7 +415,8 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     }
     let end = cfg.end_ns * PS_PER_NS;
     let mut next_sample = f.sc.sample_interval_ps.map(|s| (0, s));
-    let mut pfds: Vec<libc::pollfd> = f.fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+    let mut pfds: Vec<libc::pollfd> =
+        f.fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
     loop {
         let now = f.now_ps().min(end);
         f.advance(now, &mut next_sample);
@@ -422,11 +424,11 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
             break;
         }
         ctl.report(now);
-        for h in 0..nh {
-            if pfds[h].revents & libc::POLLIN != 0 {
+        for (h, pfd) in pfds.iter_mut().enumerate().take(nh) {
+            if pfd.revents & libc::POLLIN != 0 {
                 f.read_host(h, now);
             }
-            pfds[h].revents = 0;
+            pfd.revents = 0;
         }
         // Sleep until the next model event (or a packet to read).
         let mut wake = end;
@@ -439,10 +441,11 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         let now2 = f.now_ps();
         let wait_ns = wake.saturating_sub(now2) / PS_PER_NS;
         let wait_ns = wait_ns.min(20_000_000); // re-check cancel at least every 20 ms
-        // Sleep until `spin_ns` before the event, then poll without sleeping:
-        // a sleeping thread wakes tens of µs late (more on a busy VM).
+                                               // Sleep until `spin_ns` before the event, then poll without sleeping:
+                                               // a sleeping thread wakes tens of µs late (more on a busy VM).
         let sleep_ns = wait_ns.saturating_sub(cfg.spin_ns);
-        let ts = libc::timespec { tv_sec: (sleep_ns / 1_000_000_000) as i64, tv_nsec: (sleep_ns % 1_000_000_000) as i64 };
+        let ts =
+            libc::timespec { tv_sec: (sleep_ns / 1_000_000_000) as i64, tv_nsec: (sleep_ns % 1_000_000_000) as i64 };
         // SAFETY: ppoll over our pollfd array with a timeout we own.
         let r = unsafe { libc::ppoll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, &ts, std::ptr::null()) };
         f.stats.wakeups += 1;
@@ -461,7 +464,13 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         .links
         .iter()
         .enumerate()
-        .map(|(id, link)| LinkRow { id, link, queue_pkts: waiting[id].0, queue_bytes: waiting[id].1, queue_max_pkts: 0 })
+        .map(|(id, link)| LinkRow {
+            id,
+            link,
+            queue_pkts: waiting[id].0,
+            queue_bytes: waiting[id].1,
+            queue_max_pkts: 0,
+        })
         .collect();
     let lctx = LinkCtx { nodes: &f.sc.nodes, end: end_model };
     out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));

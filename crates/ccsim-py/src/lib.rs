@@ -5,15 +5,30 @@
 //! caught and raised as `ccsim.InternalError`, never an abort.
 
 use ccsim_core::{Column, RunError, SimOutput};
-use std::sync::Arc;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use std::sync::Arc;
 
-create_exception!(_core, ScenarioError, PyValueError, "The scenario is invalid: the message names the field, the value and what is accepted.");
-create_exception!(_core, RunCancelled, PyRuntimeError, "The run was stopped through its RunControl (a timeout or an interrupt) before its end.");
-create_exception!(_core, InternalError, PyRuntimeError, "A bug inside the simulator core (a Rust panic); please report it with the scenario.");
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "The scenario is invalid: the message names the field, the value and what is accepted."
+);
+create_exception!(
+    _core,
+    RunCancelled,
+    PyRuntimeError,
+    "The run was stopped through its RunControl (a timeout or an interrupt) before its end."
+);
+create_exception!(
+    _core,
+    InternalError,
+    PyRuntimeError,
+    "A bug inside the simulator core (a Rust panic); please report it with the scenario."
+);
 
 fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
     // SAFETY: T is a plain numeric type (f64/u64/i64) with no padding; the
@@ -107,7 +122,11 @@ impl PyRunControl {
 /// `RunCancelled`) when it is cancelled.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, control=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, control: Option<PyRef<'py, PyRunControl>>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    control: Option<PyRef<'py, PyRunControl>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let json = scenario_json.to_owned();
     let res = match control {
         None => guarded(py, move || ccsim_core::run_json(&json).map_err(RunError::Config))?,
@@ -130,7 +149,12 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, control: Option<PyRef<'py, PyR
 /// with the tables `links`, `link_series` and `forwarder`.
 #[pyfunction]
 #[pyo3(signature = (config_json, fds, control))]
-fn forward<'py>(py: Python<'py>, config_json: &str, fds: Vec<i32>, control: PyRef<'py, PyRunControl>) -> PyResult<Bound<'py, PyDict>> {
+fn forward<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    fds: Vec<i32>,
+    control: PyRef<'py, PyRunControl>,
+) -> PyResult<Bound<'py, PyDict>> {
     let cfg = ccsim_emu::parse_cfg(config_json).map_err(ScenarioError::new_err)?;
     let ctl = Arc::clone(&control.inner);
     let res = guarded(py, move || ccsim_emu::forward(&cfg, &fds, &ctl))?;

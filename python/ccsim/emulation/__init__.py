@@ -15,17 +15,15 @@ measured versus configured minimum RTT, and drops the model did not decide.
 See docs/emulation.md for what is supported, the envelope measured on two
 cores, and how the kernel and the simulator differ.
 """
+
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-
-import numpy as np
 
 from .. import _core
 from ..errors import ScenarioError
@@ -40,8 +38,17 @@ EMU_VERSION = 2
 # The simulator's algorithm names and the kernel module that runs each.
 # Linux "reno" is NewReno with SACK (RFC 6582 / RFC 6675 recovery is the
 # stack's, not the module's), so both names map to it.
-KERNEL_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr", "highspeed": "highspeed",
-             "scalable": "scalable", "bic": "bic", "vegas": "vegas", "westwood": "westwood"}
+KERNEL_CC = {
+    "newreno": "reno",
+    "reno": "reno",
+    "cubic": "cubic",
+    "bbr": "bbr",
+    "highspeed": "highspeed",
+    "scalable": "scalable",
+    "bic": "bic",
+    "vegas": "vegas",
+    "westwood": "westwood",
+}
 
 # TCP options of the linux stack the kernel can be told, and how (checked
 # against the stack's defaults; any other difference is refused by name).
@@ -101,8 +108,10 @@ def check_supported(core: dict) -> list[str]:
     tr = core.get("trace") or {}
     for k in ("rtt", "cc"):
         if tr.get(k):
-            bad.append(f"trace.{k} = true: not available from the kernel; accepted: the 'seq' trace (read off the wire "
-                       "by the forwarder) and flow_series (TCP_INFO samples)")
+            bad.append(
+                f"trace.{k} = true: not available from the kernel; accepted: the 'seq' trace (read off the wire "
+                "by the forwarder) and flow_series (TCP_INFO samples)"
+            )
     if not core.get("flows"):
         bad.append("flows: an emulated run needs at least one TCP flow")
     avail = kernel_ccs()
@@ -119,35 +128,59 @@ def check_supported(core: dict) -> list[str]:
         cc = t["cc"]
         kcc = KERNEL_CC.get(cc)
         if kcc is None or kcc not in avail:
-            bad.append(f"flows[{i}].tcp.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
-                       f"(net.ipv4.tcp_available_congestion_control); accepted: "
-                       f"{', '.join(sorted(k for k, v in KERNEL_CC.items() if v in avail))}")
+            bad.append(
+                f"flows[{i}].tcp.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
+                f"(net.ipv4.tcp_available_congestion_control); accepted: "
+                f"{', '.join(sorted(k for k, v in KERNEL_CC.items() if v in avail))}"
+            )
             continue
         d = _default_tcp(cc)
         for k, v in t.items():
             if k in SETTABLE or k in IGNORED or d.get(k) == v:
                 continue
-            bad.append(f"flows[{i}].tcp.{k} = {v!r}: the kernel's TCP has no per-run switch for it; "
-                       f"accepted: the linux stack's default {d.get(k)!r}")
+            bad.append(
+                f"flows[{i}].tcp.{k} = {v!r}: the kernel's TCP has no per-run switch for it; "
+                f"accepted: the linux stack's default {d.get(k)!r}"
+            )
         if t["sack"] not in ("off", "rfc6675"):
             bad.append(f"flows[{i}].tcp.sack = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
         if t["pacing"] not in ("off", "linux"):
-            bad.append(f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'")
+            bad.append(
+                f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'"
+            )
         if t["header_bytes"] != 40:
-            bad.append(f"flows[{i}].tcp.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
+            bad.append(
+                f"flows[{i}].tcp.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40"
+            )
     # per-host settings are namespace-wide sysctls: the flows of one host must agree
     per_host: dict[tuple[int, str], tuple] = {}
     for i, f in enumerate(core.get("flows", [])):
         t = f["tcp"]
-        for node, key, val in ((f["src"], "sender", (t["sack"] != "off", t["timestamps"], t["ecn"], t["mss"],
-                                                     t["pacing_ss_ratio"], t["pacing_ca_ratio"], t["dsack"],
-                                                     t["frto"], t["idle_restart"])),
-                               (f["dst"], "receiver", (t["receiver_sack"], t["mss"]))):
+        for node, key, val in (
+            (
+                f["src"],
+                "sender",
+                (
+                    t["sack"] != "off",
+                    t["timestamps"],
+                    t["ecn"],
+                    t["mss"],
+                    t["pacing_ss_ratio"],
+                    t["pacing_ca_ratio"],
+                    t["dsack"],
+                    t["frto"],
+                    t["idle_restart"],
+                ),
+            ),
+            (f["dst"], "receiver", (t["receiver_sack"], t["mss"])),
+        ):
             prev = per_host.setdefault((node, key), val)
             if prev != val:
-                bad.append(f"flows[{i}].tcp: its {key} node {core['nodes'][node]!r} already carries a flow with other "
-                           "sack/timestamps/ecn/mss/pacing-ratio settings; these are per-namespace sysctls, so the "
-                           "flows of one host must agree")
+                bad.append(
+                    f"flows[{i}].tcp: its {key} node {core['nodes'][node]!r} already carries a flow with other "
+                    "sack/timestamps/ecn/mss/pacing-ratio settings; these are per-namespace sysctls, so the "
+                    "flows of one host must agree"
+                )
     return bad
 
 
@@ -192,19 +225,29 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
         # twice the sum of all delays), at least Linux's default 6 MB
         rtt_bound = 2 * sum(l["delay_ps"] for l in core["links"]) * 1e-12
         buf_max = int(max(6 << 20, 4 * max(l["rate_bps"] for l in core["links"]) / 8 * rtt_bound))
-        common = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1",
-                  "net.ipv4.tcp_no_metrics_save": "1",
-                  "net.ipv4.tcp_rmem": f"4096 131072 {buf_max}", "net.ipv4.tcp_wmem": f"4096 16384 {buf_max}"}
+        common = {
+            "net.ipv6.conf.all.disable_ipv6": "1",
+            "net.ipv6.conf.default.disable_ipv6": "1",
+            "net.ipv4.tcp_no_metrics_save": "1",
+            "net.ipv4.tcp_rmem": f"4096 131072 {buf_max}",
+            "net.ipv4.tcp_wmem": f"4096 16384 {buf_max}",
+        }
         settings = {n: dict(common) for n in nodes}
         for f in flows:
             t = f["tcp"]
             s = settings[f["src"]]
-            s.update({"net.ipv4.tcp_sack": str(int(t["sack"] != "off")), "net.ipv4.tcp_timestamps": str(int(t["timestamps"])),
-                      "net.ipv4.tcp_ecn": "1" if t["ecn"] else "0",
-                      "net.ipv4.tcp_pacing_ss_ratio": str(round(t["pacing_ss_ratio"] * 100)),
-                      "net.ipv4.tcp_pacing_ca_ratio": str(round(t["pacing_ca_ratio"] * 100)),
-                      "net.ipv4.tcp_dsack": str(int(t["dsack"])), "net.ipv4.tcp_frto": "2" if t["frto"] else "0",
-                      "net.ipv4.tcp_slow_start_after_idle": str(int(t["idle_restart"]))})
+            s.update(
+                {
+                    "net.ipv4.tcp_sack": str(int(t["sack"] != "off")),
+                    "net.ipv4.tcp_timestamps": str(int(t["timestamps"])),
+                    "net.ipv4.tcp_ecn": "1" if t["ecn"] else "0",
+                    "net.ipv4.tcp_pacing_ss_ratio": str(round(t["pacing_ss_ratio"] * 100)),
+                    "net.ipv4.tcp_pacing_ca_ratio": str(round(t["pacing_ca_ratio"] * 100)),
+                    "net.ipv4.tcp_dsack": str(int(t["dsack"])),
+                    "net.ipv4.tcp_frto": "2" if t["frto"] else "0",
+                    "net.ipv4.tcp_slow_start_after_idle": str(int(t["idle_restart"])),
+                }
+            )
             r = settings[f["dst"]]
             if not t["receiver_sack"]:
                 r["net.ipv4.tcp_sack"] = "0"
@@ -217,9 +260,14 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
             min_rto = t["min_rto_ps"] * 1e-9
             tb.route(a, b, initcwnd=t["initial_window"], rto_min_ms=None if min_rto == 200 else min_rto)
             tb.route(b, a)
-        cfg = {"scenario": core, "hosts": [{"node": h.node, "addr": _ip_int(h.addr)} for h in tb.hosts],
-               "epoch_ns": 0, "end_ns": duration_ns, "spin_ns": int(spin_us * 1000),
-               "trace_packets": bool((core.get("trace") or {}).get("seq"))}
+        cfg = {
+            "scenario": core,
+            "hosts": [{"node": h.node, "addr": _ip_int(h.addr)} for h in tb.hosts],
+            "epoch_ns": 0,
+            "end_ns": duration_ns,
+            "spin_ns": int(spin_us * 1000),
+            "trace_packets": bool((core.get("trace") or {}).get("seq")),
+        }
         tmp = Path(f"/tmp/ccsim-emu-{tb.run}")
         tmp.mkdir(parents=True, exist_ok=True)
         n_agents = 2 * len(flows)
@@ -239,22 +287,76 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
         try:
             for i, f in enumerate(flows):
                 b = host[f["dst"]]
-                procs.append(subprocess.Popen(
-                    ["ip", "netns", "exec", b.ns, sys.executable, str(AGENT), "sink", "--port", str(PORT0 + i),
-                     "--epoch", str(epoch), "--until", str(duration_ns), "--sample", str(sample_ns),
-                     "--out", str(tmp / f"sink{i}.json")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                procs.append(
+                    subprocess.Popen(
+                        [
+                            "ip",
+                            "netns",
+                            "exec",
+                            b.ns,
+                            sys.executable,
+                            str(AGENT),
+                            "sink",
+                            "--port",
+                            str(PORT0 + i),
+                            "--epoch",
+                            str(epoch),
+                            "--until",
+                            str(duration_ns),
+                            "--sample",
+                            str(sample_ns),
+                            "--out",
+                            str(tmp / f"sink{i}.json"),
+                        ],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                )
             for p in procs:
                 _await_ready(p)
             for i, f in enumerate(flows):
                 a, b, t = host[f["src"]], host[f["dst"]], f["tcp"]
                 size = f["app"].get("bytes", 0) if f["app"]["kind"] == "file" else 0
-                procs.append(subprocess.Popen(
-                    ["ip", "netns", "exec", a.ns, sys.executable, str(AGENT), "send", "--dst", b.addr,
-                     "--port", str(PORT0 + i), "--cc", KERNEL_CC[t["cc"]], "--pacing", str(int(t["pacing"] == "linux")),
-                     "--bytes", str(size), "--epoch", str(epoch), "--start", str(f["start_ps"] // 1000),
-                     "--until", str(duration_ns), "--sample", str(sample_ns), "--out", str(tmp / f"send{i}.json")],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-            for p in procs[len(flows):]:
+                procs.append(
+                    subprocess.Popen(
+                        [
+                            "ip",
+                            "netns",
+                            "exec",
+                            a.ns,
+                            sys.executable,
+                            str(AGENT),
+                            "send",
+                            "--dst",
+                            b.addr,
+                            "--port",
+                            str(PORT0 + i),
+                            "--cc",
+                            KERNEL_CC[t["cc"]],
+                            "--pacing",
+                            str(int(t["pacing"] == "linux")),
+                            "--bytes",
+                            str(size),
+                            "--epoch",
+                            str(epoch),
+                            "--start",
+                            str(f["start_ps"] // 1000),
+                            "--until",
+                            str(duration_ns),
+                            "--sample",
+                            str(sample_ns),
+                            "--out",
+                            str(tmp / f"send{i}.json"),
+                        ],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                )
+            for p in procs[len(flows) :]:
                 _await_ready(p)
             late_setup = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - epoch
             fwd.start()
@@ -290,24 +392,36 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                 if not path.exists():
                     p = procs[i if role == "sink" else len(flows) + i]
                     err = (p.stderr.read() if p.stderr else "").strip()
-                    raise EmulationError(f"flow {i}: the {role} program wrote no result (exit {p.returncode}): {err[-500:]}")
+                    raise EmulationError(
+                        f"flow {i}: the {role} program wrote no result (exit {p.returncode}): {err[-500:]}"
+                    )
                 agents[(role, i)] = json.loads(path.read_text())
-        failed = [f"flow {i} {'sender' if role == 'send' else 'sink'}: {a['error']}"
-                  for (role, i), a in sorted(agents.items()) if a.get("error")]
+        failed = [
+            f"flow {i} {'sender' if role == 'send' else 'sink'}: {a['error']}"
+            for (role, i), a in sorted(agents.items())
+            if a.get("error")
+        ]
         if failed:
             # an agent that failed (could not connect, was reset, timed out
             # before the end) leaves no measurement worth keeping
             raise EmulationError("; ".join(failed))
         hosts = []
         for h in tb.hosts:
-            hosts.append({"node": core["nodes"][h.node], "namespace": h.ns, "device": h.dev, "addr": h.addr,
-                          **tb.device_stats(h), "netstat": tb.netstat(h)})
+            hosts.append(
+                {
+                    "node": core["nodes"][h.node],
+                    "namespace": h.ns,
+                    "device": h.dev,
+                    "addr": h.addr,
+                    **tb.device_stats(h),
+                    "netstat": tb.netstat(h),
+                }
+            )
         for p in tmp.glob("*"):
             p.unlink()
         tmp.rmdir()
     w1, c1 = time.perf_counter(), time.process_time()
-    raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup,
-                            routes=_flow_routes(core))
+    raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup, routes=_flow_routes(core))
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
 
 
@@ -333,4 +447,12 @@ def _ip_int(a: str) -> int:
     return x
 
 
-__all__ = ["emulate", "available", "check_supported", "EmulationError", "EmulationUnavailable", "cleanup_stale", "kernel_ccs"]
+__all__ = [
+    "emulate",
+    "available",
+    "check_supported",
+    "EmulationError",
+    "EmulationUnavailable",
+    "cleanup_stale",
+    "kernel_ccs",
+]

@@ -18,6 +18,7 @@ the first and last byte times and the bytes delivered over time.
 
 Each writes one JSON object to the file given with ``--out``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,9 +53,32 @@ TCP_INFO_FIELDS = (
     "bytes_sent bytes_retrans dsack_dups reord_seen rcv_ooopack snd_wnd"
 ).split()
 assert len(TCP_INFO_FIELDS) == len(struct.unpack(TCP_INFO_FMT, bytes(TCP_INFO_LEN)))
-KEEP = ("ca_state", "rto", "snd_mss", "unacked", "sacked", "lost", "retrans", "rtt", "rttvar", "snd_ssthresh",
-        "snd_cwnd", "total_retrans", "pacing_rate", "bytes_acked", "data_segs_out", "min_rtt", "delivery_rate",
-        "bytes_sent", "bytes_retrans", "delivered", "delivered_ce", "dsack_dups", "reord_seen", "snd_wnd")
+KEEP = (
+    "ca_state",
+    "rto",
+    "snd_mss",
+    "unacked",
+    "sacked",
+    "lost",
+    "retrans",
+    "rtt",
+    "rttvar",
+    "snd_ssthresh",
+    "snd_cwnd",
+    "total_retrans",
+    "pacing_rate",
+    "bytes_acked",
+    "data_segs_out",
+    "min_rtt",
+    "delivery_rate",
+    "bytes_sent",
+    "bytes_retrans",
+    "delivered",
+    "delivered_ce",
+    "dsack_dups",
+    "reord_seen",
+    "snd_wnd",
+)
 
 
 def now_ns() -> int:
@@ -149,12 +173,12 @@ def sender(a) -> None:
                 s.settimeout(left)
                 try:
                     s.send(chunk)
-                except (socket.timeout, BlockingIOError):
+                except (TimeoutError, BlockingIOError):
                     break
         out["final"] = tcp_info(s)
         out["final_ns"] = now_ns() - a.epoch
         stop.set()
-    except (OSError, socket.timeout) as e:
+    except (TimeoutError, OSError) as e:
         out["error"] = f"{type(e).__name__}: {e}"
         try:
             out["final"] = tcp_info(s)
@@ -191,7 +215,7 @@ def sink(a) -> None:
             c.settimeout(left)
             try:
                 n = c.recv_into(buf)
-            except socket.timeout:
+            except TimeoutError:
                 break
             t = now_ns()
             if n == 0:

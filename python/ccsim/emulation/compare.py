@@ -6,6 +6,7 @@ RTT later than the kernel's). Every metric is the mean over repetitions (the
 simulator with seeds seed, seed+1, ...; the emulation repeated), with the
 ratio emulated / simulated.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,11 +50,17 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
             s = _mean([float(r.flows[col][fid]) for r in sims])
             e = _mean([float(r.flows[col][fid]) for r in emus])
             ratio = e / s if s and not math.isnan(s) and not math.isnan(e) else math.nan
-            rows.append({"flow": fid, "metric": col, "label": label, "sim": s * scale, "emu": e * scale, "ratio": ratio})
-    report = {"scenario": sc.source, "repeat": repeat, "rows": rows,
-              "emulation": [r.emulation for r in emus],
-              "within_envelope": all(r.emulation["within_envelope"] for r in emus),
-              "note": "simulated with tcp.handshake = true; emulated through the running kernel"}
+            rows.append(
+                {"flow": fid, "metric": col, "label": label, "sim": s * scale, "emu": e * scale, "ratio": ratio}
+            )
+    report = {
+        "scenario": sc.source,
+        "repeat": repeat,
+        "rows": rows,
+        "emulation": [r.emulation for r in emus],
+        "within_envelope": all(r.emulation["within_envelope"] for r in emus),
+        "note": "simulated with tcp.handshake = true; emulated through the running kernel",
+    }
     if out is not None:
         o = Path(out)
         o.mkdir(parents=True, exist_ok=True)
@@ -71,8 +78,9 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
 
 
 def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
-    from ..figures import subplots
     import polars as pl
+
+    from ..figures import subplots
 
     written = []
     fs_s, fs_e = sim.flow_series, emu.flow_series
@@ -113,8 +121,10 @@ def format_report(rep: dict) -> str:
         lines.append(f"{r['flow']:>4}  {r['label']:<34} {r['sim']:>12.4g} {r['emu']:>12.4g} {r['ratio']:>7.3f}")
     for k, e in enumerate(rep["emulation"]):
         ok = "within envelope" if e["within_envelope"] else "OUTSIDE envelope: " + "; ".join(e["problems"])
-        lines.append(f"emulation {k}: lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
-                     f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
-                     f"unmodelled drops {e['unmodelled_drops']}; {ok}")
+        lines.append(
+            f"emulation {k}: lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
+            f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
+            f"unmodelled drops {e['unmodelled_drops']}; {ok}"
+        )
     lines.append(rep["note"])
     return "\n".join(lines)

@@ -12,6 +12,7 @@ Safety rules (this is root work on a shared machine):
   that the run's process holds, so they cannot outlive it; the addresses live
   only inside the namespaces, so no traffic reaches the host's interfaces.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -145,7 +146,7 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
 @dataclass
 class Host:
     node: int
-    name: str          # scenario node name
+    name: str  # scenario node name
     ns: str
     dev: str
     addr: str
@@ -159,7 +160,7 @@ class Testbed:
     run: str = field(default_factory=lambda: secrets.token_hex(3))
     hosts: list[Host] = field(default_factory=list)
 
-    def __enter__(self) -> "Testbed":
+    def __enter__(self) -> Testbed:
         REGISTRY.mkdir(parents=True, exist_ok=True)
         (REGISTRY / f"{self.run}.pid").write_text(f"{os.getpid()}\n")
         return self
@@ -171,8 +172,13 @@ class Testbed:
         k = len(self.hosts)
         if k >= 250 * 250:
             raise ValueError("too many hosts for the emulation address plan")
-        h = Host(node=node, name=name, ns=f"ccsim-{self.run}-{k}", dev=f"ccs{self.run}{k}",
-                 addr=f"10.213.{k // 250}.{k % 250 + 1}")
+        h = Host(
+            node=node,
+            name=name,
+            ns=f"ccsim-{self.run}-{k}",
+            dev=f"ccs{self.run}{k}",
+            addr=f"10.213.{k // 250}.{k % 250 + 1}",
+        )
         fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
         ifr = struct.pack("16sH22x", h.dev.encode(), IFF_TUN | IFF_NO_PI)
         try:
@@ -189,8 +195,15 @@ class Testbed:
         sh("ip", "-n", h.ns, "addr", "add", f"{h.addr}/32", "dev", h.dev)
         return h
 
-    def route(self, h: Host, peer: Host, *, initcwnd: int | None = None, initrwnd: int | None = None,
-              rto_min_ms: float | None = None) -> None:
+    def route(
+        self,
+        h: Host,
+        peer: Host,
+        *,
+        initcwnd: int | None = None,
+        initrwnd: int | None = None,
+        rto_min_ms: float | None = None,
+    ) -> None:
         args = ["ip", "-n", h.ns, "route", "replace", f"{peer.addr}/32", "dev", h.dev]
         if initcwnd:
             args += ["initcwnd", str(initcwnd)]
@@ -210,8 +223,12 @@ class Testbed:
         p = sh("ip", "-n", h.ns, "-s", "-j", "link", "show", "dev", h.dev, check=False)
         try:
             s = json.loads(p.stdout)[0]["stats64"]
-            return {"tx_dropped": s["tx"]["dropped"], "rx_dropped": s["rx"]["dropped"],
-                    "tx_packets": s["tx"]["packets"], "rx_packets": s["rx"]["packets"]}
+            return {
+                "tx_dropped": s["tx"]["dropped"],
+                "rx_dropped": s["rx"]["dropped"],
+                "tx_packets": s["tx"]["packets"],
+                "rx_packets": s["rx"]["packets"],
+            }
         except (ValueError, KeyError, IndexError):
             return {}
 

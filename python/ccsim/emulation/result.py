@@ -21,12 +21,11 @@ retrans) × mss, Linux's ``tcp_packets_in_flight``), ``delivered_bytes``
 (``tcpi_bytes_acked``), ``snd_una`` (the same in segments), ``bytes_sent``,
 ``retransmits``, ``ca_state``, ``pacing_rate_bps``, ``delivery_rate_bps``.
 """
+
 from __future__ import annotations
 
-import json
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 
@@ -58,14 +57,52 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     flows = core["flows"]
     nodes = core["nodes"]
     end_s = float(fwd_raw["sim_time_s"])
-    f_cols: dict[str, list] = {k: [] for k in (
-        "id", "src", "dst", "cc", "kernel_cc", "label", "start_s", "delivered_bytes", "goodput_bps", "throughput_bps",
-        "data_pkts_sent", "retransmits", "timeouts", "rtt_mean_s", "rtt_min_s", "rtt_base_s", "fct_s", "fct_data_s",
-        "start_late_s")}
-    s_cols: dict[str, list] = {k: [] for k in (
-        "time_s", "flow", "cwnd", "ssthresh", "srtt_s", "rto_s", "inflight_bytes", "delivered_bytes", "snd_una",
-        "bytes_sent", "retransmits", "ca_state", "pacing_rate_bps", "delivery_rate_bps")}
-    t_cols: dict[str, list] = {k: [] for k in ("flow", "label", "index", "bytes", "start_s", "first_data_s", "end_s", "fct_s", "fct_data_s")}
+    f_cols: dict[str, list] = {
+        k: []
+        for k in (
+            "id",
+            "src",
+            "dst",
+            "cc",
+            "kernel_cc",
+            "label",
+            "start_s",
+            "delivered_bytes",
+            "goodput_bps",
+            "throughput_bps",
+            "data_pkts_sent",
+            "retransmits",
+            "timeouts",
+            "rtt_mean_s",
+            "rtt_min_s",
+            "rtt_base_s",
+            "fct_s",
+            "fct_data_s",
+            "start_late_s",
+        )
+    }
+    s_cols: dict[str, list] = {
+        k: []
+        for k in (
+            "time_s",
+            "flow",
+            "cwnd",
+            "ssthresh",
+            "srtt_s",
+            "rto_s",
+            "inflight_bytes",
+            "delivered_bytes",
+            "snd_una",
+            "bytes_sent",
+            "retransmits",
+            "ca_state",
+            "pacing_rate_bps",
+            "delivery_rate_bps",
+        )
+    }
+    t_cols: dict[str, list] = {
+        k: [] for k in ("flow", "label", "index", "bytes", "start_s", "first_data_s", "end_s", "fct_s", "fct_data_s")
+    }
     senders_per_node: dict[int, int] = {}
     for f in flows:
         senders_per_node[f["src"]] = senders_per_node.get(f["src"], 0) + 1
@@ -87,7 +124,7 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         est = snd.get("established_ns")
         fct = (last - syn) * 1e-9 if done and syn is not None else math.nan
         fct_data = (last - est) * 1e-9 if done and est is not None else math.nan
-        active = ((last * 1e-9 if done else end_s) - start_s)
+        active = (last * 1e-9 if done else end_s) - start_s
         fin = snd.get("final") or {}
         samples = snd.get("samples", [])
         base = _base_rtt(core, routes[i], t)
@@ -106,7 +143,9 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         f_cols["throughput_bps"].append(fin.get("bytes_sent", 0) * 8 / active if active > 0 else 0.0)
         f_cols["data_pkts_sent"].append(fin.get("data_segs_out", 0))
         f_cols["retransmits"].append(fin.get("total_retrans", 0))
-        f_cols["timeouts"].append(float(h["netstat"].get("TcpExtTCPTimeouts", math.nan)) if senders_per_node[f["src"]] == 1 else math.nan)
+        f_cols["timeouts"].append(
+            float(h["netstat"].get("TcpExtTCPTimeouts", math.nan)) if senders_per_node[f["src"]] == 1 else math.nan
+        )
         f_cols["rtt_mean_s"].append(float(np.mean(rtts)) if rtts else math.nan)
         f_cols["rtt_min_s"].append(min_rtt)
         f_cols["rtt_base_s"].append(base)
@@ -122,7 +161,9 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
             s_cols["ssthresh"].append(math.inf if info["snd_ssthresh"] >= INF_SSTHRESH else float(info["snd_ssthresh"]))
             s_cols["srtt_s"].append(info["rtt"] * 1e-6 if info["rtt"] else math.nan)
             s_cols["rto_s"].append(info["rto"] * 1e-6)
-            s_cols["inflight_bytes"].append(max(0, info["unacked"] - info["sacked"] - info["lost"] + info["retrans"]) * info["snd_mss"])
+            s_cols["inflight_bytes"].append(
+                max(0, info["unacked"] - info["sacked"] - info["lost"] + info["retrans"]) * info["snd_mss"]
+            )
             s_cols["delivered_bytes"].append(info["bytes_acked"])
             s_cols["snd_una"].append(info["bytes_acked"] // max(1, info["snd_mss"]))
             s_cols["bytes_sent"].append(info["bytes_sent"])
@@ -159,7 +200,9 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     def q(p):
         return float(late[int(round(p / 100 * (len(late) - 1)))]) if len(late) else math.nan
 
-    unmodelled = int(one("write_errors")) + sum(int(h.get("tx_dropped", 0)) + int(h.get("rx_dropped", 0)) for h in hosts)
+    unmodelled = int(one("write_errors")) + sum(
+        int(h.get("tx_dropped", 0)) + int(h.get("rx_dropped", 0)) for h in hosts
+    )
     lat99 = q(99)
     rtt_err = max((abs(x) for x in rtt_checks), default=math.nan)
     problems = []
@@ -175,11 +218,15 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     emu = {
         "backend": "linux-kernel",
         "kernel": os.uname().release,
-        "lateness_p50_s": q(50), "lateness_p99_s": lat99, "lateness_max_s": q(100),
-        "lateness_judged_until_s": judge_until, "lateness_max_whole_run_s": one("lateness_max_s"),
+        "lateness_p50_s": q(50),
+        "lateness_p99_s": lat99,
+        "lateness_max_s": q(100),
+        "lateness_judged_until_s": judge_until,
+        "lateness_max_whole_run_s": one("lateness_max_s"),
         "min_rtt_error_max_s": rtt_err,
         "unmodelled_drops": unmodelled,
-        "foreign_pkts": int(one("foreign")), "unroutable_pkts": int(one("unroutable")),
+        "foreign_pkts": int(one("foreign")),
+        "unroutable_pkts": int(one("unroutable")),
         "within_envelope": not problems,
         "problems": problems,
     }
@@ -187,8 +234,20 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     tables["flows"] = _raw(f_cols)
     tables["flow_series"] = _raw(s_cols)
     tables["transfers"] = _raw(t_cols)
-    h_cols: dict[str, list] = {k: [] for k in ("node", "namespace", "device", "addr", "tx_dropped", "rx_dropped",
-                                               "tcp_timeouts", "tcp_retrans_segs", "tcp_out_segs")}
+    h_cols: dict[str, list] = {
+        k: []
+        for k in (
+            "node",
+            "namespace",
+            "device",
+            "addr",
+            "tx_dropped",
+            "rx_dropped",
+            "tcp_timeouts",
+            "tcp_retrans_segs",
+            "tcp_out_segs",
+        )
+    }
     for h in hosts:
         for k in ("node", "namespace", "device", "addr"):
             h_cols[k].append(h[k])
@@ -200,12 +259,24 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
     tables["hosts"] = _raw(h_cols)
     if "wire" in tables:
         tables["seq_trace"] = _raw(_seq_trace(core, tables["wire"], hosts))
-    tables["emulation"] = _raw({
-        "within_envelope": [int(emu["within_envelope"])], "lateness_p50_s": [emu["lateness_p50_s"]],
-        "lateness_p99_s": [emu["lateness_p99_s"]], "lateness_max_s": [emu["lateness_max_s"]],
-        "min_rtt_error_max_s": [emu["min_rtt_error_max_s"]], "unmodelled_drops": [emu["unmodelled_drops"]],
-        "kernel": [emu["kernel"]], "problems": ["; ".join(problems) or "-"]})
-    raw = {"tables": tables, "events": 0, "sim_time_s": end_s, "delivered_data_pkts": int(fwd_raw["delivered_data_pkts"])}
+    tables["emulation"] = _raw(
+        {
+            "within_envelope": [int(emu["within_envelope"])],
+            "lateness_p50_s": [emu["lateness_p50_s"]],
+            "lateness_p99_s": [emu["lateness_p99_s"]],
+            "lateness_max_s": [emu["lateness_max_s"]],
+            "min_rtt_error_max_s": [emu["min_rtt_error_max_s"]],
+            "unmodelled_drops": [emu["unmodelled_drops"]],
+            "kernel": [emu["kernel"]],
+            "problems": ["; ".join(problems) or "-"],
+        }
+    )
+    raw = {
+        "tables": tables,
+        "events": 0,
+        "sim_time_s": end_s,
+        "delivered_data_pkts": int(fwd_raw["delivered_data_pkts"]),
+    }
     return raw, emu
 
 
@@ -260,8 +331,9 @@ def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
     syn = 60 if t["timestamps"] else 52
     links = core["links"]
     fwd, rev = route
-    return (sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in fwd)
-            + sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in rev))
+    return sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in fwd) + sum(
+        links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in rev
+    )
 
 
 class EmuResult(Result):
@@ -280,16 +352,35 @@ class EmuResult(Result):
 
     def summary_json(self) -> dict:
         f = self.flows
-        d = {"flows": [{"id": int(r["id"]), "src": r["src"], "dst": r["dst"], "cc": r["cc"], "kernel_cc": r["kernel_cc"],
-                        "goodput_bps": r["goodput_bps"], "throughput_bps": r["throughput_bps"],
-                        "retransmits": int(r["retransmits"]),
-                        "timeouts": None if math.isnan(r["timeouts"]) else int(r["timeouts"]),
-                        "fct_s": None if math.isnan(r["fct_s"]) else r["fct_s"],
-                        "rtt_min_s": None if math.isnan(r["rtt_min_s"]) else r["rtt_min_s"]}
-                       for r in f.iter_rows(named=True)],
-             "links": [{"name": r["name"], "drops": int(r["drops"]), "losses": int(r["losses"]),
-                        "utilization": r["utilization"]} for r in self.links.iter_rows(named=True)],
-             "sim_time_s": self.sim_time_s, "wall_time_s": self.wall_time_s}
+        d = {
+            "flows": [
+                {
+                    "id": int(r["id"]),
+                    "src": r["src"],
+                    "dst": r["dst"],
+                    "cc": r["cc"],
+                    "kernel_cc": r["kernel_cc"],
+                    "goodput_bps": r["goodput_bps"],
+                    "throughput_bps": r["throughput_bps"],
+                    "retransmits": int(r["retransmits"]),
+                    "timeouts": None if math.isnan(r["timeouts"]) else int(r["timeouts"]),
+                    "fct_s": None if math.isnan(r["fct_s"]) else r["fct_s"],
+                    "rtt_min_s": None if math.isnan(r["rtt_min_s"]) else r["rtt_min_s"],
+                }
+                for r in f.iter_rows(named=True)
+            ],
+            "links": [
+                {
+                    "name": r["name"],
+                    "drops": int(r["drops"]),
+                    "losses": int(r["losses"]),
+                    "utilization": r["utilization"],
+                }
+                for r in self.links.iter_rows(named=True)
+            ],
+            "sim_time_s": self.sim_time_s,
+            "wall_time_s": self.wall_time_s,
+        }
         d["backend"] = "emulation"
         d["emulation"] = self.emulation
         return d

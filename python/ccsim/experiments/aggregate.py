@@ -4,6 +4,7 @@
 deviation (n − 1), n, and a two-sided Student-t confidence interval for the
 mean, mean ± t(1 − α/2, n − 1) · s / √n (α = 1 − level; NaN when n < 2).
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,13 @@ def t_quantile(p: float, df: int) -> float:
     return float(t.ppf(p, df))
 
 
-def aggregate(frame: pl.DataFrame, by: Sequence[str] | str, metrics: Sequence[str] | str,
-              level: float = 0.95, bounds: tuple[float | None, float | None] | None = None) -> pl.DataFrame:
+def aggregate(
+    frame: pl.DataFrame,
+    by: Sequence[str] | str,
+    metrics: Sequence[str] | str,
+    level: float = 0.95,
+    bounds: tuple[float | None, float | None] | None = None,
+) -> pl.DataFrame:
     """Per group of `by`: the mean, standard deviation, n and the Student-t
     CI of each metric. With `bounds` (lo, hi; None for no bound), the CI is
     clipped to the values the metric can take (a Jain index to [0, 1]) and a
@@ -56,13 +62,29 @@ def aggregate(frame: pl.DataFrame, by: Sequence[str] | str, metrics: Sequence[st
 
 # Metric words for figure labels: a table column's name -> (what it is,
 # unit after display scaling, display scale, bounds of the per-run value).
-_TABLE_WORDS = {"flows": ("flows", "flow"), "links": ("links", "link"), "transfers": ("transfers", "transfer"),
-                "udp": ("UDP sources", "UDP source")}
+_TABLE_WORDS = {
+    "flows": ("flows", "flow"),
+    "links": ("links", "link"),
+    "transfers": ("transfers", "transfer"),
+    "udp": ("UDP sources", "UDP source"),
+}
 _UNITS = (("_bps", "Mb/s", 1e-6), ("_bytes", "bytes", 1.0), ("_pkts", "packets", 1.0), ("_s", "s", 1.0))
-_NAMES = {"goodput": "goodput", "throughput": "throughput", "fct": "flow completion time",
-          "fct_data": "completion time from the first data byte", "rtt_mean": "mean RTT", "rtt_min": "minimum RTT",
-          "utilization": "utilization", "max_queue": "largest queue", "retransmits": "retransmissions",
-          "timeouts": "timeouts", "drops": "drops", "cpu": "CPU time", "wall": "wall time", "sim_time": "simulated time"}
+_NAMES = {
+    "goodput": "goodput",
+    "throughput": "throughput",
+    "fct": "flow completion time",
+    "fct_data": "completion time from the first data byte",
+    "rtt_mean": "mean RTT",
+    "rtt_min": "minimum RTT",
+    "utilization": "utilization",
+    "max_queue": "largest queue",
+    "retransmits": "retransmissions",
+    "timeouts": "timeouts",
+    "drops": "drops",
+    "cpu": "CPU time",
+    "wall": "wall time",
+    "sim_time": "simulated time",
+}
 
 
 def describe_metric(y: str, reduce: str | None = None) -> dict:
@@ -98,9 +120,21 @@ def describe_metric(y: str, reduce: str | None = None) -> dict:
     return {"label": label + (f", {unit}" if unit else ""), "unit": unit, "scale": scale, "bounds": bounds}
 
 
-def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, out: str | Path | None = None,
-               title: str | None = None, level: float = 0.95, ax=None, reduce: str | None = None,
-               facet: str | None = None, overwrite: bool = True, x_labels: dict | None = None):
+def plot_sweep(
+    frame: pl.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    *,
+    out: str | Path | None = None,
+    title: str | None = None,
+    level: float = 0.95,
+    ax=None,
+    reduce: str | None = None,
+    facet: str | None = None,
+    overwrite: bool = True,
+    x_labels: dict | None = None,
+):
     """Draw `y` (mean and CI error bars over repetitions) against `x`, one
     line per value of `hue`, one panel per value of `facet`. `x`, `hue` and
     `facet` are columns of `frame`: sweep axes, or table columns kept by
@@ -120,8 +154,10 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
 
     for role, col in (("x", x), ("y", y), ("hue", hue), ("facet", facet)):
         if col is not None and col not in frame.columns:
-            raise ValueError(f"{role} = {col!r}: not a column of the frame; columns: "
-                             f"{', '.join(frame.columns)}{suggest(col, frame.columns)}")
+            raise ValueError(
+                f"{role} = {col!r}: not a column of the frame; columns: "
+                f"{', '.join(frame.columns)}{suggest(col, frame.columns)}"
+            )
     if out is not None and not overwrite and Path(out).exists():
         raise FileExistsError(f"{out}: exists; choose another file name or pass overwrite=True")
     m = describe_metric(y, reduce)
@@ -134,8 +170,13 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
     pos = {v: (v if numeric else i) for i, v in enumerate(xs_order)}
     panels = [None] if not facet else list(dict.fromkeys(frame[facet].to_list()))
     if ax is None:
-        fig, axes = subplots(1, len(panels), figsize=(6.4 if len(panels) == 1 else 3.6 * len(panels) + 0.8, 4.2),
-                             sharey=True, squeeze=False)
+        fig, axes = subplots(
+            1,
+            len(panels),
+            figsize=(6.4 if len(panels) == 1 else 3.6 * len(panels) + 0.8, 4.2),
+            sharey=True,
+            squeeze=False,
+        )
         axes = list(axes[0])
     else:
         if facet:
@@ -155,11 +196,20 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
             mean = g[f"{y}_mean"].to_numpy() * m["scale"]
             lo_err = (g[f"{y}_mean"] - g[f"{y}_ci_lo"]).fill_nan(0.0).fill_null(0.0).to_numpy() * m["scale"]
             hi_err = (g[f"{y}_ci_hi"] - g[f"{y}_mean"]).fill_nan(0.0).fill_null(0.0).to_numpy() * m["scale"]
-            a.errorbar(g["_pos"].to_numpy(), mean, yerr=[lo_err, hi_err], marker="o", capsize=3, color=colors[h],
-                       label=None if h is None else str(h))
+            a.errorbar(
+                g["_pos"].to_numpy(),
+                mean,
+                yerr=[lo_err, hi_err],
+                marker="o",
+                capsize=3,
+                color=colors[h],
+                label=None if h is None else str(h),
+            )
         if not numeric:
-            a.set_xticks(list(range(len(xs_order))),
-                         [str(v) + (f"\n{x_labels[v]}" if x_labels and v in x_labels else "") for v in xs_order])
+            a.set_xticks(
+                list(range(len(xs_order))),
+                [str(v) + (f"\n{x_labels[v]}" if x_labels and v in x_labels else "") for v in xs_order],
+            )
         a.set_xlabel(x)
         if pan is not None:
             a.set_title(f"{facet} = {pan}", fontsize=9)
@@ -174,11 +224,13 @@ def plot_sweep(frame: pl.DataFrame, x: str, y: str, hue: str | None = None, *, o
     note = f"mean and {level:.0%} Student-t CI over {ns} runs" if nmin >= 2 else "one run per point, no CI"
     if clipped:
         note += f", CI clipped to [{lo_b:g}, {'∞' if hi_b is None else f'{hi_b:g}'}]"
-    (fig.suptitle if facet else axes[0].set_title)(f"{title}\n({note})" if title else f"{m['label']} ({note})",
-                                                   fontsize=10)
+    (fig.suptitle if facet else axes[0].set_title)(
+        f"{title}\n({note})" if title else f"{m['label']} ({note})", fontsize=10
+    )
     if hue:
-        axes[-1].legend(title=hue, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                        frameon=False)
+        axes[-1].legend(
+            title=hue, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+        )
     fig.tight_layout()
     if out is not None:
         fig.savefig(out, dpi=150, bbox_inches="tight")

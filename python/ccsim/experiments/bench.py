@@ -10,6 +10,7 @@
 3. Client memory: peak RSS of a fresh process doing a dry run of 1,000 and
    10,000 points, and real sweeps of 100 and 1,000 tiny runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ TINY = {
 # ~1-2 CPU-s each: 10 flows on a 1 Gb/s dumbbell for 60 s (ccsim bench's case b, longer)
 HEAVY = {
     "sim": {"duration": "60s", "seed": 1, "sample_interval": "1s"},
-    "topology": {"kind": "dumbbell", "bottleneck_rate": "1Gbps", "bottleneck_delay": "18ms", "access_rate": "10Gbps",
-                 "access_delay": "1ms", "buffer": "1bdp"},
+    "topology": {
+        "kind": "dumbbell",
+        "bottleneck_rate": "1Gbps",
+        "bottleneck_delay": "18ms",
+        "access_rate": "10Gbps",
+        "access_delay": "1ms",
+        "buffer": "1bdp",
+    },
     "tcp": {"cc": "newreno"},
     "flows": [{"count": 10, "app": "bulk", "start": {"dist": "uniform", "min": "0s", "max": "1s"}}],
 }
@@ -52,8 +59,14 @@ def overhead(n: int = 1000, jobs: int | None = None) -> dict:
         wall = time.perf_counter() - t0
         core = open_campaign(Path(d) / "c").ok_runs["wall_s"].sum()
     workers = jobs or 1
-    return {"runs": n, "jobs": workers, "wall_s": wall, "core_wall_s": core, "computed": rep.computed,
-            "overhead_ms_per_run": (wall * workers - core) / n * 1e3}
+    return {
+        "runs": n,
+        "jobs": workers,
+        "wall_s": wall,
+        "core_wall_s": core,
+        "computed": rep.computed,
+        "overhead_ms_per_run": (wall * workers - core) / n * 1e3,
+    }
 
 
 def speedup(n: int = 40, jobs: int = 2) -> dict:
@@ -62,7 +75,11 @@ def speedup(n: int = 40, jobs: int = 2) -> dict:
 
     sw = Sweep(HEAVY, seeds=n)
     out = {}
-    for name, kw in (("serial", {"executor": "serial"}), ("pool", {"jobs": jobs}), ("dask_local", {"dask": "local", "jobs": jobs})):
+    for name, kw in (
+        ("serial", {"executor": "serial"}),
+        ("pool", {"jobs": jobs}),
+        ("dask_local", {"dask": "local", "jobs": jobs}),
+    ):
         with tempfile.TemporaryDirectory() as d:
             t0 = time.perf_counter()
             rep = run_sweep(sw, Path(d) / "c", **kw)
@@ -70,12 +87,29 @@ def speedup(n: int = 40, jobs: int = 2) -> dict:
             assert rep.computed == n, rep
     t0 = time.perf_counter()
     ex = executors.Dask("local", jobs)
-    list(ex.map(iter([{"run_id": "warm", "core_json": Sweep(TINY).points().__next__().scenario().to_core_json(),
-                       "timeout_s": None}])))
+    list(
+        ex.map(
+            iter(
+                [
+                    {
+                        "run_id": "warm",
+                        "core_json": Sweep(TINY).points().__next__().scenario().to_core_json(),
+                        "timeout_s": None,
+                    }
+                ]
+            )
+        )
+    )
     ex.close()
     startup = time.perf_counter() - t0
-    return {"runs": n, "jobs": jobs, "wall_s": out, "dask_local_start_run_one_stop_s": startup,
-            "speedup_pool": out["serial"] / out["pool"], "speedup_dask_local": out["serial"] / out["dask_local"]}
+    return {
+        "runs": n,
+        "jobs": jobs,
+        "wall_s": out,
+        "dask_local_start_run_one_stop_s": startup,
+        "speedup_pool": out["serial"] / out["pool"],
+        "speedup_dask_local": out["serial"] / out["dask_local"],
+    }
 
 
 def _memory_child(kind: str, n: int) -> dict:
@@ -98,15 +132,21 @@ def memory() -> dict:
     """Peak RSS and peak Python heap (tracemalloc) of a fresh client process."""
     out = {}
     for kind, n in (("dry", 1000), ("dry", 10000), ("sweep", 100), ("sweep", 1000)):
-        r = subprocess.run([sys.executable, "-m", "ccsim.experiments.bench", "--memory-child", kind, str(n)],
-                           capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "ccsim.experiments.bench", "--memory-child", kind, str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         out[f"{kind}_{n}"] = json.loads(r.stdout.strip().splitlines()[-1])
     return out
 
 
 def run_all(quick: bool = False) -> dict:
-    res = {"overhead_serial": overhead(200 if quick else 1000, jobs=1),
-           "overhead_pool": overhead(200 if quick else 1000, jobs=2)}
+    res = {
+        "overhead_serial": overhead(200 if quick else 1000, jobs=1),
+        "overhead_pool": overhead(200 if quick else 1000, jobs=2),
+    }
     if not quick:
         res["speedup"] = speedup()
         res["memory"] = memory()

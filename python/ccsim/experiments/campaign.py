@@ -8,6 +8,7 @@ timings) and one per result table (``flows``, ``links``, ``flow_series``,
 ``link_series``, ``events``, ``transfers``, ``udp``, ...) holding the rows of
 every finished run.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,23 +50,38 @@ class Campaign:
         self.store = Store(self.path, readonly=True)
         stale = [] if allow_stale else self.store.stale_runs()
         if stale:
-            raise CampaignError(str(self.path), message=(
-                f"{self.path}: {len(stale)} runs were made by another model or ccsim version than this one "
-                f"({model_tag()}); rerun the sweep with --rerun-stale, or open with allow_stale=True"))
+            raise CampaignError(
+                str(self.path),
+                message=(
+                    f"{self.path}: {len(stale)} runs were made by another model or ccsim version than this one "
+                    f"({model_tag()}); rerun the sweep with --rerun-stale, or open with allow_stale=True"
+                ),
+            )
         latest: dict = {}
         for e in self.store.entries():
             latest[(e.get("run_id"), params_key(e["params"]))] = e
         # a finished run folder is the truth: a failure line older than its success does not count
-        rows = [e for e in latest.values()
-                if not (e.get("status") == "ok" and not self.store.has_run(e["run_id"]))]
+        rows = [e for e in latest.values() if not (e.get("status") == "ok" and not self.store.has_run(e["run_id"]))]
         params = _param_columns([e["params"] for e in rows])
-        data = {"run_id": [e.get("run_id") for e in rows], "status": [e.get("status") for e in rows],
-                **params,
-                "kind": [e.get("kind") for e in rows], "error": [e.get("error") for e in rows]}
+        data = {
+            "run_id": [e.get("run_id") for e in rows],
+            "status": [e.get("status") for e in rows],
+            **params,
+            "kind": [e.get("kind") for e in rows],
+            "error": [e.get("error") for e in rows],
+        }
         for k in RUN_STAT_COLUMNS:
             data[k] = [e.get(k) for e in rows]
-        schema = {"run_id": pl.String, "status": pl.String, "kind": pl.String, "error": pl.String,
-                  "wall_s": pl.Float64, "cpu_s": pl.Float64, "sim_time_s": pl.Float64, "events": pl.Int64}
+        schema = {
+            "run_id": pl.String,
+            "status": pl.String,
+            "kind": pl.String,
+            "error": pl.String,
+            "wall_s": pl.Float64,
+            "cpu_s": pl.Float64,
+            "sim_time_s": pl.Float64,
+            "events": pl.Int64,
+        }
         self.axes = [k for k in params]
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
         self._con = None
@@ -106,7 +122,8 @@ class Campaign:
                     f"CREATE VIEW {t} AS SELECT {keys}, t.* EXCLUDE (filename) "
                     f"FROM read_parquet([{listed}], filename = true, union_by_name = true) t "
                     f"JOIN _runs_frame r ON r.run_id = regexp_extract(t.filename, '/runs/([0-9a-f]+)/[^/]+$', 1) "
-                    f"WHERE r.status = 'ok'")
+                    f"WHERE r.status = 'ok'"
+                )
             self._con = con
         return self._con
 
@@ -127,9 +144,12 @@ class Campaign:
         bare = [a for a in self.axes if "." in a and re.search(r'(?<!["\w.])' + re.escape(a) + r'(?!["\w])', sql)]
         if not bare:
             return ""
-        return ("\nhint: axis columns with dots must be quoted in SQL: "
-                + ", ".join(f'"{a}"' for a in bare) + f" (e.g. SELECT \"{bare[0]}\", avg(goodput_bps) FROM flows "
-                f"GROUP BY 1); the views are {', '.join(['runs'] + self.tables())}")
+        return (
+            "\nhint: axis columns with dots must be quoted in SQL: "
+            + ", ".join(f'"{a}"' for a in bare)
+            + f' (e.g. SELECT "{bare[0]}", avg(goodput_bps) FROM flows '
+            f"GROUP BY 1); the views are {', '.join(['runs'] + self.tables())}"
+        )
 
     def _stale_note(self) -> str:
         n = len(self.store.stale_runs())
@@ -137,15 +157,19 @@ class Campaign:
 
     def __repr__(self) -> str:
         n_ok, n_bad = self.ok_runs.height, self.failures.height
-        return (f"<Campaign {self.path}: {n_ok} runs done, {n_bad} failed or invalid{self._stale_note()}; axes: "
-                f"{', '.join(self.axes) or 'none'}; tables: {', '.join(self.tables()) or 'none'}>")
+        return (
+            f"<Campaign {self.path}: {n_ok} runs done, {n_bad} failed or invalid{self._stale_note()}; axes: "
+            f"{', '.join(self.axes) or 'none'}; tables: {', '.join(self.tables()) or 'none'}>"
+        )
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        head = (f"<b>Campaign</b> <code>{escape(str(self.path))}</code>: {self.ok_runs.height} runs done, "
-                f"{self.failures.height} failed or invalid{escape(self._stale_note())}; tables: "
-                f"{escape(', '.join(self.tables()) or 'none')}")
+        head = (
+            f"<b>Campaign</b> <code>{escape(str(self.path))}</code>: {self.ok_runs.height} runs done, "
+            f"{self.failures.height} failed or invalid{escape(self._stale_note())}; tables: "
+            f"{escape(', '.join(self.tables()) or 'none')}"
+        )
         cols = [c for c in ["run_id", "status", *self.axes, "kind", "error", "wall_s"] if c in self.runs.columns]
         return head + self.runs.select(cols).head(20)._repr_html_()
 
@@ -177,10 +201,16 @@ class Campaign:
         keys = ["run_id"] + self.axes
         if table == "runs":
             if col not in self.runs.columns:
-                raise CampaignError("y", y, f"a column of runs: {', '.join(self.runs.columns)}{suggest(col, self.runs.columns)}")
+                raise CampaignError(
+                    "y", y, f"a column of runs: {', '.join(self.runs.columns)}{suggest(col, self.runs.columns)}"
+                )
             if by:
-                raise CampaignError("by", by, message=f"by: {by!r}: a 'runs.' metric has one value per run; "
-                                    "'by' groups the rows of a result table (flows, links, ...)")
+                raise CampaignError(
+                    "by",
+                    by,
+                    message=f"by: {by!r}: a 'runs.' metric has one value per run; "
+                    "'by' groups the rows of a result table (flows, links, ...)",
+                )
             return self.ok_runs.select(keys + [pl.col(col).alias(y)])
         frame = self.table(table)
         own = [c for c in frame.columns if c not in keys]
@@ -190,13 +220,18 @@ class Campaign:
             if b not in own:
                 raise CampaignError("by", b, f"a column of {table} to group by: {', '.join(own)}{suggest(b, own)}")
         v = pl.col(col).cast(pl.Float64)
-        aggs = {"mean": v.mean(), "sum": v.sum(), "min": v.min(), "max": v.max(), "median": v.median(),
-                "jain": (v.sum() ** 2) / (v.len() * (v ** 2).sum())}
+        aggs = {
+            "mean": v.mean(),
+            "sum": v.sum(),
+            "min": v.min(),
+            "max": v.max(),
+            "median": v.median(),
+            "jain": (v.sum() ** 2) / (v.len() * (v**2).sum()),
+        }
         if reduce not in aggs:
             raise CampaignError("reduce", reduce, f"one of {', '.join(aggs)}")
         per = frame.group_by(["run_id", *by], maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
         return self.ok_runs.select(keys).join(per, on="run_id", how="inner", maintain_order="left")
-
 
     def axis_companion(self, axis: str) -> dict:
         """Numbers that go with a string axis' values, for tick labels: for a
@@ -210,8 +245,11 @@ class Campaign:
             SELECT l."{axis}" AS v, min(l.limit_pkts) AS lo, max(l.limit_pkts) AS hi
             FROM links l JOIN slow ON l.run_id = slow.run_id AND l.rate_bps = slow.r
             GROUP BY 1''')
-        return {r["v"]: (f"{r['lo']:,} pkt" if r["lo"] == r["hi"] else f"{r['lo']:,}–{r['hi']:,} pkt")
-                for r in q.iter_rows(named=True) if r["lo"] is not None and r["lo"] > 0}
+        return {
+            r["v"]: (f"{r['lo']:,} pkt" if r["lo"] == r["hi"] else f"{r['lo']:,}–{r['hi']:,} pkt")
+            for r in q.iter_rows(named=True)
+            if r["lo"] is not None and r["lo"] > 0
+        }
 
 
 def per_run_name(y: str, reduce: str) -> str:

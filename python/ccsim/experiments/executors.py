@@ -10,6 +10,7 @@ are the same bytes whichever ran them.
 - ``dask``: a ``dask.distributed`` cluster: an existing scheduler
   (``tcp://host:8786``), or ``local`` for a LocalCluster on this machine.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -50,16 +51,20 @@ def guard_message(exitcode: int | None) -> str:
 
     main = getattr(sys.modules.get("__main__"), "__file__", None) or "the main script"
     if exitcode == GUARD_EXIT:
-        return (f"run_sweep: the worker processes could not start: each one re-imports your script {main} "
-                "(Python's 'spawn' start method) and it runs ccsim at import time, so every worker would re-run "
-                "your whole script. Your script has no `if __name__ == \"__main__\":` guard around the code that "
-                "runs: put it under one (see docs/experiments.md), or pass jobs=1 to run in this process. "
-                "No run was recorded as failed.")
+        return (
+            f"run_sweep: the worker processes could not start: each one re-imports your script {main} "
+            "(Python's 'spawn' start method) and it runs ccsim at import time, so every worker would re-run "
+            'your whole script. Your script has no `if __name__ == "__main__":` guard around the code that '
+            "runs: put it under one (see docs/experiments.md), or pass jobs=1 to run in this process. "
+            "No run was recorded as failed."
+        )
     hint = ""
     if main.endswith(".py") and not _has_main_guard(main):
-        hint = f" Your script {main} has no `if __name__ == \"__main__\":` guard; each worker re-imports it."
-    return (f"run_sweep: a worker process died while starting (exit code {exitcode}); see its error above, "
-            f"on standard error.{hint} Pass jobs=1 to run in this process.")
+        hint = f' Your script {main} has no `if __name__ == "__main__":` guard; each worker re-imports it.'
+    return (
+        f"run_sweep: a worker process died while starting (exit code {exitcode}); see its error above, "
+        f"on standard error.{hint} Pass jobs=1 to run in this process."
+    )
 
 
 def _has_main_guard(path: str) -> bool:
@@ -184,8 +189,9 @@ class Pool:
                     self.workers.remove(w)
                     rid = w.task["run_id"]
                     if late:
-                        err = (f"timed out after {w.task['timeout_s']:g} s and did not stop; "
-                               "its worker process was killed")
+                        err = (
+                            f"timed out after {w.task['timeout_s']:g} s and did not stop; its worker process was killed"
+                        )
                         kind = "timeout"
                     else:
                         err = f"worker process died (exit code {w.proc.exitcode}) while running it"
@@ -220,16 +226,24 @@ class Dask:
         except ImportError:
             from ..errors import ScenarioError
 
-            raise ScenarioError("--dask", address, "a Dask installation: pip install 'ccsim[cluster]' "
-                                "(dask, distributed, dask-jobqueue)") from None
+            raise ScenarioError(
+                "--dask",
+                address,
+                "a Dask installation: pip install 'ccsim[cluster]' (dask, distributed, dask-jobqueue)",
+            ) from None
 
         self.cluster = None
         self.own_client = True
         if not isinstance(address, str):  # a dask.distributed.Client the caller made (and will close)
             self.client, self.own_client = address, False
         elif address == "local":
-            self.cluster = LocalCluster(n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=40)
+            self.cluster = LocalCluster(
+                n_workers=jobs or default_jobs(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=40,
+            )
             self.client = Client(self.cluster)
         else:
             try:
@@ -237,9 +251,13 @@ class Dask:
             except OSError as e:
                 from ..errors import ScenarioError
 
-                raise ScenarioError("--dask", message=(
-                    f"--dask: cannot reach the Dask scheduler at {address!r} ({e}); expected tcp://host:8786 "
-                    "of a running scheduler, or 'local'")) from None
+                raise ScenarioError(
+                    "--dask",
+                    message=(
+                        f"--dask: cannot reach the Dask scheduler at {address!r} ({e}); expected tcp://host:8786 "
+                        "of a running scheduler, or 'local'"
+                    ),
+                ) from None
         self.jobs = max(1, sum(self.client.nthreads().values()))
 
     def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
@@ -258,8 +276,12 @@ class Dask:
             try:
                 out = fut.result()
             except Exception as e:  # noqa: BLE001 - a lost worker is this run's failure
-                out = {"run_id": fut.key.split("-")[1], "status": "failed", "kind": "crash",
-                       "error": f"Dask task failed: {type(e).__name__}: {e}"}
+                out = {
+                    "run_id": fut.key.split("-")[1],
+                    "status": "failed",
+                    "kind": "crash",
+                    "error": f"Dask task failed: {type(e).__name__}: {e}",
+                }
             fut.release()
             yield out
             t = next(it, None)

@@ -1,5 +1,6 @@
 """Progress bars (rich) for sweeps and long single runs. Shown only on a
 terminal: with stdout redirected (CI logs, pipes) nothing is drawn."""
+
 from __future__ import annotations
 
 import sys
@@ -19,12 +20,26 @@ class SweepProgress:
         self.t0 = time.monotonic()
         self._p = None
         if show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
-            self._p = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(),
-                               TextColumn("[red]{task.fields[failed]} failed"),
-                               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                               TimeRemainingColumn(), transient=False)
+            self._p = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("[red]{task.fields[failed]} failed"),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                transient=False,
+            )
             self._task = self._p.add_task("sweep", total=total, failed=0, rate="")
             self._p.start()
 
@@ -34,8 +49,7 @@ class SweepProgress:
         self.sim_s += sim_time_s
         if self._p is not None:
             el = max(time.monotonic() - self.t0, 1e-9)
-            self._p.update(self._task, completed=self.done, failed=self.failed,
-                           rate=f"{self.sim_s / el:,.0f} sim-s/s")
+            self._p.update(self._task, completed=self.done, failed=self.failed, rate=f"{self.sim_s / el:,.0f} sim-s/s")
 
     def close(self) -> None:
         if self._p is not None:
@@ -61,8 +75,15 @@ class RunProgress:
             return
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:.1f}/{task.total:.1f} sim-s"),
-                      TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True) as p:
+        with Progress(
+            TextColumn("simulating"),
+            BarColumn(),
+            TextColumn("{task.completed:.1f}/{task.total:.1f} sim-s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as p:
             t = p.add_task("run", total=self.duration_s)
             while not self._stop.wait(0.2):
                 p.update(t, completed=self.control.sim_time_s())

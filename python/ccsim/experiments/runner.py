@@ -1,6 +1,7 @@
 """Run a sweep into a campaign folder: validate every point, skip what is
 already there, run the rest on an executor, record each outcome as it
 arrives. See docs/experiments.md for the semantics."""
+
 from __future__ import annotations
 
 import time
@@ -18,8 +19,8 @@ from .sweep import Sweep, SweepError
 @dataclass
 class SweepReport:
     total: int = 0
-    existing: int = 0          # points already in the campaign (nothing computed)
-    computed: int = 0          # runs simulated now
+    existing: int = 0  # points already in the campaign (nothing computed)
+    computed: int = 0  # runs simulated now
     failed: list[dict] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     wall_s: float = 0.0
@@ -34,9 +35,11 @@ class SweepReport:
     def summary(self) -> str:
         """One line of counts, then the first error of each kind of failure
         (with how many runs failed that way and the point's parameters)."""
-        head = (f"{self.total} runs: {self.computed} computed, {self.existing} already there, "
-                f"{len(self.failed)} failed, {len(self.invalid)} invalid; {self.wall_s:.1f} s wall"
-                + (f"; results in {self.out}/" if self.out is not None else ""))
+        head = (
+            f"{self.total} runs: {self.computed} computed, {self.existing} already there, "
+            f"{len(self.failed)} failed, {len(self.invalid)} invalid; {self.wall_s:.1f} s wall"
+            + (f"; results in {self.out}/" if self.out is not None else "")
+        )
         lines = [head]
         kinds: dict[str, list[dict]] = {}
         for e in self.failed:
@@ -44,11 +47,14 @@ class SweepReport:
         for kind, es in kinds.items():
             e = es[0]
             params = ", ".join(f"{k}={v!r}" for k, v in e["params"].items())
-            lines.append(f"  {kind}: {len(es)} run{'s' if len(es) > 1 else ''}; first {e['run_id']} ({params}): "
-                         f"{e['error'].splitlines()[0] if e['error'] else ''}")
+            lines.append(
+                f"  {kind}: {len(es)} run{'s' if len(es) > 1 else ''}; first {e['run_id']} ({params}): "
+                f"{e['error'].splitlines()[0] if e['error'] else ''}"
+            )
         if self.invalid:
-            lines.append(f"  invalid: {len(self.invalid)} point{'s' if len(self.invalid) > 1 else ''}; "
-                         f"first: {self.invalid[0]}")
+            lines.append(
+                f"  invalid: {len(self.invalid)} point{'s' if len(self.invalid) > 1 else ''}; first: {self.invalid[0]}"
+            )
         lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
@@ -68,8 +74,10 @@ class SweepFailed(RuntimeError):
 
     def __init__(self, report: SweepReport):
         n = len(report.failed) + len(report.invalid)
-        super().__init__(f"{n} of {report.total} runs did not produce results (keep_going=True returns the report "
-                         f"instead of raising; the next call retries them):\n{report.summary()}")
+        super().__init__(
+            f"{n} of {report.total} runs did not produce results (keep_going=True returns the report "
+            f"instead of raising; the next call retries them):\n{report.summary()}"
+        )
         self.report = report
 
 
@@ -97,7 +105,7 @@ def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
     """Resolve every point, keeping nothing but the invalid ones: returns
     [(point, error)]; without `keep_going`, raise at the first invalid point."""
     bad = []
-    for pt, sc, err in _resolved(sweep):
+    for pt, _sc, err in _resolved(sweep):
         if err is not None:
             if not keep_going:
                 raise err from None
@@ -105,9 +113,19 @@ def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
     return bad
 
 
-def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=None,
-              executor: str | None = None, timeout_s: float | None = None, rerun_stale: bool = False,
-              keep_going: bool = False, quiet: bool = True, progress: bool | None = None) -> SweepReport:
+def run_sweep(
+    sweep: Sweep,
+    out: str | Path,
+    *,
+    jobs: int | None = None,
+    dask=None,
+    executor: str | None = None,
+    timeout_s: float | None = None,
+    rerun_stale: bool = False,
+    keep_going: bool = False,
+    quiet: bool = True,
+    progress: bool | None = None,
+) -> SweepReport:
     """Run `sweep` into the campaign folder `out` and return a report.
     Points already present are not recomputed; failures are recorded in the
     catalogue (they are retried by the next call).
@@ -123,16 +141,36 @@ def run_sweep(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=No
     runs under ``if __name__ == "__main__":`` (a worker that meets
     ccsim work while importing stops, and this raises
     :class:`ccsim.experiments.executors.WorkerStartError` saying so)."""
-    rep = sweep_report(sweep, out, jobs=jobs, dask=dask, executor=executor, timeout_s=timeout_s,
-                       rerun_stale=rerun_stale, keep_going=keep_going, quiet=quiet, progress=progress)
+    rep = sweep_report(
+        sweep,
+        out,
+        jobs=jobs,
+        dask=dask,
+        executor=executor,
+        timeout_s=timeout_s,
+        rerun_stale=rerun_stale,
+        keep_going=keep_going,
+        quiet=quiet,
+        progress=progress,
+    )
     if not rep.ok and not keep_going:
         raise SweepFailed(rep)
     return rep
 
 
-def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask=None,
-                 executor: str | None = None, timeout_s: float | None = None, rerun_stale: bool = False,
-                 keep_going: bool = False, quiet: bool = True, progress: bool | None = None) -> SweepReport:
+def sweep_report(
+    sweep: Sweep,
+    out: str | Path,
+    *,
+    jobs: int | None = None,
+    dask=None,
+    executor: str | None = None,
+    timeout_s: float | None = None,
+    rerun_stale: bool = False,
+    keep_going: bool = False,
+    quiet: bool = True,
+    progress: bool | None = None,
+) -> SweepReport:
     """:func:`run_sweep` that always returns the report (failures listed in
     it, never raised): for callers that report failures themselves (the CLI,
     the studies).
@@ -150,17 +188,30 @@ def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask
     if stale:
         if not rerun_stale:
             man = store.manifest(stale[0])
-            raise CampaignError(str(out), message=(
-                f"{out}: holds {len(stale)} runs made by model version {man.get('model_version')} "
-                f"(ccsim {man.get('ccsim_version')}); this is model version {model_tag()['model_version']} "
-                f"(ccsim {model_tag()['ccsim_version']}). Results of different models are never mixed: "
-                "use --rerun-stale to move the old runs to stale/ and recompute, or another --out"))
+            raise CampaignError(
+                str(out),
+                message=(
+                    f"{out}: holds {len(stale)} runs made by model version {man.get('model_version')} "
+                    f"(ccsim {man.get('ccsim_version')}); this is model version {model_tag()['model_version']} "
+                    f"(ccsim {model_tag()['ccsim_version']}). Results of different models are never mixed: "
+                    "use --rerun-stale to move the old runs to stale/ and recompute, or another --out"
+                ),
+            )
         store.move_stale(stale)
     store.repair()
     store.add_sweep(sweep.describe())
     for pt, err in bad:
-        store.append({"run_id": None, "params": pt.params, "status": "invalid", "kind": "scenario", "error": str(err),
-                      **model_tag(), "finished_unix": time.time()})
+        store.append(
+            {
+                "run_id": None,
+                "params": pt.params,
+                "status": "invalid",
+                "kind": "scenario",
+                "error": str(err),
+                **model_tag(),
+                "finished_unix": time.time(),
+            }
+        )
         rep.invalid.append(str(err))
     catalogued = {hash((e["run_id"], params_key(e["params"]))) for e in store.entries() if e.get("status") == "ok"}
     n_bad = len(bad)
@@ -196,8 +247,11 @@ def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask
         # The machine is the instrument: one emulated run at a time, in this
         # process (it needs root; docs/emulation.md).
         if dask:
-            raise CampaignError("dask", message="an emulation sweep runs on this machine, one run at a time; "
-                                "--dask is not accepted (run the sweep on each machine instead)")
+            raise CampaignError(
+                "dask",
+                message="an emulation sweep runs on this machine, one run at a time; "
+                "--dask is not accepted (run the sweep on each machine instead)",
+            )
         from ..emulation import available
 
         why = available()
@@ -210,9 +264,18 @@ def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask
             rid = res["run_id"]
             points, sc = inflight.pop(rid)
             if res["status"] == "ok":
-                man = {"run_id": rid, "params": points[0], "seed": sc.seed, **model_tag(),
-                       "source": sc.source, "scenario": sc.raw, "resolved": sc.core, "stats": res["stats"],
-                       "tables": sorted(res["files"]), "created_unix": time.time()}
+                man = {
+                    "run_id": rid,
+                    "params": points[0],
+                    "seed": sc.seed,
+                    **model_tag(),
+                    "source": sc.source,
+                    "scenario": sc.raw,
+                    "resolved": sc.core,
+                    "stats": res["stats"],
+                    "tables": sorted(res["files"]),
+                    "created_unix": time.time(),
+                }
                 store.write_run(rid, res["files"], man)
                 for p in points:
                     store.append(ok_entry(rid, p, man))
@@ -221,8 +284,15 @@ def sweep_report(sweep: Sweep, out: str | Path, *, jobs: int | None = None, dask
                 bar.update(True, res["stats"]["sim_time_s"])
             else:
                 for p in points:
-                    entry = {"run_id": rid, "params": p, "status": "failed", "kind": res["kind"],
-                             "error": res["error"], **model_tag(), "finished_unix": time.time()}
+                    entry = {
+                        "run_id": rid,
+                        "params": p,
+                        "status": "failed",
+                        "kind": res["kind"],
+                        "error": res["error"],
+                        **model_tag(),
+                        "finished_unix": time.time(),
+                    }
                     store.append(entry)
                     rep.failed.append(entry)
                 bar.update(False)
@@ -248,11 +318,13 @@ class IdenticalSeedsWarning(UserWarning):
     no random element, so repetitions add no information."""
 
 
-SEED_HINT = ("a seed changes only what is drawn at random; to make repetitions differ, add a random element: "
-             "drawn start times (flows start = {dist = \"uniform\", min = \"0s\", max = \"1s\"}), per-flow RTTs "
-             "drawn from a distribution (flows rtt = {dist = \"uniform\", ...}), random loss (topology.loss), "
-             "a queue with random drops (RED, PIE) or random traffic (web, onoff, repeat with drawn sizes); "
-             "otherwise use seeds = 1")
+SEED_HINT = (
+    "a seed changes only what is drawn at random; to make repetitions differ, add a random element: "
+    'drawn start times (flows start = {dist = "uniform", min = "0s", max = "1s"}), per-flow RTTs '
+    'drawn from a distribution (flows rtt = {dist = "uniform", ...}), random loss (topology.loss), '
+    "a queue with random drops (RED, PIE) or random traffic (web, onoff, repeat with drawn sizes); "
+    "otherwise use seeds = 1"
+)
 
 
 def identical_seeds(sweep: Sweep, store: Store) -> str | None:
@@ -284,8 +356,10 @@ def identical_seeds(sweep: Sweep, store: Store) -> str | None:
         return None
     who = "every point" if len(same) == len(judged) else f"{len(same)} of {len(judged)} points"
     where = "" if sweep.source.startswith("<") else f"{sweep.source}: "
-    return (f"{where}{who} gave identical results for each of its {len(sweep.seeds)} seeds, so their "
-            f"confidence intervals have zero width and say nothing about variability: {SEED_HINT}")
+    return (
+        f"{where}{who} gave identical results for each of its {len(sweep.seeds)} seeds, so their "
+        f"confidence intervals have zero width and say nothing about variability: {SEED_HINT}"
+    )
 
 
 def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float = 0.3, samples: int = 3) -> dict:
@@ -331,11 +405,26 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
         # real time: each run lasts its duration (file transfers stop early)
         # plus about a second of namespace set-up
         est = sim_total + 1.0 * (n - len(bad) - existing)
-    return {"runs": n, "invalid": [str(e) for _, e in bad], "existing": existing, "backend": sweep.backend,
-            "to_run": n - len(bad) - existing, "sim_seconds": sim_total,
-            "cpu_s_estimate": est,
-            "cpu_s_per_sim_s": sorted(rates), "calibration_points": len(rates)}
+    return {
+        "runs": n,
+        "invalid": [str(e) for _, e in bad],
+        "existing": existing,
+        "backend": sweep.backend,
+        "to_run": n - len(bad) - existing,
+        "sim_seconds": sim_total,
+        "cpu_s_estimate": est,
+        "cpu_s_per_sim_s": sorted(rates),
+        "calibration_points": len(rates),
+    }
 
 
-__all__ = ["SweepReport", "SweepFailed", "run_sweep", "sweep_report", "dry_run", "validate", "SweepError",
-           "CampaignError"]
+__all__ = [
+    "SweepReport",
+    "SweepFailed",
+    "run_sweep",
+    "sweep_report",
+    "dry_run",
+    "validate",
+    "SweepError",
+    "CampaignError",
+]

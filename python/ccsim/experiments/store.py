@@ -18,14 +18,16 @@ whose line was lost is re-catalogued from its manifest. Nothing is fsync'ed:
 a killed process loses nothing the kernel already has; after a power cut
 the size check finds damaged runs. Only the client process writes here.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import _core
 from ..errors import ScenarioError
@@ -74,11 +76,18 @@ class Store:
         self._fd: int | None = None
         if not self.meta_path.exists():
             if not create:
-                raise CampaignError(str(self.root), message=(
-                    f"{self.root}: not a campaign folder (no campaign.json); expected the --out folder of 'ccsim sweep'"))
+                raise CampaignError(
+                    str(self.root),
+                    message=(
+                        f"{self.root}: not a campaign folder (no campaign.json); "
+                        "expected the --out folder of 'ccsim sweep'"
+                    ),
+                )
             if self.root.exists() and any(self.root.iterdir()):
-                raise CampaignError(str(self.root), message=(
-                    f"{self.root}: exists, is not empty and is not a campaign folder; choose another --out"))
+                raise CampaignError(
+                    str(self.root),
+                    message=(f"{self.root}: exists, is not empty and is not a campaign folder; choose another --out"),
+                )
             self.runs_dir.mkdir(parents=True, exist_ok=True)
             self._write_meta({"format": FORMAT, "created_unix": time.time(), **model_tag(), "sweeps": []})
         self.meta = json.loads(self.meta_path.read_text())
@@ -232,7 +241,15 @@ class Store:
 
 
 def ok_entry(rid: str, params: dict, man: dict, **extra: Any) -> dict:
-    return {"run_id": rid, "params": params, "status": "ok", "error": None, "kind": None,
-            "model_version": man.get("model_version"), "ccsim_version": man.get("ccsim_version"),
-            **{k: man.get("stats", {}).get(k) for k in ("wall_s", "cpu_s", "sim_time_s", "events")},
-            "finished_unix": time.time(), **extra}
+    return {
+        "run_id": rid,
+        "params": params,
+        "status": "ok",
+        "error": None,
+        "kind": None,
+        "model_version": man.get("model_version"),
+        "ccsim_version": man.get("ccsim_version"),
+        **{k: man.get("stats", {}).get(k) for k in ("wall_s", "cpu_s", "sim_time_s", "events")},
+        "finished_unix": time.time(),
+        **extra,
+    }

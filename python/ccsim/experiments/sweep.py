@@ -21,6 +21,7 @@ In Python, ``Sweep(base, grid={...}, zip={...}, seeds=5)``; a callable in
 Points are enumerated lazily in a fixed order: grid axes in the order given
 (the first varies slowest), then each zip group, then the seed (fastest).
 """
+
 from __future__ import annotations
 
 import copy
@@ -48,9 +49,9 @@ class SweepError(ScenarioError):
 
 @dataclass
 class Point:
-    index: int                 # 0-based position in the sweep's order
-    params: dict[str, Any]     # axis path -> value, derived values, and "seed"
-    raw: dict                  # the scenario mapping with the point applied
+    index: int  # 0-based position in the sweep's order
+    params: dict[str, Any]  # axis path -> value, derived values, and "seed"
+    raw: dict  # the scenario mapping with the point applied
 
     def scenario(self, source: str = "<sweep>"):
         from ..scenario import Scenario
@@ -64,27 +65,44 @@ def _check_axis(where: str, path: str, values: Any, *, allow_callable: bool) -> 
     except ScenarioError as e:
         raise SweepError(f"{where}.{path}", message=f"{where}: axis {path!r}: {e}") from None
     if parse_path(path)[0][0] not in ("sim", "topology", "tcp", "flows"):
-        raise SweepError(f"{where}.{path}", message=(
-            f"{where}: axis {path!r}: expected a path inside sim, topology, tcp or flows (e.g. 'tcp.cc')"))
+        raise SweepError(
+            f"{where}.{path}",
+            message=(f"{where}: axis {path!r}: expected a path inside sim, topology, tcp or flows (e.g. 'tcp.cc')"),
+        )
     if path == "sim.seed":
         raise SweepError(f"{where}.{path}", message=f"{where}: axis 'sim.seed': use seeds = ... instead")
     if allow_callable and callable(values):
         return
     if not isinstance(values, list) or not values:
-        raise SweepError(f"{where}.{path}", values, "a non-empty list of values" + (" or a callable (derived value)" if allow_callable else ""))
+        raise SweepError(
+            f"{where}.{path}",
+            values,
+            "a non-empty list of values" + (" or a callable (derived value)" if allow_callable else ""),
+        )
 
 
 class Sweep:
     """A base scenario and the axes to vary. See the module docstring."""
 
-    def __init__(self, base, grid: dict[str, Any] | None = None, zip: dict | list[dict] | None = None,
-                 seeds: int | list[int] | None = None, *, set: dict[str, Any] | None = None, name: str | None = None,
-                 plots: list[dict] | None = None, source: str = "<sweep>", text: str | None = None,
-                 backend: str = "sim"):
+    def __init__(
+        self,
+        base,
+        grid: dict[str, Any] | None = None,
+        zip: dict | list[dict] | None = None,
+        seeds: int | list[int] | None = None,
+        *,
+        set: dict[str, Any] | None = None,
+        name: str | None = None,
+        plots: list[dict] | None = None,
+        source: str = "<sweep>",
+        text: str | None = None,
+        backend: str = "sim",
+    ):
         self.source = source
         if backend not in BACKENDS:
-            raise SweepError("backend", backend, "'sim' (the simulator) or 'emulation' (the running kernel's TCP, "
-                             "docs/emulation.md)")
+            raise SweepError(
+                "backend", backend, "'sim' (the simulator) or 'emulation' (the running kernel's TCP, docs/emulation.md)"
+            )
         self.backend = backend
         self.text = text
         self.base_raw, self.base_source = _base(base, source)
@@ -120,9 +138,13 @@ class Sweep:
                 if k in self.axes or any(k in z for z in self.zips) or k in self.derived:
                     raise SweepError(f"{where}.{k}", message=f"{where}: axis {k!r} appears twice in the sweep")
                 if n is not None and len(v) != n:
-                    raise SweepError(f"{where}.{k}", message=(
-                        f"{where}: axis {k!r} has {len(v)} values but the group's first axis has {n}; "
-                        "axes that vary together need the same number of values"))
+                    raise SweepError(
+                        f"{where}.{k}",
+                        message=(
+                            f"{where}: axis {k!r} has {len(v)} values but the group's first axis has {n}; "
+                            "axes that vary together need the same number of values"
+                        ),
+                    )
                 n = len(v)
             self.zips.append({k: list(v) for k, v in g.items()})
         if seeds is None:
@@ -134,29 +156,41 @@ class Sweep:
             if not 1 <= seeds <= 1_000_000:
                 raise SweepError("seeds", seeds, "a number of seeds from 1 to 1000000")
             self.seeds = list(range(1, seeds + 1))
-        elif isinstance(seeds, list) and seeds and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds):
+        elif (
+            isinstance(seeds, list)
+            and seeds
+            and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**64 for x in seeds)
+        ):
             if len(dict.fromkeys(seeds)) != len(seeds):  # (`set` is a parameter here)
                 raise SweepError("seeds", seeds, "a list of distinct seeds")
             self.seeds = list(seeds)
         else:
-            raise SweepError("seeds", seeds, "a number of seeds (n gives 1..n) or a non-empty list of integer seeds ≥ 0")
+            raise SweepError(
+                "seeds", seeds, "a number of seeds (n gives 1..n) or a non-empty list of integer seeds ≥ 0"
+            )
         self.name = name
         self.plots = [_check_plot(i, p) for i, p in enumerate(plots or [])]
 
     # ---- construction from files
     @classmethod
-    def from_toml(cls, text: str, source: str = "<sweep>", base_dir: Path | None = None) -> "Sweep":
+    def from_toml(cls, text: str, source: str = "<sweep>", base_dir: Path | None = None) -> Sweep:
         try:
             d = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise SweepError(source, message=f"{source}: malformed TOML: {e}") from None
         unknown = sorted(set(d) - SWEEP_KEYS)
         if unknown:
-            raise SweepError(unknown[0], message=(
-                f"{source}: {unknown[0]}: unknown key; a sweep file has {', '.join(sorted(SWEEP_KEYS))} "
-                "(is this a scenario file? run it with 'ccsim run')"))
+            raise SweepError(
+                unknown[0],
+                message=(
+                    f"{source}: {unknown[0]}: unknown key; a sweep file has {', '.join(sorted(SWEEP_KEYS))} "
+                    "(is this a scenario file? run it with 'ccsim run')"
+                ),
+            )
         if "base" not in d:
-            raise SweepError("base", message=f"{source}: base: missing; expected a scenario file name or a [base] table")
+            raise SweepError(
+                "base", message=f"{source}: base: missing; expected a scenario file name or a [base] table"
+            )
         base = d["base"]
         if isinstance(base, str):
             base = Path(base) if base_dir is None or Path(base).is_absolute() else base_dir / base
@@ -169,11 +203,21 @@ class Sweep:
         grid = d.get("grid", {})
         if not isinstance(grid, dict):
             raise SweepError("grid", grid, "a table of axis = [values]")
-        return cls(base, grid=grid, zip=d.get("zip"), seeds=d.get("seeds"), set=d.get("set"), name=name, plots=plots,
-                   source=source, text=text, backend=d.get("backend", "sim"))
+        return cls(
+            base,
+            grid=grid,
+            zip=d.get("zip"),
+            seeds=d.get("seeds"),
+            set=d.get("set"),
+            name=name,
+            plots=plots,
+            source=source,
+            text=text,
+            backend=d.get("backend", "sim"),
+        )
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Sweep":
+    def from_file(cls, path: str | Path) -> Sweep:
         from ..scenario import read_text
 
         try:
@@ -195,13 +239,16 @@ class Sweep:
     def points(self) -> Iterator[Point]:
         """Every point, lazily, in the sweep's order."""
         grid_names = list(self.axes)
-        ranges = [range(len(v)) for v in self.axes.values()] + \
-                 [range(len(next(iter(z.values())))) for z in self.zips] + [range(len(self.seeds))]
+        ranges = (
+            [range(len(v)) for v in self.axes.values()]
+            + [range(len(next(iter(z.values())))) for z in self.zips]
+            + [range(len(self.seeds))]
+        )
         for index, combo in enumerate(itertools.product(*ranges)):
             params: dict[str, Any] = {}
             for name, i in zip(grid_names, combo):
                 params[name] = self.axes[name][i]
-            for z, i in zip(self.zips, combo[len(grid_names):]):
+            for z, i in zip(self.zips, combo[len(grid_names) :]):
                 for name, vals in z.items():
                     params[name] = vals[i]
             params["seed"] = self.seeds[combo[-1]]
@@ -209,9 +256,13 @@ class Sweep:
                 try:
                     params[name] = fn(dict(params))
                 except Exception as e:  # a user's callable: report which axis and point
-                    raise SweepError(name, message=(
-                        f"sweep point {index + 1} of {len(self)} ({_fmt(params)}): derived axis {name!r} "
-                        f"raised {type(e).__name__}: {e}")) from None
+                    raise SweepError(
+                        name,
+                        message=(
+                            f"sweep point {index + 1} of {len(self)} ({_fmt(params)}): derived axis {name!r} "
+                            f"raised {type(e).__name__}: {e}"
+                        ),
+                    ) from None
             raw = copy.deepcopy(self.base_raw)
             for name, v in params.items():
                 if name == "seed":
@@ -219,36 +270,57 @@ class Sweep:
                 try:
                     set_path(raw, name, v)
                 except ScenarioError as e:
-                    raise SweepError(name, message=f"sweep point {index + 1} of {len(self)} ({_fmt(params)}): axis {name!r}: {e}") from None
+                    raise SweepError(
+                        name, message=f"sweep point {index + 1} of {len(self)} ({_fmt(params)}): axis {name!r}: {e}"
+                    ) from None
             raw.setdefault("sim", {})["seed"] = params["seed"]
             yield Point(index, params, raw)
 
     def describe(self) -> dict:
         """A JSON-able description (campaign.json records it)."""
-        return {"source": self.source, "name": self.name, "base": self.base_source, "set": self.set,
-                "grid": {k: v for k, v in self.axes.items()}, "zip": self.zips,
-                "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
-                "seeds": self.seeds, "runs": len(self), "text": self.text, "backend": self.backend}
+        return {
+            "source": self.source,
+            "name": self.name,
+            "base": self.base_source,
+            "set": self.set,
+            "grid": {k: v for k, v in self.axes.items()},
+            "zip": self.zips,
+            "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
+            "seeds": self.seeds,
+            "runs": len(self),
+            "text": self.text,
+            "backend": self.backend,
+        }
 
     def __repr__(self) -> str:
-        axes = [f"{k} ({len(v)})" for k, v in self.axes.items()] + \
-               [f"{k} ({len(next(iter(z.values())))}, zipped)" for z in self.zips for k in z] + \
-               [f"{k} (derived)" for k in self.derived]
-        return (f"<Sweep {self.name or self.source} over {self.base_source}: {len(self) // len(self.seeds)} points × "
-                f"{len(self.seeds)} seeds = {len(self)} runs; axes: {', '.join(axes) or 'none'}; "
-                f"backend {self.backend}>")
+        axes = (
+            [f"{k} ({len(v)})" for k, v in self.axes.items()]
+            + [f"{k} ({len(next(iter(z.values())))}, zipped)" for z in self.zips for k in z]
+            + [f"{k} (derived)" for k in self.derived]
+        )
+        return (
+            f"<Sweep {self.name or self.source} over {self.base_source}: {len(self) // len(self.seeds)} points × "
+            f"{len(self.seeds)} seeds = {len(self)} runs; axes: {', '.join(axes) or 'none'}; "
+            f"backend {self.backend}>"
+        )
 
     def _repr_html_(self) -> str:
         from html import escape
 
-        rows = [(k, ", ".join(map(repr, v))) for k, v in self.axes.items()] + \
-               [(k, ", ".join(map(repr, v)) + " (zipped)") for z in self.zips for k, v in z.items()] + \
-               [(k, "derived") for k in self.derived] + [("seed", ", ".join(map(str, self.seeds[:20]))
-                                                          + (" …" if len(self.seeds) > 20 else ""))]
-        body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}"
-                       f"</td></tr>" for k, v in rows)
-        return (f"<b>ccsim Sweep</b> {escape(self.name or self.source)}: {len(self) // len(self.seeds)} points × "
-                f"{len(self.seeds)} seeds = {len(self)} runs<table>{body}</table>")
+        rows = (
+            [(k, ", ".join(map(repr, v))) for k, v in self.axes.items()]
+            + [(k, ", ".join(map(repr, v)) + " (zipped)") for z in self.zips for k, v in z.items()]
+            + [(k, "derived") for k in self.derived]
+            + [("seed", ", ".join(map(str, self.seeds[:20])) + (" …" if len(self.seeds) > 20 else ""))]
+        )
+        body = "".join(
+            f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}</td></tr>"
+            for k, v in rows
+        )
+        return (
+            f"<b>ccsim Sweep</b> {escape(self.name or self.source)}: {len(self) // len(self.seeds)} points × "
+            f"{len(self.seeds)} seeds = {len(self)} runs<table>{body}</table>"
+        )
 
     def point_error(self, point: Point, e: ScenarioError) -> SweepError:
         """Re-word a scenario error at `point`, naming the axis it came from."""
@@ -262,8 +334,10 @@ class Sweep:
         if axis is None and field.startswith("sim.seed"):
             axis = "seed"
         who = f"axis {axis} = {point.params[axis]!r}" if axis else "the base scenario"
-        return SweepError(field or "scenario", message=(
-            f"sweep point {point.index + 1} of {len(self)} ({_fmt(point.params)}): {who}: {e}"))
+        return SweepError(
+            field or "scenario",
+            message=(f"sweep point {point.index + 1} of {len(self)} ({_fmt(point.params)}): {who}: {e}"),
+        )
 
 
 def _fmt(params: dict) -> str:
@@ -295,10 +369,14 @@ def _check_plot(i: int, p: Any) -> dict:
         raise SweepError(where, p, "a table with x, y and optionally hue, reduce, title, file")
     for k in p:
         if k not in PLOT_KEYS:
-            raise SweepError(f"{where}.{k}", message=f"{where}.{k}: unknown key; accepted keys: {', '.join(sorted(PLOT_KEYS))}")
+            raise SweepError(
+                f"{where}.{k}", message=f"{where}.{k}: unknown key; accepted keys: {', '.join(sorted(PLOT_KEYS))}"
+            )
     for k in ("x", "y"):
         if not isinstance(p.get(k), str):
-            raise SweepError(f"{where}.{k}", p.get(k), "a string: x an axis name, y 'table.column' (e.g. 'flows.goodput_bps')")
+            raise SweepError(
+                f"{where}.{k}", p.get(k), "a string: x an axis name, y 'table.column' (e.g. 'flows.goodput_bps')"
+            )
     return dict(p)
 
 

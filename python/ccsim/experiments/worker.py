@@ -8,6 +8,7 @@ resolved scenario) and ``timeout_s`` (None: no limit). The time limit is kept
 by the core itself (a RunControl cancelled by a timer), so a timed-out run
 stops within milliseconds and its worker lives on.
 """
+
 from __future__ import annotations
 
 import threading
@@ -32,8 +33,11 @@ def execute(task: dict) -> dict:
     try:
         raw = _core.run(task["core_json"], ctl)
     except _core.RunCancelled:
-        return _failed(run_id, "timeout", f"timed out after {timeout:g} s of wall time "
-                                          f"(reached {ctl.sim_time_s():.3f} simulated s)")
+        return _failed(
+            run_id,
+            "timeout",
+            f"timed out after {timeout:g} s of wall time (reached {ctl.sim_time_s():.3f} simulated s)",
+        )
     except _core.ScenarioError as e:
         return _failed(run_id, "scenario", str(e))
     except _core.InternalError as e:
@@ -44,9 +48,18 @@ def execute(task: dict) -> dict:
         if timer is not None:
             timer.cancel()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    return {"run_id": run_id, "status": "ok", "files": encode_tables(raw["tables"]),
-            "stats": {"events": int(raw["events"]), "sim_time_s": float(raw["sim_time_s"]),
-                      "delivered_data_pkts": int(raw["delivered_data_pkts"]), "wall_s": wall, "cpu_s": cpu}}
+    return {
+        "run_id": run_id,
+        "status": "ok",
+        "files": encode_tables(raw["tables"]),
+        "stats": {
+            "events": int(raw["events"]),
+            "sim_time_s": float(raw["sim_time_s"]),
+            "delivered_data_pkts": int(raw["delivered_data_pkts"]),
+            "wall_s": wall,
+            "cpu_s": cpu,
+        },
+    }
 
 
 def execute_emulated(task: dict) -> dict:
@@ -65,10 +78,19 @@ def execute_emulated(task: dict) -> dict:
         return _failed(run_id, "emulation", str(e))
     except Exception as e:  # noqa: BLE001 - this run's failure, not the sweep's
         return _failed(run_id, "internal", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}")
-    return {"run_id": run_id, "status": "ok", "files": encode_tables(res.raw["tables"]),
-            "stats": {"events": 0, "sim_time_s": res.sim_time_s, "delivered_data_pkts": res.delivered_data_pkts,
-                      "wall_s": res.wall_time_s, "cpu_s": res.cpu_time_s,
-                      "within_envelope": bool(res.emulation["within_envelope"])}}
+    return {
+        "run_id": run_id,
+        "status": "ok",
+        "files": encode_tables(res.raw["tables"]),
+        "stats": {
+            "events": 0,
+            "sim_time_s": res.sim_time_s,
+            "delivered_data_pkts": res.delivered_data_pkts,
+            "wall_s": res.wall_time_s,
+            "cpu_s": res.cpu_time_s,
+            "within_envelope": bool(res.emulation["within_envelope"]),
+        },
+    }
 
 
 def encode_tables(tables: dict) -> dict[str, bytes]:

@@ -6,6 +6,7 @@ campaigns under ``OUT/MODE/campaigns/`` (resumable: only missing runs are
 computed), evaluates every claim, draws the figures and writes the report
 (``report.html``, self-contained, and ``report.md``) into ``OUT/MODE/``.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -53,7 +54,7 @@ class StudyOutcome:
     computed: int
     failed: int
     wall_s: float
-    cpu_s: float           # CPU of this call: this process and its finished worker processes
+    cpu_s: float  # CPU of this call: this process and its finished worker processes
     report_html: Path
     report_md: Path
 
@@ -61,8 +62,15 @@ class StudyOutcome:
         return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
 
 
-def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None,
-              dask=None, quiet: bool = True) -> StudyOutcome:
+def run_study(
+    name: str | Study,
+    mode: str = "quick",
+    out: str | Path | None = None,
+    *,
+    jobs: int | None = None,
+    dask=None,
+    quiet: bool = True,
+) -> StudyOutcome:
     """Run study `name` (a registered name or a Study object) in `mode`
     (smoke, quick, full) into `out` (default results/studies/NAME) and write
     its report."""
@@ -87,10 +95,14 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
         computed += rep.computed
         failed += len(rep.failed) + len(rep.invalid)
         if not rep.ok:
-            first = (rep.failed[0]["error"] if rep.failed else rep.invalid[0])
-            raise StudyError(f"{name}.{e.name}", message=(
-                f"study {name}: experiment {e.name}: {len(rep.failed)} runs failed and {len(rep.invalid)} were "
-                f"invalid; first: {first}. Finished runs are kept in {root / 'campaigns' / e.name}"))
+            first = rep.failed[0]["error"] if rep.failed else rep.invalid[0]
+            raise StudyError(
+                f"{name}.{e.name}",
+                message=(
+                    f"study {name}: experiment {e.name}: {len(rep.failed)} runs failed and {len(rep.invalid)} were "
+                    f"invalid; first: {first}. Finished runs are kept in {root / 'campaigns' / e.name}"
+                ),
+            )
         campaigns[e.name] = open_campaign(root / "campaigns" / e.name)
     data = StudyData(mode=mode, plan=plan, campaigns=campaigns)
     verdicts = []
@@ -105,13 +117,18 @@ def run_study(name: str | Study, mode: str = "quick", out: str | Path | None = N
     run_cpu = sum(float(c.ok_runs["cpu_s"].fill_null(0.0).sum()) for c in campaigns.values())
     wall = time.perf_counter() - w0
     cpu = _cpu() - c0
-    timing = {"wall_s": wall, "cpu_s": cpu, "runs": runs, "computed_now": computed,
-              "run_cpu_s": run_cpu, "jobs": jobs}
+    timing = {"wall_s": wall, "cpu_s": cpu, "runs": runs, "computed_now": computed, "run_cpu_s": run_cpu, "jobs": jobs}
     html, md = write_report(study, data, verdicts, figures, timing, root)
-    (root / "claims.json").write_text(json.dumps(
-        [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
-        indent=2, default=str))
-    return StudyOutcome(name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md)
+    (root / "claims.json").write_text(
+        json.dumps(
+            [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
+            indent=2,
+            default=str,
+        )
+    )
+    return StudyOutcome(
+        name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md
+    )
 
 
 def _sweep_digest(sweep) -> str:
@@ -119,6 +136,7 @@ def _sweep_digest(sweep) -> str:
     import hashlib
 
     from ..experiments.sweep import canonical_json
+
     h = hashlib.sha256()
     if getattr(sweep, "backend", "sim") != "sim":
         from ..emulation import EMU_VERSION
@@ -135,7 +153,7 @@ def _retire_stale(folder: Path, sweep) -> None:
     beside the current ones: if the folder was made for other points, it is
     renamed to FOLDER.stale-<digest> (kept, never deleted) and the
     experiment starts afresh. Re-running the same plan resumes."""
-    mark = folder.with_name(f"{folder.name}.points")       # beside the campaign folder, not inside it
+    mark = folder.with_name(f"{folder.name}.points")  # beside the campaign folder, not inside it
     digest = _sweep_digest(sweep)
     old = mark.read_text().strip() if mark.exists() else "unmarked"
     if folder.exists() and old != digest:
@@ -158,8 +176,15 @@ def _cpu() -> float:
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 
 
-def run_all(mode: str = "quick", out: str | Path | None = None, *, jobs: int | None = None, dask=None,
-            quiet: bool = True, only: list[str] | None = None) -> tuple[list[StudyOutcome], Path]:
+def run_all(
+    mode: str = "quick",
+    out: str | Path | None = None,
+    *,
+    jobs: int | None = None,
+    dask=None,
+    quiet: bool = True,
+    only: list[str] | None = None,
+) -> tuple[list[StudyOutcome], Path]:
     """Run every registered study (or `only` those) and write an index page
     linking the reports with their claim counts."""
     from .report import write_index

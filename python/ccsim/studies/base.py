@@ -14,6 +14,7 @@ experiments API), its figures and its claims.
 Modes: ``smoke`` (toy size, seconds; used by the tests), ``quick`` (every
 claim in minutes on two cores), ``full`` (the paper's durations and sweeps).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 MODES = ("smoke", "quick", "full")
 VERDICTS = ("reproduced", "partly", "not reproduced")
 
@@ -32,6 +32,7 @@ VERDICTS = ("reproduced", "partly", "not reproduced")
 class Choice:
     """A parameter the paper does not give: its value and the reason.
     `after_results` marks a choice made after seeing results (the report says so)."""
+
     name: str
     value: str
     why: str
@@ -41,9 +42,9 @@ class Choice:
 @dataclass
 class Verdict:
     claim: str
-    verdict: str                      # one of VERDICTS
-    measured: dict[str, Any]          # the numbers the rule looked at
-    reason: str                       # printed beside the verdict
+    verdict: str  # one of VERDICTS
+    measured: dict[str, Any]  # the numbers the rule looked at
+    reason: str  # printed beside the verdict
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -53,6 +54,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Check:
     """One condition of a claim's rule: what it tests, whether it held, and the numbers."""
+
     what: str
     ok: bool
     detail: str = ""
@@ -76,27 +78,28 @@ def verdict_from(claim: str, checks: Sequence[Check], measured: dict[str, Any], 
 @dataclass
 class Claim:
     id: str
-    statement: str                                  # the paper's statement, in English
-    rule: str                                       # the verdict rule in words (fixed before results)
-    evaluate: Callable[["StudyData"], Verdict]
+    statement: str  # the paper's statement, in English
+    rule: str  # the verdict rule in words (fixed before results)
+    evaluate: Callable[[StudyData], Verdict]
 
 
 @dataclass
 class Experiment:
     name: str
     title: str
-    sweep: Any                                      # ccsim.Sweep
+    sweep: Any  # ccsim.Sweep
 
 
 @dataclass
 class Figure:
-    file: str                                       # PNG file name inside the figures folder
+    file: str  # PNG file name inside the figures folder
     caption: str
 
 
 @dataclass
 class StudyData:
     """What claims and figures read: one opened campaign per experiment."""
+
     mode: str
     plan: dict
     campaigns: dict[str, Any]
@@ -116,11 +119,12 @@ class StudyData:
 class Study(ABC):
     """Base class of a study module's study. Subclasses set the class
     attributes and implement every abstract method."""
+
     name: str = ""
     title: str = ""
-    reference: str = ""                 # the paper: authors, title, venue, year
-    cite: str = ""                      # short: "Authors year"
-    simulator: str = ""                 # what the paper ran (ns-2, Mininet, ...)
+    reference: str = ""  # the paper: authors, title, venue, year
+    cite: str = ""  # short: "Authors year"
+    simulator: str = ""  # what the paper ran (ns-2, Mininet, ...)
     summary_intro: str = ""
 
     @abstractmethod
@@ -130,32 +134,30 @@ class Study(ABC):
         ...
 
     @abstractmethod
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
-        ...
+    def setup_rows(self, plan: dict) -> list[tuple[str, str]]: ...
 
     @abstractmethod
-    def choices(self) -> list[Choice]:
-        ...
+    def choices(self) -> list[Choice]: ...
 
     @abstractmethod
-    def experiments(self, plan: dict) -> list[Experiment]:
-        ...
+    def experiments(self, plan: dict) -> list[Experiment]: ...
 
     @abstractmethod
-    def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        ...
+    def figures(self, data: StudyData, out: Path) -> list[Figure]: ...
 
     @abstractmethod
-    def claims(self) -> list[Claim]:
-        ...
+    def claims(self) -> list[Claim]: ...
 
     def summary(self, verdicts: list[Verdict]) -> str:
         counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
-        return (f"{self.summary_intro} Of {len(verdicts)} claims, {counts['reproduced']} reproduced, "
-                f"{counts['partly']} partly and {counts['not reproduced']} not reproduced.")
+        return (
+            f"{self.summary_intro} Of {len(verdicts)} claims, {counts['reproduced']} reproduced, "
+            f"{counts['partly']} partly and {counts['not reproduced']} not reproduced."
+        )
 
 
 # ---- helpers shared by the studies
+
 
 def fmt(x: float, nd: int = 4) -> str:
     """A number for a report cell: `nd` significant digits, NaN as 'n/a'."""

@@ -1,6 +1,7 @@
 """Study reports: one self-contained HTML page (figures embedded as data
 URIs, no network needed) and a Markdown twin that links the PNG files; an
 index page for ``ccsim study all``."""
+
 from __future__ import annotations
 
 import base64
@@ -66,53 +67,77 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     claims = {c.id: c for c in study.claims()}
     seeds = plan.get("seeds")
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-    meta = [("ccsim version", f"{_core.__version__} (model version {_core.MODEL_VERSION})"),
-            ("mode", f"{data.mode}: {plan['describe']}"),
-            ("seeds", ", ".join(map(str, seeds)) if isinstance(seeds, list) else str(seeds)),
-            ("runs", f"{timing['runs']} ({timing['computed_now']} computed by this call, the rest read from the campaign store)"),
-            ("CPU time of this call", f"{timing['cpu_s']:.1f} s (this process and its worker processes)"),
-            ("simulation CPU", f"{timing['run_cpu_s']:.1f} s: the core's CPU over every run of the study, "
-                               "including runs computed by earlier calls"),
-            ("wall time of this call", f"{timing['wall_s']:.1f} s"),
-            ("written", f"{when} on {platform.node() or 'this machine'}, Python {platform.python_version()}")]
+    meta = [
+        ("ccsim version", f"{_core.__version__} (model version {_core.MODEL_VERSION})"),
+        ("mode", f"{data.mode}: {plan['describe']}"),
+        ("seeds", ", ".join(map(str, seeds)) if isinstance(seeds, list) else str(seeds)),
+        (
+            "runs",
+            f"{timing['runs']} ({timing['computed_now']} computed by this call, the rest read from the campaign store)",
+        ),
+        ("CPU time of this call", f"{timing['cpu_s']:.1f} s (this process and its worker processes)"),
+        (
+            "simulation CPU",
+            f"{timing['run_cpu_s']:.1f} s: the core's CPU over every run of the study, "
+            "including runs computed by earlier calls",
+        ),
+        ("wall time of this call", f"{timing['wall_s']:.1f} s"),
+        ("written", f"{when} on {platform.node() or 'this machine'}, Python {platform.python_version()}"),
+    ]
     summary = study.summary(verdicts)
 
     # ---- HTML
-    h = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(study.title)}</title>",
-         f"<style>{CSS}</style></head><body>",
-         f"<h1>{html.escape(study.title)}</h1>",
-         f"<p class='meta'>Reproduction of {html.escape(study.reference)} ({html.escape(study.simulator)}) "
-         f"with ccsim. Study <code>{study.name}</code>: <code>ccsim study {study.name} --{data.mode}</code></p>",
-         "<nav><b>Contents</b>: <a href='#summary'>Summary</a> · <a href='#claims'>Claims</a> · "
-         "<a href='#setup'>Set-up</a> · <a href='#choices'>Choices</a> · <a href='#figures'>Figures</a> ("
-         + ", ".join(f"<a href='#{_anchor(f)}'>{html.escape(f.file.rsplit('.', 1)[0])}</a>" for f in figures)
-         + ") · <a href='#run'>Run</a></nav>",
-         f"<h2 id='summary'>Summary</h2><p>{html.escape(summary)}</p>",
-         "<table><tr>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr><tr>"
-         + "".join(f"<td class='{_vclass(v)}'>{counts[v]}</td>" for v in VERDICTS) + "</tr></table>",
-         "<h2 id='claims'>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
-         "<th>measured and why</th></tr>"]
+    h = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(study.title)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{html.escape(study.title)}</h1>",
+        f"<p class='meta'>Reproduction of {html.escape(study.reference)} ({html.escape(study.simulator)}) "
+        f"with ccsim. Study <code>{study.name}</code>: <code>ccsim study {study.name} --{data.mode}</code></p>",
+        "<nav><b>Contents</b>: <a href='#summary'>Summary</a> · <a href='#claims'>Claims</a> · "
+        "<a href='#setup'>Set-up</a> · <a href='#choices'>Choices</a> · <a href='#figures'>Figures</a> ("
+        + ", ".join(f"<a href='#{_anchor(f)}'>{html.escape(f.file.rsplit('.', 1)[0])}</a>" for f in figures)
+        + ") · <a href='#run'>Run</a></nav>",
+        f"<h2 id='summary'>Summary</h2><p>{html.escape(summary)}</p>",
+        "<table><tr>"
+        + "".join(f"<th>{v}</th>" for v in VERDICTS)
+        + "</tr><tr>"
+        + "".join(f"<td class='{_vclass(v)}'>{counts[v]}</td>" for v in VERDICTS)
+        + "</tr></table>",
+        "<h2 id='claims'>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
+        "<th>measured and why</th></tr>",
+    ]
     for v in verdicts:
         c = claims[v.claim]
-        links = " ".join(f"<a href='#{_anchor(f)}'>figure {html.escape(f.file.rsplit('.', 1)[0])}</a>"
-                         for f in claim_figures(v.claim, figures))
-        h.append(f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
-                 f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td>"
-                 f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
-                 + (f"<br>{links}" if links else "") + "</td></tr>")
+        links = " ".join(
+            f"<a href='#{_anchor(f)}'>figure {html.escape(f.file.rsplit('.', 1)[0])}</a>"
+            for f in claim_figures(v.claim, figures)
+        )
+        h.append(
+            f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
+            f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td>"
+            f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
+            + (f"<br>{links}" if links else "")
+            + "</td></tr>"
+        )
     h.append("</table><h2 id='setup'>Set-up</h2><table><tr><th>parameter</th><th>value</th></tr>")
     for k, val in study.setup_rows(plan):
         h.append(f"<tr><td>{html.escape(k)}</td><td>{html.escape(val)}</td></tr>")
-    h.append("</table><h2 id='choices'>Choices (parameters the paper does not give)</h2>"
-             "<table><tr><th>choice</th><th>value</th><th>why</th></tr>")
+    h.append(
+        "</table><h2 id='choices'>Choices (parameters the paper does not give)</h2>"
+        "<table><tr><th>choice</th><th>value</th><th>why</th></tr>"
+    )
     for ch in study.choices():
         note = " <em>(made after seeing results)</em>" if ch.after_results else ""
-        h.append(f"<tr><td>{html.escape(ch.name)}</td><td>{html.escape(ch.value)}</td><td>{html.escape(ch.why)}{note}</td></tr>")
+        h.append(
+            f"<tr><td>{html.escape(ch.name)}</td><td>{html.escape(ch.value)}</td><td>{html.escape(ch.why)}{note}</td></tr>"
+        )
     h.append("</table><h2 id='figures'>Figures</h2>")
     for f in figures:
         b64 = base64.b64encode((root / "figures" / f.file).read_bytes()).decode("ascii")
-        h.append(f"<figure id='{_anchor(f)}'><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
-                 f"<figcaption>{html.escape(f.caption)}</figcaption></figure>")
+        h.append(
+            f"<figure id='{_anchor(f)}'><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
+            f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
+        )
     h.append("<h2 id='run'>Run</h2><table>")
     for k, val in meta:
         h.append(f"<tr><th>{html.escape(k)}</th><td>{html.escape(val)}</td></tr>")
@@ -124,22 +149,39 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     def cell(s: str) -> str:
         return s.replace("|", "\\|").replace("\n", " ")
 
-    m = [f"# {study.title}", "",
-         f"Reproduction of {study.reference} ({study.simulator}) with ccsim: `ccsim study {study.name} --{data.mode}`.", "",
-         "Contents: [Summary](#summary) · [Claims](#claims) · [Set-up](#set-up) · "
-         "[Figures](#figures) · [Run](#run)", "",
-         "## Summary", "", summary, "",
-         "## Claims", "", "| id | the paper says | rule | verdict | measured and why |", "|---|---|---|---|---|"]
+    m = [
+        f"# {study.title}",
+        "",
+        f"Reproduction of {study.reference} ({study.simulator}) with ccsim: `ccsim study {study.name} --{data.mode}`.",
+        "",
+        "Contents: [Summary](#summary) · [Claims](#claims) · [Set-up](#set-up) · [Figures](#figures) · [Run](#run)",
+        "",
+        "## Summary",
+        "",
+        summary,
+        "",
+        "## Claims",
+        "",
+        "| id | the paper says | rule | verdict | measured and why |",
+        "|---|---|---|---|---|",
+    ]
     for v in verdicts:
         c = claims[v.claim]
-        links = " ".join(f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures))
-        m.append(f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | "
-                 f"{cell(v.reason)} — {cell(_measured_text(v.measured))}{' — ' + links if links else ''} |")
+        links = " ".join(
+            f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures)
+        )
+        m.append(
+            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | "
+            f"{cell(v.reason)} — {cell(_measured_text(v.measured))}{' — ' + links if links else ''} |"
+        )
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]
     m += [f"| {cell(k)} | {cell(val)} |" for k, val in study.setup_rows(plan)]
     m += ["", "## Choices (parameters the paper does not give)", "", "| choice | value | why |", "|---|---|---|"]
-    m += [f"| {cell(ch.name)} | {cell(ch.value)} | {cell(ch.why)}{' (made after seeing results)' if ch.after_results else ''} |"
-          for ch in study.choices()]
+    m += [
+        f"| {cell(ch.name)} | {cell(ch.value)} | {cell(ch.why)}"
+        f"{' (made after seeing results)' if ch.after_results else ''} |"
+        for ch in study.choices()
+    ]
     m += ["", "## Figures", ""]
     for f in figures:
         m += [f"![{f.caption}](figures/{f.file})", "", f"*{f.caption}*", ""]
@@ -157,25 +199,44 @@ def write_index(outcomes, base: Path, mode: str) -> Path:
         c = o.counts()
         rel = os.path.relpath(o.report_html, base)
         title = f"{o.title} ({o.cite})" if o.cite else o.title
-        rows_h.append(f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
-                      + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
-                      + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>")
-        rows_m.append(f"| [{o.name}]({os.path.relpath(o.report_md, base)}) | {title} | "
-                      + " | ".join(str(c[v]) for v in VERDICTS) + f" | {o.runs} | {o.cpu_s:.0f} s | {o.wall_s:.0f} s |")
-    head = "<tr><th>study</th><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + \
-           "<th>runs</th><th>CPU</th><th>wall</th></tr>"
-    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ccsim studies ({mode})</title>"
-            f"<style>{CSS}</style></head><body><h1>ccsim study reproductions ({html.escape(mode)})</h1>"
-            f"<p class='meta'>ccsim {_core.__version__}, model version {_core.MODEL_VERSION}. Each report lists "
-            f"the paper's claims, the rule that judges each, the numbers measured and the verdict.</p>"
-            f"<table>{head}{''.join(rows_h)}</table></body></html>")
+        rows_h.append(
+            f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
+            + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
+            + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>"
+        )
+        rows_m.append(
+            f"| [{o.name}]({os.path.relpath(o.report_md, base)}) | {title} | "
+            + " | ".join(str(c[v]) for v in VERDICTS)
+            + f" | {o.runs} | {o.cpu_s:.0f} s | {o.wall_s:.0f} s |"
+        )
+    head = (
+        "<tr><th>study</th><th>paper</th>"
+        + "".join(f"<th>{v}</th>" for v in VERDICTS)
+        + "<th>runs</th><th>CPU</th><th>wall</th></tr>"
+    )
+    page = (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ccsim studies ({mode})</title>"
+        f"<style>{CSS}</style></head><body><h1>ccsim study reproductions ({html.escape(mode)})</h1>"
+        f"<p class='meta'>ccsim {_core.__version__}, model version {_core.MODEL_VERSION}. Each report lists "
+        f"the paper's claims, the rule that judges each, the numbers measured and the verdict.</p>"
+        f"<table>{head}{''.join(rows_h)}</table></body></html>"
+    )
     path = base / "index.html"
     _atomic_write(path, page)
-    md = ["# ccsim study reproductions (" + mode + ")", "",
-          "| study | paper | " + " | ".join(VERDICTS) + " | runs | CPU | wall |",
-          "|---|---|" + "---|" * len(VERDICTS) + "---|---|---|"] + rows_m
+    md = [
+        "# ccsim study reproductions (" + mode + ")",
+        "",
+        "| study | paper | " + " | ".join(VERDICTS) + " | runs | CPU | wall |",
+        "|---|---|" + "---|" * len(VERDICTS) + "---|---|---|",
+    ] + rows_m
     _atomic_write(base / "index.md", "\n".join(md) + "\n")
-    (base / "index.json").write_text(json.dumps(
-        [{"study": o.name, "mode": o.mode, **o.counts(), "runs": o.runs, "cpu_s": o.cpu_s, "wall_s": o.wall_s}
-         for o in outcomes], indent=2))
+    (base / "index.json").write_text(
+        json.dumps(
+            [
+                {"study": o.name, "mode": o.mode, **o.counts(), "runs": o.runs, "cpu_s": o.cpu_s, "wall_s": o.wall_s}
+                for o in outcomes
+            ],
+            indent=2,
+        )
+    )
     return path

@@ -43,28 +43,50 @@
 //! per-ACK cap L (8 segments unpaced) is the sender's `abc_limit`.
 
 use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset};
-use super::{CwndEvent, cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps};
+use super::{cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
     name: "cubic",
     source: "RFC 9438 / RFC 8312; Linux net/ipv4/tcp_cubic.c v2.3 (6.x); HyStart (Ha & Rhee 2011); HyStart++ RFC 9406",
     params: &[
-        choice("variant", &["linux", "rfc9438"], "linux", "window rule: Linux integer code or RFC 9438 in floating point"),
+        choice(
+            "variant",
+            &["linux", "rfc9438"],
+            "linux",
+            "window rule: Linux integer code or RFC 9438 in floating point",
+        ),
         num("beta", 0.7, 0.1, 0.95, "multiplicative decrease β (Linux 717/1024)"),
         num("c", 0.4, 0.01, 10.0, "cubic constant C (Linux bic_scale 41 → 0.4004)"),
         flag("fast_convergence", true, "release bandwidth faster when Wmax shrinks"),
         flag("tcp_friendliness", true, "Reno-friendly region"),
         choice("slow_start", &["hystart", "hystart++", "standard"], "hystart", "slow-start exit rule"),
-        choice("hystart_detect", &["both", "ack_train", "delay"], "both", "HyStart detectors (Linux hystart_detect 3/1/2)"),
+        choice(
+            "hystart_detect",
+            &["both", "ack_train", "delay"],
+            "both",
+            "HyStart detectors (Linux hystart_detect 3/1/2)",
+        ),
         int("hystart_low_window", 16.0, 2.0, 1e9, "HyStart runs only from this cwnd"),
         num("hystart_ack_delta_ms", 2.0, 0.0, 1e4, "ACKs this close form a train"),
     ],
     presets: &[
         Preset { name: "linux", doc: "Linux tcp_cubic.c with HyStart", values: &[] },
-        Preset { name: "rfc9438", doc: "RFC 9438 with HyStart++ (RFC 9406)", values: &[("variant", Lit::S("rfc9438")), ("slow_start", Lit::S("hystart++"))] },
-        Preset { name: "no_hystart", doc: "Linux CUBIC with standard slow start", values: &[("slow_start", Lit::S("standard"))] },
-        Preset { name: "hystart++", doc: "Linux CUBIC window with RFC 9406 slow start", values: &[("slow_start", Lit::S("hystart++"))] },
+        Preset {
+            name: "rfc9438",
+            doc: "RFC 9438 with HyStart++ (RFC 9406)",
+            values: &[("variant", Lit::S("rfc9438")), ("slow_start", Lit::S("hystart++"))],
+        },
+        Preset {
+            name: "no_hystart",
+            doc: "Linux CUBIC with standard slow start",
+            values: &[("slow_start", Lit::S("standard"))],
+        },
+        Preset {
+            name: "hystart++",
+            doc: "Linux CUBIC window with RFC 9406 slow start",
+            values: &[("slow_start", Lit::S("hystart++"))],
+        },
     ],
     build: |p, _| Box::new(Cubic::new(p)),
 };
@@ -271,7 +293,8 @@ impl Cubic {
             t += self.delay_min.div_ceil(1000); // usecs_to_jiffies rounds up
             let t = (t << BICTCP_HZ) / 1000;
             let offs = t.abs_diff(self.k) as u128;
-            let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)).min(u32::MAX as u128) as u32;
+            let delta = ((self.cube_rtt_scale as u128 * offs * offs * offs) >> (10 + 3 * BICTCP_HZ))
+                .min(u32::MAX as u128) as u32;
             let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin.saturating_add(delta) };
             self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100u32.saturating_mul(cwnd) };
             if self.last_max_cwnd == 0 && self.cnt > 20 {
@@ -444,7 +467,9 @@ impl CongestionOps for Cubic {
         } else {
             // tcp_cubic.c: last_max_cwnd, K in 2^-BICTCP_HZ s, bic_origin_point,
             // the Reno-friendly tcp_cwnd; time since epoch_start (jiffies).
-            let epoch = self.epoch_start.map_or(f64::NAN, |e| (jiffies(tp.now).saturating_sub(e) * JIFFY) as f64 / PS_PER_S as f64);
+            let epoch = self
+                .epoch_start
+                .map_or(f64::NAN, |e| (jiffies(tp.now).saturating_sub(e) * JIFFY) as f64 / PS_PER_S as f64);
             out.extend([
                 self.last_max_cwnd as f64,
                 self.k as f64 / (1u64 << BICTCP_HZ) as f64,
@@ -539,14 +564,12 @@ impl CongestionOps for Cubic {
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
         let mut acked = acked;
         if tp.in_slow_start() {
-            if self.ss == SlowStart::HyStartPP && !self.hpp.done {
-                if self.hpp.css {
-                    self.hpp.css_acc += acked;
-                    let add = self.hpp.css_acc / 4;
-                    self.hpp.css_acc %= 4;
-                    tp.cwnd = tp.cwnd.saturating_add(add).min(tp.ssthresh).min(tp.cwnd_clamp);
-                    return;
-                }
+            if self.ss == SlowStart::HyStartPP && !self.hpp.done && self.hpp.css {
+                self.hpp.css_acc += acked;
+                let add = self.hpp.css_acc / 4;
+                self.hpp.css_acc %= 4;
+                tp.cwnd = tp.cwnd.saturating_add(add).min(tp.ssthresh).min(tp.cwnd_clamp);
+                return;
             }
             acked = slow_start(tp, acked);
             if acked == 0 {
@@ -725,7 +748,7 @@ mod tests {
         let mut tp = state(32, u32::MAX);
         c.init(&mut tp);
         c.pkts_acked(&mut tp, &sample(40.0)); // delay_min 40 ms
-        // Unpaced, no srtt yet (ack_delay 0): the train must span > 20 ms.
+                                              // Unpaced, no srtt yet (ack_delay 0): the train must span > 20 ms.
         tp.snd_una = tp.snd_nxt + 1; // new round
         tp.snd_nxt += 100;
         for i in 0..30 {

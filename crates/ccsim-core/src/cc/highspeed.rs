@@ -31,7 +31,12 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     name: "highspeed",
     source: "RFC 3649; Linux net/ipv4/tcp_highspeed.c (6.x); ns-2 windowOption 8",
     params: &[
-        choice("table", &["linux", "formula"], "linux", "a(w), b(w) from Linux's 72-row table or from the RFC formulas"),
+        choice(
+            "table",
+            &["linux", "formula"],
+            "linux",
+            "a(w), b(w) from Linux's 72-row table or from the RFC formulas",
+        ),
         int("low_window", 38.0, 2.0, 1e9, "Low_Window (formula only): standard TCP at or below it"),
         int("high_window", 83000.0, 3.0, 1e12, "High_Window (formula only)"),
         num("low_p", 1e-3, 1e-12, 0.5, "Low_P, loss rate at Low_Window (formula only; ns-2 uses 1.5/Low_Window²)"),
@@ -40,7 +45,11 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     presets: &[
         Preset { name: "linux", doc: "Linux tcp_highspeed.c table", values: &[] },
-        Preset { name: "rfc3649", doc: "RFC 3649 formulas: Low_Window 38, Low_P 1e-3", values: &[("table", Lit::S("formula"))] },
+        Preset {
+            name: "rfc3649",
+            doc: "RFC 3649 formulas: Low_Window 38, Low_P 1e-3",
+            values: &[("table", Lit::S("formula"))],
+        },
         Preset {
             name: "ns2",
             doc: "ns-2 windowOption 8: Low_Window 38, Low_P = 1.5/38²",
@@ -49,7 +58,11 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         Preset {
             name: "choi2004",
             doc: "Choi, Lee, Cho & Han 2004 (ns-2): Low_Window 31, Low_P = 1.5/31²",
-            values: &[("table", Lit::S("formula")), ("low_window", Lit::N(31.0)), ("low_p", Lit::N(1.5 / (31.0 * 31.0)))],
+            values: &[
+                ("table", Lit::S("formula")),
+                ("low_window", Lit::N(31.0)),
+                ("low_p", Lit::N(1.5 / (31.0 * 31.0))),
+            ],
         },
     ],
     build: |p, _| Box::new(HighSpeed::new(p)),
@@ -57,15 +70,78 @@ pub const SPEC: AlgoSpec = AlgoSpec {
 
 /// RFC 3649 Appendix B as carried by Linux: (upper cwnd bound, md·256).
 pub const AIMD: [(u32, u32); 72] = [
-    (38, 128), (118, 112), (221, 104), (347, 98), (495, 93), (663, 89), (851, 86), (1058, 83),
-    (1284, 81), (1529, 78), (1793, 76), (2076, 74), (2378, 72), (2699, 71), (3039, 69), (3399, 68),
-    (3778, 66), (4177, 65), (4596, 64), (5036, 62), (5497, 61), (5979, 60), (6483, 59), (7009, 58),
-    (7558, 57), (8130, 56), (8726, 55), (9346, 54), (9991, 53), (10661, 52), (11358, 52), (12082, 51),
-    (12834, 50), (13614, 49), (14424, 48), (15265, 48), (16137, 47), (17042, 46), (17981, 45), (18955, 45),
-    (19965, 44), (21013, 43), (22101, 43), (23230, 42), (24402, 41), (25618, 41), (26881, 40), (28193, 39),
-    (29557, 39), (30975, 38), (32450, 38), (33986, 37), (35586, 36), (37253, 36), (38992, 35), (40808, 35),
-    (42707, 34), (44694, 33), (46776, 33), (48961, 32), (51258, 32), (53677, 31), (56230, 30), (58932, 30),
-    (61799, 29), (64851, 28), (68113, 28), (71617, 27), (75401, 26), (79517, 26), (84035, 25), (89053, 24),
+    (38, 128),
+    (118, 112),
+    (221, 104),
+    (347, 98),
+    (495, 93),
+    (663, 89),
+    (851, 86),
+    (1058, 83),
+    (1284, 81),
+    (1529, 78),
+    (1793, 76),
+    (2076, 74),
+    (2378, 72),
+    (2699, 71),
+    (3039, 69),
+    (3399, 68),
+    (3778, 66),
+    (4177, 65),
+    (4596, 64),
+    (5036, 62),
+    (5497, 61),
+    (5979, 60),
+    (6483, 59),
+    (7009, 58),
+    (7558, 57),
+    (8130, 56),
+    (8726, 55),
+    (9346, 54),
+    (9991, 53),
+    (10661, 52),
+    (11358, 52),
+    (12082, 51),
+    (12834, 50),
+    (13614, 49),
+    (14424, 48),
+    (15265, 48),
+    (16137, 47),
+    (17042, 46),
+    (17981, 45),
+    (18955, 45),
+    (19965, 44),
+    (21013, 43),
+    (22101, 43),
+    (23230, 42),
+    (24402, 41),
+    (25618, 41),
+    (26881, 40),
+    (28193, 39),
+    (29557, 39),
+    (30975, 38),
+    (32450, 38),
+    (33986, 37),
+    (35586, 36),
+    (37253, 36),
+    (38992, 35),
+    (40808, 35),
+    (42707, 34),
+    (44694, 33),
+    (46776, 33),
+    (48961, 32),
+    (51258, 32),
+    (53677, 31),
+    (56230, 30),
+    (58932, 30),
+    (61799, 29),
+    (64851, 28),
+    (68113, 28),
+    (71617, 27),
+    (75401, 26),
+    (79517, 26),
+    (84035, 25),
+    (89053, 24),
 ];
 
 /// The RFC's continuous response: p(w), b(w), a(w).
@@ -86,7 +162,8 @@ impl Rfc {
         (lp + (w.ln() - lw) * (hp - lp) / (hw - lw)).exp()
     }
     pub fn b(&self, w: f64) -> f64 {
-        (self.high_decrease - 0.5) * (w.ln() - self.low_window.ln()) / (self.high_window.ln() - self.low_window.ln()) + 0.5
+        (self.high_decrease - 0.5) * (w.ln() - self.low_window.ln()) / (self.high_window.ln() - self.low_window.ln())
+            + 0.5
     }
     pub fn a(&self, w: f64) -> f64 {
         let b = self.b(w);
@@ -250,7 +327,17 @@ mod tests {
     #[test]
     fn table_decrease_vectors() {
         // docs/reference.md R4, Linux vectors from tcp_highspeed.c's table.
-        for (w, want) in [(38, 19), (39, 22), (100, 57), (119, 71), (500, 327), (1000, 676), (5000, 3790), (10000, 7969), (100000, 90625)] {
+        for (w, want) in [
+            (38, 19),
+            (39, 22),
+            (100, 57),
+            (119, 71),
+            (500, 327),
+            (1000, 676),
+            (5000, 3790),
+            (10000, 7969),
+            (100000, 90625),
+        ] {
             let mut h = linux();
             let mut tp = state(w, 1);
             h.update_row(w); // the row a CA step at this cwnd would cache
@@ -265,7 +352,13 @@ mod tests {
         // docs/reference.md R4: a, b at table points (from p = 0.078/w^1.2;
         // the line through (38, 1e-3) and (83000, 1e-7) has exponent
         // −1.1978, so allow 3 %).
-        for (w, a, b) in [(118.0, 2.006, 0.441), (221.0, 3.005, 0.408), (1058.0, 8.011, 0.327), (10000.0, 29.02, 0.210), (84035.0, 70.96, 0.0994)] {
+        for (w, a, b) in [
+            (118.0, 2.006, 0.441),
+            (221.0, 3.005, 0.408),
+            (1058.0, 8.011, 0.327),
+            (10000.0, 29.02, 0.210),
+            (84035.0, 70.96, 0.0994),
+        ] {
             assert!((r.b(w) - b).abs() < 0.002, "b({w}) = {}", r.b(w));
             assert!((r.a(w) - a).abs() / a < 0.03, "a({w}) = {}", r.a(w));
         }

@@ -48,7 +48,11 @@ impl Lit {
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
     /// A number in [min, max]; `integer` demands a whole number.
-    Num { min: f64, max: f64, integer: bool },
+    Num {
+        min: f64,
+        max: f64,
+        integer: bool,
+    },
     Bool,
     Choice(&'static [&'static str]),
 }
@@ -138,12 +142,17 @@ pub fn resolve(
     preset: Option<&str>,
     overrides: &BTreeMap<String, Value>,
 ) -> Result<Params, (String, String)> {
-    let mut values: BTreeMap<&'static str, Value> = spec.params.iter().map(|p| (p.name, p.default.to_value())).collect();
+    let mut values: BTreeMap<&'static str, Value> =
+        spec.params.iter().map(|p| (p.name, p.default.to_value())).collect();
     if let Some(name) = preset {
         let Some(p) = spec.presets.iter().find(|p| p.name == name) else {
             let names: Vec<&str> = spec.presets.iter().map(|p| p.name).collect();
-            let accepted = if names.is_empty() { "none (this algorithm has no presets)".to_string() } else { names.join(", ") };
-            return Err(("cc_preset".into(), format!("unknown preset {name:?} for {}; accepted: {accepted}", spec.name)));
+            let accepted =
+                if names.is_empty() { "none (this algorithm has no presets)".to_string() } else { names.join(", ") };
+            return Err((
+                "cc_preset".into(),
+                format!("unknown preset {name:?} for {}; accepted: {accepted}", spec.name),
+            ));
         };
         for (k, lit) in p.values {
             values.insert(k, lit.to_value());
@@ -152,8 +161,12 @@ pub fn resolve(
     for (k, v) in overrides {
         let Some(ps) = spec.params.iter().find(|p| p.name == k) else {
             let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
-            let accepted = if names.is_empty() { "none (this algorithm has no parameters)".to_string() } else { names.join(", ") };
-            return Err((format!("cc_params.{k}"), format!("unknown parameter for {}; accepted: {accepted}", spec.name)));
+            let accepted =
+                if names.is_empty() { "none (this algorithm has no parameters)".to_string() } else { names.join(", ") };
+            return Err((
+                format!("cc_params.{k}"),
+                format!("unknown parameter for {}; accepted: {accepted}", spec.name),
+            ));
         };
         let v = check(ps, v).map_err(|m| (format!("cc_params.{k}"), m))?;
         values.insert(ps.name, v);
@@ -171,7 +184,12 @@ pub const fn int(name: &'static str, default: f64, min: f64, max: f64, doc: &'st
 pub const fn flag(name: &'static str, default: bool, doc: &'static str) -> ParamSpec {
     ParamSpec { name, kind: Kind::Bool, default: Lit::B(default), doc }
 }
-pub const fn choice(name: &'static str, opts: &'static [&'static str], default: &'static str, doc: &'static str) -> ParamSpec {
+pub const fn choice(
+    name: &'static str,
+    opts: &'static [&'static str],
+    default: &'static str,
+    doc: &'static str,
+) -> ParamSpec {
     ParamSpec { name, kind: Kind::Choice(opts), default: Lit::S(default), doc }
 }
 
@@ -191,7 +209,9 @@ pub fn specs_json(specs: &[&AlgoSpec]) -> String {
                 .iter()
                 .map(|p| {
                     let kind = match p.kind {
-                        Kind::Num { min, max, integer } => json!({"type": if integer {"int"} else {"number"}, "min": min, "max": max}),
+                        Kind::Num { min, max, integer } => {
+                            json!({"type": if integer {"int"} else {"number"}, "min": min, "max": max})
+                        }
                         Kind::Bool => json!({"type": "bool"}),
                         Kind::Choice(o) => json!({"type": "choice", "choices": o}),
                     };
@@ -202,7 +222,8 @@ pub fn specs_json(specs: &[&AlgoSpec]) -> String {
                 .presets
                 .iter()
                 .map(|p| {
-                    let vals: serde_json::Map<String, J> = p.values.iter().map(|(k, v)| (k.to_string(), lit(v))).collect();
+                    let vals: serde_json::Map<String, J> =
+                        p.values.iter().map(|(k, v)| (k.to_string(), lit(v))).collect();
                     json!({"name": p.name, "doc": p.doc, "values": vals})
                 })
                 .collect();

@@ -148,13 +148,11 @@ impl Vegas {
         if tp.in_slow_start() {
             // ss_grow was flipped at this boundary: a growing RTT starts
             // only if the queue is small; otherwise leave slow start.
-            if !self.every_other || self.ss_grow {
-                if diff > self.gamma {
-                    tp.cwnd = (tp.cwnd - tp.cwnd / 8).max(2);
-                    tp.ssthresh = tp.cwnd;
-                    self.ss_grow = false;
-                    return;
-                }
+            if (!self.every_other || self.ss_grow) && diff > self.gamma {
+                tp.cwnd = (tp.cwnd - tp.cwnd / 8).max(2);
+                tp.ssthresh = tp.cwnd;
+                self.ss_grow = false;
+                return;
             }
             // ns-2 grows on the deciding ACK too (v_incr_ is applied on the
             // same ACK); with cwnd 1 every ACK decides, so it must.

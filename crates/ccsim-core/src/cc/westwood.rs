@@ -46,22 +46,48 @@ pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
     name: "westwoodplus",
     source: "Grieco & Mascolo, ACM CCR 2004; Linux net/ipv4/tcp_westwood.c (6.x)",
     params: &[
-        choice("filter", &["linux", "ewma", "ns3"], "linux", "bandwidth filter: Linux's two 7/8 stages, the paper's EWMA, or ns-3's Tustin"),
+        choice(
+            "filter",
+            &["linux", "ewma", "ns3"],
+            "linux",
+            "bandwidth filter: Linux's two 7/8 stages, the paper's EWMA, or ns-3's Tustin",
+        ),
         num("alpha", 0.9, 0.0, 0.999, "EWMA/Tustin coefficient (filter = ewma or ns3)"),
-        num("min_window_ms", 50.0, 0.0, 10_000.0, "a sample covers at least max(RTT, this) (Linux TCP_WESTWOOD_RTT_MIN)"),
-        choice("reaction", &["linux", "paper"], "linux", "when ssthresh = BWE·RTTmin is applied: end of recovery (linux) or third dup ACK (paper)"),
+        num(
+            "min_window_ms",
+            50.0,
+            0.0,
+            10_000.0,
+            "a sample covers at least max(RTT, this) (Linux TCP_WESTWOOD_RTT_MIN)",
+        ),
+        choice(
+            "reaction",
+            &["linux", "paper"],
+            "linux",
+            "when ssthresh = BWE·RTTmin is applied: end of recovery (linux) or third dup ACK (paper)",
+        ),
     ],
     presets: &[
         Preset { name: "linux", doc: "Linux tcp_westwood.c", values: &[] },
         Preset {
             name: "paper",
             doc: "Grieco & Mascolo 2004: EWMA 0.9 on per-RTT samples, ssthresh set at the third dup ACK",
-            values: &[("filter", Lit::S("ewma")), ("alpha", Lit::N(0.9)), ("min_window_ms", Lit::N(0.0)), ("reaction", Lit::S("paper"))],
+            values: &[
+                ("filter", Lit::S("ewma")),
+                ("alpha", Lit::N(0.9)),
+                ("min_window_ms", Lit::N(0.0)),
+                ("reaction", Lit::S("paper")),
+            ],
         },
         Preset {
             name: "ns3",
             doc: "ns-3 TcpWestwoodPlus: Tustin 0.9 from 0, one sample per RTT",
-            values: &[("filter", Lit::S("ns3")), ("alpha", Lit::N(0.9)), ("min_window_ms", Lit::N(0.0)), ("reaction", Lit::S("paper"))],
+            values: &[
+                ("filter", Lit::S("ns3")),
+                ("alpha", Lit::N(0.9)),
+                ("min_window_ms", Lit::N(0.0)),
+                ("reaction", Lit::S("paper")),
+            ],
         },
     ],
     build: |p, _| Box::new(Westwood::new_plus(p)),

@@ -11,7 +11,10 @@ mod tcp;
 mod traffic;
 
 pub use net::{LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg};
-pub use tcp::{sack_option_bytes, DelackTimer, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_TSO_SEGS, TS_OPTION_BYTES};
+pub use tcp::{
+    sack_option_bytes, DelackTimer, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg,
+    MAX_TSO_SEGS, TS_OPTION_BYTES,
+};
 pub use traffic::{AppCfg, FlowCfg, UdpCfg};
 
 use crate::units::SimTime;
@@ -60,7 +63,6 @@ pub struct TraceCfg {
 /// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
 /// of two times never overflow.
 pub const MAX_TIME_PS: SimTime = 1 << 62;
-
 
 #[derive(Debug)]
 pub struct ConfigError(pub String);

@@ -212,9 +212,13 @@ fn red_top() -> f64 {
 pub enum LossCfg {
     #[default]
     None,
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     /// Bit errors: P(loss) = 1 − (1 − ber)^(8·size).
-    Ber { ber: f64 },
+    Ber {
+        ber: f64,
+    },
     /// Gilbert–Elliott per-packet chain (loss.rs).
     GilbertElliott {
         p: f64,
@@ -239,11 +243,17 @@ pub enum LossCfg {
         to_bad_after_bad: f64,
     },
     /// 1-based numbers of the packets to lose, counted on this link direction.
-    Scripted { drop: Vec<u64> },
+    Scripted {
+        drop: Vec<u64>,
+    },
     /// Test marker: set CE on every n-th ECN-capable packet.
-    CeEvery { n: u64 },
+    CeEvery {
+        n: u64,
+    },
     /// Test marker: set CE on these 1-based ECN-capable packets.
-    CeScripted { mark: Vec<u64> },
+    CeScripted {
+        mark: Vec<u64>,
+    },
 }
 
 impl LinkCfg {
@@ -272,7 +282,10 @@ impl LinkCfg {
             return err(f("reorder.probability"), format!("must be a probability in [0, 1] (got {})", r.probability));
         }
         if r.probability > 0.0 && r.delay_ps == 0 {
-            return err(f("reorder.delay"), "must be > 0 when reorder.probability > 0 (the extra delay of a held packet)");
+            return err(
+                f("reorder.delay"),
+                "must be > 0 when reorder.probability > 0 (the extra delay of a held packet)",
+            );
         }
         Ok(())
     }
@@ -290,7 +303,23 @@ impl QueueCfg {
                     return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
                 }
             }
-            QueueCfg::Red { limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, mean_pktsize, mark_p, alpha, beta, top, bottom, adaptive, interval_ps, .. } => {
+            QueueCfg::Red {
+                limit_pkts,
+                limit_bytes,
+                min_th,
+                max_th,
+                max_p,
+                w_q,
+                mean_pktsize,
+                mark_p,
+                alpha,
+                beta,
+                top,
+                bottom,
+                adaptive,
+                interval_ps,
+                ..
+            } => {
                 if limit_pkts.is_none() && limit_bytes.is_none() {
                     return err(f("queue"), "red needs limit_pkts or limit_bytes (the hard limit)");
                 }
@@ -299,13 +328,26 @@ impl QueueCfg {
                 }
                 let prob = |k: &str, v: f64, lo_open: bool| -> Result<(), ConfigError> {
                     let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
-                    if ok { Ok(()) } else { err(f(&format!("queue.{k}")), format!("must be a probability in {}0, 1] (got {v})", if lo_open { "(" } else { "[" })) }
+                    if ok {
+                        Ok(())
+                    } else {
+                        err(
+                            f(&format!("queue.{k}")),
+                            format!("must be a probability in {}0, 1] (got {v})", if lo_open { "(" } else { "[" }),
+                        )
+                    }
                 };
                 prob("max_p", *max_p, true)?;
                 prob("top", *top, true)?;
-                if let Some(w) = w_q { prob("w_q", *w, true)?; }
-                if let Some(m) = mark_p { prob("mark_p", *m, true)?; }
-                if let Some(b) = bottom { prob("bottom", *b, false)?; }
+                if let Some(w) = w_q {
+                    prob("w_q", *w, true)?;
+                }
+                if let Some(m) = mark_p {
+                    prob("mark_p", *m, true)?;
+                }
+                if let Some(b) = bottom {
+                    prob("bottom", *b, false)?;
+                }
                 if *mean_pktsize == 0 {
                     return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
                 }
@@ -335,7 +377,18 @@ impl QueueCfg {
                 }
             }
             QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => {} // checked below
-            QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, mark_ecnth, .. } => {
+            QueueCfg::Pie {
+                limit_pkts,
+                limit_bytes,
+                target_ps,
+                t_update_ps,
+                alpha,
+                beta,
+                max_burst_ps,
+                mean_pktsize,
+                mark_ecnth,
+                ..
+            } => {
                 if limit_pkts.is_none() && limit_bytes.is_none() {
                     return err(f("queue"), "pie needs limit_pkts or limit_bytes (the hard limit)");
                 }
@@ -370,12 +423,17 @@ impl QueueCfg {
                 return err(f("queue.buckets"), format!("must be 1..=65536 (got {buckets})"));
             }
         }
-        if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. } | QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, .. } = self {
+        if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. }
+        | QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, .. } = self
+        {
             if *limit_pkts == 0 {
                 return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
             }
             if *target_ps == 0 || *interval_ps == 0 {
-                return err(f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }), "must be > 0 for CoDel (got 0)");
+                return err(
+                    f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }),
+                    "must be > 0 for CoDel (got 0)",
+                );
             }
             check_time(|| f("queue.interval"), *interval_ps)?;
             check_time(|| f("queue.target"), *target_ps)?;
@@ -386,7 +444,9 @@ impl QueueCfg {
     /// The byte limit, for the disciplines that have one.
     pub fn limit_bytes(&self) -> Option<u64> {
         match self {
-            QueueCfg::Droptail { limit_bytes, .. } | QueueCfg::Red { limit_bytes, .. } | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
+            QueueCfg::Droptail { limit_bytes, .. }
+            | QueueCfg::Red { limit_bytes, .. }
+            | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
             QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => None,
         }
     }
@@ -418,7 +478,12 @@ impl LossCfg {
                 }
             }
             LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
-                for (k, v) in [("loss_good", loss_good), ("loss_bad", loss_bad), ("to_bad_after_good", to_bad_after_good), ("to_bad_after_bad", to_bad_after_bad)] {
+                for (k, v) in [
+                    ("loss_good", loss_good),
+                    ("loss_bad", loss_bad),
+                    ("to_bad_after_good", to_bad_after_good),
+                    ("to_bad_after_bad", to_bad_after_bad),
+                ] {
                     if !(0.0..=1.0).contains(v) || v.is_nan() {
                         return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
                     }
@@ -426,7 +491,10 @@ impl LossCfg {
                 for (k, d) in [("good", good), ("bad", bad)] {
                     d.check_named(|| f(&format!("loss.{k}")), true).map_err(ConfigError)?;
                     if d.mean() > MAX_TIME_PS as f64 {
-                        return err(f(&format!("loss.{k}")), format!("mean {} ps is beyond the largest supported time", d.mean()));
+                        return err(
+                            f(&format!("loss.{k}")),
+                            format!("mean {} ps is beyond the largest supported time", d.mean()),
+                        );
                     }
                 }
             }

@@ -286,7 +286,7 @@ impl TcpCfg {
             pacing_ca_ratio: 1.2,
             tso: true,
             min_tso_segs: 2,
-            quickack: 16,                  // TCP_MAX_QUICKACKS
+            quickack: 16, // TCP_MAX_QUICKACKS
             delack_timer: DelackTimer::Linux,
             receiver_sack: true,
             idle_restart: true,
@@ -303,33 +303,33 @@ impl TcpCfg {
             // ns-2.35: Agent/TCP with Agent/TCPSink (tcl/lib/ns-default.tcl).
             // Not taken: window_ 20 (every study sets its own; use rwnd).
             Stack::Ns2 => TcpCfg {
-                mss: 1000,                     // packetSize_ 1000
-                header_bytes: 40,              // tcpip_base_hdr_size_ 40
-                initial_window: 2,             // windowInit_ 2
-                handshake: true,               // syn_ true
-                timestamps: false,             // timestamps_ false
-                sack: SackCfg::Off,            // Agent/TCP/Sack1 is a separate agent
+                mss: 1000,          // packetSize_ 1000
+                header_bytes: 40,   // tcpip_base_hdr_size_ 40
+                initial_window: 2,  // windowInit_ 2
+                handshake: true,    // syn_ true
+                timestamps: false,  // timestamps_ false
+                sack: SackCfg::Off, // Agent/TCP/Sack1 is a separate agent
                 prr: false,
                 dsack: false,
                 rack: false,
                 tlp: false,
                 undo: false,
                 frto: false,
-                limited_transmit: true,        // singledup_ 1
-                abc_limit: 1,                  // opencwnd: +1 per ACK in slow start
-                growth_per: GrowthPer::Ack,    // opencwnd: per ACK, increase_num_ 1
-                cwnd_limited_gate: false,      // opencwnd on every new ACK
-                rto_ssthresh: RtoSsthresh::Ns2, // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
-                delayed_ack: false,            // Agent/TCPSink ACKs every packet
+                limited_transmit: true,             // singledup_ 1
+                abc_limit: 1,                       // opencwnd: +1 per ACK in slow start
+                growth_per: GrowthPer::Ack,         // opencwnd: per ACK, increase_num_ 1
+                cwnd_limited_gate: false,           // opencwnd on every new ACK
+                rto_ssthresh: RtoSsthresh::Ns2,     // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
+                delayed_ack: false,                 // Agent/TCPSink ACKs every packet
                 delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
                 delack_timer: DelackTimer::Fixed,
                 quickack: 0,
                 rto: RtoModel::Ns2,
-                min_rto_ps: 200 * PS_PER_MS,   // minrto_ 0.2
-                initial_rto_ps: 3 * PS_PER_S,  // rtxcur_init_ 3.0
-                max_rto_ps: 60 * PS_PER_S,     // maxrto_ 60
+                min_rto_ps: 200 * PS_PER_MS,          // minrto_ 0.2
+                initial_rto_ps: 3 * PS_PER_S,         // rtxcur_init_ 3.0
+                max_rto_ps: 60 * PS_PER_S,            // maxrto_ 60
                 clock_granularity_ps: 10 * PS_PER_MS, // tcpTick_ 0.01
-                impatient: true,               // Newreno newreno_changes1_ 1
+                impatient: true,                      // Newreno newreno_changes1_ 1
                 ..linux
             },
         }
@@ -350,7 +350,10 @@ impl TcpCfg {
             check_time(|| f(&format!("tcp.{k}")), v)?;
         }
         let Some(spec) = crate::cc::spec(&t.cc) else {
-            return err(f("tcp.cc"), format!("unknown algorithm {:?}; accepted: {}", t.cc, crate::cc::names().join(", ")));
+            return err(
+                f("tcp.cc"),
+                format!("unknown algorithm {:?}; accepted: {}", t.cc, crate::cc::names().join(", ")),
+            );
         };
         if let Err((k, m)) = crate::cc::params::resolve(spec, t.cc_preset.as_deref(), &t.cc_params) {
             return err(f(&format!("tcp.{k}")), m);
@@ -370,7 +373,10 @@ impl TcpCfg {
         // A first flight is handed to the first link at once; a billion
         // segments would need tens of GB before any check could stop it.
         if t.initial_window > MAX_INITIAL_WINDOW {
-            return err(f("tcp.initial_window"), format!("must be ≤ {MAX_INITIAL_WINDOW} segments (got {})", t.initial_window));
+            return err(
+                f("tcp.initial_window"),
+                format!("must be ≤ {MAX_INITIAL_WINDOW} segments (got {})", t.initial_window),
+            );
         }
         if let Some(s) = t.initial_ssthresh {
             if s < 2 {
@@ -410,12 +416,21 @@ impl TcpCfg {
         if t.sack_blocks == 0 || t.sack_blocks > max_blocks {
             return err(
                 f("tcp.sack_blocks"),
-                format!("must be 1..={max_blocks} (40 option bytes{}; got {})", if t.timestamps { " with timestamps" } else { "" }, t.sack_blocks),
+                format!(
+                    "must be 1..={max_blocks} (40 option bytes{}; got {})",
+                    if t.timestamps { " with timestamps" } else { "" },
+                    t.sack_blocks
+                ),
             );
         }
-        for (k, on) in [("prr", t.prr), ("dsack", t.dsack), ("rack", t.rack), ("tlp", t.tlp), ("undo", t.undo), ("frto", t.frto)] {
+        for (k, on) in
+            [("prr", t.prr), ("dsack", t.dsack), ("rack", t.rack), ("tlp", t.tlp), ("undo", t.undo), ("frto", t.frto)]
+        {
             if on && t.sack != SackCfg::Rfc6675 {
-                return err(f(&format!("tcp.{k}")), format!("{k} needs the RFC 6675 scoreboard; accepted: {k} = true only with sack = \"rfc6675\""));
+                return err(
+                    f(&format!("tcp.{k}")),
+                    format!("{k} needs the RFC 6675 scoreboard; accepted: {k} = true only with sack = \"rfc6675\""),
+                );
             }
         }
         for (k, v) in [("pacing_ss_ratio", t.pacing_ss_ratio), ("pacing_ca_ratio", t.pacing_ca_ratio)] {
@@ -450,9 +465,9 @@ pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<
     // merge below cost about 120,000 instructions a flow (a 15,000-flow
     // scenario spent 1.9 G instructions here), and the flows share the
     // result. A pure function of `given`, so the cache changes no result.
+    type Memo = Option<(serde_json::Map<String, serde_json::Value>, std::sync::Arc<TcpCfg>)>;
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(serde_json::Map<String, serde_json::Value>, std::sync::Arc<TcpCfg>)>> =
-            const { std::cell::RefCell::new(None) };
+        static LAST: std::cell::RefCell<Memo> = const { std::cell::RefCell::new(None) };
     }
     if let Some(t) = LAST.with_borrow(|l| l.as_ref().filter(|(g, _)| *g == given).map(|(_, t)| t.clone())) {
         return Ok(t);
@@ -463,7 +478,9 @@ pub fn deserialize_with_stack<'de, D: serde::Deserializer<'de>>(d: D) -> Result<
     Ok(t)
 }
 
-fn merge_with_stack<'de, D: serde::Deserializer<'de>>(given: serde_json::Map<String, serde_json::Value>) -> Result<TcpCfg, D::Error> {
+fn merge_with_stack<'de, D: serde::Deserializer<'de>>(
+    given: serde_json::Map<String, serde_json::Value>,
+) -> Result<TcpCfg, D::Error> {
     use serde::de::Error;
     let stack = match given.get("stack") {
         Some(v) => Stack::deserialize(v).map_err(|e| D::Error::custom(format!("tcp.stack: {e}")))?,

@@ -112,7 +112,10 @@ impl AppCfg {
                 let mut prev = 0;
                 for (k, [a, b]) in on.iter().enumerate() {
                     if b <= a {
-                        return err(f(&format!("app.on[{k}]")), format!("an interval must end after it starts (got [{a}, {b}] ps)"));
+                        return err(
+                            f(&format!("app.on[{k}]")),
+                            format!("an interval must end after it starts (got [{a}, {b}] ps)"),
+                        );
                     }
                     if k > 0 && *a < prev {
                         return err(f(&format!("app.on[{k}]")), "intervals must be increasing and disjoint");

@@ -34,7 +34,17 @@ pub struct Codel {
 
 impl Codel {
     pub fn new(p: CodelParams) -> Self {
-        Codel { p, q: VecDeque::with_capacity(64), bytes: 0, first_above_time: None, drop_next: 0, count: 0, lastcount: 0, dropping: false, marks: 0 }
+        Codel {
+            p,
+            q: VecDeque::with_capacity(64),
+            bytes: 0,
+            first_above_time: None,
+            drop_next: 0,
+            count: 0,
+            lastcount: 0,
+            dropping: false,
+            marks: 0,
+        }
     }
 
     /// RFC 8289 control_law: t + interval/√count.
@@ -178,7 +188,12 @@ impl Codel {
     fn enter_dropping(&mut self, now: SimTime) {
         self.dropping = true;
         let delta = self.count.wrapping_sub(self.lastcount);
-        self.count = if self.count > self.lastcount && delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.p.interval { delta } else { 1 };
+        self.count =
+            if self.count > self.lastcount && delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.p.interval {
+                delta
+            } else {
+                1
+            };
         self.drop_next = self.control_law(now, self.count);
         self.lastcount = self.count;
     }

@@ -62,7 +62,8 @@ impl FqCodel {
     /// The queue of a packet: a hash of its flow (TCP flows and UDP sources
     /// are numbered apart) and the perturbation, modulo the bucket count.
     pub fn bucket(&self, pkt: &Packet) -> u32 {
-        let key = pkt.flow as u64 | ((pkt.kind == PktKind::Udp) as u64) << 32 | ((pkt.kind == PktKind::Ack) as u64) << 33;
+        let key =
+            pkt.flow as u64 | ((pkt.kind == PktKind::Udp) as u64) << 32 | ((pkt.kind == PktKind::Ack) as u64) << 33;
         (mix64(key ^ self.p.perturb) % self.p.buckets as u64) as u32
     }
 

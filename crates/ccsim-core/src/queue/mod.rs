@@ -80,7 +80,8 @@ impl DropTail {
     /// through the trait object.)
     #[inline(always)]
     pub fn refuses(&self, waiting_pkts: u32, waiting_bytes: u64, size: u32) -> bool {
-        self.limit_pkts.is_some_and(|l| waiting_pkts >= l) || self.limit_bytes.is_some_and(|l| waiting_bytes + size as u64 > l)
+        self.limit_pkts.is_some_and(|l| waiting_pkts >= l)
+            || self.limit_bytes.is_some_and(|l| waiting_bytes + size as u64 > l)
     }
 }
 
@@ -148,7 +149,19 @@ impl Discipline {
                 Discipline::Enqueue(Box::new(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes }))
             }
             QueueCfg::Red { .. } => Discipline::Enqueue(Box::new(Red::new(RedParams::from_link(l), rng()))),
-            QueueCfg::Pie { limit_pkts, limit_bytes, target_ps, t_update_ps, alpha, beta, max_burst_ps, mean_pktsize, ecn, mark_ecnth, derandomize } => {
+            QueueCfg::Pie {
+                limit_pkts,
+                limit_bytes,
+                target_ps,
+                t_update_ps,
+                alpha,
+                beta,
+                max_burst_ps,
+                mean_pktsize,
+                ecn,
+                mark_ecnth,
+                derandomize,
+            } => {
                 let p = PieParams {
                     target: *target_ps,
                     t_update: *t_update_ps,
@@ -164,18 +177,32 @@ impl Discipline {
                 };
                 Discipline::Enqueue(Box::new(Pie::new(p, rng())))
             }
-            QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => Discipline::Dequeue(Box::new(Codel::new(CodelParams {
-                target: *target_ps,
-                interval: *interval_ps,
-                limit_pkts: *limit_pkts,
-                mtu: *mtu as u64,
-                ecn: *ecn,
-            }))),
+            QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => {
+                Discipline::Dequeue(Box::new(Codel::new(CodelParams {
+                    target: *target_ps,
+                    interval: *interval_ps,
+                    limit_pkts: *limit_pkts,
+                    mtu: *mtu as u64,
+                    ecn: *ecn,
+                })))
+            }
             QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
-                let codel = CodelParams { target: *target_ps, interval: *interval_ps, limit_pkts: *limit_pkts, mtu: *mtu as u64, ecn: *ecn };
+                let codel = CodelParams {
+                    target: *target_ps,
+                    interval: *interval_ps,
+                    limit_pkts: *limit_pkts,
+                    mtu: *mtu as u64,
+                    ecn: *ecn,
+                };
                 // Linux draws a hash perturbation at setup; here from the link's stream.
                 let perturb = rng().next_u64();
-                Discipline::Dequeue(Box::new(FqCodel::new(FqCodelParams { codel, limit_pkts: *limit_pkts, quantum: *quantum, buckets: *buckets, perturb })))
+                Discipline::Dequeue(Box::new(FqCodel::new(FqCodelParams {
+                    codel,
+                    limit_pkts: *limit_pkts,
+                    quantum: *quantum,
+                    buckets: *buckets,
+                    perturb,
+                })))
             }
         }
     }

@@ -50,7 +50,15 @@ pub struct Pie {
 
 impl Pie {
     pub fn new(p: PieParams, rng: Stream) -> Self {
-        Pie { burst_allowance: p.max_burst, p, rng, drop_prob: 0.0, qdelay_old: 0, accu_prob: 0.0, next_update: p.t_update }
+        Pie {
+            burst_allowance: p.max_burst,
+            p,
+            rng,
+            drop_prob: 0.0,
+            qdelay_old: 0,
+            accu_prob: 0.0,
+            next_update: p.t_update,
+        }
     }
 
     /// RFC 8033 §4.2 calculate_drop_prob with the §4.2 auto-tuning of the
@@ -109,7 +117,9 @@ impl Pie {
 
     /// RFC 8033 drop_early (with the §5.1 de-randomization when enabled).
     fn drop_early(&mut self, waiting_bytes: u64) -> bool {
-        if (self.qdelay_old < self.p.target / 2 && self.drop_prob < 0.2) || waiting_bytes <= 2 * self.p.mean_pktsize as u64 {
+        if (self.qdelay_old < self.p.target / 2 && self.drop_prob < 0.2)
+            || waiting_bytes <= 2 * self.p.mean_pktsize as u64
+        {
             return false;
         }
         if !self.p.derandomize {
@@ -142,12 +152,11 @@ impl QueueDisc for Pie {
     fn admit(&mut self, now: SimTime, q: QueueState, pkt: &Packet) -> Verdict {
         // idle_since is the link's busy_until (when the transmitter frees up).
         self.catch_up(now, q.idle_since);
-        if !q.idle {
-            if self.p.limit_pkts.is_some_and(|l| q.waiting_pkts >= l)
-                || self.p.limit_bytes.is_some_and(|l| q.waiting_bytes + pkt.size as u64 > l)
-            {
-                return Verdict::Drop;
-            }
+        if !q.idle
+            && (self.p.limit_pkts.is_some_and(|l| q.waiting_pkts >= l)
+                || self.p.limit_bytes.is_some_and(|l| q.waiting_bytes + pkt.size as u64 > l))
+        {
+            return Verdict::Drop;
         }
         if self.burst_allowance == 0 && self.drop_early(q.waiting_bytes) {
             return if self.p.ecn && self.drop_prob <= self.p.mark_ecnth { Verdict::Mark } else { Verdict::Drop };

@@ -66,8 +66,25 @@ impl RedParams {
         use crate::config::{QueueCfg, RedAdaptiveCfg};
         use crate::units::ps_to_s;
         let QueueCfg::Red {
-            limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, gentle, wait, bytes, mean_pktsize, ecn, mark_p,
-            adaptive, target_delay_ps, interval_ps, alpha, beta, top, bottom,
+            limit_pkts,
+            limit_bytes,
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            wait,
+            bytes,
+            mean_pktsize,
+            ecn,
+            mark_p,
+            adaptive,
+            target_delay_ps,
+            interval_ps,
+            alpha,
+            beta,
+            top,
+            bottom,
         } = &l.queue
         else {
             unreachable!("RedParams::from_link is called for RED links only")
@@ -113,9 +130,18 @@ impl RedParams {
 pub enum Adaptive {
     Off,
     /// Floyd, Gummadi & Shenker 2001.
-    Floyd { interval: SimTime, alpha: f64, beta: f64, top: f64, bottom: f64 },
+    Floyd {
+        interval: SimTime,
+        alpha: f64,
+        beta: f64,
+        top: f64,
+        bottom: f64,
+    },
     /// Feng, Kandlur, Saha & Shin 1999.
-    Feng { alpha: f64, beta: f64 },
+    Feng {
+        alpha: f64,
+        beta: f64,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -47,7 +47,7 @@ pub use conn::Conn;
 
 use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg};
-use crate::packet::{PktKind, Packet, FLAG_ECE, FLAG_SACK};
+use crate::packet::{Packet, PktKind, FLAG_ECE, FLAG_SACK};
 use crate::units::SimTime;
 use conn::AckInfo;
 use rate::RateCand;
@@ -299,7 +299,9 @@ impl TcpFlow {
         let c = &self.c;
         if c.in_recovery {
             2
-        } else if self.recovery.in_loss() || (c.last_action == LastAction::Timeout && c.recover_valid && c.snd_una < c.recover) {
+        } else if self.recovery.in_loss()
+            || (c.last_action == LastAction::Timeout && c.recover_valid && c.snd_una < c.recover)
+        {
             3
         } else if c.in_cwr {
             1
@@ -320,7 +322,15 @@ impl TcpFlow {
         let mut vars = Vec::with_capacity(c.cc.var_names().len());
         c.tp.now = now;
         c.cc.vars(&c.tp, &mut vars);
-        t.cc.push(CcSample { time: now, cause, ca_state, cwnd: c.tp.cwnd, ssthresh: c.tp.ssthresh, mode: c.cc.mode(), vars });
+        t.cc.push(CcSample {
+            time: now,
+            cause,
+            ca_state,
+            cwnd: c.tp.cwnd,
+            ssthresh: c.tp.ssthresh,
+            mode: c.cc.mode(),
+            vars,
+        });
     }
 
     /// One `cc_state` row per congestion event raised since the last call,
@@ -390,7 +400,8 @@ impl TcpFlow {
                 Pick::Next => {
                     // Go-back-N resends from snd_nxt; otherwise new data at snd_max.
                     let s = if self.recovery.go_back_n(c) { c.snd_nxt } else { c.snd_max };
-                    if !c.in_recovery && !self.recovery.in_loss() && c.dupacks > 0 && s >= c.snd_una + c.tp.cwnd as u64 {
+                    if !c.in_recovery && !self.recovery.in_loss() && c.dupacks > 0 && s >= c.snd_una + c.tp.cwnd as u64
+                    {
                         c.lt_sent += 1;
                     }
                     c.send_segment(s, now, out);
@@ -617,18 +628,38 @@ impl TcpFlow {
         {
             let c = &self.c;
             let id = c.id;
-            debug_assert!(c.snd_una <= c.snd_nxt && c.snd_nxt <= c.snd_max,
-                "flow {id}: snd_una {} <= snd_nxt {} <= snd_max {}", c.snd_una, c.snd_nxt, c.snd_max);
-            debug_assert!(c.snd_max <= c.total_segs, "flow {id}: snd_max {} beyond the data ({} segments)", c.snd_max, c.total_segs);
+            debug_assert!(
+                c.snd_una <= c.snd_nxt && c.snd_nxt <= c.snd_max,
+                "flow {id}: snd_una {} <= snd_nxt {} <= snd_max {}",
+                c.snd_una,
+                c.snd_nxt,
+                c.snd_max
+            );
+            debug_assert!(
+                c.snd_max <= c.total_segs,
+                "flow {id}: snd_max {} beyond the data ({} segments)",
+                c.snd_max,
+                c.total_segs
+            );
             debug_assert!(c.tp.cwnd >= 1, "flow {id}: cwnd {} < 1", c.tp.cwnd);
             let out = c.snd_max - c.snd_una;
             debug_assert_eq!(c.sb.txq.len() as u64, out, "flow {id}: one transmit record per outstanding segment");
-            debug_assert!(c.sb.sacked_out as u64 + c.sb.lost_out as u64 <= out,
-                "flow {id}: sacked {} + lost {} > outstanding {out}", c.sb.sacked_out, c.sb.lost_out);
-            debug_assert!(c.sb.retrans_out as u64 <= out, "flow {id}: retrans_out {} > outstanding {out} ({:?}, rack {})", c.sb.retrans_out, c.sack, c.cfg.tcp.rack);
+            debug_assert!(
+                c.sb.sacked_out as u64 + c.sb.lost_out as u64 <= out,
+                "flow {id}: sacked {} + lost {} > outstanding {out}",
+                c.sb.sacked_out,
+                c.sb.lost_out
+            );
+            debug_assert!(
+                c.sb.retrans_out as u64 <= out,
+                "flow {id}: retrans_out {} > outstanding {out} ({:?}, rack {})",
+                c.sb.retrans_out,
+                c.sack,
+                c.cfg.tcp.rack
+            );
             // O(window): every call for small windows, every 64th ACK for
             // larger ones (every call made the checked test suite 3× slower)
-            if out <= 128 || (out <= 4096 && c.stats.acks_received % 64 == 0) {
+            if out <= 128 || (out <= 4096 && c.stats.acks_received.is_multiple_of(64)) {
                 // one pass over the records: the LOST and RETRANS counts are
                 // exact, those marks lie in [mark_lo, mark_hi), SACK marks inside
                 // the SACKed ranges (`Scoreboard::clear` relies on all three)
@@ -639,14 +670,20 @@ impl TcpFlow {
                     let s = c.snd_una + i as u64;
                     lost += (r.flags & LOST != 0) as u32;
                     rtx += (r.flags & RETRANS != 0) as u32;
-                    debug_assert!(r.flags & (LOST | RETRANS) == 0 || (c.sb.mark_lo..c.sb.mark_hi).contains(&s),
-                        "flow {id}: segment {s} marked lost or retransmitted outside [{}, {})", c.sb.mark_lo, c.sb.mark_hi);
+                    debug_assert!(
+                        r.flags & (LOST | RETRANS) == 0 || (c.sb.mark_lo..c.sb.mark_hi).contains(&s),
+                        "flow {id}: segment {s} marked lost or retransmitted outside [{}, {})",
+                        c.sb.mark_lo,
+                        c.sb.mark_hi
+                    );
                     if r.flags & SACKED != 0 {
                         while ranges.peek().is_some_and(|&(_, b)| b <= s) {
                             ranges.next();
                         }
-                        debug_assert!(ranges.peek().is_some_and(|&(a, _)| a <= s),
-                            "flow {id}: segment {s} marked SACKED outside the SACKed ranges");
+                        debug_assert!(
+                            ranges.peek().is_some_and(|&(a, _)| a <= s),
+                            "flow {id}: segment {s} marked SACKED outside the SACKed ranges"
+                        );
                     }
                 }
                 debug_assert_eq!(lost, c.sb.lost_out, "flow {id}: LOST marks vs lost_out");

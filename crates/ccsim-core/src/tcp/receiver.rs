@@ -6,7 +6,7 @@
 use super::ranges::RangeSet;
 use super::SackEntry;
 use crate::config::{sack_option_bytes, DelackTimer, SackCfg, TcpCfg};
-use crate::packet::{PktKind, Packet, ECN_CE, FLAG_CWR, FLAG_ECE, FLAG_SACK};
+use crate::packet::{Packet, PktKind, ECN_CE, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_MS};
 
 /// TCP_ATO_MIN and TCP_DELACK_MIN (HZ/25) of include/net/tcp.h.

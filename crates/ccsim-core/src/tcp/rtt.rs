@@ -34,11 +34,24 @@ const PS_PER_US: SimTime = 1_000_000;
 
 #[derive(Clone, Debug)]
 enum Timer {
-    Rfc6298 { srtt: SimTime, rttvar: SimTime },
+    Rfc6298 {
+        srtt: SimTime,
+        rttvar: SimTime,
+    },
     /// Microseconds; `srtt8` = 8·srtt, `mdev` = 4·mean deviation.
-    Linux { srtt8: i64, mdev: i64, mdev_max: i64, rttvar: i64, rtt_seq: u64 },
+    Linux {
+        srtt8: i64,
+        mdev: i64,
+        mdev_max: i64,
+        rttvar: i64,
+        rtt_seq: u64,
+    },
     /// Ticks; `srtt8` = 8·srtt (0 = no estimate), `rttvar4` = 4·rttvar.
-    Ns2 { srtt8: i64, rttvar4: i64, rtxcur: SimTime },
+    Ns2 {
+        srtt8: i64,
+        rttvar4: i64,
+        rtxcur: SimTime,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -60,9 +73,27 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     /// `boot_frac` in [0, 1) places the ns-2 clock's phase within a tick.
-    pub fn new(model: RtoModel, min_rto: SimTime, max_rto: SimTime, initial_rto: SimTime, granularity: SimTime, boot_frac: f64) -> Self {
+    pub fn new(
+        model: RtoModel,
+        min_rto: SimTime,
+        max_rto: SimTime,
+        initial_rto: SimTime,
+        granularity: SimTime,
+        boot_frac: f64,
+    ) -> Self {
         let boot = (boot_frac * granularity as f64) as SimTime;
-        RttEstimator { srtt: None, min_rtt: None, backoff: 0, timer: None, model, min_rto, max_rto, initial_rto, granularity, boot }
+        RttEstimator {
+            srtt: None,
+            min_rtt: None,
+            backoff: 0,
+            timer: None,
+            model,
+            min_rto,
+            max_rto,
+            initial_rto,
+            granularity,
+            boot,
+        }
     }
 
     pub fn model(&self) -> RtoModel {
@@ -89,7 +120,9 @@ impl RttEstimator {
             RtoModel::Rfc6298 => {
                 self.timer = Some(match self.timer {
                     // RTTVAR = 3/4·RTTVAR + 1/4·|SRTT − R'| (old SRTT), then SRTT = 7/8·SRTT + 1/8·R'
-                    Some(Timer::Rfc6298 { srtt, rttvar }) => Timer::Rfc6298 { srtt: (7 * srtt + r) / 8, rttvar: (3 * rttvar + srtt.abs_diff(r)) / 4 },
+                    Some(Timer::Rfc6298 { srtt, rttvar }) => {
+                        Timer::Rfc6298 { srtt: (7 * srtt + r) / 8, rttvar: (3 * rttvar + srtt.abs_diff(r)) / 4 }
+                    }
                     _ => Timer::Rfc6298 { srtt: r, rttvar: r / 2 },
                 });
             }
@@ -171,7 +204,9 @@ impl RttEstimator {
     pub fn base_rto(&self) -> SimTime {
         match self.timer {
             None => self.initial_rto.min(self.max_rto),
-            Some(Timer::Rfc6298 { srtt, rttvar }) => (srtt + self.granularity.max(4 * rttvar)).max(self.min_rto).min(self.max_rto),
+            Some(Timer::Rfc6298 { srtt, rttvar }) => {
+                (srtt + self.granularity.max(4 * rttvar)).max(self.min_rto).min(self.max_rto)
+            }
             Some(Timer::Linux { srtt8, rttvar, .. }) => {
                 let us = ((srtt8 >> 3) + rttvar) as SimTime * PS_PER_US;
                 let g = self.granularity.max(1);
@@ -335,8 +370,8 @@ mod tests {
     fn ns2_sequence_by_hand() {
         let mut e = ns2();
         assert_eq!(e.rto(), 3 * PS_PER_S); // rtxcur_init_
-        // A 100 ms sample sent on a tick boundary: 10 ticks; srtt8 = 80,
-        // rttvar4 = 20; rtxcur = ((20 << 3) + 80) >> 3 = 30 ticks = 300 ms.
+                                           // A 100 ms sample sent on a tick boundary: 10 ticks; srtt8 = 80,
+                                           // rttvar4 = 20; rtxcur = ((20 << 3) + 80) >> 3 = 30 ticks = 300 ms.
         e.timer_sample(ms(100.0), ms(1000.0), 0, 0, false);
         assert_eq!(e.rto(), ms(300.0));
         // 104 ms sent 5 ms after a tick: (104 + 5) / 10 = 10 ticks (floor);

@@ -1,10 +1,10 @@
 //! Network-free sender tests: packets are fed to the flow by hand, so the
 //! RFC's decision rules can be checked step by step.
 
+use super::scoreboard::LOST;
 use super::*;
 use crate::config::{AppCfg, FlowCfg, SackCfg};
 use crate::packet::{ECN_CE, ECN_ECT, FLAG_CWR, FLAG_ECE, FLAG_SACK};
-use super::scoreboard::LOST;
 use crate::presets::tcp_defaults;
 
 const MS: SimTime = crate::units::PS_PER_MS;

@@ -79,7 +79,7 @@ mod tests {
             assert_eq!(f.running_max(10, r, 50.0 + r as f64), 100.0, "round {r}");
         }
         let v = f.running_max(10, 11, 40.0);
-        assert!(v < 100.0 && v >= 50.0, "expired peak replaced by a newer candidate: {v}");
+        assert!((50.0..100.0).contains(&v), "expired peak replaced by a newer candidate: {v}");
         // A new maximum always wins at once.
         assert_eq!(f.running_max(10, 12, 120.0), 120.0);
     }

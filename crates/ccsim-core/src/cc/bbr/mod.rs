@@ -477,7 +477,8 @@ impl Bbr {
             self.mode = Mode::Drain;
             tp.ssthresh = self.inflight(self.max_bw(), 1.0, tp.mss);
         }
-        if self.mode == Mode::Drain && self.in_net_at_edt(tp.pipe, tp.mss) <= self.inflight(self.max_bw(), 1.0, tp.mss) {
+        if self.mode == Mode::Drain && self.in_net_at_edt(tp.pipe, tp.mss) <= self.inflight(self.max_bw(), 1.0, tp.mss)
+        {
             self.reset_probe_bw_mode(tp);
         }
     }

@@ -5,11 +5,11 @@
 
 use super::{AckInfo, AckStep, Conn};
 use crate::cc::{AckSample, CaState, CwndEvent};
+use crate::config::{RtoSsthresh, SackCfg};
 use crate::packet::Packet;
 use crate::tcp::rate::RateCand;
 use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED, WAS_SACKED};
 use crate::tcp::{FlowEventKind, LastAction, SackEntry};
-use crate::config::{RtoSsthresh, SackCfg};
 use crate::units::{SimTime, PS_PER_S};
 
 impl Conn {
@@ -133,7 +133,14 @@ impl Conn {
     /// snd_una, count duplicate ACKs, and choose the RTT sample (timestamps
     /// per RFC 7323 §4; otherwise Karn's rule, falling back on the first
     /// newly SACKed segment never retransmitted). Returns the RTT sample.
-    pub(in crate::tcp) fn take_cumulative(&mut self, now: SimTime, pkt: &Packet, new_sacked: u64, sack_rtt: Option<SimTime>, cand: &mut RateCand) -> (u64, bool, Option<SimTime>) {
+    pub(in crate::tcp) fn take_cumulative(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        new_sacked: u64,
+        sack_rtt: Option<SimTime>,
+        cand: &mut RateCand,
+    ) -> (u64, bool, Option<SimTime>) {
         let ack = pkt.seq;
         let ts_on = self.cfg.tcp.timestamps;
         let rack = self.cfg.tcp.rack;
@@ -265,7 +272,8 @@ impl Conn {
         step: AckStep,
     ) {
         let acked = a.newly.min(u32::MAX as u64) as u32;
-        let rs = self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
+        let rs =
+            self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
         self.sync_tp(now);
         self.cc.in_ack_event(&self.tp, acked);
         if a.newly > 0 {
@@ -325,7 +333,10 @@ impl Conn {
             return;
         }
         let packets_out = (self.snd_max - self.snd_una).min(u32::MAX as u64) as u32;
-        if self.snd_una >= self.cwnd_usage_seq || limited || (!self.is_cwnd_limited && packets_out > self.max_packets_out) {
+        if self.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.is_cwnd_limited && packets_out > self.max_packets_out)
+        {
             self.is_cwnd_limited = limited;
             self.max_packets_out = packets_out;
             self.cwnd_usage_seq = self.snd_max;

@@ -16,15 +16,15 @@ mod ack;
 use super::pacing::{self, Pacer};
 use super::rack::{Rack, Tlp};
 use super::rate::RateState;
-use super::undo::Undo;
 use super::receiver::Receiver;
 use super::rtt::RttEstimator;
-use crate::config::RtoModel;
 use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
+use super::undo::Undo;
 use super::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
+use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
-use crate::packet::{PktKind, Packet, ECN_CE, ECN_ECT, FLAG_CWR};
+use crate::packet::{Packet, PktKind, ECN_CE, ECN_ECT, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
 /// Data segments a Linux-paced connection sends before pacing starts
@@ -154,8 +154,12 @@ pub struct Conn {
 impl Conn {
     pub(super) fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32, seed: u64) -> Self {
         let t = &cfg.tcp;
-        let params = cc::params::resolve(cc::spec(&t.cc).expect("algorithm name validated by config"), t.cc_preset.as_deref(), &t.cc_params)
-            .expect("algorithm parameters validated by config");
+        let params = cc::params::resolve(
+            cc::spec(&t.cc).expect("algorithm name validated by config"),
+            t.cc_preset.as_deref(),
+            &t.cc_params,
+        )
+        .expect("algorithm parameters validated by config");
         let rng = crate::rng::Stream::new(seed, crate::rng::StreamKind::Cc, id as u64);
         let cc = cc::build(&t.cc, &params, rng).expect("algorithm name validated by config");
         let (total_segs, file_bytes) = match cfg.app {
@@ -549,7 +553,11 @@ impl Conn {
     #[inline]
     pub(super) fn send_window(&self) -> u64 {
         let mut w = self.tp.cwnd as u64;
-        if self.cfg.tcp.limited_transmit && !self.in_recovery && self.dupacks > 0 && self.dupacks < self.cfg.tcp.dupthresh {
+        if self.cfg.tcp.limited_transmit
+            && !self.in_recovery
+            && self.dupacks > 0
+            && self.dupacks < self.cfg.tcp.dupthresh
+        {
             w += self.dupacks.min(2) as u64;
         }
         w.min(self.rwnd_segs as u64)

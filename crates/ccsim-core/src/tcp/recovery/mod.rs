@@ -74,7 +74,9 @@ impl Recovery {
     #[inline]
     pub(super) fn newly_lost(&self, c: &mut Conn, now: SimTime, new_sacked: u64) -> u32 {
         match self {
-            Recovery::Rfc6675(m) if c.cfg.tcp.rack && c.rack.advanced => c.rack_detect_loss(now, c.in_recovery || m.in_loss),
+            Recovery::Rfc6675(m) if c.cfg.tcp.rack && c.rack.advanced => {
+                c.rack_detect_loss(now, c.in_recovery || m.in_loss)
+            }
             Recovery::Rfc6675(_) if c.cfg.tcp.rack => 0,
             Recovery::Rfc6675(_) if new_sacked > 0 => c.sb.update_lost(c.snd_una, c.cfg.tcp.dupthresh as u64),
             _ => 0,
