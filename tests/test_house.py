@@ -193,3 +193,36 @@ def test_stacks_table_lists_every_option_the_stacks_set_differently():
     assert differ <= set(rows), sorted(differ - set(rows))
     for k, (a, b) in rows.items():
         assert (_cell_value(a), _cell_value(b)) == (lx[k], ns[k]), k
+
+
+def test_every_test_the_docs_cite_exists():
+    """A test name in the docs (README, docs/*.md, the crates' comments) is a
+    promise that the behaviour is checked: each one names a test function
+    (Python `def test_...`, Rust `fn ...`) or a test module that exists."""
+    import re
+
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "crates").rglob("*.rs"))]
+    cited = set()
+    for p in texts:
+        cited |= set(re.findall(r"`(test_[a-z0-9_]+)`", p.read_text()))
+    defined = {p.stem for p in (ROOT / "tests").glob("test_*.py")}
+    for p in (ROOT / "tests").glob("*.py"):
+        defined |= set(re.findall(r"^\s*def (test_[a-z0-9_]+)", p.read_text(), re.M))
+    for p in (ROOT / "crates").rglob("*.rs"):
+        defined |= set(re.findall(r"\bfn ([a-z0-9_]+)\s*[<(]", p.read_text()))
+    assert len(cited) > 50
+    assert not sorted(cited - defined), f"cited in the docs but not defined: {sorted(cited - defined)}"
+
+
+def test_the_module_map_lists_exactly_the_modules_that_exist():
+    """docs/architecture.md's map (its first code block) names every Python
+    and Rust source file of the package and the crates, and nothing else."""
+    import re
+
+    md = (ROOT / "docs" / "architecture.md").read_text()
+    block = md.split("```", 2)[1]
+    named = set(re.findall(r"\b([a-z_0-9]+\.(?:py|rs))\b", block))
+    skip = {"__init__.py", "__main__.py", "mod.rs", "lib.rs", "main.rs"}
+    have = {p.name for p in PKG.rglob("*.py")} | {p.name for p in (ROOT / "crates").glob("*/src/**/*.rs")}
+    assert not sorted(have - named - skip), f"modules missing from the map: {sorted(have - named - skip)}"
+    assert not sorted(named - have - skip), f"the map names modules that do not exist: {sorted(named - have - skip)}"

@@ -5,8 +5,10 @@
 //! segments, ssthresh = max(FlightSize/2, 2·SMSS), eq. 4) and Linux
 //! net/ipv4/tcp_cong.c (`tcp_reno_cong_avoid`, `tcp_slow_start`,
 //! `tcp_cong_avoid_ai`).
-//! Deviations: Linux's `tcp_reno_ssthresh` halves cwnd; we halve FlightSize
-//! as the RFC says (they agree whenever the flow is cwnd-limited).
+//! What a reduction halves is the `ssthresh_base` option: cwnd by default
+//! on both stacks (Linux `tcp_reno_ssthresh`, ns-2 `TcpAgent::slowdown`), or
+//! FlightSize as RFC 5681 eq. 4 says (`ssthresh_base = "flight"`); they
+//! agree whenever the flow is cwnd-limited.
 
 use super::params::AlgoSpec;
 use super::{reno_cong_avoid, CcState, CongestionOps};
