@@ -370,3 +370,39 @@ def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_pat
     err_lines = capsys.readouterr().err.strip().splitlines()
     assert len(err_lines) == 1 and "out of memory" in err_lines[0] and "CCSIM_MAX_MEMORY" in err_lines[0]
     assert not (tmp_path / "o" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # the Python bound is the core's (exported), so the error names the user's field, not flows[0].tcp...
+        ({"tcp": {"initial_window": 10**9}}, "tcp.initial_window: got 1000000000; expected an integer ≤ 1000000"),
+        # a reversed CBR window is refused in the user's field and unit, not udp[0].stop_ps in picoseconds
+        (
+            {"flows": [{"app": "cbr", "rate": "1Mbps", "start": "3s", "stop": "1s"}]},
+            "flows[0].stop: got '1s'; expected a time after the source's start (3s)",
+        ),
+        # a RED that never marks would ignore mark_p: refused, not ignored
+        (
+            {
+                "topology": {
+                    "kind": "single_link",
+                    "rate": "10Mbps",
+                    "delay": "10ms",
+                    "queue": {"kind": "red", "mark_p": 0.5},
+                }
+            },
+            "topology.queue.mark_p: got 0.5, but topology.queue.ecn is not true",
+        ),
+    ],
+)
+def test_errors_name_the_users_field_in_the_users_unit(change, message):
+    raw = {
+        "sim": {"duration": "5s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"},
+        "flows": [{"app": "bulk"}],
+    } | change
+    with pytest.raises(ScenarioError) as ei:
+        Scenario(raw)
+    assert message in str(ei.value)
+    assert "_ps" not in str(ei.value) and "flows[0].tcp." not in str(ei.value)

@@ -4,6 +4,7 @@ from typing import Any
 
 __version__: str
 MODEL_VERSION: int
+MAX_INITIAL_WINDOW: int  # the core's bound on tcp.initial_window (segments)
 """The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 
 class ScenarioError(ValueError): ...

@@ -194,6 +194,15 @@ def _queue(field: str, v) -> dict:
             out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
     if "min_th" in out and "max_th" in out and not out["max_th"] > out["min_th"]:
         raise ScenarioError(f"{field}.max_th", out["max_th"], f"greater than min_th = {out['min_th']:g}")
+    if "mark_p" in out and not out.get("ecn", False):
+        # a queue that does not mark never uses mark_p: refuse rather than ignore it
+        raise ScenarioError(
+            f"{field}.mark_p",
+            message=(
+                f"{field}.mark_p: got {v['mark_p']!r}, but {field}.ecn is not true; mark_p sets which ECN-capable "
+                f"packets are marked instead of dropped, so it needs ecn = true (or leave mark_p out)"
+            ),
+        )
     return out
 
 

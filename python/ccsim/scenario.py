@@ -241,6 +241,15 @@ class Scenario:
                             f"end of the run ({duration / PS_PER_S:g}s); expected every start ≤ sim.duration"
                         ),
                     )
+                stop = appcfg.get("stop_ps") if appcfg["kind"] == "udp" else None
+                if stop is not None and stop <= st:
+                    raise ScenarioError(
+                        f"{where}.stop",
+                        message=(
+                            f"{where}.stop: got {g['stop']!r}; expected a time after the source's start "
+                            f"({st / PS_PER_S:g}s" + (f", flow {j} of this group" if count > 1 else "") + ")"
+                        ),
+                    )
                 topo_j = dict(topo_opts)
                 if rtts is not None:
                     topo_j["rtt_ps"] = rtts[j]

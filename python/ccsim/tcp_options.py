@@ -148,7 +148,7 @@ def resolve(opts: dict) -> dict:
         elif k == "header_bytes":
             out["header_bytes"] = _int(f, v, lo=0, hi=1000)
         elif k == "initial_window":
-            out["initial_window"] = _int(f, v, lo=1, hi=10**9)
+            out["initial_window"] = _int(f, v, lo=1, hi=_core.MAX_INITIAL_WINDOW)
         elif k == "initial_ssthresh":
             out["initial_ssthresh"] = None if v == "inf" else _int(f, v, lo=2, hi=2**32 - 2)
         elif k in ("min_rto", "initial_rto", "max_rto"):

@@ -219,6 +219,8 @@ fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", ccsim_core::VERSION)?;
     m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
+    // bounds the Python front end checks with the core's own numbers
+    m.add("MAX_INITIAL_WINDOW", ccsim_core::config::MAX_INITIAL_WINDOW)?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
     m.add_class::<PyRunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
