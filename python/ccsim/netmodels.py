@@ -79,7 +79,7 @@ RED_DOC: dict[str, str] = {
     "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize",
     "mean_pktsize": "bytes (ns-2 mean_pktsize_); sets the idle-time decay and byte mode",
     "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_)",
-    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_)",
+    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); needs ecn = true",
     "target_delay": "adaptive RED / automatic min_th target",
     "interval": "adaptive RED update interval",
     "alpha": "adaptive RED additive step cap / Feng divisor; none = 0.01 / 3",
