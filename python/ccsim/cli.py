@@ -406,7 +406,7 @@ def cmd_plot(a) -> int:
 
 def cmd_bench(a) -> int:
     if a.experiments:
-        from .experiments.bench import run_all
+        from .experiments.overhead import run_all
 
         print(json.dumps(run_all(quick=a.quick), indent=2))
         return 0

@@ -133,7 +133,7 @@ def memory() -> dict:
     out = {}
     for kind, n in (("dry", 1000), ("dry", 10000), ("sweep", 100), ("sweep", 1000)):
         r = subprocess.run(
-            [sys.executable, "-m", "ccsim.experiments.bench", "--memory-child", kind, str(n)],
+            [sys.executable, "-m", "ccsim.experiments.overhead", "--memory-child", kind, str(n)],
             capture_output=True,
             text=True,
             check=True,
