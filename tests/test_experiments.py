@@ -631,3 +631,19 @@ def test_a_damaged_run_folder_is_recomputed(tmp_path):
     assert c.ok_runs.height == 3 and c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
     rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     assert rep.computed == 1 and run_files(out) == before
+
+
+def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
+    # a power cut can leave a run folder with an empty manifest.json: the
+    # campaign still opens (without that run), and a resume recomputes it
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    ref = run_files(out)
+    victim = sorted((out / "runs").iterdir())[0]
+    (victim / "manifest.json").write_text("")
+    c = open_campaign(out)
+    assert c.ok_runs.height == 3 and victim.name not in c.ok_runs["run_id"].to_list()
+    assert c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
+    rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    assert rep.computed == 1 and rep.existing == 3
+    assert run_files(out) == ref  # the recomputed run is the same bytes

@@ -217,15 +217,21 @@ class Store:
         return n
 
     def stale_runs(self) -> list[str]:
-        """Run folders made by another model or package version."""
+        """Run folders made by another model or package version. A folder
+        whose manifest cannot be read (empty or cut short by a power cut) is
+        not stale but damaged: `has_run` says no, so it is recomputed, and
+        it is left out of every query meanwhile."""
         tag = model_tag()
         out = []
         for d in sorted(self.runs_dir.iterdir()):
-            m = d / "manifest.json"
-            if m.exists():
-                man = json.loads(m.read_text())
-                if man.get("model_version") != tag["model_version"] or man.get("ccsim_version") != tag["ccsim_version"]:
-                    out.append(d.name)
+            try:
+                man = json.loads((d / "manifest.json").read_text())
+            except (OSError, ValueError):
+                continue
+            if not isinstance(man, dict):
+                continue
+            if man.get("model_version") != tag["model_version"] or man.get("ccsim_version") != tag["ccsim_version"]:
+                out.append(d.name)
         return out
 
     def move_stale(self, rids: list[str]) -> None:
