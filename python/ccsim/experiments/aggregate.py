@@ -225,7 +225,7 @@ def plot_sweep(
     if clipped:
         note += f", CI clipped to [{lo_b:g}, {'∞' if hi_b is None else f'{hi_b:g}'}]"
     (fig.suptitle if facet else axes[0].set_title)(
-        f"{title}\n({note})" if title else f"{m['label']} ({note})", fontsize=10
+        f"{title}\n({note})" if title else f"{m['label']} against {x}\n({note})", fontsize=10
     )
     if hue:
         axes[-1].legend(
