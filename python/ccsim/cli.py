@@ -150,7 +150,7 @@ def _plot_formats(v: str | None) -> tuple[str, ...]:
 
 
 def cmd_sweep(a) -> int:
-    from .experiments.runner import dry_run, sweep_report
+    from .experiments.runner import SweepFailed, dry_run, run_sweep
     from .experiments.sweep import Sweep
 
     sw = Sweep.from_file(a.file)
@@ -191,17 +191,20 @@ def cmd_sweep(a) -> int:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IdenticalSeedsWarning)  # printed below, with the summary
-        rep = sweep_report(
-            sw,
-            out,
-            jobs=a.jobs,
-            dask=a.dask,
-            executor="serial" if a.serial else None,
-            timeout_s=timeout,
-            rerun_stale=a.rerun_stale,
-            keep_going=a.keep_going,
-            quiet=a.quiet or a.json,
-        )
+        try:
+            rep = run_sweep(
+                sw,
+                out,
+                jobs=a.jobs,
+                dask=a.dask,
+                executor="serial" if a.serial else None,
+                timeout_s=timeout,
+                rerun_stale=a.rerun_stale,
+                keep_going=a.keep_going,
+                quiet=a.quiet or a.json,
+            )
+        except SweepFailed as e:  # reported below, run by run, with the figures of what did finish
+            rep = e.report
     figs = []
     if sw.plots and rep.computed + rep.existing > 0:
         figs = _sweep_plots(sw, out, show=not (a.quiet or a.json))

@@ -140,40 +140,7 @@ def run_sweep(
     each imports your main script again, so a script must keep the code that
     runs under ``if __name__ == "__main__":`` (a worker that meets
     ccsim work while importing stops, and this raises
-    :class:`ccsim.experiments.executors.WorkerStartError` saying so)."""
-    rep = sweep_report(
-        sweep,
-        out,
-        jobs=jobs,
-        dask=dask,
-        executor=executor,
-        timeout_s=timeout_s,
-        rerun_stale=rerun_stale,
-        keep_going=keep_going,
-        quiet=quiet,
-        progress=progress,
-    )
-    if not rep.ok and not keep_going:
-        raise SweepFailed(rep)
-    return rep
-
-
-def sweep_report(
-    sweep: Sweep,
-    out: str | Path,
-    *,
-    jobs: int | None = None,
-    dask=None,
-    executor: str | None = None,
-    timeout_s: float | None = None,
-    rerun_stale: bool = False,
-    keep_going: bool = False,
-    quiet: bool = True,
-    progress: bool | None = None,
-) -> SweepReport:
-    """:func:`run_sweep` that always returns the report (failures listed in
-    it, never raised): for callers that report failures themselves (the CLI,
-    the studies).
+    :class:`ccsim.experiments.executors.WorkerStartError` saying so).
 
     Memory stays flat in the number of points: the points are enumerated
     twice (validation, then dispatch), lazily, and only runs in flight are
@@ -309,7 +276,9 @@ def sweep_report(
             import warnings
 
             rep.warnings.append(w)
-            warnings.warn(w, IdenticalSeedsWarning, stacklevel=3)
+            warnings.warn(w, IdenticalSeedsWarning, stacklevel=2)
+    if not rep.ok and not keep_going:
+        raise SweepFailed(rep)
     return rep
 
 
@@ -422,7 +391,6 @@ __all__ = [
     "SweepReport",
     "SweepFailed",
     "run_sweep",
-    "sweep_report",
     "dry_run",
     "validate",
     "SweepError",

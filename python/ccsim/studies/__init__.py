@@ -75,7 +75,7 @@ def run_study(
     (smoke, quick, full) into `out` (default results/studies/NAME) and write
     its report."""
     from ..experiments.campaign import open_campaign
-    from ..experiments.runner import sweep_report
+    from ..experiments.runner import SweepFailed, run_sweep
     from .report import write_report
 
     if mode not in MODES:
@@ -90,7 +90,10 @@ def run_study(
     campaigns, runs, computed, failed = {}, 0, 0, 0
     for e in exps:
         _retire_stale(root / "campaigns" / e.name, e.sweep)
-        rep = sweep_report(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
+        try:
+            rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
+        except SweepFailed as err:  # raised again below as this study's error
+            rep = err.report
         runs += rep.total
         computed += rep.computed
         failed += len(rep.failed) + len(rep.invalid)
