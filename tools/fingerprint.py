@@ -59,6 +59,14 @@ def matrix():
         "adaptive_red": {"topology.queue": "adaptive_red", "flows[0].count": 4},
         "feng_red": {"topology.queue": {"kind": "feng_red", "bytes": True}, "flows[0].count": 2},
         "onoff": {"flows[0].app": "onoff", "flows[0].on": "1s", "flows[0].off": "1s", "tcp.sack": "rfc6675"},
+        "reorder": {
+            "topology.reorder": {"jitter": "2ms", "probability": 0.01, "delay": "5ms"},
+            "tcp.sack": "rfc6675",
+            "topology.loss": None,
+        },
+        # a rate whose picoseconds per byte are not whole (the 128-bit path)
+        "odd_rate": {"topology.rate": "12345679bps", "tcp.cc": "cubic", "tcp.sack": "rfc6675"},
+        "codel_ecn_cubic": {"topology.queue": {"kind": "codel", "ecn": True}, "tcp.ecn": True, "tcp.cc": "cubic"},
     }
     for name, o in extra.items():
         yield name, base.with_overrides(o)

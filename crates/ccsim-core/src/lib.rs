@@ -15,6 +15,7 @@ pub mod queue;
 pub mod record;
 pub mod ring;
 pub mod rng;
+pub mod route;
 pub mod sched;
 pub mod sim;
 pub mod tcp;

@@ -9,7 +9,7 @@
 //! friends) is the queue discipline's job (`queue::Verdict::Mark`).
 
 use crate::config::LossCfg;
-use crate::packet::{Packet, ECN_CE, ECN_ECT};
+use crate::packet::Packet;
 use crate::rng::{Dist, Stream, StreamKind};
 use crate::units::SimTime;
 
@@ -203,20 +203,20 @@ impl LossModel {
                 }
             }
             LossModel::CeEvery { n, count } => {
-                if pkt.ecn & ECN_ECT != 0 {
+                if pkt.ecn.capable() {
                     *count += 1;
                     if *count % *n == 0 {
-                        pkt.ecn |= ECN_CE;
+                        pkt.ecn.mark();
                     }
                 }
                 false
             }
             LossModel::CeScripted { marks, next, count } => {
-                if pkt.ecn & ECN_ECT != 0 {
+                if pkt.ecn.capable() {
                     *count += 1;
                     if *next < marks.len() && marks[*next] == *count {
                         *next += 1;
-                        pkt.ecn |= ECN_CE;
+                        pkt.ecn.mark();
                     }
                 }
                 false

@@ -274,7 +274,7 @@ pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
         Col("name", S(|r, _| r.link.name.clone())),
         Col("from", S(|r, c| c.nodes[r.link.from as usize].clone())),
         Col("to", S(|r, c| c.nodes[r.link.to as usize].clone())),
-        Col("rate_bps", U(|r, _| r.link.rate_bps)),
+        Col("rate_bps", U(|r, _| r.link.capacity_bps())),
         Col("delay_s", F(|r, _| ps_to_s(r.link.delay))),
         Col("queue", S(|r, _| r.link.queue_name().to_string())),
         Col("limit_pkts", I(|r, _| r.link.limit_pkts().map_or(-1, |x| x as i64))),

@@ -25,9 +25,63 @@ pub enum PktKind {
     Udp,
 }
 
-/// IP ECN field bits (RFC 3168 §5): ECN-capable transport, congestion experienced.
-pub const ECN_ECT: u8 = 1;
-pub const ECN_CE: u8 = 2;
+/// The IP header's two-bit ECN field (RFC 3168 §5), its four codepoints with
+/// their wire values. Classic ECN senders send ECT(0) (RFC 3168 §6.1.1, Linux
+/// INET_ECN_xmit); L4S senders send ECT(1) (RFC 9331 §4.1), which an L4S-aware
+/// queue tells apart. A router marks an ECN-capable packet by setting CE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    /// Congestion experienced.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The codepoint of a wire value (its low two bits).
+    #[inline]
+    pub fn from_bits(bits: u8) -> Ecn {
+        match bits & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    #[inline]
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    /// ECN-capable: ECT(0), ECT(1) or already CE (RFC 3168 §5; a router may
+    /// mark a CE packet again, which changes nothing).
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+
+    #[inline]
+    pub fn is_ce(self) -> bool {
+        self == Ecn::Ce
+    }
+
+    /// Mark congestion on an ECN-capable packet; false (nothing changed) if
+    /// the packet is not ECN-capable, when the router must drop instead.
+    #[inline]
+    pub fn mark(&mut self) -> bool {
+        if self.capable() {
+            *self = Ecn::Ce;
+            true
+        } else {
+            false
+        }
+    }
+}
 
 /// TCP flags the models use.
 pub const FLAG_ECE: u8 = 1;
@@ -54,15 +108,15 @@ pub struct Packet {
     /// Connection number of the flow slot that sent it (see TcpFlow::conn).
     pub conn: u16,
     pub kind: PktKind,
-    /// ECN_ECT / ECN_CE bits.
-    pub ecn: u8,
+    /// The IP ECN field.
+    pub ecn: Ecn,
     /// FLAG_* bits.
     pub flags: u8,
 }
 
 impl Packet {
     pub fn new(kind: PktKind, seq: u64, ts: SimTime, flow: u32, size: u32, route: u32) -> Self {
-        Packet { seq, ts, flow, size, route, aux: 0, hop: 0, conn: 0, kind, ecn: 0, flags: 0 }
+        Packet { seq, ts, flow, size, route, aux: 0, hop: 0, conn: 0, kind, ecn: Ecn::NotEct, flags: 0 }
     }
 }
 
@@ -72,5 +126,22 @@ mod tests {
     fn packet_stays_small() {
         // Ring slots hold packets inline; keep them within 40 bytes.
         assert!(std::mem::size_of::<super::Packet>() <= 40);
+    }
+
+    #[test]
+    fn ecn_codepoints_have_their_rfc_3168_wire_values() {
+        use super::Ecn;
+        // RFC 3168 §5: 00 Not-ECT, 01 ECT(1), 10 ECT(0), 11 CE.
+        for (bits, cp) in [(0b00, Ecn::NotEct), (0b01, Ecn::Ect1), (0b10, Ecn::Ect0), (0b11, Ecn::Ce)] {
+            assert_eq!(Ecn::from_bits(bits), cp);
+            assert_eq!(cp.bits(), bits);
+        }
+        let mut p = Ecn::NotEct;
+        assert!(!p.mark(), "a Not-ECT packet cannot be marked");
+        assert_eq!(p, Ecn::NotEct);
+        for mut p in [Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
+            assert!(p.mark());
+            assert_eq!(p, Ecn::Ce);
+        }
     }
 }

@@ -7,14 +7,12 @@ use crate::config::ConfigError;
 use crate::config::Scenario;
 use crate::control::{Cancelled, RunControl, REPORT_EVERY};
 use crate::link::{Admission, Link};
-use crate::loss::LossModel;
 use crate::output::{self, FlowCtx, LinkCtx, LinkRow, Recorder};
 use crate::packet::{Packet, PktKind};
 use crate::record::SimOutput;
 use crate::sched::{Event, Scheduler};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
-use std::collections::VecDeque;
 
 pub struct Simulation {
     pub now: SimTime,
@@ -32,7 +30,7 @@ pub struct Simulation {
     /// the stacks themselves (one allocation each) change only when a
     /// timer event is added or fires.
     timer_next: Vec<SimTime>,
-    routes: Routes,
+    routes: crate::route::Routes,
     pub flows: Vec<TcpFlow>,
     apps: Vec<App>,
     pub udp: Vec<UdpSource>,
@@ -46,225 +44,20 @@ pub struct Simulation {
     delivered_data_pkts: u64,
 }
 
-/// Every route's links in one array, a route being a slice of it: the hot
-/// forwarding step reads one compact table instead of following a pointer
-/// per route (with 10,000 flows, 20,000 separately allocated routes missed
-/// the cache on most hops).
-struct Routes {
-    hops: Vec<u32>,
-    /// Route r is hops[start[r] .. start[r + 1]].
-    start: Vec<u32>,
-}
-
-impl Routes {
-    fn new(routes: Vec<Vec<u32>>) -> Self {
-        let mut start = Vec::with_capacity(routes.len() + 1);
-        let mut hops = Vec::with_capacity(routes.iter().map(Vec::len).sum());
-        start.push(0);
-        for r in routes {
-            hops.extend_from_slice(&r);
-            start.push(u32::try_from(hops.len()).expect("fewer than 2^32 route hops"));
-        }
-        Routes { hops, start }
-    }
-
-    /// The link a packet on route `r` takes at hop `hop`.
-    #[inline]
-    fn link(&self, r: u32, hop: u16) -> usize {
-        debug_assert!((hop as usize) < self.len(r), "hop {hop} beyond route {r}");
-        self.hops[self.start[r as usize] as usize + hop as usize] as usize
-    }
-
-    /// Hops of route `r`.
-    #[inline]
-    fn len(&self, r: u32) -> usize {
-        (self.start[r as usize + 1] - self.start[r as usize]) as usize
-    }
-}
-
-/// Shortest path by hop count (ties: lowest link index first), as a list of
-/// link indices. Deterministic for a given scenario. `adj[u]` lists
-/// (neighbour, link) in link order. The search stops when `dst` is first
-/// discovered: its parent is fixed then, so the path is the same as a full
-/// search would give.
-fn bfs_route(n_nodes: usize, adj: &[Vec<(u32, u32)>], src: u32, dst: u32) -> Option<Vec<u32>> {
-    if src == dst {
-        return Some(Vec::new());
-    }
-    // parent[v] = (link into v, node it came from)
-    let mut parent: Vec<Option<(u32, u32)>> = vec![None; n_nodes];
-    let mut seen = vec![false; n_nodes];
-    let mut q = VecDeque::new();
-    seen[src as usize] = true;
-    q.push_back(src);
-    'search: while let Some(u) = q.pop_front() {
-        for &(v, l) in &adj[u as usize] {
-            if !seen[v as usize] {
-                seen[v as usize] = true;
-                parent[v as usize] = Some((l, u));
-                if v == dst {
-                    break 'search;
-                }
-                q.push_back(v);
-            }
-        }
-    }
-    if !seen[dst as usize] {
-        return None;
-    }
-    let mut path = Vec::new();
-    let mut v = dst;
-    while v != src {
-        let (l, u) = parent[v as usize]?;
-        path.push(l);
-        v = u;
-    }
-    path.reverse();
-    Some(path)
-}
-
-/// Routes between nodes. A host attached by a single duplex link (one link
-/// out and every link in from the same neighbour) has only one way in and
-/// out, so a route between two hosts is their access links around the route
-/// between their neighbours, and only that middle part needs a search,
-/// cached per node pair. Set-up is then linear in the number of flows on
-/// dumbbell-like topologies (a search per flow made it quadratic: 28,000
-/// flows took 32 s). The routes are the ones a search from the host itself
-/// would find.
-struct Router<'a> {
-    adj: &'a [Vec<(u32, u32)>],
-    /// leaf[u] = Some((neighbour, link u → neighbour, first link neighbour → u))
-    leaf: Vec<Option<(u32, u32, u32)>>,
-    cache: std::collections::HashMap<(u32, u32), Option<Vec<u32>>>,
-}
-
-impl<'a> Router<'a> {
-    /// `ends` gives each link's (from, to) in link order.
-    fn new(adj: &'a [Vec<(u32, u32)>], ends: impl Iterator<Item = (u32, u32)>) -> Self {
-        let n = adj.len();
-        let mut into: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        for (i, (from, to)) in ends.enumerate() {
-            into[to as usize].push((from, i as u32));
-        }
-        let leaf = (0..n)
-            .map(|u| match (adj[u].as_slice(), into[u].as_slice()) {
-                ([(nb, out)], ins) if !ins.is_empty() && ins.iter().all(|&(f, _)| f == *nb) && *nb as usize != u => {
-                    Some((*nb, *out, ins[0].1))
-                }
-                _ => None,
-            })
-            .collect();
-        Router { adj, leaf, cache: Default::default() }
-    }
-
-    fn search(&mut self, s: u32, d: u32) -> Option<Vec<u32>> {
-        let adj = self.adj;
-        self.cache.entry((s, d)).or_insert_with(|| bfs_route(adj.len(), adj, s, d)).clone()
-    }
-
-    fn route(&mut self, s: u32, d: u32) -> Option<Vec<u32>> {
-        if s == d {
-            return Some(Vec::new());
-        }
-        let (mut head, mut a) = (Vec::new(), s);
-        if let Some((nb, out, _)) = self.leaf[s as usize] {
-            head.push(out);
-            a = nb;
-        }
-        if a == d {
-            return Some(head);
-        }
-        let (mut tail, mut b) = (None, d);
-        if let Some((nb, _, inl)) = self.leaf[d as usize] {
-            // the only links into d come from nb; a search takes the lowest-indexed one
-            tail = Some(inl);
-            b = nb;
-        }
-        let mid = if a == b { Vec::new() } else { self.search(a, b)? };
-        head.extend(mid);
-        head.extend(tail);
-        Some(head)
-    }
-}
-
-/// Link `i` of a validated scenario with its discipline, loss model and
-/// reordering, each drawing from its own random stream. The real-time
-/// forwarder of the emulation backend builds its links with this too, so
-/// both backends run the same queue and loss code.
-pub fn build_link(sc: &Scenario, i: usize) -> Link {
-    let l = &sc.links[i];
-    let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
-    let loss = LossModel::build(&l.loss, sc.seed, i as u64);
-    let mut link = Link::new(l.name.clone(), l.from, l.to, l.rate_bps, l.delay_ps, disc, loss);
-    if l.reorder.is_on() {
-        let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
-        link.reorder = Some(Box::new(crate::link::Reorder::new(
-            l.reorder.jitter_ps,
-            l.reorder.probability,
-            l.reorder.delay_ps,
-            rng,
-        )));
-    }
-    link
-}
-
-/// The link path (link indices) the simulation routes packets from node `s`
-/// to node `d` along, for each pair; None where no path exists.
-pub fn static_routes(sc: &Scenario, pairs: &[(u32, u32)]) -> Vec<Option<Vec<u32>>> {
-    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sc.nodes.len()];
-    for (i, l) in sc.links.iter().enumerate() {
-        adj[l.from as usize].push((l.to, i as u32));
-    }
-    let mut router = Router::new(&adj, sc.links.iter().map(|l| (l.from, l.to)));
-    pairs.iter().map(|&(s, d)| router.route(s, d)).collect()
-}
-
 impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         sc.validate()?;
-        let n = sc.nodes.len();
-        let mut links = Vec::with_capacity(sc.links.len());
-        let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        for (i, l) in sc.links.iter().enumerate() {
-            links.push(build_link(sc, i));
-            adj[l.from as usize].push((l.to, i as u32));
-        }
-        let mut routes: Vec<Vec<u32>> = Vec::new();
-        let mut route_cache: std::collections::HashMap<(u32, u32), u32> = Default::default();
-        let mut router = Router::new(&adj, sc.links.iter().map(|l| (l.from, l.to)));
-        let mut route_of = |s: u32, d: u32, what: &str, i: usize| -> Result<u32, ConfigError> {
-            if let Some(&r) = route_cache.get(&(s, d)) {
-                return Ok(r);
-            }
-            let p = router.route(s, d).ok_or_else(|| {
-                ConfigError(format!(
-                    "flows[{i}]: no {what} path from node {:?} to node {:?}; accepted: nodes joined by links",
-                    sc.nodes[s as usize], sc.nodes[d as usize]
-                ))
-            })?;
-            routes.push(p);
-            let r = (routes.len() - 1) as u32;
-            route_cache.insert((s, d), r);
-            Ok(r)
-        };
+        let links: Vec<Link> = (0..sc.links.len()).map(|i| Link::build(sc, i)).collect();
+        let plan = crate::route::plan(sc)?;
         let mut flows = Vec::with_capacity(sc.flows.len());
-        for (i, f) in sc.flows.iter().enumerate() {
-            let fwd = route_of(f.src, f.dst, "forward", i)?;
-            let rev = route_of(f.dst, f.src, "reverse (ACK)", i)?;
+        for (i, (f, &(fwd, rev))) in sc.flows.iter().zip(&plan.flows).enumerate() {
             let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
             flow.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
             flows.push(flow);
         }
         let mut udp = Vec::with_capacity(sc.udp.len());
-        for (i, u) in sc.udp.iter().enumerate() {
-            let r = router.route(u.src, u.dst).ok_or_else(|| {
-                ConfigError(format!(
-                    "udp[{i}]: no path from node {:?} to node {:?}; accepted: nodes joined by links",
-                    sc.nodes[u.src as usize], sc.nodes[u.dst as usize]
-                ))
-            })?;
-            routes.push(r);
-            udp.push(UdpSource::new(i as u32, u.clone(), (routes.len() - 1) as u32, sc.seed));
+        for (i, (u, &r)) in sc.udp.iter().zip(&plan.udp).enumerate() {
+            udp.push(UdpSource::new(i as u32, u.clone(), r, sc.seed));
         }
         let mut sched = Scheduler::new();
         if sc.sample_interval_ps.is_some() {
@@ -300,7 +93,7 @@ impl Simulation {
             links,
             timer_events: vec![Vec::new(); flows.len()],
             timer_next: vec![SimTime::MAX; flows.len()],
-            routes: Routes::new(routes),
+            routes: plan.routes,
             flows,
             apps,
             udp,
@@ -326,9 +119,7 @@ impl Simulation {
                 if self.links[l].dequeue_time() {
                     return self.after_service(l);
                 }
-                if !self.links[l].pending {
-                    self.links[l].pending = true;
-                    let t = self.links[l].next_arrival().expect("ring holds the packet just admitted");
+                if let Some(t) = self.links[l].arm() {
                     self.sched.schedule(t, Event::LinkArrival(l as u32));
                 }
             }
@@ -339,16 +130,11 @@ impl Simulation {
     /// head arrival and next service if needed.
     #[inline(never)]
     fn after_service(&mut self, l: usize) {
-        let mut dropped = std::mem::take(&mut self.links[l].dropped);
-        for p in dropped.drain(..) {
+        while let Some(p) = self.links[l].pop_dropped() {
             self.count_drop(&p);
         }
-        self.links[l].dropped = dropped;
-        if !self.links[l].pending {
-            if let Some(t) = self.links[l].next_arrival() {
-                self.links[l].pending = true;
-                self.sched.schedule(t, Event::LinkArrival(l as u32));
-            }
+        if let Some(t) = self.links[l].arm() {
+            self.sched.schedule(t, Event::LinkArrival(l as u32));
         }
         if let Some(t) = self.links[l].service_request() {
             self.sched.schedule(t, Event::LinkService(l as u32));
@@ -508,7 +294,7 @@ impl Simulation {
                 }
             }
         }
-        self.links[l].pending = false;
+        self.links[l].arrival_fired();
         while let Some(slot) = self.links[l].pop_arrived(self.now) {
             let mut pkt = slot.pkt;
             if slot.lost {
@@ -525,14 +311,10 @@ impl Simulation {
         }
         // The event that brought us here is still at the top of the
         // scheduler: re-arm it for the next packet, or remove it.
-        if !self.links[l].pending {
-            if let Some(t) = self.links[l].next_arrival() {
-                self.links[l].pending = true;
-                self.sched.reschedule_current(t, Event::LinkArrival(l as u32));
-                return;
-            }
+        match self.links[l].arm() {
+            Some(t) => self.sched.reschedule_current(t, Event::LinkArrival(l as u32)),
+            None => self.sched.pop_current(),
         }
-        self.sched.pop_current();
     }
 
     fn on_flow_timer(&mut self, f: usize) {
@@ -674,24 +456,16 @@ impl Simulation {
         let mut waiting_at_end = Vec::with_capacity(self.links.len());
         for link in &self.links {
             let (mut p, mut b) = (0u32, 0u64);
-            if let crate::queue::Discipline::Dequeue(aqm) = &link.disc {
-                // waiting inside the discipline: not transmitted (and not
-                // counted in the link's pkts_tx either)
-                for pkt in aqm.packets() {
-                    if pkt.hop == 0 && pkt.kind == PktKind::Data {
-                        unsent[pkt.flow as usize] += pkt.size as u64;
-                    }
+            let counted = link.untransmitted(end, |pkt| {
+                p += 1;
+                b += pkt.size as u64;
+                if pkt.hop == 0 && pkt.kind == PktKind::Data {
+                    unsent[pkt.flow as usize] += pkt.size as u64;
                 }
-            } else {
-                for s in link.held_iter().filter(|s| s.tx_start > end) {
-                    p += 1;
-                    b += s.pkt.size as u64;
-                    if s.pkt.hop == 0 && s.pkt.kind == PktKind::Data {
-                        unsent[s.pkt.flow as usize] += s.pkt.size as u64;
-                    }
-                }
-            }
-            waiting_at_end.push((p, b));
+            });
+            // Packets a dequeue-time discipline still holds are not in the
+            // link's pkts_tx, so nothing is taken off it for them.
+            waiting_at_end.push(if counted { (p, b) } else { (0, 0) });
         }
         let fctx = FlowCtx { nodes: &self.nodes, apps: &self.apps, end, unsent: &unsent };
         out.tables.push(output::table("flows", &output::flow_columns(), &self.flows, &fctx));
@@ -740,65 +514,5 @@ impl Simulation {
         out.tables.push(output::table("rtt_trace", output::RTT_TRACE, &rtt, &()));
         out.tables.push(output::table("seq_trace", output::SEQ_TRACE, &seq, &()));
         out
-    }
-}
-
-#[cfg(test)]
-mod route_tests {
-    use super::{bfs_route, Router};
-    use crate::rng::Stream;
-
-    /// Random graphs of routers with hosts hung off them (some by one duplex
-    /// link, some by parallel links, some by links to two routers, some with
-    /// one direction only): every host-pair route equals a plain search
-    /// from the source.
-    #[test]
-    fn leaf_shortcut_gives_the_searched_route() {
-        for seed in 0..40u64 {
-            let mut rng = Stream::new(seed, crate::rng::StreamKind::LinkLoss, 7);
-            let mut pick = |n: u32| (rng.uniform() * n as f64) as u32 % n;
-            let routers = 1 + pick(5);
-            let hosts = 2 + pick(12);
-            let n = routers + hosts;
-            let mut ends: Vec<(u32, u32)> = Vec::new();
-            for r in 1..routers {
-                let o = pick(r);
-                ends.push((r, o));
-                ends.push((o, r));
-            }
-            for h in routers..n {
-                let r = pick(routers);
-                match pick(6) {
-                    0 => {
-                        // parallel duplex links
-                        ends.extend([(h, r), (r, h), (r, h), (h, r)]);
-                    }
-                    1 if routers > 1 => {
-                        let r2 = (r + 1) % routers;
-                        ends.extend([(h, r), (r, h), (h, r2), (r2, h)]);
-                    }
-                    2 => ends.push((h, r)),
-                    3 => {
-                        // one link out, two parallel links in
-                        ends.extend([(h, r), (r, h), (r, h)]);
-                    }
-                    _ => ends.extend([(h, r), (r, h)]),
-                }
-            }
-            let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n as usize];
-            for (i, &(a, b)) in ends.iter().enumerate() {
-                adj[a as usize].push((b, i as u32));
-            }
-            let mut router = Router::new(&adj, ends.iter().copied());
-            for s in 0..n {
-                for d in 0..n {
-                    assert_eq!(
-                        router.route(s, d),
-                        bfs_route(n as usize, &adj, s, d),
-                        "seed {seed}: {s} -> {d}, links {ends:?}"
-                    );
-                }
-            }
-        }
     }
 }

@@ -1,9 +1,7 @@
 //! The few IPv4 header fields the forwarder reads or writes (RFC 791 §3.1;
 //! ECN field RFC 3168 §5; TCP/UDP ports RFC 9293 §3.1, RFC 768).
 
-/// ECN codepoints of the IP header's two low TOS bits (RFC 3168 §5).
-pub const ECN_MASK: u8 = 0b11;
-pub const ECN_CE_BITS: u8 = 0b11;
+use ccsim_core::packet::Ecn;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FiveTuple {
@@ -16,7 +14,8 @@ pub struct FiveTuple {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    pub ecn: u8,
+    /// The ECN field: the low two bits of the TOS byte (RFC 3168 §5).
+    pub ecn: Ecn,
     pub tuple: FiveTuple,
 }
 
@@ -76,7 +75,7 @@ pub fn parse(p: &[u8]) -> Option<Header> {
     } else {
         (0, 0)
     };
-    Some(Header { ecn: p[1] & ECN_MASK, tuple: FiveTuple { src, dst, sport, dport, proto } })
+    Some(Header { ecn: Ecn::from_bits(p[1]), tuple: FiveTuple { src, dst, sport, dport, proto } })
 }
 
 /// The Internet checksum (RFC 1071) of an IPv4 header whose checksum field
@@ -99,10 +98,11 @@ pub fn header_checksum(h: &[u8]) -> u16 {
 /// Set Congestion Experienced on an ECN-capable packet and fix the header
 /// checksum. Returns false (and changes nothing) if it is not ECN-capable.
 pub fn mark_ce(p: &mut [u8]) -> bool {
-    if p[1] & ECN_MASK == 0 {
+    let mut ecn = Ecn::from_bits(p[1]);
+    if !ecn.mark() {
         return false;
     }
-    p[1] |= ECN_CE_BITS;
+    p[1] = (p[1] & !0b11) | ecn.bits();
     let ihl = (p[0] & 0x0f) as usize * 4;
     let c = header_checksum(&p[..ihl]);
     p[10..12].copy_from_slice(&c.to_be_bytes());
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(h.tuple.src, 0xc0a8_0001);
         assert_eq!(h.tuple.dst, 0xc0a8_00c7);
         assert_eq!((h.tuple.sport, h.tuple.dport, h.tuple.proto), (5000, 53, 17));
-        assert_eq!(h.ecn, 0b10);
+        assert_eq!(h.ecn, Ecn::Ect0);
         assert!(parse(&p[..19]).is_none());
         let mut v6 = p.clone();
         v6[0] = 0x60;

@@ -4,10 +4,10 @@
 //! device; the kernel's own TCP runs there. The forwarder holds the other
 //! end of every TUN device (the file descriptors) and moves IPv4 packets
 //! between them through the scenario's links, built by
-//! [`ccsim_core::sim::build_link`]: the same serialization, propagation
+//! [`ccsim_core::link::Link::build`]: the same serialization, propagation
 //! delay, queue disciplines (DropTail, the RED family, CoDel, FQ-CoDel, PIE),
 //! loss models and reordering as the simulator, and the same static routes
-//! ([`ccsim_core::sim::static_routes`]).
+//! ([`ccsim_core::route::static_routes`]).
 //!
 //! Time: model time is `CLOCK_MONOTONIC` minus the run's epoch. A packet
 //! read from a TUN device enters its first link at the time it was read; from
@@ -24,7 +24,7 @@ pub mod ip;
 
 use ccsim_core::link::{Admission, Link};
 use ccsim_core::output::{self, LinkCtx, LinkRow, Recorder};
-use ccsim_core::packet::{Packet, PktKind, ECN_CE, ECN_ECT};
+use ccsim_core::packet::{Ecn, Packet, PktKind};
 use ccsim_core::record::{Column, SimOutput, Table};
 use ccsim_core::units::SimTime;
 use ccsim_core::{RunControl, Scenario};
@@ -146,7 +146,7 @@ impl Fwd {
 
     /// Drop-time discipline verdicts (CoDel, FQ-CoDel) hand their packets back.
     fn reap(&mut self, l: usize) {
-        while let Some(p) = self.links[l].dropped.pop() {
+        while let Some(p) = self.links[l].pop_dropped() {
             self.free.push(p.seq as u32);
         }
         if let Some(t) = self.links[l].service_request() {
@@ -243,7 +243,7 @@ impl Fwd {
                 w.push(WireRow { time: arrive, out: true, pkt: pkt.ts, src, dst: host as u32, tcp: t });
             }
         }
-        if pkt.ecn & ECN_CE != 0 && b[1] & ip::ECN_MASK != ip::ECN_CE_BITS {
+        if pkt.ecn.is_ce() && Ecn::from_bits(b[1]) != Ecn::Ce {
             ip::mark_ce(&mut b[..len]);
         }
         // SAFETY: writing `len` initialised bytes of our buffer to a TUN fd.
@@ -310,12 +310,7 @@ impl Fwd {
             }
             let mut pkt = Packet::new(PktKind::Data, i as u64, id, flow, n as u32, route);
             pkt.aux = dst as u32;
-            if hdr.ecn != 0 {
-                pkt.ecn |= ECN_ECT;
-            }
-            if hdr.ecn == ip::ECN_CE_BITS {
-                pkt.ecn |= ECN_CE;
-            }
+            pkt.ecn = hdr.ecn;
             let first = self.routes[route as usize][0] as usize;
             self.offer(first, now, pkt);
         }
@@ -354,7 +349,7 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
             }
         }
     }
-    let found = ccsim_core::sim::static_routes(&sc, &pairs);
+    let found = ccsim_core::route::static_routes(&sc, &pairs);
     let mut routes = Vec::new();
     let mut route_of = HashMap::new();
     let mut k = 0;
@@ -372,7 +367,7 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
             k += 1;
         }
     }
-    let links: Vec<Link> = (0..sc.links.len()).map(|i| ccsim_core::sim::build_link(&sc, i)).collect();
+    let links: Vec<Link> = (0..sc.links.len()).map(|i| Link::build(&sc, i)).collect();
     let nl = links.len();
     let sample_link = match &sc.sample_links {
         None => vec![true; nl],

@@ -170,7 +170,7 @@ fn forward<'py>(
 #[pyfunction]
 fn routes(scenario_json: &str, pairs: Vec<(u32, u32)>) -> PyResult<Vec<Option<Vec<u32>>>> {
     let sc = ccsim_core::Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    Ok(ccsim_core::sim::static_routes(&sc, &pairs))
+    Ok(ccsim_core::route::static_routes(&sc, &pairs))
 }
 
 /// Whether this build checks the core's invariants (`debug_assert!`): true

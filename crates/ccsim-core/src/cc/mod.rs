@@ -47,6 +47,11 @@ pub struct CcState {
     pub mss: u32,
     /// Segments delivered so far, cumulatively or by SACK (Linux tp->delivered).
     pub delivered: u64,
+    /// Of `delivered`, the segments delivered by ACKs that carried ECN-Echo
+    /// (Linux tp->delivered_ce, counted by tcp_count_delivered with FLAG_ECE).
+    /// Under RFC 3168 feedback an ECE ACK means "CE seen since the last CWR",
+    /// so this over-counts marks; DCTCP-style feedback makes it exact.
+    pub delivered_ce: u64,
     /// Segments in the network by RFC 6675's reckoning (Linux
     /// tcp_packets_in_flight): outstanding − SACKed − lost + retransmitted.
     /// Without SACK it equals `in_flight`.
@@ -112,6 +117,14 @@ pub enum CaState {
     Recovery,
     Loss,
 }
+
+/// `in_ack_event` flag: the ACK carried ECN-Echo (Linux CA_ACK_ECE,
+/// include/net/tcp.h). Linux also passes CA_ACK_SLOWPATH (1) and
+/// CA_ACK_WIN_UPDATE (2); neither is modelled (no header-prediction fast
+/// path, no receive window), so they are never set. An ACK with ECE always
+/// takes Linux's slow path, so CA_ACK_ECE is raised on exactly the ACKs
+/// Linux raises it on.
+pub const CA_ACK_ECE: u32 = 4;
 
 /// Linux's `enum tcp_ca_event`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,9 +199,11 @@ pub trait CongestionOps {
     /// and ssthresh (Westwood+ does at CompleteCwr and Loss).
     fn cwnd_event(&mut self, _tp: &mut CcState, _ev: CwndEvent) {}
     /// Called for every ACK before the window is grown (Linux
-    /// `in_ack_event`); `acked` is the number of segments newly
-    /// cumulatively acknowledged, 0 for a duplicate ACK.
-    fn in_ack_event(&mut self, _tp: &CcState, _acked: u32) {}
+    /// `in_ack_event`), after the ACK's deliveries are counted (as since
+    /// Linux 6.14, where it follows tcp_clean_rtx_queue); `acked` is the
+    /// number of segments newly cumulatively acknowledged, 0 for a duplicate
+    /// ACK; `flags` holds `CA_ACK_*` bits.
+    fn in_ack_event(&mut self, _tp: &CcState, _acked: u32, _flags: u32) {}
     /// Per-ACK hook with RTT sample and acked count.
     fn pkts_acked(&mut self, _tp: &mut CcState, _sample: &AckSample) {}
     /// Window to restore after a spurious reduction (tcp_reno_undo_cwnd).
@@ -335,6 +350,7 @@ pub(crate) mod testkit {
             prior_cwnd: cwnd,
             mss: 1448,
             delivered: 0,
+            delivered_ce: 0,
             pipe: cwnd,
             pacing_rate: None,
             app_limited: false,

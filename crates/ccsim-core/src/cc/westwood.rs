@@ -295,7 +295,7 @@ impl CongestionOps for Westwood {
         }
     }
 
-    fn in_ack_event(&mut self, tp: &CcState, acked: u32) {
+    fn in_ack_event(&mut self, tp: &CcState, acked: u32, _flags: u32) {
         let now = tp.now;
         if self.filter == Filter::PerAck {
             let d = self.acked_bytes(acked, tp.mss as u64);
@@ -387,7 +387,7 @@ mod tests {
     fn drive(w: &mut Westwood, tp: &mut CcState, n: usize, gap: SimTime, per_ack: u32, rtt: SimTime) {
         for _ in 0..n {
             tp.now += gap;
-            w.in_ack_event(tp, per_ack);
+            w.in_ack_event(tp, per_ack, 0);
             w.pkts_acked(tp, &AckSample { acked: per_ack, rtt: Some(rtt), in_flight: tp.cwnd });
         }
     }
@@ -464,8 +464,8 @@ mod tests {
         for _ in 0..500 {
             for k in 0..10 {
                 tp.now = t + k * 10 * crate::units::PS_PER_US;
-                orig.in_ack_event(&tp, 1);
-                plus.in_ack_event(&tp, 1);
+                orig.in_ack_event(&tp, 1, 0);
+                plus.in_ack_event(&tp, 1, 0);
                 plus.pkts_acked(&mut tp, &AckSample { acked: 1, rtt: Some(100 * PS_PER_MS), in_flight: 100 });
             }
             t += 10 * PS_PER_MS;

@@ -257,6 +257,13 @@ pub enum LossCfg {
 }
 
 impl LinkCfg {
+    /// The link's transmitter: the one place a link's configuration becomes
+    /// service times and a capacity (what RED's automatic parameters, the
+    /// utilisation and the `rate_bps` column read).
+    pub fn transmitter(&self) -> crate::link::Transmitter {
+        crate::link::Transmitter::fixed(self.rate_bps)
+    }
+
     /// Check the link `i` of a scenario with `n` nodes.
     pub fn validate(&self, i: usize, n: u32) -> Result<(), ConfigError> {
         let f = |k: &str| format!("links[{i}] ({}).{k}", self.name);

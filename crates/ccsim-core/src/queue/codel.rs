@@ -4,7 +4,7 @@
 //! interval/√count apart while the delay stays high.
 
 use super::DequeueDisc;
-use crate::packet::{Packet, ECN_CE, ECN_ECT};
+use crate::packet::Packet;
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
@@ -75,8 +75,7 @@ impl Codel {
 
     /// Mark instead of drop when ECN is on and the packet is ECN-capable.
     fn try_mark(&mut self, pkt: &mut Packet) -> bool {
-        if self.p.ecn && pkt.ecn & ECN_ECT != 0 {
-            pkt.ecn |= ECN_CE;
+        if self.p.ecn && pkt.ecn.mark() {
             self.marks += 1;
             true
         } else {
@@ -299,7 +298,7 @@ mod tests {
         let mut times = Vec::new();
         for s in 0..100 {
             let mut p = pkt(s);
-            p.ecn = ECN_ECT;
+            p.ecn = crate::packet::Ecn::Ect0;
             b.enqueue(0, p, &mut drops);
         }
         let mut t = MS;
@@ -308,11 +307,11 @@ mod tests {
             let m = b.marks();
             let out = b.dequeue(t, &mut drops).expect("marking never empties the queue");
             if b.marks() > m {
-                assert!(out.ecn & ECN_CE != 0);
+                assert!(out.ecn.is_ce());
                 times.push(t);
             }
             let mut p = pkt(s);
-            p.ecn = ECN_ECT;
+            p.ecn = crate::packet::Ecn::Ect0;
             b.enqueue(t, p, &mut drops);
             s += 1;
             t += MS;

@@ -33,7 +33,7 @@
 //! buffer (`limit_pkts` / `limit_bytes`), as DropTail's.
 
 use super::{QueueDisc, QueueState, Verdict};
-use crate::packet::{Packet, ECN_ECT};
+use crate::packet::Packet;
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_S};
 
@@ -89,7 +89,8 @@ impl RedParams {
         else {
             unreachable!("RedParams::from_link is called for RED links only")
         };
-        let c = l.rate_bps as f64 / (8.0 * *mean_pktsize as f64);
+        let link_bps = l.transmitter().capacity_bps();
+        let c = link_bps as f64 / (8.0 * *mean_pktsize as f64);
         let min = min_th.unwrap_or_else(|| (ps_to_s(*target_delay_ps) * c / 2.0).max(5.0));
         let max = max_th.unwrap_or(3.0 * min);
         let w = w_q.unwrap_or_else(|| {
@@ -103,7 +104,7 @@ impl RedParams {
                 alpha: alpha.unwrap_or(0.01),
                 beta: beta.unwrap_or(0.9),
                 top: *top,
-                bottom: bottom.unwrap_or((80_000.0 / l.rate_bps as f64).min(0.01)),
+                bottom: bottom.unwrap_or((80_000.0 / link_bps as f64).min(0.01)),
             },
             RedAdaptiveCfg::Feng => Adaptive::Feng { alpha: alpha.unwrap_or(3.0), beta: beta.unwrap_or(2.0) },
         };
@@ -121,7 +122,7 @@ impl RedParams {
             ecn: *ecn,
             mark_p: *mark_p,
             adaptive,
-            link_bps: l.rate_bps,
+            link_bps,
         }
     }
 }
@@ -306,7 +307,7 @@ impl QueueDisc for Red {
                 if self.rng.uniform() <= p_a {
                     self.count = 0;
                     self.count_bytes = 0;
-                    let ect = pkt.ecn & ECN_ECT != 0;
+                    let ect = pkt.ecn.capable();
                     verdict = if self.p.ecn && ect && self.p.mark_p.is_none_or(|mp| p_b < mp) {
                         Verdict::Mark
                     } else {

@@ -522,14 +522,19 @@ impl TcpFlow {
             sacked: new_sacked,
             orig_acked: c.ack_orig,
             ts_ecr,
+            ece: pkt.flags & FLAG_ECE != 0 && c.cfg.tcp.ecn,
         };
+        if a.ece {
+            // tcp_count_delivered(.., ece_ack): everything this ACK delivered
+            c.delivered_ce += a.acked_sacked;
+        }
         if newly > 0 && !c.in_recovery {
             c.dupacks = 0;
             c.lt_sent = 0;
         }
         let mut step = self.recovery.on_ack(c, now, &a, out);
 
-        if pkt.flags & FLAG_ECE != 0 && c.cfg.tcp.ecn && c.ecn_reduce(now, self.recovery.in_loss()) {
+        if a.ece && c.ecn_reduce(now, self.recovery.in_loss()) {
             step.grow = false; // RFC 3168 §6.1.2: no increase on this ACK
         }
         c.maybe_end_cwr(now);

@@ -5,8 +5,9 @@
 
 use super::ranges::RangeSet;
 use super::SackEntry;
+use crate::cc::CwndEvent;
 use crate::config::{sack_option_bytes, DelackTimer, SackCfg, TcpCfg};
-use crate::packet::{Packet, PktKind, ECN_CE, FLAG_CWR, FLAG_ECE, FLAG_SACK};
+use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_MS};
 
 /// TCP_ATO_MIN and TCP_DELACK_MIN (HZ/25) of include/net/tcp.h.
@@ -14,6 +15,57 @@ const ATO_MIN: SimTime = 40 * PS_PER_MS;
 /// The cap tcp_send_delayed_ack puts on ato before the RTT bound (HZ/2).
 const ATO_MAX: SimTime = 500 * PS_PER_MS;
 use std::collections::VecDeque;
+
+/// The CE event an arriving data segment raises at the receiver, where
+/// Linux raises it (tcp_input.c __tcp_ecn_check_ce, to the receiving
+/// socket's algorithm when it has TCP_CONG_NEEDS_ECN): CA_EVENT_ECN_IS_CE
+/// for CE, CA_EVENT_ECN_NO_CE for ECT(0) or ECT(1), nothing for Not-ECT.
+#[inline]
+pub(super) fn ce_event(ecn: Ecn) -> Option<CwndEvent> {
+    match ecn {
+        Ecn::Ce => Some(CwndEvent::EcnIsCe),
+        Ecn::Ect0 | Ecn::Ect1 => Some(CwndEvent::EcnNoCe),
+        Ecn::NotEct => None,
+    }
+}
+
+/// The receiver's ECN feedback: what the ACKs say about the CE marks the
+/// data met. One place for it, fed the CE events above and the sender's CWR:
+/// RFC 3168 §6.1.3 latches ECE from the first CE until a CWR arrives. A
+/// feedback that says more (DCTCP's ECE that follows each segment's CE
+/// state, RFC 8257 §3.2; AccECN's counters) is another form of this type.
+#[derive(Default)]
+pub(super) struct EcnEcho {
+    /// Echo ECE until the sender's CWR arrives.
+    ece: bool,
+}
+
+impl EcnEcho {
+    /// A data segment with CWR set: the sender has reduced (RFC 3168 §6.1.3).
+    #[inline]
+    fn on_cwr(&mut self) {
+        self.ece = false;
+    }
+
+    /// A CE event of an arriving segment; true when it must be ACKed at once
+    /// (Linux does when CE first appears: __tcp_ecn_check_ce enters
+    /// quick-ACK unless TCP_ECN_DEMAND_CWR is already set).
+    #[inline]
+    fn on_event(&mut self, ev: CwndEvent) -> bool {
+        if ev != CwndEvent::EcnIsCe {
+            return false;
+        }
+        let first = !self.ece;
+        self.ece = true;
+        first
+    }
+
+    /// The ECE flag of the next ACK.
+    #[inline]
+    fn ece(&self) -> bool {
+        self.ece
+    }
+}
 
 /// The receiver's state (the other end of the flow, kept in the same slot).
 #[derive(Default)]
@@ -28,8 +80,8 @@ pub(super) struct Receiver {
     /// Timestamp to echo (RFC 7323 TS.Recent).
     pub(super) ts_recent: SimTime,
     pub(super) last_ack_sent: u64,
-    /// Echo ECE until the sender's CWR arrives (RFC 3168 §6.1.3).
-    pub(super) ece_pending: bool,
+    /// The ECN feedback the ACKs carry.
+    ecn: EcnEcho,
     /// Segments still to ACK at once (Linux quick-ACK).
     pub(super) quickack_left: u32,
     /// The quick-ACK quota a (re)start grants (tcp_incr_quickack).
@@ -158,7 +210,7 @@ impl Receiver {
         let mut p = Packet::new(PktKind::Ack, self.rcv_nxt, self.ts_recent, flow, hdr, route);
         self.ack_id = self.ack_id.wrapping_add(1);
         p.aux = self.ack_id;
-        if self.ece_pending {
+        if self.ecn.ece() {
             p.flags |= FLAG_ECE;
         }
         if t.sack != SackCfg::Off && t.receiver_sack && (!self.ooo.is_empty() || self.dsack.is_some()) {
@@ -199,12 +251,10 @@ impl Receiver {
         let mut immediate = false;
         if t.ecn {
             if pkt.flags & FLAG_CWR != 0 {
-                self.ece_pending = false;
+                self.ecn.on_cwr();
             }
-            if pkt.ecn & ECN_CE != 0 {
-                // Linux ACKs at once when CE first appears (tcp_ecn_check_ce).
-                immediate |= !self.ece_pending;
-                self.ece_pending = true;
+            if let Some(ev) = ce_event(pkt.ecn) {
+                immediate |= self.ecn.on_event(ev);
             }
         }
         if seq == self.rcv_nxt {

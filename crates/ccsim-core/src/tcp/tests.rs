@@ -4,7 +4,7 @@
 use super::scoreboard::LOST;
 use super::*;
 use crate::config::{AppCfg, FlowCfg, SackCfg};
-use crate::packet::{ECN_CE, ECN_ECT, FLAG_CWR, FLAG_ECE, FLAG_SACK};
+use crate::packet::{Ecn, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::presets::tcp_defaults;
 
 const MS: SimTime = crate::units::PS_PER_MS;
@@ -197,7 +197,7 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         t.ssthresh_base = crate::config::SsthreshBase::Flight;
     });
     f.start(0, &mut out);
-    assert!(out.iter().all(|p| p.ecn == ECN_ECT));
+    assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
     out.clear();
     let mut p = Packet::new(PktKind::Ack, 1, 0, 0, 40, 1);
     p.flags = FLAG_ECE;
@@ -219,6 +219,63 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     assert_eq!(out.iter().filter(|p| p.flags & FLAG_CWR != 0).count(), 1);
 }
 
+/// An algorithm that grows like Reno and records what `in_ack_event` is
+/// told: (flags, delivered, delivered_ce) per ACK.
+struct InAckSpy(std::rc::Rc<std::cell::RefCell<Vec<(u32, u64, u64)>>>);
+
+impl crate::cc::CongestionOps for InAckSpy {
+    fn name(&self) -> &'static str {
+        "spy"
+    }
+    fn ssthresh(&mut self, tp: &crate::cc::CcState) -> u32 {
+        tp.half_window()
+    }
+    fn cong_avoid(&mut self, tp: &mut crate::cc::CcState, acked: u32) {
+        crate::cc::reno_cong_avoid(tp, acked)
+    }
+    fn in_ack_event(&mut self, tp: &crate::cc::CcState, _acked: u32, flags: u32) {
+        self.0.borrow_mut().push((flags, tp.delivered, tp.delivered_ce));
+    }
+}
+
+#[test]
+fn ece_acks_raise_ca_ack_ece_and_count_delivered_ce() {
+    // Linux tcp_ack: an ACK with ECE on an ECN connection sets FLAG_ECE,
+    // passes CA_ACK_ECE to in_ack_event, and tcp_count_delivered adds what
+    // it delivered to delivered_ce; without ECN negotiated, ECE is ignored.
+    for ecn in [true, false] {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut out = Vec::new();
+        let mut f = flow(None, SackCfg::Off, |t| {
+            t.ecn = ecn;
+            t.initial_window = 10;
+        });
+        f.c.cc = Box::new(InAckSpy(seen.clone()));
+        f.start(0, &mut out);
+        // ACK 2 (delivers segments 0, 1) with ECE; ACK 5 (2..4) without;
+        // ACK 6 (segment 5) with ECE.
+        for (a, ece) in [(2u64, true), (5, false), (6, true)] {
+            let mut p = Packet::new(PktKind::Ack, a, 0, 0, 40, 1);
+            if ece {
+                p.flags = FLAG_ECE;
+            }
+            f.on_ack(MS, &p, &mut out);
+        }
+        let e = crate::cc::CA_ACK_ECE;
+        let expect = if ecn { vec![(e, 2, 2), (0, 5, 2), (e, 6, 3)] } else { vec![(0, 2, 0), (0, 5, 0), (0, 6, 0)] };
+        assert_eq!(*seen.borrow(), expect, "ecn = {ecn}");
+    }
+}
+
+#[test]
+fn receiver_raises_ce_events_as_linux_tcp_ecn_check_ce() {
+    use super::receiver::ce_event;
+    assert_eq!(ce_event(Ecn::Ce), Some(crate::cc::CwndEvent::EcnIsCe));
+    assert_eq!(ce_event(Ecn::Ect0), Some(crate::cc::CwndEvent::EcnNoCe));
+    assert_eq!(ce_event(Ecn::Ect1), Some(crate::cc::CwndEvent::EcnNoCe));
+    assert_eq!(ce_event(Ecn::NotEct), None);
+}
+
 #[test]
 fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
     let mut out = Vec::new();
@@ -226,23 +283,23 @@ fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
         t.ecn = true;
         t.timestamps = false; // the size check below counts SACK option bytes only
     });
-    let data = |seq: u64, ecn: u8, flags: u8| {
+    let data = |seq: u64, ecn: Ecn, flags: u8| {
         let mut p = Packet::new(PktKind::Data, seq, 0, 0, 1488, 0);
         p.ecn = ecn;
         p.flags = flags;
         p
     };
-    r.on_data(MS, &data(0, ECN_ECT | ECN_CE, 0), &mut out);
-    r.on_data(MS, &data(1, ECN_ECT, 0), &mut out);
+    r.on_data(MS, &data(0, Ecn::Ce, 0), &mut out);
+    r.on_data(MS, &data(1, Ecn::Ect0, 0), &mut out);
     assert!(out.iter().all(|a| a.flags & FLAG_ECE != 0));
     out.clear();
-    r.on_data(MS, &data(2, ECN_ECT, FLAG_CWR), &mut out);
+    r.on_data(MS, &data(2, Ecn::Ect0, FLAG_CWR), &mut out);
     assert_eq!(out[0].flags & FLAG_ECE, 0);
     // Out of order: 4, 6 arrive; the latest block comes first (RFC 2018).
     out.clear();
-    r.on_data(MS, &data(4, ECN_ECT, 0), &mut out);
-    r.on_data(MS, &data(6, ECN_ECT, 0), &mut out);
-    r.on_data(MS, &data(7, ECN_ECT, 0), &mut out);
+    r.on_data(MS, &data(4, Ecn::Ect0, 0), &mut out);
+    r.on_data(MS, &data(6, Ecn::Ect0, 0), &mut out);
+    r.on_data(MS, &data(7, Ecn::Ect0, 0), &mut out);
     let last = out.last().unwrap();
     assert!(last.flags & FLAG_SACK != 0 && last.seq == 3);
     let e = r.rcv.sack_log.back().unwrap();

@@ -29,7 +29,7 @@ fn red(p: RedParams) -> Red {
 fn pkt(size: u32, ect: bool) -> Packet {
     let mut p = Packet::new(PktKind::Data, 0, 0, 0, size, 0);
     if ect {
-        p.ecn = ECN_ECT;
+        p.ecn = crate::packet::Ecn::Ect0;
     }
     p
 }

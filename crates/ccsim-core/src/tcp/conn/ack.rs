@@ -275,7 +275,8 @@ impl Conn {
         let rs =
             self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
         self.sync_tp(now);
-        self.cc.in_ack_event(&self.tp, acked);
+        let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
+        self.cc.in_ack_event(&self.tp, acked, flags);
         if a.newly > 0 {
             self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
         }

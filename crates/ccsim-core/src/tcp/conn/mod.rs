@@ -24,7 +24,7 @@ use super::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
 use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
-use crate::packet::{Packet, PktKind, ECN_CE, ECN_ECT, FLAG_CWR};
+use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
 /// Data segments a Linux-paced connection sends before pacing starts
@@ -50,6 +50,9 @@ pub(super) struct AckInfo {
     pub orig_acked: bool,
     /// The timestamp the ACK echoes (with timestamps on).
     pub ts_ecr: Option<SimTime>,
+    /// The ACK carried ECN-Echo on a connection with ECN (Linux FLAG_ECE,
+    /// tcp_ecn_rcv_ecn_echo).
+    pub ece: bool,
 }
 
 /// What the recovery mode decided for one ACK.
@@ -122,6 +125,8 @@ pub struct Conn {
     pub(super) in_cwr: bool,
     pub(super) cwr_high: u64,
     pub(super) cwr_pending: bool,
+    /// Segments delivered by ECE ACKs (CcState::delivered_ce).
+    pub(super) delivered_ce: u64,
     pub(super) pacer: Pacer,
     pub(super) rate: RateState,
     // Linux tcp_cwnd_validate state: is the window used (`cwnd_limited`)?
@@ -185,6 +190,7 @@ impl Conn {
             prior_cwnd: t.initial_window,
             mss: t.mss,
             delivered: 0,
+            delivered_ce: 0,
             pipe: 0,
             pacing_rate: None,
             app_limited: false,
@@ -240,6 +246,7 @@ impl Conn {
             in_cwr: false,
             cwr_high: 0,
             cwr_pending: false,
+            delivered_ce: 0,
             pacer: Pacer::default(),
             rate: RateState::default(),
             dup_credit: 0,
@@ -342,6 +349,7 @@ impl Conn {
         self.tp.srtt = self.rtt.srtt;
         self.tp.min_rtt = self.rtt.min_rtt;
         self.tp.delivered = self.rate.delivered;
+        self.tp.delivered_ce = self.delivered_ce;
         self.tp.delivered_at = self.rate.delivered_at;
         self.tp.app_limited = self.rate.app_limited != 0;
         self.tp.snd_una = self.snd_una;
@@ -503,7 +511,7 @@ impl Conn {
             }
             self.trace_seq(now, 0, seq);
             if self.cfg.tcp.ecn {
-                pkt.ecn = ECN_ECT;
+                pkt.ecn = Ecn::Ect0;
                 if self.cwr_pending {
                     pkt.flags |= FLAG_CWR;
                     self.cwr_pending = false;
@@ -585,7 +593,7 @@ impl Conn {
             out.push(Packet::new(PktKind::SynAck, 0, pkt.ts, self.id, self.ack_hdr, self.rev_route));
             return;
         }
-        if pkt.ecn & ECN_CE != 0 {
+        if pkt.ecn.is_ce() {
             self.stats.ce_received += 1;
         }
         let before = self.rcv.rcv_nxt;

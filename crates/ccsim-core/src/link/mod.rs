@@ -16,12 +16,15 @@
 //! touch the heap.
 
 use crate::loss::LossModel;
-use crate::packet::{Packet, ECN_CE, ECN_ECT};
+use crate::packet::Packet;
 use crate::queue::{Discipline, QueueState, Verdict};
 use crate::ring::Ring;
-use crate::units::{serialization_ps, SimTime};
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use crate::units::SimTime;
+
+mod reorder;
+mod transmitter;
+pub use reorder::Reorder;
+pub use transmitter::Transmitter;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
@@ -29,64 +32,6 @@ pub struct Slot {
     pub arrive: SimTime,
     pub pkt: Packet,
     pub lost: bool,
-}
-
-/// A packet waiting out its extra delay, ordered by (arrival, admission).
-struct Held {
-    arrive: SimTime,
-    n: u64,
-    slot: Slot,
-}
-
-impl PartialEq for Held {
-    fn eq(&self, o: &Self) -> bool {
-        (self.arrive, self.n) == (o.arrive, o.n)
-    }
-}
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Held {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (self.arrive, self.n).cmp(&(o.arrive, o.n))
-    }
-}
-
-/// netem-like reordering of one link direction (`LinkCfg::reorder`).
-pub struct Reorder {
-    /// Every packet: extra delay uniform in [0, jitter].
-    pub jitter: SimTime,
-    /// With this probability a packet is held `delay` longer.
-    pub probability: f64,
-    pub delay: SimTime,
-    rng: crate::rng::Stream,
-    held: BinaryHeap<Reverse<Held>>,
-    count: u64,
-    /// Packets given extra delay.
-    pub delayed: u64,
-}
-
-impl Reorder {
-    pub fn new(jitter: SimTime, probability: f64, delay: SimTime, rng: crate::rng::Stream) -> Self {
-        Reorder { jitter, probability, delay, rng, held: BinaryHeap::new(), count: 0, delayed: 0 }
-    }
-
-    fn draw(&mut self) -> SimTime {
-        let mut x = 0;
-        if self.jitter > 0 {
-            x += (self.rng.uniform() * self.jitter as f64) as SimTime;
-        }
-        if self.probability > 0.0 && self.rng.bernoulli(self.probability) {
-            x += self.delay;
-        }
-        if x > 0 {
-            self.delayed += 1;
-        }
-        x
-    }
 }
 
 /// `repr(C)`: the counters every admitted packet updates fill the first 48
@@ -136,10 +81,8 @@ pub struct Link {
     busy_until: SimTime,
     waiting_bytes: u64,
     pub delay: SimTime,
-    /// Exact picoseconds per byte when the rate divides 8·10^12 (all the
-    /// usual rates: 1 Mb/s … 8 Tb/s in decimal steps); saves a 128-bit
-    /// division per packet.
-    ps_per_byte: Option<u64>,
+    /// Service times (and the capacity).
+    tx: Transmitter,
     /// Reordering, if the direction has it.
     pub reorder: Option<Box<Reorder>>,
     /// The discipline's limits when it is a plain DropTail, decided inline.
@@ -147,7 +90,7 @@ pub struct Link {
     waiting_pkts: u32,
     /// The simulation has an arrival event of this link pending (kept here,
     /// beside the ring it describes, rather than in a separate table).
-    pub(crate) pending: bool,
+    pending: bool,
     /// `disc` decides at dequeue time (read per packet; `disc` itself is
     /// not).
     dequeue: bool,
@@ -157,13 +100,12 @@ pub struct Link {
     pub stats: LinkStats,
     loss: LossModel,
     // --- the rest
-    pub rate_bps: u64,
     pub disc: Discipline,
     /// Time of the service event the simulation has been asked for.
     service_at: Option<SimTime>,
     /// Packets the dequeue-time discipline dropped, for the simulation to
     /// account to their flows.
-    pub dropped: Vec<Packet>,
+    dropped: Vec<Packet>,
     pub name: String,
     pub from: u32,
     pub to: u32,
@@ -186,20 +128,12 @@ pub fn prefetch(link: &Link) {
     }
 }
 
-#[inline]
-fn ser_with(ps_per_byte: Option<u64>, rate_bps: u64, bytes: u32) -> SimTime {
-    match ps_per_byte {
-        Some(k) => bytes as u64 * k,
-        None => serialization_ps(bytes, rate_bps),
-    }
-}
-
 impl Link {
     pub fn new(
         name: String,
         from: u32,
         to: u32,
-        rate_bps: u64,
+        tx: Transmitter,
         delay: SimTime,
         disc: Discipline,
         loss: LossModel,
@@ -208,7 +142,6 @@ impl Link {
             name,
             from,
             to,
-            rate_bps,
             delay,
             lossless: matches!(loss, LossModel::None),
             loss,
@@ -217,10 +150,7 @@ impl Link {
             waiting_bytes: 0,
             next_start: SimTime::MAX,
             busy_until: 0,
-            ps_per_byte: {
-                let bits = 8 * crate::units::PS_PER_S;
-                bits.is_multiple_of(rate_bps).then(|| bits / rate_bps)
-            },
+            tx,
             stats: LinkStats::default(),
             service_at: None,
             droptail: match &disc {
@@ -233,6 +163,23 @@ impl Link {
             reorder: None,
             pending: false,
         }
+    }
+
+    /// Link `i` of a validated scenario with its discipline, loss model and
+    /// reordering, each drawing from its own random stream. The real-time
+    /// forwarder of the emulation backend builds its links with this too, so
+    /// both backends run the same queue and loss code.
+    pub fn build(sc: &crate::config::Scenario, i: usize) -> Link {
+        let l = &sc.links[i];
+        let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
+        let loss = LossModel::build(&l.loss, sc.seed, i as u64);
+        let mut link = Link::new(l.name.clone(), l.from, l.to, l.transmitter(), l.delay_ps, disc, loss);
+        if l.reorder.is_on() {
+            let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
+            link.reorder =
+                Some(Box::new(Reorder::new(l.reorder.jitter_ps, l.reorder.probability, l.reorder.delay_ps, rng)));
+        }
+        link
     }
 
     /// Whether the discipline decides at dequeue time (CoDel, FQ-CoDel): its
@@ -253,14 +200,14 @@ impl Link {
             let next = aqm.dequeue(t, &mut self.dropped);
             self.stats.drops += (self.dropped.len() - before) as u64;
             let Some(mut pkt) = next else { break };
-            let ser = ser_with(self.ps_per_byte, self.rate_bps, pkt.size);
+            let ser = self.tx.service_ps(t, pkt.size);
             self.busy_until = t + ser;
             self.stats.busy_ps += ser;
             self.stats.pkts_tx += 1;
             self.stats.bytes_tx += pkt.size as u64;
-            let was_ce = pkt.ecn & ECN_CE != 0;
+            let was_ce = pkt.ecn.is_ce();
             let lost = self.loss.apply(t, &mut pkt);
-            if !was_ce && pkt.ecn & ECN_CE != 0 {
+            if !was_ce && pkt.ecn.is_ce() {
                 self.stats.marks += 1;
             }
             self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost });
@@ -364,8 +311,7 @@ impl Link {
                 return Admission::Dropped;
             }
             Verdict::Mark => {
-                if pkt.ecn & ECN_ECT != 0 {
-                    pkt.ecn |= ECN_CE;
+                if pkt.ecn.mark() {
                     self.stats.marks += 1;
                 } else {
                     self.stats.drops += 1;
@@ -374,7 +320,7 @@ impl Link {
             }
         }
         let tx_start = if idle { now } else { self.busy_until };
-        let ser = self.ser_ps(pkt.size);
+        let ser = self.tx.service_ps(tx_start, pkt.size);
         let tx_end = tx_start + ser;
         self.busy_until = tx_end;
         self.stats.busy_ps += ser;
@@ -396,9 +342,9 @@ impl Link {
                 self.stats.max_waiting_bytes = self.waiting_bytes;
             }
         }
-        let was_ce = pkt.ecn & ECN_CE != 0;
+        let was_ce = pkt.ecn.is_ce();
         let lost = !self.lossless && self.loss.apply(tx_start, &mut pkt);
-        if !was_ce && pkt.ecn & ECN_CE != 0 {
+        if !was_ce && pkt.ecn.is_ce() {
             self.stats.marks += 1;
         }
         let arrive = tx_end + self.delay;
@@ -453,9 +399,9 @@ impl Link {
         }
     }
 
-    #[inline]
-    fn ser_ps(&self, bytes: u32) -> SimTime {
-        ser_with(self.ps_per_byte, self.rate_bps, bytes)
+    /// The link's capacity, b/s (`Transmitter::capacity_bps`).
+    pub fn capacity_bps(&self) -> u64 {
+        self.tx.capacity_bps()
     }
 
     /// Remove the head packet if it has arrived by `now`.
@@ -486,22 +432,54 @@ impl Link {
     fn pop_reordered(&mut self, now: SimTime) -> Option<Slot> {
         let r = self.reorder.as_deref_mut().expect("called with reordering");
         while self.ring.front().is_some_and(|s| s.arrive <= now) {
-            let mut s = self.ring.pop_front().unwrap();
-            if !s.lost {
-                s.arrive += r.draw();
-            }
-            r.count += 1;
-            r.held.push(Reverse(Held { arrive: s.arrive, n: r.count, slot: s }));
+            r.hold(self.ring.pop_front().unwrap());
         }
-        match r.held.peek() {
-            Some(Reverse(h)) if h.arrive <= now => {
-                let s = r.held.pop().unwrap().0.slot;
-                if s.lost {
-                    self.stats.losses += 1;
-                }
-                Some(s)
+        let s = r.pop_due(now)?;
+        if s.lost {
+            self.stats.losses += 1;
+        }
+        Some(s)
+    }
+
+    /// The arrival event the simulation must schedule for this link: its
+    /// head packet's arrival, unless an event is already pending (then, and
+    /// when the link holds nothing, None). The event is then pending.
+    #[inline]
+    pub fn arm(&mut self) -> Option<SimTime> {
+        if self.pending {
+            return None;
+        }
+        let t = self.next_arrival()?;
+        self.pending = true;
+        Some(t)
+    }
+
+    /// The link's pending arrival event fired.
+    #[inline]
+    pub fn arrival_fired(&mut self) {
+        self.pending = false;
+    }
+
+    /// A packet the dequeue-time discipline dropped, for the caller to
+    /// account to its flow.
+    #[inline]
+    pub fn pop_dropped(&mut self) -> Option<Packet> {
+        self.dropped.pop()
+    }
+
+    /// Call `f` on every packet not transmitted by `end`; returns whether
+    /// the link's `pkts_tx`/`bytes_tx` already count them (a FIFO counts a
+    /// packet when it is admitted, a dequeue-time discipline when it leaves).
+    pub fn untransmitted(&self, end: SimTime, mut f: impl FnMut(&Packet)) -> bool {
+        match &self.disc {
+            Discipline::Dequeue(aqm) => {
+                aqm.packets().for_each(f);
+                false
             }
-            _ => None,
+            Discipline::Enqueue(_) => {
+                self.held_iter().filter(|s| s.tx_start > end).for_each(|s| f(&s.pkt));
+                true
+            }
         }
     }
 
@@ -510,8 +488,8 @@ impl Link {
         let a = self.ring.front().map(|s| s.arrive);
         match &self.reorder {
             None => a,
-            Some(r) => match r.held.peek() {
-                Some(Reverse(h)) => Some(a.map_or(h.arrive, |a| a.min(h.arrive))),
+            Some(r) => match r.next_due() {
+                Some(h) => Some(a.map_or(h, |a| a.min(h))),
                 None => a,
             },
         }
@@ -541,7 +519,7 @@ impl Link {
             Discipline::Dequeue(a) => a.len_pkts() as usize,
             Discipline::Enqueue(_) => 0,
         };
-        self.ring.len() + waiting + self.reorder.as_deref().map_or(0, |r| r.held.len())
+        self.ring.len() + waiting + self.reorder.as_deref().map_or(0, |r| r.len())
     }
 
     pub fn queue_name(&self) -> &'static str {
@@ -566,16 +544,14 @@ impl Link {
     }
 
     pub fn held_iter(&self) -> impl Iterator<Item = &Slot> {
-        self.ring
-            .iter()
-            .chain(self.reorder.as_deref().into_iter().flat_map(|r| r.held.iter().map(|Reverse(h)| &h.slot)))
+        self.ring.iter().chain(self.reorder.as_deref().into_iter().flat_map(|r| r.iter()))
     }
 
     /// Busy time within [0, end]: remove the part of transmissions after `end`.
     pub fn busy_within(&self, end: SimTime) -> u64 {
         let mut over = 0u64;
         for s in self.ring.iter().rev() {
-            let ser = self.ser_ps(s.pkt.size);
+            let ser = self.tx.service_ps(s.tx_start, s.pkt.size);
             let tx_end = s.tx_start + ser;
             if tx_end <= end {
                 break;
@@ -598,7 +574,7 @@ mod tests {
 
     fn link(rate: u64, limit: u32) -> Link {
         let q = Discipline::Enqueue(Box::new(DropTail { limit_pkts: Some(limit), limit_bytes: None }));
-        Link::new("l".into(), 0, 1, rate, 1_000, q, LossModel::None)
+        Link::new("l".into(), 0, 1, Transmitter::fixed(rate), 1_000, q, LossModel::None)
     }
 
     #[test]
@@ -610,7 +586,7 @@ mod tests {
             for _ in 0..3 {
                 assert!(matches!(l.enqueue(0, pkt(1500)), Admission::Accepted(_)));
             }
-            let ser = serialization_ps(1500, rate);
+            let ser = crate::units::serialization_ps(1500, rate);
             let arrivals: Vec<_> = l.held_iter().map(|s| s.arrive).collect();
             assert_eq!(arrivals, vec![ser + 1_000, 2 * ser + 1_000, 3 * ser + 1_000]);
             // Two wait behind the first; after the first leaves, one waits.
@@ -639,8 +615,15 @@ mod tests {
         let ms = crate::units::PS_PER_MS;
         let codel =
             Codel::new(CodelParams { target: 5 * ms, interval: 100 * ms, limit_pkts: 10, mtu: 1514, ecn: false });
-        let mut l =
-            Link::new("l".into(), 0, 1, 12_000_000, 1_000, Discipline::Dequeue(Box::new(codel)), LossModel::None);
+        let mut l = Link::new(
+            "l".into(),
+            0,
+            1,
+            Transmitter::fixed(12_000_000),
+            1_000,
+            Discipline::Dequeue(Box::new(codel)),
+            LossModel::None,
+        );
         let first = l.enqueue(0, pkt(1500));
         assert!(matches!(first, Admission::Accepted(Some(t)) if t == ms + 1_000));
         for _ in 0..2 {
