@@ -226,3 +226,27 @@ def test_the_module_map_lists_exactly_the_modules_that_exist():
     have = {p.name for p in PKG.rglob("*.py")} | {p.name for p in (ROOT / "crates").glob("*/src/**/*.rs")}
     assert not sorted(have - named - skip), f"modules missing from the map: {sorted(have - named - skip)}"
     assert not sorted(named - have - skip), f"the map names modules that do not exist: {sorted(named - have - skip)}"
+
+
+def test_a_links_capacity_is_read_in_one_place():
+    """The Python side asks a resolved link's capacity through
+    `topologies.link_capacity_bps` only (Rust: `LinkCfg::transmitter`), so a
+    link whose rate varies changes one function. Result-table rows
+    (`row["rate_bps"]`, queries) report the capacity the core computed."""
+    offenders = []
+    for p in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)):
+                continue
+            if node.slice.value != "rate_bps":
+                continue
+            base = node.value
+            if isinstance(base, ast.Name) and base.id == "row":
+                continue  # a result-table row
+            if isinstance(base, ast.Call):
+                continue  # a result-table query
+            where = f"{p.relative_to(PKG)}:{node.lineno}"
+            if where.startswith("topologies.py:") and isinstance(base, ast.Name) and base.id == "link":
+                continue  # link_capacity_bps itself
+            offenders.append(where)
+    assert offenders == [], f"read link['rate_bps'] through topologies.link_capacity_bps: {offenders}"

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .topologies import link_capacity_bps
+
 QUEUES = ["droptail", "red", "codel", "fq_codel", "pie"]
 CCS = ["reno", "newreno", "cubic", "bbr", "vegas", "westwood", "highspeed", "scalable", "bic"]
 
@@ -201,7 +203,7 @@ def check(sc, res, again=None) -> list[str]:
         fw, route = _path_delays(core, node[row["src"]], node[row["dst"]])
         rv, _ = _path_delays(core, node[row["dst"]], node[row["src"]])
         if route:
-            first = core["links"][route[0]]["rate_bps"]
+            first = link_capacity_bps(core["links"][route[0]])
             # the flow's own active time (start to completion for a transfer), as throughput uses
             active = row["fct_s"] if not math.isnan(row["fct_s"]) else dur - row["start_s"]
             if active > 0.05 and row["throughput_bps"] > first + 1600 * 8 / active:

@@ -22,6 +22,7 @@ import json
 import os
 
 from .errors import ScenarioError
+from .topologies import link_capacity_bps
 
 NUM_CELL_BYTES = 16
 STR_CELL_BYTES = 112
@@ -74,8 +75,8 @@ def packet_bound(core: dict) -> int:
         if not path:
             continue
         wire = f["tcp"]["mss"] + f["tcp"]["header_bytes"]
-        slow = min(path, key=lambda i: links[i]["rate_bps"])
-        cap = int(links[slow]["rate_bps"] * dur_s / (8 * wire)) + 1
+        slow = min(path, key=lambda i: link_capacity_bps(links[i]))
+        cap = int(link_capacity_bps(links[slow]) * dur_s / (8 * wire)) + 1
         app = f["app"]
         if app.get("kind") == "file":
             capped += min(cap, app["bytes"] // f["tcp"]["mss"] + 1)

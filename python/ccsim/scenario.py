@@ -118,8 +118,8 @@ class Scenario:
         c = self.core
         topo = self.raw.get("topology", {})
         kind = topo.get("kind", "?") if isinstance(topo, dict) else "?"
-        slow = min((lk["rate_bps"] for lk in c["links"]), default=0)
-        slowest = [lk for lk in c["links"] if lk["rate_bps"] == slow]
+        slow = min((topologies.link_capacity_bps(lk) for lk in c["links"]), default=0)
+        slowest = [lk for lk in c["links"] if topologies.link_capacity_bps(lk) == slow]
         groups = Counter((f.get("label", ""), f["tcp"]["cc"], f["app"]["kind"]) for f in c["flows"])
         return {
             "source": self.source,
@@ -127,7 +127,8 @@ class Scenario:
             "nodes": len(c["nodes"]),
             "links": len(c["links"]),
             "slowest links": ", ".join(
-                f"{lk['name']} {fmt_rate(lk['rate_bps'])} {fmt_time_ps(lk['delay_ps'])} {lk['queue']['kind']}"
+                f"{lk['name']} {fmt_rate(topologies.link_capacity_bps(lk))} "
+                f"{fmt_time_ps(lk['delay_ps'])} {lk['queue']['kind']}"
                 for lk in slowest[:2]
             )
             + (f" (+{len(slowest) - 2})" if len(slowest) > 2 else ""),

@@ -126,6 +126,14 @@ FLOW_TOPO_KEYS = {
 }
 
 
+def link_capacity_bps(link: dict) -> int:
+    """A resolved link's capacity, b/s: the one place the Python side asks
+    for it (BDP sizing, the memory estimate, the fuzz invariants, the
+    emulation's checks), as `LinkCfg::transmitter` is on the Rust side. A
+    link whose rate varies (a schedule or trace) answers here once."""
+    return link["rate_bps"]
+
+
 @dataclass
 class Net:
     nodes: list[str] = field(default_factory=list)
@@ -241,7 +249,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
                         "expected a time such as '40ms'"
                     ),
                 )
-            bdp_bytes = link["rate_bps"] * bdp_rtt_ps / 8 / PS_PER_S
+            bdp_bytes = link_capacity_bps(link) * bdp_rtt_ps / 8 / PS_PER_S
             pkts = round(buf.amount * bdp_bytes / pkt_bytes)
             if pkts < 1:
                 raise ScenarioError(

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .. import _core
 from ..errors import ScenarioError
+from ..topologies import link_capacity_bps
 from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
 AGENT = Path(__file__).with_name("agent.py")
@@ -224,7 +225,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
         # socket buffers: 4 × an upper bound of any path's BDP (fastest link ×
         # twice the sum of all delays), at least Linux's default 6 MB
         rtt_bound = 2 * sum(l["delay_ps"] for l in core["links"]) * 1e-12
-        buf_max = int(max(6 << 20, 4 * max(l["rate_bps"] for l in core["links"]) / 8 * rtt_bound))
+        buf_max = int(max(6 << 20, 4 * max(link_capacity_bps(lk) for lk in core["links"]) / 8 * rtt_bound))
         common = {
             "net.ipv6.conf.all.disable_ipv6": "1",
             "net.ipv6.conf.default.disable_ipv6": "1",

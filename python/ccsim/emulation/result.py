@@ -30,6 +30,7 @@ import os
 import numpy as np
 
 from ..results import Result
+from ..topologies import link_capacity_bps
 
 INF_SSTHRESH = 0x7FFFFFFF
 
@@ -331,8 +332,8 @@ def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
     syn = 60 if t["timestamps"] else 52
     links = core["links"]
     fwd, rev = route
-    return sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in fwd) + sum(
-        links[i]["delay_ps"] * 1e-12 + syn * 8 / links[i]["rate_bps"] for i in rev
+    return sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / link_capacity_bps(links[i]) for i in fwd) + sum(
+        links[i]["delay_ps"] * 1e-12 + syn * 8 / link_capacity_bps(links[i]) for i in rev
     )
 
 
