@@ -66,6 +66,13 @@ def matrix():
         },
         # a rate whose picoseconds per byte are not whole (the 128-bit path)
         "odd_rate": {"topology.rate": "12345679bps", "tcp.cc": "cubic", "tcp.sack": "rfc6675"},
+        "cubic_hystartpp": {"tcp.cc": "cubic", "tcp.cc_preset": "hystart++", "topology.loss": None},
+        "cubic_rfc9438_delay": {
+            "tcp.cc": "cubic",
+            "tcp.cc_preset": "rfc9438",
+            "tcp.cc_params": {"hystart_detect": "delay"},
+            "topology.buffer": "3bdp",
+        },
         "codel_ecn_cubic": {"topology.queue": {"kind": "codel", "ecn": True}, "tcp.ecn": True, "tcp.cc": "cubic"},
     }
     for name, o in extra.items():

@@ -22,19 +22,9 @@
 //! W_est. Loss: ssthresh = max(FlightSize·β, 2), Wmax as above. After a
 //! timeout the next epoch starts with Wmax = cwnd, K = 0 (§4.8).
 //!
-//! Slow start (`slow_start`):
-//! `hystart` — Linux's HyStart (Ha & Rhee 2011) from cwnd ≥ 16: ACK-train
-//!   exit when ACKs ≤ 2 ms apart span more than delay_min + ack_delay (half
-//!   that when not paced; ack_delay = min(1 ms, 4·64 KB / pacing rate) with
-//!   Linux's internal pacing rate), delay exit when a round's minimum over
-//!   ≥ 8 samples exceeds delay_min + clamp(delay_min/8, 4 ms, 16 ms). Exit sets
-//!   ssthresh = cwnd.
-//! `hystart++` — RFC 9406: after 8 samples in a round, if the round's
-//!   minimum RTT ≥ last round's + clamp(last/8, 4 ms, 16 ms), enter
-//!   Conservative Slow Start (growth ÷ 4); back to slow start if a round's
-//!   minimum drops below the CSS baseline; after 5 CSS rounds ssthresh =
-//!   cwnd. Only the first slow start uses it.
-//! `standard` — RFC 5681 slow start.
+//! Slow start (`slow_start`): `hystart` — Linux's HyStart from cwnd ≥ 16
+//! (hystart.rs); `hystart++` — RFC 9406 (hystart.rs); `standard` — RFC 5681
+//! slow start.
 //!
 //! Deviations: Linux computes the cube root with a table and one Newton
 //! step (≈0.2 % error); we use the exact root rounded to the nearest unit. As Linux,
@@ -42,6 +32,7 @@
 //! (`cwnd_event`), so an idle flow's curve does not keep running. HyStart++'s
 //! per-ACK cap L (8 segments unpaced) is the sender's `abc_limit`.
 
+use super::hystart::{HyStart, HyStartPP};
 use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset};
 use super::{cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -95,29 +86,12 @@ const BETA_SCALE: u64 = 1024;
 const BICTCP_HZ: u32 = 10;
 const JIFFY: SimTime = PS_PER_MS; // HZ = 1000
 const HZ32: u64 = 31; // HZ/32 in jiffies
-const HYSTART_MIN_SAMPLES: u32 = 8;
-const DELAY_MIN_THRESH: SimTime = 4 * PS_PER_MS;
-const DELAY_MAX_THRESH: SimTime = 16 * PS_PER_MS;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum SlowStart {
     HyStart,
     HyStartPP,
     Standard,
-}
-
-/// RFC 9406 state.
-#[derive(Clone, Debug, Default)]
-struct HsPlusPlus {
-    window_end: u64,
-    last_round_min: Option<SimTime>,
-    cur_round_min: Option<SimTime>,
-    samples: u32,
-    css: bool,
-    css_baseline: SimTime,
-    css_rounds: u32,
-    css_acc: u32,
-    done: bool,
 }
 
 pub struct Cubic {
@@ -131,10 +105,6 @@ pub struct Cubic {
     fast_convergence: bool,
     friendliness: bool,
     ss: SlowStart,
-    detect_train: bool,
-    detect_delay: bool,
-    hs_low_window: u32,
-    ack_delta: SimTime,
     // Linux bictcp
     cnt: u32,
     last_max_cwnd: u32,
@@ -147,13 +117,7 @@ pub struct Cubic {
     epoch_start: Option<u64>,
     ack_cnt: u32,
     tcp_cwnd: u32,
-    // HyStart
-    found: bool,
-    round_start: SimTime,
-    last_ack: SimTime,
-    end_seq: u64,
-    curr_rtt: u64,
-    sample_cnt: u32,
+    hs: HyStart,
     // RFC 9438
     w_max: f64,
     k_s: f64,
@@ -162,7 +126,7 @@ pub struct Cubic {
     cwnd_prior: f64,
     acc: f64,
     after_timeout: bool,
-    hpp: HsPlusPlus,
+    hpp: HyStartPP,
 }
 
 /// Linux jiffies at `now`.
@@ -194,10 +158,6 @@ impl Cubic {
                 "hystart++" => SlowStart::HyStartPP,
                 _ => SlowStart::Standard,
             },
-            detect_train: detect != "delay",
-            detect_delay: detect != "ack_train",
-            hs_low_window: p.num("hystart_low_window") as u32,
-            ack_delta: (p.num("hystart_ack_delta_ms") * PS_PER_MS as f64).round() as SimTime,
             cnt: 0,
             last_max_cwnd: 0,
             last_cwnd: 0,
@@ -208,12 +168,12 @@ impl Cubic {
             epoch_start: None,
             ack_cnt: 0,
             tcp_cwnd: 0,
-            found: false,
-            round_start: 0,
-            last_ack: 0,
-            end_seq: 0,
-            curr_rtt: u64::MAX,
-            sample_cnt: 0,
+            hs: HyStart::new(
+                detect != "delay",
+                detect != "ack_train",
+                p.num("hystart_low_window") as u32,
+                (p.num("hystart_ack_delta_ms") * PS_PER_MS as f64).round() as SimTime,
+            ),
             w_max: 0.0,
             k_s: 0.0,
             t_epoch: None,
@@ -221,7 +181,7 @@ impl Cubic {
             cwnd_prior: 0.0,
             acc: 0.0,
             after_timeout: false,
-            hpp: HsPlusPlus::default(),
+            hpp: HyStartPP::default(),
         }
     }
 
@@ -236,17 +196,9 @@ impl Cubic {
         self.epoch_start = None;
         self.ack_cnt = 0;
         self.tcp_cwnd = 0;
-        self.found = false;
+        self.hs.found = false;
         self.t_epoch = None;
         self.acc = 0.0;
-    }
-
-    fn hystart_reset(&mut self, tp: &CcState) {
-        self.round_start = tp.now;
-        self.last_ack = tp.now;
-        self.end_seq = tp.snd_nxt;
-        self.curr_rtt = u64::MAX;
-        self.sample_cnt = 0;
     }
 
     /// Linux's K for a window gap, in 1/1024 s.
@@ -353,100 +305,6 @@ impl Cubic {
             tp.cwnd = (tp.cwnd as f64 + add).min(tp.cwnd_clamp as f64) as u32;
         }
     }
-
-    /// Linux hystart_ack_delay: min(1 ms, 4·GSO max size / pacing rate),
-    /// with the pacing rate Linux keeps internally (2·cwnd·mss/srtt in early
-    /// slow start) when the algorithm does not set one.
-    fn ack_delay(tp: &CcState) -> SimTime {
-        let rate = match (tp.pacing_rate, tp.srtt) {
-            (Some(r), _) => r,
-            (None, Some(s)) if s > 0 => 2.0 * tp.cwnd as f64 * tp.mss as f64 * PS_PER_S as f64 / s as f64,
-            _ => return 0,
-        };
-        let d = 4.0 * 65536.0 / rate * PS_PER_S as f64;
-        (d as SimTime).min(PS_PER_MS)
-    }
-
-    fn hystart_update(&mut self, tp: &mut CcState, delay_us: u64) {
-        if tp.snd_una > self.end_seq {
-            self.hystart_reset(tp);
-        }
-        // Rounds are tracked from the first ACK; the detectors run only from
-        // hystart_low_window on. Linux moved the low-window test after
-        // bictcp_hystart_reset in 2024 (M. Arghavani, fixing commit
-        // 4e1fddc98d25; in 6.11 and the 6.1/6.6 stable series): testing
-        // the window first starts the first round mid-flight, so every later
-        // round begins in the idle gap between two slow-start flights, sees
-        // the empty queue's RTT and breaks the ACK train.
-        if tp.cwnd < self.hs_low_window {
-            return;
-        }
-        if self.detect_train && tp.now - self.last_ack <= self.ack_delta {
-            self.last_ack = tp.now;
-            let mut threshold = self.delay_min * PS_PER_US + Self::ack_delay(tp);
-            if !tp.paced {
-                threshold /= 2;
-            }
-            if tp.now - self.round_start > threshold {
-                self.found = true;
-                tp.ssthresh = tp.cwnd;
-            }
-        }
-        if self.detect_delay {
-            self.curr_rtt = self.curr_rtt.min(delay_us);
-            if self.sample_cnt < HYSTART_MIN_SAMPLES {
-                self.sample_cnt += 1;
-            } else {
-                let th = ((self.delay_min >> 3) * PS_PER_US).clamp(DELAY_MIN_THRESH, DELAY_MAX_THRESH) / PS_PER_US;
-                if self.curr_rtt > self.delay_min + th {
-                    self.found = true;
-                    tp.ssthresh = tp.cwnd;
-                }
-            }
-        }
-    }
-
-    /// RFC 9406 per-ACK bookkeeping while in slow start.
-    fn hspp_update(&mut self, tp: &mut CcState, rtt: Option<SimTime>) {
-        let h = &mut self.hpp;
-        if h.done || !tp.in_slow_start() {
-            return;
-        }
-        if tp.snd_una > h.window_end {
-            // A round ended.
-            h.last_round_min = h.cur_round_min;
-            h.cur_round_min = None;
-            h.samples = 0;
-            h.window_end = tp.snd_nxt;
-            if h.css {
-                h.css_rounds += 1;
-                if h.css_rounds >= 5 {
-                    tp.ssthresh = tp.cwnd;
-                    h.done = true;
-                    return;
-                }
-            }
-        }
-        let Some(r) = rtt else { return };
-        h.cur_round_min = Some(h.cur_round_min.map_or(r, |m| m.min(r)));
-        h.samples += 1;
-        if h.samples < HYSTART_MIN_SAMPLES {
-            return;
-        }
-        let cur = h.cur_round_min.unwrap();
-        if !h.css {
-            if let Some(last) = h.last_round_min {
-                let th = (last / 8).clamp(DELAY_MIN_THRESH, DELAY_MAX_THRESH);
-                if cur >= last + th {
-                    h.css = true;
-                    h.css_baseline = cur;
-                    h.css_rounds = 0;
-                }
-            }
-        } else if cur < h.css_baseline {
-            h.css = false;
-        }
-    }
 }
 
 impl CongestionOps for Cubic {
@@ -478,13 +336,13 @@ impl CongestionOps for Cubic {
                 epoch,
             ]);
         }
-        out.extend([delay_min, if self.found { 1.0 } else { 0.0 }]);
+        out.extend([delay_min, if self.hs.found { 1.0 } else { 0.0 }]);
     }
 
     fn init(&mut self, tp: &mut CcState) {
         self.reset();
-        self.hystart_reset(tp);
-        self.hpp.window_end = tp.snd_nxt;
+        self.hs.reset(tp);
+        self.hpp.init(tp);
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
@@ -532,17 +390,17 @@ impl CongestionOps for Cubic {
             if self.rfc {
                 self.t_epoch = None;
                 self.after_timeout = true;
-                self.found = false;
+                self.hs.found = false;
             } else {
                 self.reset();
             }
-            self.hystart_reset(tp);
+            self.hs.reset(tp);
         }
     }
 
     fn pkts_acked(&mut self, tp: &mut CcState, s: &AckSample) {
         if self.ss == SlowStart::HyStartPP {
-            self.hspp_update(tp, s.rtt);
+            self.hpp.update(tp, s.rtt);
         }
         let Some(rtt) = s.rtt else { return };
         if !self.rfc {
@@ -556,19 +414,15 @@ impl CongestionOps for Cubic {
         if self.delay_min == 0 || self.delay_min > delay {
             self.delay_min = delay;
         }
-        if self.ss == SlowStart::HyStart && !self.found && tp.in_slow_start() {
-            self.hystart_update(tp, delay);
+        if self.ss == SlowStart::HyStart && !self.hs.found && tp.in_slow_start() {
+            self.hs.update(tp, delay, self.delay_min);
         }
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32) {
         let mut acked = acked;
         if tp.in_slow_start() {
-            if self.ss == SlowStart::HyStartPP && !self.hpp.done && self.hpp.css {
-                self.hpp.css_acc += acked;
-                let add = self.hpp.css_acc / 4;
-                self.hpp.css_acc %= 4;
-                tp.cwnd = tp.cwnd.saturating_add(add).min(tp.ssthresh).min(tp.cwnd_clamp);
+            if self.ss == SlowStart::HyStartPP && self.hpp.css_grow(tp, acked) {
                 return;
             }
             acked = slow_start(tp, acked);
@@ -726,19 +580,19 @@ mod tests {
         for _ in 0..9 {
             c.pkts_acked(&mut tp, &sample(100.0));
         }
-        assert!(!c.found);
+        assert!(!c.hs.found);
         let mut tp2 = tp.clone();
         for _ in 0..9 {
             c.pkts_acked(&mut tp2, &sample(112.0));
         }
-        assert!(!c.found, "112 ms is under the threshold");
+        assert!(!c.hs.found, "112 ms is under the threshold");
         // New round with RTTs of 113 ms: after 8 samples HyStart exits.
         tp2.snd_una = tp2.snd_nxt + 1;
         tp2.snd_nxt += 100;
         for _ in 0..9 {
             c.pkts_acked(&mut tp2, &sample(113.0));
         }
-        assert!(c.found);
+        assert!(c.hs.found);
         assert_eq!(tp2.ssthresh, tp2.cwnd);
     }
 
@@ -755,10 +609,10 @@ mod tests {
             tp.now += PS_PER_MS; // ACKs 1 ms apart form a train
             c.pkts_acked(&mut tp, &sample(40.0));
             if i < 19 {
-                assert!(!c.found, "ack {i}");
+                assert!(!c.hs.found, "ack {i}");
             }
         }
-        assert!(c.found);
+        assert!(c.hs.found);
         assert_eq!(tp.ssthresh, 32);
     }
 

@@ -14,6 +14,7 @@ pub mod bbr;
 pub mod bic;
 pub mod cubic;
 pub mod highspeed;
+pub mod hystart;
 pub mod params;
 pub mod reno;
 pub mod scalable;
