@@ -228,8 +228,10 @@ def resolve(opts: dict) -> dict:
             raise ScenarioError(
                 opts[k][1], True, f"{k} = true only with sack = 'rfc6675' (it works on the SACK scoreboard)"
             )
-    if out["sack"] != "off" and out["cc"] == "tahoe":
-        raise ScenarioError(opts["sack"][1], out["sack"], "sack = 'off' with tahoe (Tahoe has no fast recovery)")
+    if out["sack"] != "off" and algorithms.specs()[out["cc"]]["recovery"] == "tahoe":
+        raise ScenarioError(
+            opts["sack"][1], out["sack"], f"sack = 'off' with {out['cc']} (Tahoe recovery has no fast recovery)"
+        )
     if out["max_rto_ps"] < out["min_rto_ps"]:
         raise ScenarioError(opts["max_rto"][1], message=f"{opts['max_rto'][1]}: must be ≥ min_rto")
     return out

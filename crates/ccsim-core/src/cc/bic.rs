@@ -37,7 +37,7 @@
 //! once ⌊ratio/16⌋ = 1), so Linux BIC grows about twice as fast per RTT as
 //! the nominal inc; we reproduce that, and `ack_ratio = false` removes it.
 
-use super::params::{flag, int, num, AlgoSpec, Lit, Params, Preset};
+use super::params::{flag, int, num, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps};
 use crate::units::{SimTime, PS_PER_MS};
 
@@ -73,6 +73,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("beta", Lit::N(0.8)), ("min_increment", Lit::N(0.75)), ("ack_ratio", Lit::B(false))],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Bic::new(p)),
 };
 

@@ -33,7 +33,7 @@
 //! per-ACK cap L (8 segments unpaced) is the sender's `abc_limit`.
 
 use super::hystart::{HyStart, HyStartPP};
-use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset};
+use super::params::{choice, flag, int, num, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{cong_avoid_ai, slow_start, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
 
@@ -79,6 +79,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("slow_start", Lit::S("hystart++"))],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Cubic::new(p)),
 };
 

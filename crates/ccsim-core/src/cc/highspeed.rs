@@ -24,7 +24,7 @@
 //! Deviations: none known for `linux`; in `formula`, ns-2 keeps cwnd as a
 //! real number, we keep whole segments and carry the fraction in a counter.
 
-use super::params::{choice, int, num, AlgoSpec, Lit, Params, Preset};
+use super::params::{choice, int, num, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{cong_avoid_ai, slow_start, CcState, CongestionOps};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
@@ -65,6 +65,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             ],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(HighSpeed::new(p)),
 };
 

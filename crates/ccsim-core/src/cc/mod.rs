@@ -318,6 +318,12 @@ pub fn spec(name: &str) -> Option<&'static AlgoSpec> {
     ALGORITHMS.iter().copied().find(|s| s.name == name)
 }
 
+/// The loss recovery without SACK of algorithm `name` (NewReno for a name
+/// the core does not know; validation refuses those separately).
+pub fn recovery_flavour(name: &str) -> params::RecoveryFlavour {
+    spec(name).map_or(params::RecoveryFlavour::NewReno, |s| s.recovery)
+}
+
 pub fn names() -> Vec<&'static str> {
     ALGORITHMS.iter().map(|s| s.name).collect()
 }

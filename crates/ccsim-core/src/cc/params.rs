@@ -72,6 +72,21 @@ pub struct Preset {
     pub values: &'static [(&'static str, Lit)],
 }
 
+/// The loss recovery an algorithm runs when SACK is off (with SACK, the
+/// sender's `tcp.sack` mode decides). Tahoe, Reno and NewReno share their
+/// window rules and differ only here; every other algorithm recovers as
+/// NewReno, as Linux and ns-2's `Agent/TCP/Newreno`-based agents do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryFlavour {
+    /// Fast retransmit, then slow start from cwnd = 1 with go-back-N
+    /// (Jacobson 1988; ns-2 `Agent/TCP`). No fast recovery, so no SACK.
+    Tahoe,
+    /// RFC 5681 fast recovery; any new ACK ends it.
+    Reno,
+    /// RFC 6582: stays in recovery until `recover` is acknowledged.
+    NewReno,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct AlgoSpec {
     pub name: &'static str,
@@ -79,6 +94,8 @@ pub struct AlgoSpec {
     pub source: &'static str,
     pub params: &'static [ParamSpec],
     pub presets: &'static [Preset],
+    /// Loss recovery without SACK.
+    pub recovery: RecoveryFlavour,
     /// Build the algorithm from resolved parameters and its own random
     /// stream (the one place an algorithm is registered: `cc::ALGORITHMS`).
     pub build: fn(&Params, crate::rng::Stream) -> Box<dyn super::CongestionOps>,
@@ -227,7 +244,13 @@ pub fn specs_json(specs: &[&AlgoSpec]) -> String {
                     json!({"name": p.name, "doc": p.doc, "values": vals})
                 })
                 .collect();
-            json!({"name": s.name, "source": s.source, "params": params, "presets": presets})
+            json!({
+                "name": s.name,
+                "source": s.source,
+                "recovery": format!("{:?}", s.recovery).to_lowercase(),
+                "params": params,
+                "presets": presets,
+            })
         })
         .collect();
     J::Array(algos).to_string()
@@ -242,6 +265,7 @@ mod tests {
         source: "test",
         params: &[int("a", 2.0, 1.0, 10.0, ""), flag("f", true, ""), choice("c", &["x", "y"], "x", "")],
         presets: &[Preset { name: "p", doc: "", values: &[("a", Lit::N(5.0)), ("c", Lit::S("y"))] }],
+        recovery: RecoveryFlavour::NewReno,
         build: |_, _| Box::new(crate::cc::reno::Reno::new("newreno")),
     };
 

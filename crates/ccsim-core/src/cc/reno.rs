@@ -10,7 +10,7 @@
 //! FlightSize as RFC 5681 eq. 4 says (`ssthresh_base = "flight"`); they
 //! agree whenever the flow is cwnd-limited.
 
-use super::params::AlgoSpec;
+use super::params::{AlgoSpec, RecoveryFlavour};
 use super::{reno_cong_avoid, CcState, CongestionOps};
 
 pub const TAHOE: AlgoSpec = AlgoSpec {
@@ -18,6 +18,7 @@ pub const TAHOE: AlgoSpec = AlgoSpec {
     source: "Jacobson 1988; RFC 5681 window rules; fast retransmit then slow start from 1 (ns-2 Agent/TCP)",
     params: &[],
     presets: &[],
+    recovery: RecoveryFlavour::Tahoe,
     build: |_, _| Box::new(Reno::new("tahoe")),
 };
 pub const RENO: AlgoSpec = AlgoSpec {
@@ -25,6 +26,7 @@ pub const RENO: AlgoSpec = AlgoSpec {
     source: "RFC 5681 (fast retransmit / fast recovery, one loss per window); Linux tcp_cong.c window rules",
     params: &[],
     presets: &[],
+    recovery: RecoveryFlavour::Reno,
     build: |_, _| Box::new(Reno::new("reno")),
 };
 pub const NEWRENO: AlgoSpec = AlgoSpec {
@@ -32,6 +34,7 @@ pub const NEWRENO: AlgoSpec = AlgoSpec {
     source: "RFC 6582 NewReno recovery on RFC 5681 window rules; Linux tcp_cong.c (tcp_reno_cong_avoid)",
     params: &[],
     presets: &[],
+    recovery: RecoveryFlavour::NewReno,
     build: |_, _| Box::new(Reno::new("newreno")),
 };
 

@@ -18,7 +18,7 @@
 //! Deviations: ns-3 resets its ACK counter to 0 after an increase; we keep
 //! the remainder as Linux does.
 
-use super::params::{int, num, AlgoSpec, Lit, Params, Preset};
+use super::params::{int, num, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{cong_avoid_ai, slow_start, CcState, CongestionOps};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
@@ -42,6 +42,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             values: &[("ai_cnt", Lit::N(100.0)), ("low_window", Lit::N(16.0))],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Scalable::new(p)),
 };
 

@@ -39,7 +39,7 @@
 //! reduction, and its cwnd of 2 after a timeout are not modelled: recovery
 //! and timeouts are the sender's (NewReno or SACK).
 
-use super::params::{choice, flag, int, AlgoSpec, Lit, Params, Preset};
+use super::params::{choice, flag, int, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{slow_start, AckSample, CaState, CcState, CongestionOps, CwndEvent};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
@@ -66,6 +66,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
             ],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Vegas::new(p)),
 };
 

@@ -38,7 +38,7 @@
 //! algorithm). τ = 0.5 s for the original Westwood is recalled from the
 //! paper, not checked against a stored copy (docs/model.md).
 
-use super::params::{choice, num, AlgoSpec, Lit, Params, Preset};
+use super::params::{choice, num, AlgoSpec, Lit, Params, Preset, RecoveryFlavour};
 use super::{AckSample, CcState, CongestionOps, CwndEvent};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
 
@@ -90,6 +90,7 @@ pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
             ],
         },
     ],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Westwood::new_plus(p)),
 };
 
@@ -98,6 +99,7 @@ pub const SPEC_WESTWOOD: AlgoSpec = AlgoSpec {
     source: "Mascolo, Casetti, Gerla, Sanadidi, Wang, MobiCom 2001 (per-ACK samples, Tustin filter)",
     params: &[num("tau_ms", 500.0, 1.0, 100_000.0, "filter time constant τ (cut-off 1/τ)")],
     presets: &[],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, _| Box::new(Westwood::new_original(p)),
 };
 

@@ -240,11 +240,16 @@ impl Default for TcpCfg {
 }
 
 impl TcpCfg {
+    /// The loss recovery without SACK of this flow's algorithm.
+    pub fn recovery_flavour(&self) -> crate::cc::params::RecoveryFlavour {
+        crate::cc::recovery_flavour(&self.cc)
+    }
+
     /// Every option as `stack` sets it for algorithm `cc` (the table in
     /// docs/scenario.md). Tahoe has no fast recovery for SACK to drive, so
     /// its SACK options stay off whatever the stack.
     pub fn for_stack(stack: Stack, cc: &str) -> Self {
-        let sack_ok = cc != "tahoe";
+        let sack_ok = crate::cc::recovery_flavour(cc) != crate::cc::params::RecoveryFlavour::Tahoe;
         // Linux 6.x: sysctl defaults (tcp_sack, tcp_timestamps = 1), PRR
         // (tcp_input.c since 3.2), no ABC limit in slow start (tcp_slow_start
         // since 3.8), TCP_RTO_MAX 120 s, HZ = 1000 jiffies.
@@ -409,8 +414,8 @@ impl TcpCfg {
         if t.dupthresh == 0 {
             return err(f("tcp.dupthresh"), "must be ≥ 1 (got 0)");
         }
-        if t.sack != SackCfg::Off && t.cc == "tahoe" {
-            return err(f("tcp.sack"), "tahoe has no fast recovery to drive with SACK; accepted: sack = \"off\" with tahoe, or another algorithm");
+        if t.sack != SackCfg::Off && t.recovery_flavour() == crate::cc::params::RecoveryFlavour::Tahoe {
+            return err(f("tcp.sack"), format!("{} has no fast recovery to drive with SACK; accepted: sack = \"off\" with {}, or another algorithm", t.cc, t.cc));
         }
         let max_blocks = if t.timestamps { 3 } else { 4 };
         if t.sack_blocks == 0 || t.sack_blocks > max_blocks {

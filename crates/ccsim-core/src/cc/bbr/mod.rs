@@ -32,7 +32,7 @@
 
 mod minmax;
 
-use super::params::{flag, int, num, AlgoSpec, Params, Preset};
+use super::params::{flag, int, num, AlgoSpec, Params, Preset, RecoveryFlavour};
 use super::{CaState, CcState, CongestionOps, CwndEvent, RateSample};
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
@@ -57,6 +57,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         flag("tso", true, "quantization budget with Linux's GSO sizing (else 1-2 segments)"),
     ],
     presets: &[Preset { name: "linux", doc: "Linux tcp_bbr.c (BBR v1)", values: &[] }],
+    recovery: RecoveryFlavour::NewReno,
     build: |p, rng| Box::new(Bbr::new(p, rng)),
 };
 

@@ -1,26 +1,19 @@
-//! Recovery without SACK: Tahoe, Reno and NewReno, chosen by the
-//! algorithm's name (`tahoe`, `reno`, anything else NewReno).
+//! Recovery without SACK: Tahoe (fast retransmit, then slow start from
+//! cwnd = 1 with go-back-N: Jacobson 1988, ns-2 `Agent/TCP` dupack_action
+//! "tahoe_action"), Reno (RFC 5681 fast recovery, any new ACK ends it; a
+//! further fast retransmit in the same window is allowed after a fast
+//! retransmit but not after a timeout, ns-2
+//! `RenoTcpAgent::allow_fast_retransmit`) or NewReno (RFC 6582, Careful
+//! variant: in recovery until `recover` is acknowledged, a retransmission
+//! per partial ACK, the timer reset only on the first partial ACK,
+//! "Impatient"), as the algorithm's spec says (`AlgoSpec::recovery`).
 
+use crate::cc::params::RecoveryFlavour as Variant;
 use crate::cc::CaState;
 use crate::packet::Packet;
 use crate::tcp::conn::{AckInfo, AckStep, Conn};
 use crate::tcp::LastAction;
 use crate::units::SimTime;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in crate::tcp) enum Variant {
-    /// Fast retransmit, then slow start from cwnd = 1 with go-back-N
-    /// (Jacobson 1988; ns-2 `Agent/TCP` dupack_action "tahoe_action").
-    Tahoe,
-    /// RFC 5681 fast recovery; any new ACK ends it. A further fast retransmit
-    /// in the same window is allowed after a fast retransmit but not after a
-    /// timeout (ns-2 `RenoTcpAgent::allow_fast_retransmit`).
-    Reno,
-    /// RFC 6582 (Careful variant): stays in recovery until `recover` is
-    /// acknowledged, retransmits on partial ACKs, resets the timer only on the
-    /// first partial ACK ("Impatient").
-    NewReno,
-}
 
 pub(in crate::tcp) struct Classic {
     pub(in crate::tcp) variant: Variant,
@@ -29,12 +22,7 @@ pub(in crate::tcp) struct Classic {
 }
 
 impl Classic {
-    pub(super) fn new(cc: &str) -> Self {
-        let variant = match cc {
-            "tahoe" => Variant::Tahoe,
-            "reno" => Variant::Reno,
-            _ => Variant::NewReno,
-        };
+    pub(super) fn new(variant: Variant) -> Self {
         Classic { variant, first_partial: true }
     }
 

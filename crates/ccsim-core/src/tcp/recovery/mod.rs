@@ -1,6 +1,6 @@
 //! Loss recovery, one type per mode. A flow's mode is fixed when it is
-//! built: without SACK the algorithm's name chooses Tahoe, Reno or NewReno
-//! (`Classic`); `tcp.sack = "rfc6675"` gives RFC 6675 conservative SACK
+//! built: without SACK the algorithm's spec chooses Tahoe, Reno or NewReno
+//! (`AlgoSpec::recovery`, `Classic`); `tcp.sack = "rfc6675"` gives RFC 6675 conservative SACK
 //! recovery with optional RFC 6937 PRR (`Rfc6675`); `tcp.sack = "sack1"`
 //! gives ns-2's `Agent/TCP/Sack1` (`Sack1`). Each type owns its state and
 //! answers the few questions the sender asks: what to send next, what an
@@ -32,7 +32,7 @@ pub(super) enum Recovery {
 impl Recovery {
     pub(super) fn new(t: &TcpCfg) -> Self {
         match t.sack {
-            SackCfg::Off => Recovery::Classic(Classic::new(&t.cc)),
+            SackCfg::Off => Recovery::Classic(Classic::new(t.recovery_flavour())),
             SackCfg::Rfc6675 => Recovery::Rfc6675(Rfc6675::default()),
             SackCfg::Sack1 => Recovery::Sack1(Sack1::default()),
         }
