@@ -331,3 +331,22 @@ def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path):
         ccsim.read(out)
     r = cli("plot", str(out))
     assert r.returncode == 2 and "no manifest.json" in r.stderr
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    """`ccsim list all | head -1`: the pipe closes under the CLI; it stops
+    quietly (status 141, as a program killed by SIGPIPE) with nothing on
+    stderr, instead of 'ccsim: error: [Errno 32] Broken pipe'. The reader is
+    gone before the CLI starts, so every write fails, whatever the timing."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "ccsim", "list", "all"], stdout=w, stderr=subprocess.PIPE, cwd=ROOT, text=True
+        )
+    finally:
+        os.close(w)
+    assert p.stderr == ""
+    assert p.returncode == 141

@@ -69,7 +69,7 @@ def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: st
 def describe(name: str) -> str:
     """Human-readable block for ``ccsim list cc``."""
     a = specs()[name]
-    lines = [f"{name}: {a['source']}"]
+    lines = [f"{name}: {a['source']}", f"    loss recovery with sack = 'off': {a['recovery']}"]
     for p in a["params"]:
         k = p["kind"]
         if k["type"] in ("int", "number"):

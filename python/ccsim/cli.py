@@ -785,6 +785,11 @@ def main(argv: list[str] | None = None) -> int:
     except InternalError as e:
         print(f"ccsim: internal error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`ccsim list cc | head`): not an error of ours;
+        # stop writing, and keep Python from reporting the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as e:
         print(f"ccsim: error: {e}", file=sys.stderr)
         return 2
