@@ -32,7 +32,7 @@ fn main() {
     sim.run_to((secs * 1e12) as u64);
     let r2 = rss_bytes();
     let held: usize = sim.links.iter().map(|l| l.held()).sum();
-    let out: u64 = sim.flows.iter().map(|f| f.snd_max - f.snd_una).sum();
+    let out: u64 = sim.flows.iter().map(|f| f.c.snd_max - f.c.snd_una).sum();
     println!(
         "after {secs} s: {held} packets in links, {out} segments outstanding; +{:.0} B per outstanding segment",
         (r2 - r1) as f64 / out.max(1) as f64

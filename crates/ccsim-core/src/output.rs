@@ -94,16 +94,16 @@ impl FlowCtx<'_> {
     /// A single transfer is active until it completes; every other app
     /// (bulk, ON-OFF, schedule, repeated transfers) until the end.
     fn single_done(&self, f: &TcpFlow) -> Option<SimTime> {
-        if matches!(self.apps[f.id as usize], App::Repeat { .. }) {
+        if matches!(self.apps[f.c.id as usize], App::Repeat { .. }) {
             None
         } else {
-            f.completed_at
+            f.c.completed_at
         }
     }
 
     /// Seconds the flow was active (from its start to its end).
     fn active(&self, f: &TcpFlow) -> f64 {
-        let s = f.start.min(self.end);
+        let s = f.c.start.min(self.end);
         let e = self.single_done(f).unwrap_or(self.end).max(s);
         ps_to_s(e - s)
     }
@@ -121,14 +121,14 @@ impl FlowCtx<'_> {
 pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
     use Get::*;
     vec![
-        Col("id", U(|f, _| f.id as u64)),
-        Col("src", S(|f, c| c.nodes[f.cfg.src as usize].clone())),
-        Col("dst", S(|f, c| c.nodes[f.cfg.dst as usize].clone())),
-        Col("cc", S(|f, _| f.cc_name().to_string())),
-        Col("label", S(|f, _| f.cfg.label.clone())),
-        Col("start_s", F(|f, _| ps_to_s(f.start))),
-        Col("delivered_bytes", U(|f, _| f.delivered_bytes())),
-        Col("goodput_bps", F(|f, c| c.rate(f, f.delivered_bytes()))),
+        Col("id", U(|f, _| f.c.id as u64)),
+        Col("src", S(|f, c| c.nodes[f.c.cfg.src as usize].clone())),
+        Col("dst", S(|f, c| c.nodes[f.c.cfg.dst as usize].clone())),
+        Col("cc", S(|f, _| f.c.cc_name().to_string())),
+        Col("label", S(|f, _| f.c.cfg.label.clone())),
+        Col("start_s", F(|f, _| ps_to_s(f.c.start))),
+        Col("delivered_bytes", U(|f, _| f.c.delivered_bytes())),
+        Col("goodput_bps", F(|f, c| c.rate(f, f.c.delivered_bytes()))),
         // bytes put on the wire: sent, minus what the first link refused or
         // had not started transmitting by the end
         Col(
@@ -136,36 +136,38 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
             F(|f, c| {
                 c.rate(
                     f,
-                    f.stats.data_bytes_sent.saturating_sub(f.stats.first_hop_drop_bytes + c.unsent[f.id as usize]),
+                    f.c.stats
+                        .data_bytes_sent
+                        .saturating_sub(f.c.stats.first_hop_drop_bytes + c.unsent[f.c.id as usize]),
                 )
             }),
         ),
-        Col("data_pkts_sent", U(|f, _| f.stats.data_pkts_sent)),
-        Col("retransmits", U(|f, _| f.stats.retransmits)),
-        Col("timeouts", U(|f, _| f.stats.timeouts)),
-        Col("fast_retransmits", U(|f, _| f.stats.fast_retransmits)),
-        Col("ecn_reductions", U(|f, _| f.stats.ecn_reductions)),
-        Col("ce_received", U(|f, _| f.stats.ce_received)),
-        Col("acks_sent", U(|f, _| f.stats.acks_sent)),
-        Col("acks_received", U(|f, _| f.stats.acks_received)),
-        Col("dupacks_received", U(|f, _| f.stats.dupacks_received)),
+        Col("data_pkts_sent", U(|f, _| f.c.stats.data_pkts_sent)),
+        Col("retransmits", U(|f, _| f.c.stats.retransmits)),
+        Col("timeouts", U(|f, _| f.c.stats.timeouts)),
+        Col("fast_retransmits", U(|f, _| f.c.stats.fast_retransmits)),
+        Col("ecn_reductions", U(|f, _| f.c.stats.ecn_reductions)),
+        Col("ce_received", U(|f, _| f.c.stats.ce_received)),
+        Col("acks_sent", U(|f, _| f.c.stats.acks_sent)),
+        Col("acks_received", U(|f, _| f.c.stats.acks_received)),
+        Col("dupacks_received", U(|f, _| f.c.stats.dupacks_received)),
         Col(
             "rtt_mean_s",
             F(|f, _| {
-                if f.stats.rtt_samples > 0 {
-                    f.stats.rtt_sum_ps as f64 / f.stats.rtt_samples as f64 / 1e12
+                if f.c.stats.rtt_samples > 0 {
+                    f.c.stats.rtt_sum_ps as f64 / f.c.stats.rtt_samples as f64 / 1e12
                 } else {
                     f64::NAN
                 }
             }),
         ),
-        Col("rtt_min_s", F(|f, _| nan_or(f.stats.rtt_min_ps))),
-        Col("rtt_samples", U(|f, _| f.stats.rtt_samples)),
+        Col("rtt_min_s", F(|f, _| nan_or(f.c.stats.rtt_min_ps))),
+        Col("rtt_samples", U(|f, _| f.c.stats.rtt_samples)),
         Col(
             "rto_mean_at_timeout_s",
             F(|f, _| {
-                if f.stats.timeouts > 0 {
-                    f.stats.rto_sum_at_timeout_ps as f64 / f.stats.timeouts as f64 / 1e12
+                if f.c.stats.timeouts > 0 {
+                    f.c.stats.rto_sum_at_timeout_ps as f64 / f.c.stats.timeouts as f64 / 1e12
                 } else {
                     f64::NAN
                 }
@@ -174,57 +176,57 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col(
             "fct_s",
             F(|f, c| match c.single_done(f) {
-                Some(done) => ps_to_s(done - f.first_send.unwrap_or(f.start)),
+                Some(done) => ps_to_s(done - f.c.first_send.unwrap_or(f.c.start)),
                 None => f64::NAN,
             }),
         ),
         // FCT from the first data segment (excludes the handshake)
         Col(
             "fct_data_s",
-            F(|f, c| match (c.single_done(f), f.first_data) {
+            F(|f, c| match (c.single_done(f), f.c.first_data) {
                 (Some(done), Some(d)) => ps_to_s(done - d),
                 _ => f64::NAN,
             }),
         ),
-        Col("pkts_injected", U(|f, _| f.stats.pkts_injected)),
-        Col("pkts_arrived", U(|f, _| f.stats.pkts_arrived)),
-        Col("pkts_dropped", U(|f, _| f.stats.pkts_dropped)),
-        Col("idle_restarts", U(|f, _| f.stats.idle_restarts)),
-        Col("stale_pkts", U(|f, _| f.stats.stale_pkts)),
-        Col("dup_segs_received", U(|f, _| f.stats.dup_segs_received)),
-        Col("dsacks_received", U(|f, _| f.stats.dsacks_received)),
-        Col("rack_lost", U(|f, _| f.stats.rack_lost)),
-        Col("lost_retransmits", U(|f, _| f.stats.lost_retransmits)),
-        Col("reorder_seen", U(|f, _| f.stats.reorder_seen)),
-        Col("tlp_probes", U(|f, _| f.stats.tlp_probes)),
-        Col("tlp_recoveries", U(|f, _| f.stats.tlp_recoveries)),
-        Col("undos", U(|f, _| f.stats.undos)),
-        Col("spurious_rtos", U(|f, _| f.stats.spurious_rtos)),
+        Col("pkts_injected", U(|f, _| f.c.stats.pkts_injected)),
+        Col("pkts_arrived", U(|f, _| f.c.stats.pkts_arrived)),
+        Col("pkts_dropped", U(|f, _| f.c.stats.pkts_dropped)),
+        Col("idle_restarts", U(|f, _| f.c.stats.idle_restarts)),
+        Col("stale_pkts", U(|f, _| f.c.stats.stale_pkts)),
+        Col("dup_segs_received", U(|f, _| f.c.stats.dup_segs_received)),
+        Col("dsacks_received", U(|f, _| f.c.stats.dsacks_received)),
+        Col("rack_lost", U(|f, _| f.c.stats.rack_lost)),
+        Col("lost_retransmits", U(|f, _| f.c.stats.lost_retransmits)),
+        Col("reorder_seen", U(|f, _| f.c.stats.reorder_seen)),
+        Col("tlp_probes", U(|f, _| f.c.stats.tlp_probes)),
+        Col("tlp_recoveries", U(|f, _| f.c.stats.tlp_recoveries)),
+        Col("undos", U(|f, _| f.c.stats.undos)),
+        Col("spurious_rtos", U(|f, _| f.c.stats.spurious_rtos)),
     ]
 }
 
 /// Per-flow time series, one row per flow per sample (context: the time, s).
 pub static FLOW_SERIES: &[Col<TcpFlow, f64>] = &[
     Col("time_s", Get::F(|_, t| *t)),
-    Col("flow", Get::U(|f, _| f.id as u64)),
-    Col("cwnd", Get::U(|f, _| f.tp.cwnd as u64)),
-    Col("ssthresh", Get::F(|f, _| if f.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.tp.ssthresh as f64 })),
-    Col("srtt_s", Get::F(|f, _| nan_or(f.rtt.srtt))),
-    Col("rto_s", Get::F(|f, _| ps_to_s(f.rtt.rto()))),
-    Col("inflight_bytes", Get::U(|f, _| f.inflight_bytes())),
-    Col("delivered_bytes", Get::U(|f, _| f.delivered_bytes())),
+    Col("flow", Get::U(|f, _| f.c.id as u64)),
+    Col("cwnd", Get::U(|f, _| f.c.tp.cwnd as u64)),
+    Col("ssthresh", Get::F(|f, _| if f.c.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.c.tp.ssthresh as f64 })),
+    Col("srtt_s", Get::F(|f, _| nan_or(f.c.rtt.srtt))),
+    Col("rto_s", Get::F(|f, _| ps_to_s(f.c.rtt.rto()))),
+    Col("inflight_bytes", Get::U(|f, _| f.c.inflight_bytes())),
+    Col("delivered_bytes", Get::U(|f, _| f.c.delivered_bytes())),
     // data bytes put on the wire (headers and retransmissions included)
-    Col("bytes_sent", Get::U(|f, _| f.stats.data_bytes_sent)),
-    Col("acks_received", Get::U(|f, _| f.stats.acks_received)),
-    Col("pkts_injected", Get::U(|f, _| f.stats.pkts_injected)),
-    Col("pkts_arrived", Get::U(|f, _| f.stats.pkts_arrived)),
-    Col("pkts_dropped", Get::U(|f, _| f.stats.pkts_dropped)),
-    Col("snd_una", Get::U(|f, _| f.snd_una)),
-    Col("snd_max", Get::U(|f, _| f.snd_max)),
-    Col("retransmits", Get::U(|f, _| f.stats.retransmits)),
+    Col("bytes_sent", Get::U(|f, _| f.c.stats.data_bytes_sent)),
+    Col("acks_received", Get::U(|f, _| f.c.stats.acks_received)),
+    Col("pkts_injected", Get::U(|f, _| f.c.stats.pkts_injected)),
+    Col("pkts_arrived", Get::U(|f, _| f.c.stats.pkts_arrived)),
+    Col("pkts_dropped", Get::U(|f, _| f.c.stats.pkts_dropped)),
+    Col("snd_una", Get::U(|f, _| f.c.snd_una)),
+    Col("snd_max", Get::U(|f, _| f.c.snd_max)),
+    Col("retransmits", Get::U(|f, _| f.c.stats.retransmits)),
     Col("ca_state", Get::U(|f, _| f.ca_state_code())),
-    Col("pacing_rate_bps", Get::F(|f, _| f.pacing_rate_bps())),
-    Col("delivery_rate_bps", Get::F(|f, _| f.delivery_rate_bps())),
+    Col("pacing_rate_bps", Get::F(|f, _| f.c.pacing_rate_bps())),
+    Col("delivery_rate_bps", Get::F(|f, _| f.c.delivery_rate_bps())),
 ];
 
 // ------------------------------------------------------------------ links
@@ -336,7 +338,7 @@ pub fn transfer_columns<'a>() -> Vec<Col<Transfer, &'a [TcpFlow]>> {
     use Get::*;
     vec![
         Col("flow", U(|x, _| x.flow as u64)),
-        Col("label", S(|x, flows| flows[x.flow as usize].cfg.label.clone())),
+        Col("label", S(|x, flows| flows[x.flow as usize].c.cfg.label.clone())),
         Col("index", U(|x, _| x.index)),
         Col("bytes", U(|x, _| x.bytes)),
         Col("start_s", F(|x, _| ps_to_s(x.start))),
@@ -359,18 +361,18 @@ pub fn all_transfers(done: &[Transfer], flows: &[TcpFlow], apps: &[App]) -> Vec<
     for (i, (f, a)) in flows.iter().zip(apps).enumerate() {
         match a {
             App::Plain => {
-                if let (AppCfg::File { bytes }, Some(st)) = (&f.cfg.app, f.first_send) {
+                if let (AppCfg::File { bytes }, Some(st)) = (&f.c.cfg.app, f.c.first_send) {
                     tr.push(Transfer {
                         flow: i as u32,
                         index: 0,
                         bytes: *bytes,
                         start: st,
-                        first_data: f.first_data,
-                        end: f.completed_at,
+                        first_data: f.c.first_data,
+                        end: f.c.completed_at,
                     });
                 }
             }
-            App::Repeat { current: Some(c), .. } => tr.push(Transfer { first_data: f.first_data, ..*c }),
+            App::Repeat { current: Some(c), .. } => tr.push(Transfer { first_data: f.c.first_data, ..*c }),
             _ => {}
         }
     }
@@ -414,9 +416,9 @@ pub static SEQ_TRACE: &[Col<SeqRecord, ()>] = &[
 /// lacks one).
 pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
     let mut names: Vec<&'static str> = Vec::new();
-    let traced: Vec<&TcpFlow> = flows.iter().filter(|f| f.trace.as_deref().is_some_and(|t| t.want_cc)).collect();
+    let traced: Vec<&TcpFlow> = flows.iter().filter(|f| f.c.trace.as_deref().is_some_and(|t| t.want_cc)).collect();
     for f in &traced {
-        for n in f.cc_var_names() {
+        for n in f.c.cc_var_names() {
             if !names.contains(n) {
                 names.push(n);
             }
@@ -426,13 +428,13 @@ pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
     let (mut cwnd, mut ssth, mut mode) = (vec![], vec![], vec![]);
     let mut vars: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     for f in &traced {
-        let own = f.cc_var_names();
+        let own = f.c.cc_var_names();
         let slot: Vec<usize> =
             own.iter().map(|n| names.iter().position(|m| m == n).expect("collected above")).collect();
-        for s in &f.trace.as_deref().expect("traced").cc {
+        for s in &f.c.trace.as_deref().expect("traced").cc {
             time.push(ps_to_s(s.time));
-            flow.push(f.id as u64);
-            cc.push(f.cc_name().to_string());
+            flow.push(f.c.id as u64);
+            cc.push(f.c.cc_name().to_string());
             cause.push(s.cause.map_or("sample", |k| k.name()).to_string());
             state.push(["open", "cwr", "recovery", "loss"][s.ca_state as usize].to_string());
             cwnd.push(s.cwnd as u64);

@@ -52,7 +52,7 @@ impl Simulation {
         let mut flows = Vec::with_capacity(sc.flows.len());
         for (i, (f, &(fwd, rev))) in sc.flows.iter().zip(&plan.flows).enumerate() {
             let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
-            flow.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
+            flow.c.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
             flows.push(flow);
         }
         let mut udp = Vec::with_capacity(sc.udp.len());
@@ -64,8 +64,8 @@ impl Simulation {
             sched.schedule(0, Event::Sample);
         }
         for (i, f) in flows.iter().enumerate() {
-            if f.start <= sc.duration_ps {
-                sched.schedule(f.start, Event::FlowStart(i as u32));
+            if f.c.start <= sc.duration_ps {
+                sched.schedule(f.c.start, Event::FlowStart(i as u32));
             }
         }
         for (i, u) in udp.iter_mut().enumerate() {
@@ -146,7 +146,7 @@ impl Simulation {
         if pkt.kind == PktKind::Udp {
             self.udp[pkt.flow as usize].stats.pkts_dropped += 1;
         } else {
-            let st = &mut self.flows[pkt.flow as usize].stats;
+            let st = &mut self.flows[pkt.flow as usize].c.stats;
             st.pkts_dropped += 1;
             if pkt.hop == 0 && pkt.kind == PktKind::Data {
                 st.first_hop_drop_bytes += pkt.size as u64;
@@ -158,14 +158,14 @@ impl Simulation {
     #[inline]
     fn flush(&mut self, f: usize, mut out: Vec<Packet>) {
         let flow = &mut self.flows[f];
-        let conn = flow.conn;
-        flow.stats.pkts_injected += out.len() as u64;
+        let conn = flow.c.conn;
+        flow.c.stats.pkts_injected += out.len() as u64;
         for mut p in out.drain(..) {
             p.conn = conn;
             self.forward(p);
         }
         self.out = out;
-        if let Some(d) = self.flows[f].next_deadline() {
+        if let Some(d) = self.flows[f].c.next_deadline() {
             if d < self.timer_next[f] {
                 self.timer_events[f].push(d);
                 self.timer_next[f] = d;
@@ -186,26 +186,26 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         let now = self.now;
         let flow = &mut self.flows[f];
-        if pkt.conn != flow.conn {
+        if pkt.conn != flow.c.conn {
             // A late packet of the slot's previous connection: discarded,
             // as a closed connection's segments would be.
-            flow.stats.stale_pkts += 1;
-            flow.stats.pkts_arrived += 1;
+            flow.c.stats.stale_pkts += 1;
+            flow.c.stats.pkts_arrived += 1;
             self.out = out;
             return;
         }
-        flow.stats.pkts_arrived += 1;
+        flow.c.stats.pkts_arrived += 1;
         match pkt.kind {
             PktKind::Data => {
                 self.delivered_data_pkts += 1;
-                flow.on_data(now, &pkt, &mut out);
-                if let Some(done) = flow.completed_at {
+                flow.c.on_data(now, &pkt, &mut out);
+                if let Some(done) = flow.c.completed_at {
                     if let App::Repeat { current: Some(_), .. } = self.apps[f] {
                         self.transfer_done(f, done);
                     }
                 }
             }
-            PktKind::Syn => flow.on_data(now, &pkt, &mut out),
+            PktKind::Syn => flow.c.on_data(now, &pkt, &mut out),
             PktKind::Ack | PktKind::SynAck => flow.on_ack(now, &pkt, &mut out),
             PktKind::Udp => unreachable!("UDP packets are handled above"),
         }
@@ -219,7 +219,7 @@ impl Simulation {
         let App::Repeat { think, rng, left, current, done: n, .. } = &mut self.apps[f] else { return };
         let mut tr = current.take().expect("a transfer was in progress");
         tr.end = Some(done);
-        tr.first_data = self.flows[f].first_data;
+        tr.first_data = self.flows[f].c.first_data;
         self.transfers.push(tr);
         *n += 1;
         if left.is_some_and(|l| *n >= l) {
@@ -346,7 +346,7 @@ impl Simulation {
         let t = ps_to_s(self.now);
         for f in &mut self.flows {
             self.fseries.push(output::FLOW_SERIES, f, &t);
-            if f.trace.is_some() {
+            if f.c.trace.is_some() {
                 f.trace_cc(self.now, None);
             }
         }
@@ -495,8 +495,8 @@ impl Simulation {
 
         let mut ev: Vec<output::EventRow> = Vec::new();
         for f in &self.flows {
-            for &(time, kind, v) in &f.events {
-                ev.push((time, f.id as u64, kind.name(), v));
+            for &(time, kind, v) in &f.c.events {
+                ev.push((time, f.c.id as u64, kind.name(), v));
             }
         }
         ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -506,9 +506,9 @@ impl Simulation {
         let (mut rtt, mut seq) = (Vec::new(), Vec::new());
         out.tables.push(output::cc_state_table(&self.flows));
         for f in &mut self.flows {
-            if let Some(tr) = f.trace.take() {
-                rtt.extend(tr.rtt.iter().map(|&(t, r)| (t, f.id as u64, r)));
-                seq.extend(tr.seq.iter().map(|&(t, k, s)| (t, f.id as u64, k, s)));
+            if let Some(tr) = f.c.trace.take() {
+                rtt.extend(tr.rtt.iter().map(|&(t, r)| (t, f.c.id as u64, r)));
+                seq.extend(tr.seq.iter().map(|&(t, k, s)| (t, f.c.id as u64, k, s)));
             }
         }
         out.tables.push(output::table("rtt_trace", output::RTT_TRACE, &rtt, &()));

@@ -14,9 +14,9 @@ fn u64s(c: Option<&Column>) -> Vec<u64> {
 /// (packets injected, arrived, dropped) summed over flows, and packets held by links.
 fn counts(sim: &Simulation) -> (u64, u64, u64, u64) {
     let held = sim.links.iter().map(|l| l.held() as u64).sum();
-    let inj = sim.flows.iter().map(|f| f.stats.pkts_injected).sum();
-    let arr = sim.flows.iter().map(|f| f.stats.pkts_arrived).sum();
-    let drp = sim.flows.iter().map(|f| f.stats.pkts_dropped).sum();
+    let inj = sim.flows.iter().map(|f| f.c.stats.pkts_injected).sum();
+    let arr = sim.flows.iter().map(|f| f.c.stats.pkts_arrived).sum();
+    let drp = sim.flows.iter().map(|f| f.c.stats.pkts_dropped).sum();
     (inj, arr, drp, held)
 }
 
@@ -162,8 +162,8 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
         let (inj, arr, drp, held) = counts(&sim);
         assert_eq!(inj, arr + drp + held, "{sack:?} prr {prr} lt {lt} ts {ts} ecn {ecn} {pacing:?} rack-tlp {linux}");
         for f in &sim.flows {
-            assert!(f.delivered_bytes() > 100_000, "{sack:?}: flow {} starved", f.id);
-            assert!(f.pipe() as u64 <= f.snd_max - f.snd_una);
+            assert!(f.c.delivered_bytes() > 100_000, "{sack:?}: flow {} starved", f.c.id);
+            assert!(f.c.pipe() as u64 <= f.c.snd_max - f.c.snd_una);
         }
         let a = sim.output();
         let b = ccsim_core::run(&sc).unwrap();

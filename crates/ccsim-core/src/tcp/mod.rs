@@ -52,7 +52,6 @@ use crate::units::SimTime;
 use conn::AckInfo;
 use rate::RateCand;
 use recovery::Recovery;
-use std::ops::{Deref, DerefMut};
 
 /// What the sender did last to a loss: ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,23 +209,11 @@ pub(crate) enum Pick {
 /// a flow reads its connection (`Deref<Target = Conn>`), so `flow.stats`,
 /// `flow.snd_una` and `flow.tp` work as they read.
 pub struct TcpFlow {
-    c: Conn,
+    /// The connection every recovery mode shares (sequence state, algorithm,
+    /// receiver, timers, counters): what the simulation and the result
+    /// columns read, named explicitly (`flow.c.stats`).
+    pub c: Conn,
     recovery: Recovery,
-}
-
-impl Deref for TcpFlow {
-    type Target = Conn;
-    #[inline]
-    fn deref(&self) -> &Conn {
-        &self.c
-    }
-}
-
-impl DerefMut for TcpFlow {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut Conn {
-        &mut self.c
-    }
 }
 
 impl TcpFlow {

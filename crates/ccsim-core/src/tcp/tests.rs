@@ -34,12 +34,12 @@ fn ack(fl: &mut TcpFlow, now: SimTime, ack: u64, blocks: &[(u64, u64)], out: &mu
 /// `ack` with timestamp echo `ts`.
 fn ack_echo(fl: &mut TcpFlow, now: SimTime, ack: u64, ts: SimTime, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
     let mut p = Packet::new(PktKind::Ack, ack, ts, 0, 40, 1);
-    fl.rcv.ack_id += 1;
-    p.aux = fl.rcv.ack_id;
+    fl.c.rcv.ack_id += 1;
+    p.aux = fl.c.rcv.ack_id;
     if !blocks.is_empty() {
-        let mut e = SackEntry { id: fl.rcv.ack_id, n: blocks.len() as u8, blocks: [(0, 0); 4] };
+        let mut e = SackEntry { id: fl.c.rcv.ack_id, n: blocks.len() as u8, blocks: [(0, 0); 4] };
         e.blocks[..blocks.len()].copy_from_slice(blocks);
-        fl.rcv.sack_log.push_back(e);
+        fl.c.rcv.sack_log.push_back(e);
         p.flags |= FLAG_SACK;
     }
     fl.on_ack(now, &p, out);
@@ -54,7 +54,7 @@ fn next_seg(fl: &mut TcpFlow) -> Option<Pick> {
 }
 
 fn lost(fl: &TcpFlow, s: u64) -> bool {
-    fl.rec(s).flags & LOST != 0
+    fl.c.rec(s).flags & LOST != 0
 }
 
 #[test]
@@ -64,10 +64,10 @@ fn rfc6675_islost_reference_vectors() {
     let mut out = Vec::new();
     let mut f = flow(Some(10), SackCfg::Rfc6675, |_| {});
     f.start(0, &mut out);
-    assert_eq!(f.snd_max, 10);
+    assert_eq!(f.c.snd_max, 10);
     ack(&mut f, MS, 0, &[(1, 3)], &mut out);
     assert!(!lost(&f, 0));
-    assert!(!f.in_recovery);
+    assert!(!f.c.in_recovery);
     // 1–3 in one range (three segments > (DupThresh − 1)): lost.
     let mut f = flow(Some(10), SackCfg::Rfc6675, |_| {});
     f.start(0, &mut out);
@@ -81,9 +81,9 @@ fn rfc6675_islost_reference_vectors() {
     assert!(!lost(&f, 3) && !lost(&f, 5) && !lost(&f, 7));
     // SetPipe: un-SACKed, not lost 3, 5, 7, 8, 9 count once each; the
     // retransmission of 0 sent on entering recovery counts once more.
-    assert!(f.in_recovery);
-    assert_eq!(f.sb.sacked_out, 3);
-    assert_eq!(f.pipe(), 5 + 1);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.sb.sacked_out, 3);
+    assert_eq!(f.c.pipe(), 5 + 1);
 }
 
 #[test]
@@ -99,20 +99,20 @@ fn rfc6675_nextseg_order_without_new_data() {
     ack(&mut f, MS, 0, &[(2, 3)], &mut out);
     ack(&mut f, MS, 0, &[(4, 5), (2, 3)], &mut out);
     ack(&mut f, MS, 0, &[(6, 7), (4, 5), (2, 3)], &mut out);
-    assert!(f.in_recovery);
-    assert_eq!(f.tp.ssthresh, 5);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.tp.ssthresh, 5);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
     let mut seq = Vec::new();
     while let Some(p) = next_seg(&mut f) {
         match p {
             Pick::Hole(s) => {
-                f.sb.high_rxt = s + 1;
-                f.send_segment(s, MS, &mut out);
+                f.c.sb.high_rxt = s + 1;
+                f.c.send_segment(s, MS, &mut out);
                 seq.push(s);
             }
             Pick::Rescue(s) => {
-                f.sb.rescue_rxt = Some(f.recover);
-                f.send_segment(s, MS, &mut out);
+                f.c.sb.rescue_rxt = Some(f.c.recover);
+                f.c.send_segment(s, MS, &mut out);
                 seq.push(100 + s);
             }
             Pick::Next => panic!("no new data in a 10-segment file"),
@@ -130,9 +130,9 @@ fn rfc6675_nextseg_prefers_new_data_over_rule3() {
         let _ = i;
         ack(&mut f, MS, 0, &[*b], &mut out);
     }
-    assert!(f.in_recovery);
+    assert!(f.c.in_recovery);
     assert_eq!(next_seg(&mut f), Some(Pick::Hole(1)));
-    f.sb.high_rxt = 2;
+    f.c.sb.high_rxt = 2;
     assert_eq!(next_seg(&mut f), Some(Pick::Next));
 }
 
@@ -148,9 +148,9 @@ fn sack1_pipe_counts_acks() {
     for b in [(1u64, 2u64), (1, 3), (1, 4)] {
         ack(&mut f, MS, 0, &[b], &mut out);
     }
-    assert!(f.in_recovery);
-    assert_eq!(f.sack1_pipe, 7);
-    assert_eq!(f.tp.cwnd, 5);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.sack1_pipe, 7);
+    assert_eq!(f.c.tp.cwnd, 5);
     assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
     out.clear();
     // Three more dup ACKs bring pipe to 4 < cwnd: one new segment goes.
@@ -204,15 +204,15 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     f.on_ack(MS, &p, &mut out);
     // RFC 3168 §6.1.2: ssthresh = max(FlightSize/2, 2), cwnd = ssthresh, with
     // FlightSize = 19 once this ACK has acked segment 0.
-    assert_eq!(f.tp.cwnd, 9);
-    assert_eq!(f.stats.ecn_reductions, 1);
+    assert_eq!(f.c.tp.cwnd, 9);
+    assert_eq!(f.c.stats.ecn_reductions, 1);
     // More ECE within the same window: no further reduction.
     for a in 2..15 {
         let mut p = Packet::new(PktKind::Ack, a, 0, 0, 40, 1);
         p.flags = FLAG_ECE;
         f.on_ack(MS, &p, &mut out);
     }
-    assert_eq!(f.stats.ecn_reductions, 1);
+    assert_eq!(f.c.stats.ecn_reductions, 1);
     // The first new segment sent after the reduction, and only it, carries CWR.
     assert!(!out.is_empty());
     assert!(out[0].flags & FLAG_CWR != 0);
@@ -289,20 +289,20 @@ fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
         p.flags = flags;
         p
     };
-    r.on_data(MS, &data(0, Ecn::Ce, 0), &mut out);
-    r.on_data(MS, &data(1, Ecn::Ect0, 0), &mut out);
+    r.c.on_data(MS, &data(0, Ecn::Ce, 0), &mut out);
+    r.c.on_data(MS, &data(1, Ecn::Ect0, 0), &mut out);
     assert!(out.iter().all(|a| a.flags & FLAG_ECE != 0));
     out.clear();
-    r.on_data(MS, &data(2, Ecn::Ect0, FLAG_CWR), &mut out);
+    r.c.on_data(MS, &data(2, Ecn::Ect0, FLAG_CWR), &mut out);
     assert_eq!(out[0].flags & FLAG_ECE, 0);
     // Out of order: 4, 6 arrive; the latest block comes first (RFC 2018).
     out.clear();
-    r.on_data(MS, &data(4, Ecn::Ect0, 0), &mut out);
-    r.on_data(MS, &data(6, Ecn::Ect0, 0), &mut out);
-    r.on_data(MS, &data(7, Ecn::Ect0, 0), &mut out);
+    r.c.on_data(MS, &data(4, Ecn::Ect0, 0), &mut out);
+    r.c.on_data(MS, &data(6, Ecn::Ect0, 0), &mut out);
+    r.c.on_data(MS, &data(7, Ecn::Ect0, 0), &mut out);
     let last = out.last().unwrap();
     assert!(last.flags & FLAG_SACK != 0 && last.seq == 3);
-    let e = r.rcv.sack_log.back().unwrap();
+    let e = r.c.rcv.sack_log.back().unwrap();
     assert_eq!(&e.blocks[..e.n as usize], &[(6, 8), (4, 5)]);
     assert_eq!(last.size, 40 + 4 + 16);
 }
@@ -316,18 +316,18 @@ fn idle_restart_follows_tcp_cwnd_restart() {
     let mut out = Vec::new();
     let mut f = flow(None, SackCfg::Off, |t| t.initial_window = 10);
     f.start(0, &mut out);
-    f.tp.cwnd = 80;
-    f.tp.ssthresh = 50;
-    let sent = f.snd_max;
+    f.c.tp.cwnd = 80;
+    f.c.tp.ssthresh = 50;
+    let sent = f.c.snd_max;
     ack(&mut f, MS, sent, &[], &mut out); // everything acknowledged
     f.app_pause();
     out.clear();
-    let m = f.snd_max;
+    let m = f.c.snd_max;
     ack(&mut f, 2 * MS, m, &[], &mut out);
-    assert_eq!(f.snd_una, f.snd_max, "nothing outstanding while OFF");
-    let cwnd = f.tp.cwnd;
-    let last = f.last_send.unwrap();
-    let rto = f.rtt.rto();
+    assert_eq!(f.c.snd_una, f.c.snd_max, "nothing outstanding while OFF");
+    let cwnd = f.c.tp.cwnd;
+    let last = f.c.last_send.unwrap();
+    let rto = f.c.rtt.rto();
     f.app_resume(last + rto * 7 / 2, &mut out);
     // halvings while (delta −= rto) > 0 and cwnd > restart: delta = 3.5 rto → 3
     let mut want = cwnd;
@@ -336,22 +336,22 @@ fn idle_restart_follows_tcp_cwnd_restart() {
             want >>= 1;
         }
     }
-    assert_eq!(f.stats.idle_restarts, 1);
-    assert_eq!(f.tp.ssthresh, 50u32.max(cwnd * 3 / 4));
-    assert_eq!(f.tp.cwnd, want.max(10.min(cwnd)));
+    assert_eq!(f.c.stats.idle_restarts, 1);
+    assert_eq!(f.c.tp.ssthresh, 50u32.max(cwnd * 3 / 4));
+    assert_eq!(f.c.tp.cwnd, want.max(10.min(cwnd)));
     assert!(!out.is_empty(), "sends again after the restart");
     // A short pause (under one RTO) does not restart.
     let mut g = flow(None, SackCfg::Off, |_| {});
     g.start(0, &mut out);
-    let s = g.snd_max;
+    let s = g.c.snd_max;
     ack(&mut g, MS, s, &[], &mut out);
     g.app_pause();
-    let m = g.snd_max;
+    let m = g.c.snd_max;
     ack(&mut g, 2 * MS, m, &[], &mut out);
-    let c = g.tp.cwnd;
-    let l = g.last_send.unwrap();
-    g.app_resume(l + g.rtt.rto() / 2, &mut out);
-    assert_eq!((g.tp.cwnd, g.stats.idle_restarts), (c, 0));
+    let c = g.c.tp.cwnd;
+    let l = g.c.last_send.unwrap();
+    g.app_resume(l + g.c.rtt.rto() / 2, &mut out);
+    assert_eq!((g.c.tp.cwnd, g.c.stats.idle_restarts), (c, 0));
 }
 
 #[test]
@@ -368,23 +368,23 @@ fn rto_in_newreno_recovery_keeps_the_recoverys_ssthresh() {
     for _ in 0..3 {
         ack(&mut f, MS, 0, &[], &mut out);
     }
-    assert!(f.in_recovery);
-    assert_eq!(f.tp.ssthresh, 10);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.tp.ssthresh, 10);
     for _ in 0..15 {
         ack(&mut f, 2 * MS, 0, &[], &mut out);
     }
-    assert!(f.snd_max > 20, "the inflated window sent new data");
-    let deadline = f.next_deadline().expect("RTO armed");
+    assert!(f.c.snd_max > 20, "the inflated window sent new data");
+    let deadline = f.c.next_deadline().expect("RTO armed");
     f.on_timer(deadline, &mut out);
-    assert_eq!(f.stats.timeouts, 1);
-    assert_eq!(f.tp.cwnd, 1);
-    assert_eq!(f.tp.ssthresh, 10);
+    assert_eq!(f.c.stats.timeouts, 1);
+    assert_eq!(f.c.tp.cwnd, 1);
+    assert_eq!(f.c.tp.ssthresh, 10);
     // From Open, an RTO does halve: ssthresh = max(FlightSize/2, 2) (RFC 5681 eq. 4).
     let mut g = flow(None, SackCfg::Off, |t| t.initial_window = 20);
     g.start(0, &mut out);
-    let deadline = g.next_deadline().expect("RTO armed");
+    let deadline = g.c.next_deadline().expect("RTO armed");
     g.on_timer(deadline, &mut out);
-    assert_eq!(g.tp.ssthresh, 10);
+    assert_eq!(g.c.tp.ssthresh, 10);
 }
 
 // ------------------------------------------------------------ RACK-TLP, undo, F-RTO
@@ -415,16 +415,16 @@ fn rack_marks_a_lost_retransmission_one_rtt_later() {
     f.start(0, &mut out);
     out.clear();
     ack(&mut f, 100 * MS, 0, &[(1, 10)], &mut out);
-    assert!(f.in_recovery);
-    assert_eq!(f.stats.rack_lost, 1);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.stats.rack_lost, 1);
     let first = sent(&out);
     assert_eq!(first[0], 0, "the retransmission goes first: {first:?}");
     let after = *first.iter().find(|&&s| s >= 10).expect("new data after the retransmission");
     out.clear();
     ack(&mut f, 200 * MS, 0, &[(after, after + 1), (1, 10)], &mut out);
-    assert_eq!((f.stats.lost_retransmits, f.stats.rack_lost), (1, 2));
+    assert_eq!((f.c.stats.lost_retransmits, f.c.stats.rack_lost), (1, 2));
     assert_eq!(sent(&out).first(), Some(&0));
-    assert_eq!((f.stats.retransmits, f.stats.timeouts), (2, 0));
+    assert_eq!((f.c.stats.retransmits, f.c.stats.timeouts), (2, 0));
 }
 
 #[test]
@@ -438,14 +438,14 @@ fn rack_waits_the_reordering_window_before_marking() {
     let mut f = linux_flow(Some(30), |t| t.rack = true);
     f.start(0, &mut out);
     ack(&mut f, 100 * MS, 1, &[], &mut out);
-    assert_eq!(f.rtt.min_rtt, Some(100 * MS));
+    assert_eq!(f.c.rtt.min_rtt, Some(100 * MS));
     ack(&mut f, 101 * MS, 1, &[(3, 4)], &mut out);
-    assert!(!f.in_recovery && f.stats.rack_lost == 0);
-    assert_eq!(f.rack.deadline, Some(101 * MS + 25 * MS));
+    assert!(!f.c.in_recovery && f.c.stats.rack_lost == 0);
+    assert_eq!(f.c.rack.deadline, Some(101 * MS + 25 * MS));
     out.clear();
     f.on_timer(126 * MS, &mut out);
-    assert_eq!(f.stats.rack_lost, 2);
-    assert!(f.in_recovery);
+    assert_eq!(f.c.stats.rack_lost, 2);
+    assert!(f.c.in_recovery);
     assert_eq!(sent(&out).first(), Some(&1));
 }
 
@@ -463,22 +463,22 @@ fn rack_reordering_window_grows_after_a_dsack() {
     f.start(0, &mut out);
     ack(&mut f, 100 * MS, 1, &[], &mut out);
     ack(&mut f, 101 * MS, 1, &[(3, 4)], &mut out);
-    assert!(!f.rack.reord_seen);
+    assert!(!f.c.rack.reord_seen);
     ack(&mut f, 102 * MS, 4, &[], &mut out);
-    assert!(f.rack.reord_seen, "1 and 2 arrived after 3 without a retransmission");
-    assert!(!f.in_recovery && f.stats.retransmits == 0);
-    let min_rtt = f.rtt.min_rtt.unwrap();
-    assert_eq!(f.rack_reo_wnd(false), min_rtt / 4);
+    assert!(f.c.rack.reord_seen, "1 and 2 arrived after 3 without a retransmission");
+    assert!(!f.c.in_recovery && f.c.stats.retransmits == 0);
+    let min_rtt = f.c.rtt.min_rtt.unwrap();
+    assert_eq!(f.c.rack_reo_wnd(false), min_rtt / 4);
     // A D-SACK for segment 2 (below the ACK).
     ack(&mut f, 103 * MS, 4, &[(2, 3)], &mut out);
-    assert!(f.rack.dsack_seen);
-    assert_eq!(f.stats.dsacks_received, 1);
+    assert!(f.c.rack.dsack_seen);
+    assert_eq!(f.c.stats.dsacks_received, 1);
     // The next ACK that delivers data sent after the first deliveries.
-    let top = f.snd_max;
+    let top = f.c.snd_max;
     ack(&mut f, 200 * MS, top, &[], &mut out);
-    assert_eq!(f.rack.reo_wnd_steps, 2);
-    assert_eq!(f.rack.reo_wnd_persist, 16);
-    assert_eq!(f.rack_reo_wnd(false), (2 * (min_rtt / 4)).min(f.rtt.srtt.unwrap()));
+    assert_eq!(f.c.rack.reo_wnd_steps, 2);
+    assert_eq!(f.c.rack.reo_wnd_persist, 16);
+    assert_eq!(f.c.rack_reo_wnd(false), (2 * (min_rtt / 4)).min(f.c.rtt.srtt.unwrap()));
 }
 
 #[test]
@@ -494,18 +494,18 @@ fn tlp_probes_the_last_segment_then_rack_repairs_the_tail() {
     });
     f.start(0, &mut out);
     ack(&mut f, 100 * MS, 8, &[], &mut out);
-    assert_eq!(f.rtt.srtt, Some(100 * MS));
-    assert_eq!(f.tlp.deadline, Some(100 * MS + 202 * MS));
+    assert_eq!(f.c.rtt.srtt, Some(100 * MS));
+    assert_eq!(f.c.tlp.deadline, Some(100 * MS + 202 * MS));
     out.clear();
     f.on_timer(302 * MS, &mut out);
     assert_eq!(sent(&out), vec![9]);
-    assert_eq!((f.stats.tlp_probes, f.tlp.high_seq, f.tlp.retrans), (1, Some(10), true));
-    assert_eq!(f.rto_deadline, Some(302 * MS + f.rtt.rto()));
+    assert_eq!((f.c.stats.tlp_probes, f.c.tlp.high_seq, f.c.tlp.retrans), (1, Some(10), true));
+    assert_eq!(f.c.rto_deadline, Some(302 * MS + f.c.rtt.rto()));
     out.clear();
     ack(&mut f, 402 * MS, 8, &[(9, 10)], &mut out);
-    assert!(f.in_recovery);
+    assert!(f.c.in_recovery);
     assert_eq!(sent(&out), vec![8]);
-    assert_eq!(f.stats.timeouts, 0);
+    assert_eq!(f.c.stats.timeouts, 0);
 }
 
 #[test]
@@ -520,17 +520,17 @@ fn tlp_recovery_reduces_the_window_once() {
     });
     f.start(0, &mut out);
     ack(&mut f, 100 * MS, 8, &[], &mut out);
-    let d = f.tlp.deadline.unwrap();
+    let d = f.c.tlp.deadline.unwrap();
     f.on_timer(d, &mut out);
-    assert!(f.tlp.retrans);
+    assert!(f.c.tlp.retrans);
     ack(&mut f, d + 100 * MS, 10, &[], &mut out);
-    assert_eq!(f.stats.tlp_recoveries, 0, "ACK == tlp_high_seq is not yet beyond it");
-    let top = f.snd_max;
+    assert_eq!(f.c.stats.tlp_recoveries, 0, "ACK == tlp_high_seq is not yet beyond it");
+    let top = f.c.snd_max;
     assert!(top > 10);
-    let cwnd = f.tp.cwnd;
+    let cwnd = f.c.tp.cwnd;
     ack(&mut f, d + 200 * MS, top, &[], &mut out);
-    assert_eq!(f.stats.tlp_recoveries, 1);
-    assert_eq!(f.tp.ssthresh, (cwnd / 2).max(2));
+    assert_eq!(f.c.stats.tlp_recoveries, 1);
+    assert_eq!(f.c.tp.ssthresh, (cwnd / 2).max(2));
 }
 
 #[test]
@@ -549,14 +549,14 @@ fn dsack_of_every_retransmission_undoes_the_recovery() {
     for k in 1..4 {
         ack(&mut f, 100 * MS, 0, &[(1, k + 1)], &mut out);
     }
-    assert!(f.in_recovery);
-    assert_eq!((f.tp.ssthresh, f.stats.retransmits), (5, 1));
+    assert!(f.c.in_recovery);
+    assert_eq!((f.c.tp.ssthresh, f.c.stats.retransmits), (5, 1));
     ack(&mut f, 150 * MS, 10, &[(0, 1)], &mut out);
-    assert!(!f.in_recovery);
-    assert_eq!(f.stats.undos, 1);
-    assert_eq!(f.tp.ssthresh, u32::MAX);
-    assert!(f.tp.cwnd >= 10);
-    assert!(f.events.iter().any(|e| e.1 == FlowEventKind::Undo));
+    assert!(!f.c.in_recovery);
+    assert_eq!(f.c.stats.undos, 1);
+    assert_eq!(f.c.tp.ssthresh, u32::MAX);
+    assert!(f.c.tp.cwnd >= 10);
+    assert!(f.c.events.iter().any(|e| e.1 == FlowEventKind::Undo));
 }
 
 #[test]
@@ -570,11 +570,11 @@ fn timestamps_show_a_delayed_segment_and_undo_the_recovery() {
     for k in 1..4 {
         ack(&mut f, 100 * MS, 0, &[(1, k + 1)], &mut out);
     }
-    assert!(f.in_recovery);
+    assert!(f.c.in_recovery);
     // `ack` echoes timestamp 0: the originals' send time.
     ack(&mut f, 150 * MS, 10, &[], &mut out);
-    assert_eq!(f.stats.undos, 1);
-    assert_eq!(f.tp.ssthresh, u32::MAX);
+    assert_eq!(f.c.stats.undos, 1);
+    assert_eq!(f.c.tp.ssthresh, u32::MAX);
 }
 
 fn timed_out_flow(frto: bool) -> (TcpFlow, Vec<Packet>, u32) {
@@ -585,11 +585,11 @@ fn timed_out_flow(frto: bool) -> (TcpFlow, Vec<Packet>, u32) {
     });
     f.start(0, &mut out);
     ack(&mut f, 100 * MS, 2, &[], &mut out);
-    let cwnd = f.tp.cwnd;
-    let d = f.rto_deadline.unwrap();
+    let cwnd = f.c.tp.cwnd;
+    let d = f.c.rto_deadline.unwrap();
     out.clear();
     f.on_timer(d, &mut out);
-    assert_eq!((f.stats.timeouts, f.tp.cwnd), (1, 1));
+    assert_eq!((f.c.stats.timeouts, f.c.tp.cwnd), (1, 1));
     assert_eq!(sent(&out), vec![2]);
     (f, out, cwnd)
 }
@@ -604,20 +604,20 @@ fn frto_finds_a_spurious_rto_when_original_data_is_acked() {
     // The ACK echoes the retransmission's timestamp, so timestamps show
     // nothing (else tcp_try_undo_loss would undo first, as Eifel).
     let (mut f, mut out, cwnd) = timed_out_flow(true);
-    let rto_at = f.rto_deadline.unwrap() - f.rtt.rto();
+    let rto_at = f.c.rto_deadline.unwrap() - f.c.rtt.rto();
     let now = rto_at + 10 * MS;
     ack_echo(&mut f, now, 8, rto_at, &[], &mut out);
-    assert_eq!((f.stats.spurious_rtos, f.stats.undos), (1, 1));
-    assert!(f.tp.cwnd >= cwnd);
-    assert_eq!(f.tp.ssthresh, u32::MAX);
+    assert_eq!((f.c.stats.spurious_rtos, f.c.stats.undos), (1, 1));
+    assert!(f.c.tp.cwnd >= cwnd);
+    assert_eq!(f.c.tp.ssthresh, u32::MAX);
     // Without F-RTO (and no timestamp evidence: the ACK echoes the
     // retransmission's time) the same ACK is just progress in slow start.
     let (mut g, mut out, _) = timed_out_flow(false);
-    let rto_at = g.rto_deadline.unwrap() - g.rtt.rto();
+    let rto_at = g.c.rto_deadline.unwrap() - g.c.rtt.rto();
     let now = rto_at + 10 * MS;
     ack_echo(&mut g, now, 8, rto_at, &[], &mut out);
-    assert_eq!(g.stats.undos, 0);
-    assert!(g.tp.cwnd < cwnd);
+    assert_eq!(g.c.stats.undos, 0);
+    assert!(g.c.tp.cwnd < cwnd);
 }
 
 #[test]
@@ -627,14 +627,14 @@ fn frto_sends_new_data_then_declares_the_loss_real_on_a_dupack() {
     // Step 3a: the next ACK is a duplicate with a SACK of that new data —
     // the loss was real; retransmissions follow, nothing is undone.
     let (mut f, mut out, _) = timed_out_flow(true);
-    let t0 = f.rto_deadline.unwrap() - f.rtt.rto();
-    let top = f.snd_max;
+    let t0 = f.c.rto_deadline.unwrap() - f.c.rtt.rto();
+    let top = f.c.snd_max;
     out.clear();
     ack_echo(&mut f, t0 + 100 * MS, 3, t0, &[], &mut out);
     let s = sent(&out);
     assert!(!s.is_empty() && s.iter().all(|&q| q >= top), "new data only: {s:?}");
     out.clear();
     ack_echo(&mut f, t0 + 200 * MS, 3, t0, &[(top, top + 1)], &mut out);
-    assert_eq!((f.stats.spurious_rtos, f.stats.undos), (0, 0));
+    assert_eq!((f.c.stats.spurious_rtos, f.c.stats.undos), (0, 0));
     assert_eq!(sent(&out).first(), Some(&3), "conventional recovery resends 3");
 }
