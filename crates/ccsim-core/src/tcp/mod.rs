@@ -5,8 +5,8 @@
 //!
 //! Sender: RFC 5681 slow start and congestion avoidance through the
 //! congestion module; loss recovery chosen per flow:
-//! * SACK off: Tahoe, Reno (ns-2 rules) or NewReno (RFC 6582), by the
-//!   algorithm's name (recovery/classic.rs);
+//! * SACK off: Tahoe, Reno (ns-2 rules) or NewReno (RFC 6582), as the
+//!   algorithm's spec says (recovery/classic.rs);
 //! * `rfc6675`: RFC 6675 conservative SACK recovery (scoreboard, IsLost,
 //!   pipe, NextSeg rules 1–4 including the rescue retransmission), with
 //!   RFC 6937 PRR as an option (recovery/rfc6675.rs);
@@ -16,9 +16,11 @@
 //! timestamps, RFC 3168 ECN, pacing (Linux internal or the ns-2 studies'
 //! leaky bucket), and delivery-rate samples after Linux `tcp_rate.c`.
 //!
-//! A flow is its connection (`Conn`, conn.rs: everything every mode
+//! A flow is its connection (`Conn`, conn/: everything every mode
 //! shares) plus its recovery mode (`Recovery`, recovery/); this file holds
 //! the steps that need both: the send loop, ACK processing and the RTO.
+//! The types the parts share (counters, traces, what to send next) live in
+//! types.rs, so no child imports from this file.
 //! Receiver (receiver.rs): cumulative ACKs, SACK blocks (RFC 2018), delayed
 //! ACK with quick-ACK at the start, immediate ACKs for out-of-order,
 //! duplicate and hole-filling segments (RFC 5681 §4.2), timestamps echo and
@@ -37,6 +39,7 @@ mod receiver;
 mod recovery;
 pub mod rtt;
 mod scoreboard;
+mod types;
 mod undo;
 
 /// Bytes of the sender's record of one outstanding segment (for the memory
@@ -44,6 +47,8 @@ mod undo;
 pub const TX_RECORD_BYTES: usize = std::mem::size_of::<scoreboard::TxRec>();
 
 pub use conn::Conn;
+pub use types::{CcSample, FlowEventKind, FlowStats, FlowTrace, SenderState};
+pub(crate) use types::{LastAction, Pick};
 
 use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg};
@@ -53,161 +58,7 @@ use conn::AckInfo;
 use rate::RateCand;
 use recovery::Recovery;
 
-/// What the sender did last to a loss: ns-2's `last_cwnd_action_`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LastAction {
-    None,
-    FastRetransmit,
-    Timeout,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SenderState {
-    /// Not started yet.
-    Idle,
-    SynSent,
-    Established,
-}
-
-/// Trace events a flow reports (kind, value), timestamped by the simulation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlowEventKind {
-    /// value = the RTO that expired, seconds.
-    Timeout,
-    /// Start of a fast-recovery episode (any variant, SACK or not);
-    /// value = cwnd before the reduction, segments.
-    FastRetransmit,
-    /// value = duration of the recovery episode, seconds.
-    RecoveryEnd,
-    /// ECN-Echo answered by a window reduction; value = cwnd before, segments.
-    EcnReduction,
-    /// value = flow completion time, seconds.
-    Completed,
-    /// A tail loss probe repaired a loss: one reduction (RFC 8985 §7.4);
-    /// value = cwnd before, segments.
-    TlpRecovery,
-    /// A reduction undone as spurious (D-SACK, timestamps, F-RTO); value =
-    /// cwnd after, segments.
-    Undo,
-}
-
-impl FlowEventKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            FlowEventKind::Timeout => "timeout",
-            FlowEventKind::FastRetransmit => "fast_retransmit",
-            FlowEventKind::RecoveryEnd => "recovery_end",
-            FlowEventKind::EcnReduction => "ecn_reduction",
-            FlowEventKind::Completed => "completed",
-            FlowEventKind::TlpRecovery => "tlp_recovery",
-            FlowEventKind::Undo => "undo",
-        }
-    }
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct FlowStats {
-    pub data_pkts_sent: u64,
-    pub data_bytes_sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    pub ecn_reductions: u64,
-    pub acks_sent: u64,
-    pub acks_received: u64,
-    pub dupacks_received: u64,
-    /// Data segments that arrived at the receiver with CE set.
-    pub ce_received: u64,
-    pub rtt_sum_ps: u128,
-    pub rtt_samples: u64,
-    /// Smallest RTT sample over every connection of the flow (repeated
-    /// transfers open a new connection, and with it a new RTT estimator).
-    pub rtt_min_ps: Option<SimTime>,
-    pub rto_sum_at_timeout_ps: u128,
-    /// Packets of this flow (both directions) put into the network,
-    /// delivered to an endpoint, and dropped or lost on the way.
-    pub pkts_injected: u64,
-    pub pkts_arrived: u64,
-    pub pkts_dropped: u64,
-    /// Bytes of data packets the flow's first link refused (queue drops
-    /// there): sent by the sender, never on the wire.
-    pub first_hop_drop_bytes: u64,
-    /// Window restarts after idle (RFC 2861, `tcp.idle_restart`).
-    pub idle_restarts: u64,
-    /// Packets of an earlier connection of this slot that arrived after a
-    /// new one opened (repeated transfers), discarded.
-    pub stale_pkts: u64,
-    /// ACKs carrying a D-SACK (RFC 2883).
-    pub dsacks_received: u64,
-    /// Duplicate data segments that reached the receiver.
-    pub dup_segs_received: u64,
-    /// Segments RACK marked lost (RFC 8985), lost retransmissions included.
-    pub rack_lost: u64,
-    /// Retransmissions found lost (by RACK) before any RTO.
-    pub lost_retransmits: u64,
-    /// ACKs that showed reordering (RACK.reordering_seen events).
-    pub reorder_seen: u64,
-    /// Tail loss probes sent, and those that repaired a loss.
-    pub tlp_probes: u64,
-    pub tlp_recoveries: u64,
-    /// Reductions undone (recovery or RTO), and RTOs found spurious by F-RTO.
-    pub undos: u64,
-    pub spurious_rtos: u64,
-}
-
-/// Per-packet traces, kept only when the scenario asks for them.
-#[derive(Default)]
-pub struct FlowTrace {
-    pub want_rtt: bool,
-    pub want_seq: bool,
-    pub want_cc: bool,
-    /// Samples of the congestion controller's state (table `cc_state`).
-    pub cc: Vec<CcSample>,
-    /// Flow events already answered by a `cc` sample.
-    pub cc_events_seen: usize,
-    /// (time, RTT sample)
-    pub rtt: Vec<(SimTime, SimTime)>,
-    /// (time, kind, seq): kind 0 = new data sent, 1 = retransmission, 2 = ACK received.
-    pub seq: Vec<(SimTime, u8, u64)>,
-}
-
-/// One row of the `cc_state` trace: the window and the algorithm's own
-/// variables (`CongestionOps::vars`) at a sample time or just after a
-/// congestion event has been handled.
-#[derive(Clone, Debug)]
-pub struct CcSample {
-    pub time: SimTime,
-    /// The event just handled; None = a periodic sample.
-    pub cause: Option<FlowEventKind>,
-    pub ca_state: u8,
-    pub cwnd: u32,
-    pub ssthresh: u32,
-    pub mode: Option<&'static str>,
-    pub vars: Vec<f64>,
-}
-
-/// SACK blocks of one ACK, filed by the receiver under the ACK's id.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SackEntry {
-    id: u32,
-    n: u8,
-    blocks: [(u64, u64); 4],
-}
-
-/// What the sender transmits next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Pick {
-    /// New data at snd_max (or go-back-N at snd_nxt below snd_max).
-    Next,
-    /// Retransmission by NextSeg rule 1 or 3 / the Sack1 hole search.
-    Hole(u64),
-    /// RFC 6675 rule 4.
-    Rescue(u64),
-}
-
-/// One TCP flow: its connection state plus its loss-recovery mode. Reading
-/// a flow reads its connection (`Deref<Target = Conn>`), so `flow.stats`,
-/// `flow.snd_una` and `flow.tp` work as they read.
+/// One TCP flow: its connection state plus its loss-recovery mode.
 pub struct TcpFlow {
     /// The connection every recovery mode shares (sequence state, algorithm,
     /// receiver, timers, counters): what the simulation and the result
@@ -477,7 +328,7 @@ impl TcpFlow {
         if let Some(e) = c.take_sack_blocks(pkt.aux, pkt.flags & FLAG_SACK != 0) {
             if self.recovery.reads_sack() && ack <= c.snd_max {
                 if c.cfg.tcp.dsack {
-                    if let Some((a, b)) = Conn::find_dsack(&e.blocks[..e.n as usize], ack) {
+                    if let Some((a, b)) = undo::find_dsack(&e.blocks[..e.n as usize], ack) {
                         dsack_tlp = c.on_dsack(a, b);
                     }
                 }
@@ -489,8 +340,10 @@ impl TcpFlow {
             if newly > 0 {
                 highest = Some(highest.unwrap_or(0).max(ack));
             }
-            c.rack_finish_ack(now, highest);
-            c.rack_update_reo_wnd(cand.prior_delivered());
+            if c.rack.finish_ack(now, highest) {
+                c.stats.reorder_seen += 1;
+            }
+            c.rack.update_reo_wnd(cand.prior_delivered(), c.rate.delivered);
         }
         c.tlp_on_ack(now, ack, dsack_tlp, newly == 0 && new_sacked == 0);
         let ns2_timer = c.rtt.model() == RtoModel::Ns2;

@@ -4,7 +4,7 @@
 //! §4.3) and the ECN echo (RFC 3168 §6.1.3).
 
 use super::ranges::RangeSet;
-use super::SackEntry;
+use super::types::SackEntry;
 use crate::cc::CwndEvent;
 use crate::config::{sack_option_bytes, DelackTimer, SackCfg, TcpCfg};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR, FLAG_ECE, FLAG_SACK};

@@ -2,6 +2,7 @@
 //! RFC's decision rules can be checked step by step.
 
 use super::scoreboard::LOST;
+use super::types::SackEntry;
 use super::*;
 use crate::config::{AppCfg, FlowCfg, SackCfg};
 use crate::packet::{Ecn, FLAG_CWR, FLAG_ECE, FLAG_SACK};

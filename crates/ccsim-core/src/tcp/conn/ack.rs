@@ -9,7 +9,7 @@ use crate::config::{RtoSsthresh, SackCfg};
 use crate::packet::Packet;
 use crate::tcp::rate::RateCand;
 use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED, WAS_SACKED};
-use crate::tcp::{FlowEventKind, LastAction, SackEntry};
+use crate::tcp::types::{FlowEventKind, LastAction, SackEntry};
 use crate::units::{SimTime, PS_PER_S};
 
 impl Conn {
@@ -119,7 +119,7 @@ impl Conn {
                     self.ack_orig |= s < self.recover;
                 }
                 if rack {
-                    self.rack_note(&r, s, now, None);
+                    self.rack.note(&r, s, now, None, self.rtt.min_rtt);
                     *highest = Some(highest.unwrap_or(0).max(s + 1));
                 }
             }
@@ -178,7 +178,7 @@ impl Conn {
                 any_retrans |= r.flags & EVER_RETRANS != 0;
                 self.ack_orig |= r.flags & EVER_RETRANS == 0 && s < self.recover;
                 if rack {
-                    self.rack_note(&r, s, now, ts_ecr);
+                    self.rack.note(&r, s, now, ts_ecr, self.rtt.min_rtt);
                 }
             }
             if self.sack == SackCfg::Off {

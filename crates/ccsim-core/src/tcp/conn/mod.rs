@@ -12,6 +12,7 @@
 //! in `recovery/`.
 
 mod ack;
+mod rack_undo;
 
 use super::pacing::{self, Pacer};
 use super::rack::{Rack, Tlp};
@@ -19,8 +20,8 @@ use super::rate::RateState;
 use super::receiver::Receiver;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
+use super::types::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use super::undo::Undo;
-use super::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
 use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
@@ -498,8 +499,10 @@ impl Conn {
             if was & RETRANS == 0 {
                 self.sb.retrans_out += 1;
             }
-            self.undo_on_retransmit(now);
-            self.rack_on_retransmit(now, seq);
+            self.undo.on_retransmit(now);
+            if self.cfg.tcp.rack {
+                self.rack.on_retransmit(now, seq);
+            }
             self.trace_seq(now, 1, seq);
             // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         } else {

@@ -12,7 +12,7 @@ use crate::cc::params::RecoveryFlavour as Variant;
 use crate::cc::CaState;
 use crate::packet::Packet;
 use crate::tcp::conn::{AckInfo, AckStep, Conn};
-use crate::tcp::LastAction;
+use crate::tcp::types::LastAction;
 use crate::units::SimTime;
 
 pub(in crate::tcp) struct Classic {

@@ -14,7 +14,7 @@ mod rfc6675;
 mod sack1;
 
 use super::conn::{AckInfo, AckStep, Conn};
-use super::Pick;
+use super::types::Pick;
 use crate::config::{SackCfg, TcpCfg};
 use crate::packet::Packet;
 use crate::units::SimTime;

@@ -16,7 +16,7 @@ use crate::cc::CaState;
 use crate::packet::Packet;
 use crate::tcp::conn::{AckInfo, AckStep, Conn};
 use crate::tcp::scoreboard::{LOST, RETRANS, SACKED};
-use crate::tcp::Pick;
+use crate::tcp::types::Pick;
 use crate::units::SimTime;
 
 #[derive(Default)]
@@ -178,7 +178,7 @@ impl Rfc6675 {
         if c.in_recovery {
             step.grow = false;
             if c.cfg.tcp.undo && c.undo.marker.is_some() {
-                if a.newly > 0 && c.packet_delayed(a.ts_ecr) && c.sb.retrans_out == 0 {
+                if a.newly > 0 && c.undo.packet_delayed(a.ts_ecr) && c.sb.retrans_out == 0 {
                     // tcp_try_undo_partial: the hole was filled by a delayed
                     // original, so this was reordering, not loss.
                     c.rack.reord_seen = true;

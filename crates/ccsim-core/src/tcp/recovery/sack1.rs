@@ -9,7 +9,7 @@ use crate::cc::CaState;
 use crate::packet::Packet;
 use crate::tcp::conn::{AckInfo, AckStep, Conn};
 use crate::tcp::scoreboard::{RETRANS, SACKED};
-use crate::tcp::Pick;
+use crate::tcp::types::Pick;
 use crate::units::SimTime;
 
 #[derive(Default)]
