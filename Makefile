@@ -86,6 +86,7 @@ lint: $(DEV_STAMP)
 	$(CARGO) clippy --workspace --all-targets --profile test-release --quiet -- -D warnings
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 fmt: $(DEV_STAMP)
 	$(CARGO) fmt --all

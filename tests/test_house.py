@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PKG = Path(__file__).resolve().parent.parent / "python" / "ccsim"
 
 
@@ -250,3 +252,46 @@ def test_a_links_capacity_is_read_in_one_place():
                 continue  # link_capacity_bps itself
             offenders.append(where)
     assert offenders == [], f"read link['rate_bps'] through topologies.link_capacity_bps: {offenders}"
+
+
+def test_python_checks_every_tcp_option_by_the_cores_schema():
+    """Walk the core's option schema (config/schema.rs): for each [tcp]
+    option, a value just outside what its kind accepts is refused by the
+    Python resolver under the option's own field, and the core's own rules
+    refuse the same (so the bounds are the schema's, not a second copy)."""
+    import json
+
+    from ccsim import _core, tcp_options
+    from ccsim.errors import ScenarioError
+
+    schema = json.loads(_core.tcp_options())
+    assert [o["name"] for o in schema] == list(tcp_options.TCP_DOC)
+    base = tcp_options.STACK_DEFAULTS["linux"]
+    bad = {
+        "int": lambda k: k["hi"] + 1,
+        "int_or_inf": lambda k: k["lo"] - 1,
+        "int_or_none": lambda k: k["hi"] + 1,
+        "choice": lambda k: "no-such-value",
+        "algorithm": lambda k: "no-such-algorithm",
+        "time": lambda k: "0s" if not k["allow_zero"] else "-1s",
+        "ratio": lambda k: k["max"] * 2,
+        "bool": lambda k: "yes",
+    }
+    walked = 0
+    for o in schema:
+        t = o["kind"]["type"]
+        if t not in bad:
+            continue  # preset, params, window: checked by their own tests
+        opts = {k: (v, f"tcp.{k}") for k, v in base.items()}
+        opts[o["name"]] = (bad[t](o["kind"]), f"tcp.{o['name']}")
+        with pytest.raises(ScenarioError) as e:
+            tcp_options.resolve(opts)
+        assert e.value.field == f"tcp.{o['name']}", (o["name"], str(e.value))
+        walked += 1
+    assert walked >= 40
+    # and the core refuses an out-of-range integer under the option's name
+    ok = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in base.items()})
+    for o in schema:
+        if o["kind"]["type"] == "int" and o["kind"]["hi"] < 2**32 - 1:  # above u32 is a type error
+            v = dict(ok, **{o["core"]: o["kind"]["hi"] + 1})
+            assert _core.check_tcp(json.dumps(v))[0] == o["name"]

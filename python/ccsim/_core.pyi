@@ -35,6 +35,14 @@ def algorithm_specs() -> str:
 def tcp_defaults(stack: str = "linux", cc: str = "newreno") -> str:
     """Every TCP option as the stack ('linux' or 'ns2') sets it for algorithm cc (resolved form), as JSON."""
 
+def tcp_options() -> str:
+    """Every [tcp] option of the core's schema (name as written, resolved field,
+    kind with bounds or values, unit, doc line, needs_scoreboard), as JSON."""
+
+def check_tcp(json: str) -> tuple[str, str, str] | None:
+    """The rules between [tcp] options applied to a resolved TCP configuration
+    (JSON): None when it passes, else (option as written, value, what is accepted)."""
+
 def net_defaults() -> str:
     """Default options of every queue discipline and loss model, as JSON
     {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""

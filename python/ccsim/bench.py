@@ -16,6 +16,7 @@ CPU time is the process CPU time around the core's run (single-threaded).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from . import _core
 from .scenario import Builder
@@ -57,7 +58,9 @@ def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
     """Each scenario (those whose name contains `only`), the fastest of
     `repeat` runs. `cost_vs_newreno` is the CPU time per packet over that of
     the same-rate NewReno SACK+timestamps scenario, when it ran too."""
-    rows = []
+    if repeat < 1:
+        raise ValueError(f"repeat: got {repeat}; expected at least 1 run per scenario")
+    rows: list[dict[str, Any]] = []
     for name, make in SCENARIOS.items():
         if only and only not in name:
             continue
@@ -69,6 +72,7 @@ def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
             cpu = time.process_time() - c0
             if best is None or cpu < best[0]:
                 best = (cpu, raw)
+        assert best is not None  # repeat >= 1, checked above
         cpu, raw = best
         pk, ev = int(raw["delivered_data_pkts"]), int(raw["events"])
         rows.append(

@@ -236,12 +236,12 @@ def cmd_sweep(a) -> int:
         print(f"ccsim: warning: {w}", file=sys.stderr)
     if rep.failed or rep.invalid:
         print(f"ccsim: {len(rep.failed) + len(rep.invalid)} runs did not produce results:", file=sys.stderr)
-        for e in rep.invalid[:20]:
-            print(f"  invalid: {e}", file=sys.stderr)
-        for e in rep.failed[:20]:
+        for bad in rep.invalid[:20]:
+            print(f"  invalid: {bad}", file=sys.stderr)
+        for fail in rep.failed[:20]:
             print(
-                f"  {e['run_id']} ({', '.join(f'{k}={v!r}' for k, v in e['params'].items())}): {e['kind']}: "
-                f"{e['error'].splitlines()[0]}",
+                f"  {fail['run_id']} ({', '.join(f'{k}={v!r}' for k, v in fail['params'].items())}): {fail['kind']}: "
+                f"{fail['error'].splitlines()[0]}",
                 file=sys.stderr,
             )
         if len(rep.failed) > 20:
@@ -490,70 +490,10 @@ def cmd_study(a) -> int:
 
 
 def cmd_list(a) -> int:
-    from .netmodels import (
-        CODEL_DOC,
-        DIST_DOC,
-        LOSS_DEFAULTS,
-        LOSS_DOC,
-        PIE_DOC,
-        QUEUE_DEFAULTS,
-        QUEUE_KINDS,
-        RED_DOC,
-        with_defaults,
-    )
-    from .tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
-    from .topologies import TOPOLOGY_DOC
-    from .traffic import APP_DOC
+    from .catalog import catalog
 
-    what = a.what
-    if what == "cc":
-        from . import algorithms
-
-        for name in _core.algorithms():
-            print(algorithms.describe(name))
-    elif what == "all":
-        print("congestion control:", ", ".join(_core.algorithms()), "(details: ccsim list cc)")
-    if what in ("tcp", "all"):
-        print("tcp options (linux stack default; [ns2 stack value] where it differs):")
-        for k, v in TCP_DEFAULTS.items():
-            w = STACK_DEFAULTS["ns2"][k]
-            alt = f" [ns2: {w!r}]" if w != v and k != "stack" else ""
-            print(f"  {k} = {v!r}{alt}: {TCP_DOC[k]}")
-    if what in ("topology", "all"):
-        _print_kinds("topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
-    if what in ("queue", "all"):
-        print("queues:", ", ".join(QUEUE_KINDS))
-        _print_kinds(
-            None,
-            {
-                'RED-family options (queue = {kind = "red", ...})': with_defaults(RED_DOC, QUEUE_DEFAULTS["red"]),
-                'CoDel / FQ-CoDel options (queue = {kind = "codel" or "fq_codel", ...})': with_defaults(
-                    CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]
-                ),
-                'PIE options (queue = {kind = "pie", ...})': with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
-            },
-        )
-    if what in ("loss", "all"):
-        docs = {kind: with_defaults(opts, LOSS_DEFAULTS.get(kind, {})) for kind, opts in LOSS_DOC.items()}
-        _print_kinds("loss models (loss = {kind = ..., options}; each link direction has its own random stream):", docs)
-    if what in ("traffic", "all"):
-        _print_kinds("traffic (flow group: app = ..., options in the group):", APP_DOC)
-        print("  every group: count, start (a time, a distribution or {spread = [a, b]}), stagger, label")
-    if what in ("traffic", "loss", "all"):
-        print("distributions (times or sizes):")
-        for k, d in DIST_DOC.items():
-            print(f"  {k}: {d}")
+    print(catalog(a.what), end="")
     return 0
-
-
-def _print_kinds(title: str | None, docs: dict[str, dict[str, str]]) -> None:
-    """Print kinds and their options: {kind: {option: meaning}}."""
-    if title:
-        print(title)
-    for kind, opts in docs.items():
-        print(f"  {kind}")
-        for k, d in opts.items():
-            print(f"    {k}: {d}")
 
 
 def _emu_unavailable() -> str | None:

@@ -24,13 +24,16 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from . import algorithms
 from .topologies import link_capacity_bps
 
 QUEUES = ["droptail", "red", "codel", "fq_codel", "pie"]
-CCS = ["reno", "newreno", "cubic", "bbr", "vegas", "westwood", "highspeed", "scalable", "bic"]
+# every algorithm the core knows, but Tahoe-recovery ones (the generator draws SACK modes)
+CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe"]
 
 
 def _rate(rng) -> str:
@@ -100,7 +103,7 @@ def generate(rng: np.random.Generator) -> dict:
     """A random valid scenario mapping (units as strings, as in a file)."""
     kind = str(rng.choice(["single_link", "dumbbell", "parking_lot"]))
     q = str(rng.choice(QUEUES))
-    queue = {"kind": q}
+    queue: dict[str, Any] = {"kind": q}
     if q == "red" and rng.random() < 0.5:
         queue.update(gentle=True)
     if q in ("red", "codel", "pie") and rng.random() < 0.3:
@@ -163,8 +166,8 @@ def generate(rng: np.random.Generator) -> dict:
     }
 
 
-def _path_delays(core: dict, s: int, d: int) -> float:
-    """Propagation one way along the simulator's route."""
+def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
+    """Propagation one way along the simulator's route, and the route."""
     import json
 
     from . import _core
@@ -220,11 +223,11 @@ def check(sc, res, again=None) -> list[str]:
     return bad
 
 
-def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every: int = 10) -> tuple[int, list]:
-    """Run `n` generated cases; return (runs, failures) where a failure is
-    (case number, scenario mapping, problems). Draws the scenario checks
-    refuse (near-valid ones) count as passing when the error names a field;
-    their number is left in `run_cases.refused`."""
+def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every: int = 10) -> tuple[int, list, int]:
+    """Run `n` generated cases; return (runs, failures, refused) where a
+    failure is (case number, scenario mapping, problems). Draws the scenario
+    checks refuse (near-valid ones) count as passing when the error names a
+    field; `refused` is their number."""
     from .errors import ScenarioError
     from .scenario import Scenario
 
@@ -255,8 +258,7 @@ def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every:
 
                 out.mkdir(parents=True, exist_ok=True)
                 (out / f"case-{seed}-{k}.toml").write_text("# " + "\n# ".join(problems) + "\n" + dumps(raw))
-    run_cases.refused = refused
-    return n, failures
+    return n, failures, refused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,9 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/fuzz", help="where failing scenarios are written")
     a = ap.parse_args(argv)
-    n, failures = run_cases(a.n, a.seed, Path(a.out))
+    n, failures, refused = run_cases(a.n, a.seed, Path(a.out))
     print(
-        f"{n} cases ({run_cases.refused} refused with a named field), {len(failures)} failing"
+        f"{n} cases ({refused} refused with a named field), {len(failures)} failing"
         + (f"; reproducers in {a.out}/" if failures else "")
     )
     for k, _, probs in failures[:20]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -52,7 +53,7 @@ def _window_rate(
 
 def _span(series: pl.DataFrame, t0: float | None, t1: float | None) -> tuple[float, float]:
     lo = 0.0 if t0 is None else t0
-    hi = float(series["time_s"].max()) if t1 is None else t1
+    hi = float(cast(float, series["time_s"].max())) if t1 is None else t1
     return lo, hi
 
 
@@ -301,7 +302,7 @@ def binned_rate(series: pl.DataFrame, key: str, column: str, width: float, scale
     if not width > 0:
         raise ValueError(f"width: got {width!r}; expected a bin width in seconds > 0")
     s = series.sort("time_s")
-    nb = int(math.floor(float(s["time_s"].max()) / width + 1e-9)) if s.height else 0
+    nb = int(math.floor(float(cast(float, s["time_s"].max())) / width + 1e-9)) if s.height else 0
     ends = [width * (i + 1) for i in range(nb)]
     edges = pl.DataFrame({"_t": [t + _EPS for t in ends]})
     out = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 from . import _core
 from ._check import _bool, _check_keys, _int, _prob, _str
@@ -130,7 +131,7 @@ def _queue(field: str, v) -> dict:
         return {"kind": "droptail"}
     if kind == "pie":
         _check_keys(field, v, {"kind", *PIE_DOC})
-        out = {"kind": "pie"}
+        out: dict[str, Any] = {"kind": "pie"}
         for k in ("target", "t_update"):
             if k in v:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
@@ -167,7 +168,7 @@ def _queue(field: str, v) -> dict:
             out["ecn"] = _bool(f"{field}.ecn", v["ecn"])
         return out
     _check_keys(field, v, {"kind", *RED_DOC})
-    out: dict = {
+    out = {
         "kind": "red",
         "gentle": kind in ("gentle_red", "adaptive_red"),
         "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off"),
@@ -255,7 +256,11 @@ def _loss(field: str, v) -> dict:
         if kind == "ber":
             return {"kind": "ber", "ber": _prob(f"{field}.ber", v["ber"])}
         if kind == "gilbert":
-            out = {"kind": "gilbert_elliott", "p": _prob(f"{field}.p", v["p"]), "r": _prob(f"{field}.r", v["r"])}
+            out: dict[str, Any] = {
+                "kind": "gilbert_elliott",
+                "p": _prob(f"{field}.p", v["p"]),
+                "r": _prob(f"{field}.r", v["r"]),
+            }
             for k in ("loss_good", "loss_bad"):
                 if k in v:
                     out[k] = _prob(f"{field}.{k}", v[k])
@@ -300,10 +305,10 @@ def _loss(field: str, v) -> dict:
     nums = v.get(key)
     if not isinstance(nums, list) or not nums:
         raise ScenarioError(f"{field}.{key}", nums, "a non-empty list of 1-based packet numbers")
-    out = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
-    if any(a >= b for a, b in zip(out, out[1:])):
+    packets = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
+    if any(a >= b for a, b in zip(packets, packets[1:])):
         raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
-    return {"kind": kind, key: out}
+    return {"kind": kind, key: packets}
 
 
 MIN_STATE_PS = 1_000_000  # 1 µs: the shortest mean two_state channel state

@@ -78,7 +78,7 @@ def set_path(raw: dict, path: str, value: Any) -> None:
                     raise ScenarioError(
                         path, message=f"{path}: {walked} has {len(lst)} entries; index {j} does not exist"
                     )
-                items = [j]
+                items = range(j, j + 1)
             for j in items:
                 if last:
                     lst[j] = copy.deepcopy(value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -22,7 +23,7 @@ from .figures import subplots
 from .results import PLOT_FORMATS, read
 
 # SVG text stays text (editable, searchable); TrueType fonts in PDFs, as journals ask.
-RC = {"svg.fonttype": "none", "pdf.fonttype": 42}
+RC: Any = {"svg.fonttype": "none", "pdf.fonttype": 42}  # matplotlib types its keys as literals
 
 # Above this many flows, per-flow lines stop being readable.
 MANY_FLOWS = 8

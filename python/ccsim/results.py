@@ -17,6 +17,7 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -24,8 +25,23 @@ import polars as pl
 from . import _core
 from .errors import ScenarioError
 
-# This module does not import ccsim.scenario (scenario.py imports it to run),
-# so the `Scenario` in annotations below is documentation only.
+
+class Scenario(Protocol):
+    """What this module reads of a `ccsim.Scenario` (scenario.py imports this
+    module to run, so it is described here rather than imported)."""
+
+    source: str
+    raw: dict
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def core(self) -> dict: ...
+    @property
+    def duration_s(self) -> float: ...
+
+    def to_core_json(self) -> str: ...
+
 
 TABLES = (
     "flows",
@@ -65,7 +81,7 @@ def _columns(raw_cols) -> dict[str, np.ndarray | list]:
 class Result:
     """The outcome of one run."""
 
-    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):  # noqa: F821
+    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):
         self.scenario = scenario
         self.raw = raw
         self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
@@ -228,7 +244,7 @@ class Result:
         return out
 
 
-def run_scenario(sc: Scenario, control=None) -> Result:  # noqa: F821
+def run_scenario(sc: Scenario, control=None) -> Result:
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
     payload = sc.to_core_json()
@@ -289,7 +305,7 @@ def interruptible(fn, ctl):
     return box["res"]
 
 
-def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | None = None) -> Result:  # noqa: F821
+def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | None = None) -> Result:
     """:func:`run_scenario` that Ctrl-C stops within a second (raising
     KeyboardInterrupt, nothing kept), with an optional progress bar and a
     wall-time limit in seconds (raising TimeoutError)."""
@@ -318,8 +334,8 @@ def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | 
             timer.cancel()
 
 
-def read(out_dir: str | Path) -> dict[str, pl.DataFrame]:
-    """Read the tables a run wrote (name -> DataFrame) plus 'manifest'."""
+def read(out_dir: str | Path) -> dict[str, Any]:
+    """Read the tables a run wrote (name -> DataFrame) plus 'manifest' (a dict)."""
     out = Path(out_dir)
     mpath = out / "manifest.json"
     if not mpath.is_file():

@@ -390,7 +390,7 @@ def dumbbell(
         wireless = (
             wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"), ["wireless", "wired"]) == "wireless"
         )
-        far = wl if wireless else 0
+        far = wl if wireless and wl is not None else 0
         acc = adelay
         if "rtt_ps" in f["topo"]:
             rtt = f["topo"]["rtt_ps"]
@@ -440,23 +440,23 @@ def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
     hrate = parse_rate("topology.hop_rate", t.get("hop_rate"))
     hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
-    for h in range(hops):
-        net.duplex(f"r{h}", f"r{h + 1}", hrate, hdelay, buf, "topology.buffer", queue)
+    for k in range(hops):
+        net.duplex(f"r{k}", f"r{k + 1}", hrate, hdelay, buf, "topology.buffer", queue)
     # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
     # every hop; expand them now (flow order: group order, then hop).
-    expanded = []
+    expanded: list[tuple[dict, str, int | None]] = []
     for f in flows:
         p = _str(f"{f['where']}.path", f["topo"].get("path", "through"), ["through", "cross", "cross_reverse"])
         if p == "through":
             expanded.append((f, p, None))
         else:
-            for h in range(hops):
-                expanded.append((dict(f), p, h))
+            for hop in range(hops):
+                expanded.append((dict(f), p, hop))
     flows[:] = [e[0] for e in expanded]
     rtts = []
     for i, (f, p, h) in enumerate(expanded):
         src, dst = f"src{i}", f"dst{i}"
-        if p == "through":
+        if h is None:  # p == "through"
             a, b, nh = "r0", f"r{hops}", hops
         elif p == "cross":
             a, b, nh = f"r{h}", f"r{h + 1}", 1

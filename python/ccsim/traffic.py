@@ -11,6 +11,8 @@ and seed always resolve to the same flows.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._check import _bool, _check_keys, _int, _str
@@ -99,7 +101,7 @@ def app(where: str, g: dict, mss: int) -> dict:
         iv = g["on"]
         if not isinstance(iv, list) or not iv:
             raise ScenarioError(f"{where}.on", iv, "a non-empty list of [start, end] intervals")
-        out = []
+        intervals: list[list[int]] = []
         for i, pair in enumerate(iv):
             f = f"{where}.on[{i}]"
             if not isinstance(pair, list) or len(pair) != 2:
@@ -107,10 +109,10 @@ def app(where: str, g: dict, mss: int) -> dict:
             a, b = parse_time(f"{f}[0]", pair[0]), parse_time(f"{f}[1]", pair[1])
             if b <= a:
                 raise ScenarioError(f, pair, "an interval whose end is after its start")
-            if out and a < out[-1][1]:
+            if intervals and a < intervals[-1][1]:
                 raise ScenarioError(f, pair, "intervals in increasing order, not overlapping")
-            out.append([a, b])
-        return {"kind": "schedule", "on": out}
+            intervals.append([a, b])
+        return {"kind": "schedule", "on": intervals}
     if kind in ("repeat", "web"):
         if kind == "repeat":
             need("size")
@@ -129,7 +131,7 @@ def app(where: str, g: dict, mss: int) -> dict:
         return {"kind": "repeat", "size": size, "think": think, "count": count}
     # cbr
     need("rate")
-    out = {
+    out: dict[str, Any] = {
         "kind": "udp",
         "rate_bps": parse_rate(f"{where}.rate", g["rate"]),
         "size": parse_size(f"{where}.packet_size", g.get("packet_size", "1000B")),

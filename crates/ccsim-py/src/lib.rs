@@ -208,6 +208,26 @@ fn tcp_defaults(stack: &str, cc: &str) -> PyResult<String> {
     ccsim_core::presets::tcp_defaults_json(stack, cc).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// Every `[tcp]` option (name as written, resolved field, kind with its
+/// bounds or values, unit, doc line): the core's option schema
+/// (`config::schema::TCP`), as JSON.
+#[pyfunction]
+fn tcp_options() -> String {
+    ccsim_core::config::schema::tcp_json()
+}
+
+/// Apply the rules between `[tcp]` options (`config::schema::tcp_rules`) to
+/// a resolved TCP configuration given as JSON: None when it passes, else
+/// (option as written, value, what is accepted).
+#[pyfunction]
+fn check_tcp(json: &str) -> PyResult<Option<(String, String, String)>> {
+    match ccsim_core::config::schema::check_tcp_json(json) {
+        Ok(None) => Ok(None),
+        Ok(Some(b)) => Ok(Some((b.option.to_string(), b.got, b.expected))),
+        Err(e) => Err(pyo3::exceptions::PyValueError::new_err(e)),
+    }
+}
+
 /// Panic inside the core through the same guard as `run` (the test suite
 /// uses it to prove a panic becomes a Python exception, not an abort).
 #[pyfunction]
@@ -232,6 +252,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(debug_assertions, m)?)?;
     Ok(())

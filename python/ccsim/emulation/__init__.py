@@ -418,8 +418,8 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                     "netstat": tb.netstat(h),
                 }
             )
-        for p in tmp.glob("*"):
-            p.unlink()
+        for leftover in tmp.glob("*"):
+            leftover.unlink()
         tmp.rmdir()
     w1, c1 = time.perf_counter(), time.process_time()
     raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup, routes=_flow_routes(core))

@@ -71,8 +71,8 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
         (o / "compare.json").write_text(json.dumps(report, indent=2, default=str))
         with open(o / "compare.csv", "w") as f:
             f.write("flow,metric,sim,emu,ratio\n")
-            for r in rows:
-                f.write(f"{r['flow']},{r['metric']},{r['sim']:.6g},{r['emu']:.6g},{r['ratio']:.4g}\n")
+            for row in rows:
+                f.write(f"{row['flow']},{row['metric']},{row['sim']:.6g},{row['emu']:.6g},{row['ratio']:.4g}\n")
         report["figures"] = [str(p) for p in plot_compare(sims[0], emus[0], o, title=str(sc.source or ""))]
     return report
 
@@ -82,7 +82,7 @@ def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
 
     from ..figures import subplots
 
-    written = []
+    written: list[Path] = []
     fs_s, fs_e = sim.flow_series, emu.flow_series
     if fs_s.height == 0 or fs_e.height == 0:
         return written

@@ -103,7 +103,9 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
     what was removed."""
     removed = []
     for ns in list_namespaces():
-        run = NS_RE.match(ns).group(1)
+        m = NS_RE.match(ns)
+        assert m is not None  # list_namespaces() returns ccsim's names only
+        run = m.group(1)
         if only_run is not None:
             if run != only_run:
                 continue
@@ -138,7 +140,7 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
                 continue
             pid = _owner(run)
             if only_run is not None or pid is None or not _alive(pid):
-                if not any(NS_RE.match(n) and NS_RE.match(n).group(1) == run for n in list_namespaces()):
+                if not any((m := NS_RE.match(n)) is not None and m.group(1) == run for n in list_namespaces()):
                     f.unlink(missing_ok=True)
     return removed
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -35,9 +36,9 @@ from ..topologies import link_capacity_bps
 INF_SSTHRESH = 0x7FFFFFFF
 
 
-def _raw(cols: dict[str, list | np.ndarray]) -> list:
+def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
     """Columns in the core's raw form: (name, dtype, bytes or list of str)."""
-    out = []
+    out: list[tuple[str, str, list | bytes]] = []
     for name, v in cols.items():
         if isinstance(v, list) and v and isinstance(v[0], str):
             out.append((name, "str", list(v)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -185,9 +186,9 @@ def plot_sweep(
     hues = [None] if not hue else list(dict.fromkeys(frame[hue].to_list()))
     colors = {h: f"C{i % 10}" for i, h in enumerate(hues)}
     for a, pan in zip(axes, panels):
-        sub = agg if pan is None else agg.filter(pl.col(facet) == pan)
+        sub = agg if pan is None or facet is None else agg.filter(pl.col(facet) == pan)
         for h in hues:
-            g = sub if h is None else sub.filter(pl.col(hue) == h)
+            g = sub if h is None or hue is None else sub.filter(pl.col(hue) == h)
             if g.height == 0:
                 continue
             g = g.with_columns(pl.col(x).replace_strict(pos, return_dtype=pl.Float64).alias("_pos")).sort("_pos")
@@ -218,8 +219,8 @@ def plot_sweep(
             lo_y, hi_y = a.get_ylim()
             a.set_ylim(lo_y, min(hi_y, hi_b + 0.02 * (hi_b - (lo_b or 0.0))))
     axes[0].set_ylabel(m["label"])
-    nmin = int(agg[f"{y}_n"].min()) if agg.height else 0
-    nmax = int(agg[f"{y}_n"].max()) if agg.height else 0
+    nmin = int(cast(int, agg[f"{y}_n"].min())) if agg.height else 0
+    nmax = int(cast(int, agg[f"{y}_n"].max())) if agg.height else 0
     ns = f"n = {nmin}" if nmin == nmax else f"n = {nmin}–{nmax}"
     note = f"mean and {level:.0%} Student-t CI over {ns} runs" if nmin >= 2 else "one run per point, no CI"
     if clipped:

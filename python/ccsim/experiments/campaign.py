@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -84,7 +85,7 @@ class Campaign:
         }
         self.axes = [k for k in params]
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
-        self._con = None
+        self._con: Any = None  # a duckdb connection, opened on first query
 
     @property
     def ok_runs(self) -> pl.DataFrame:

@@ -156,7 +156,7 @@ class Pool:
 
         feed()
         while busy:
-            limits = [w.started + w.task["timeout_s"] + KILL_GRACE_S for w in busy if w.task.get("timeout_s")]
+            limits = [w.started + t["timeout_s"] + KILL_GRACE_S for w in busy if (t := w.task) and t.get("timeout_s")]
             wait_s = max(0.0, min(limits) - time.monotonic()) if limits else None
             ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=wait_s)
             now = time.monotonic()
@@ -176,8 +176,10 @@ class Pool:
                     idle.append(w)
                     yield out
                     continue
+                task = w.task
+                assert task is not None  # a busy worker holds its task
                 dead = not w.proc.is_alive()
-                late = w.task.get("timeout_s") and now > w.started + w.task["timeout_s"] + KILL_GRACE_S
+                late = task.get("timeout_s") and now > w.started + task["timeout_s"] + KILL_GRACE_S
                 if dead and not w.ready:
                     w.proc.join()
                     raise WorkerStartError(guard_message(w.proc.exitcode))
@@ -187,11 +189,9 @@ class Pool:
                     w.proc.join()
                     busy.remove(w)
                     self.workers.remove(w)
-                    rid = w.task["run_id"]
+                    rid = task["run_id"]
                     if late:
-                        err = (
-                            f"timed out after {w.task['timeout_s']:g} s and did not stop; its worker process was killed"
-                        )
+                        err = f"timed out after {task['timeout_s']:g} s and did not stop; its worker process was killed"
                         kind = "timeout"
                     else:
                         err = f"worker process died (exit code {w.proc.exitcode}) while running it"
@@ -284,9 +284,9 @@ class Dask:
                 }
             fut.release()
             yield out
-            t = next(it, None)
-            if t is not None:
-                ac.add(self.client.submit(execute, t, pure=False, key=f"ccsim-{t['run_id']}-{n}"))
+            nxt = next(it, None)
+            if nxt is not None:
+                ac.add(self.client.submit(execute, nxt, pure=False, key=f"ccsim-{nxt['run_id']}-{n}"))
                 n += 1
 
     def close(self) -> None:

@@ -57,7 +57,7 @@ def overhead(n: int = 1000, jobs: int | None = None) -> dict:
         t0 = time.perf_counter()
         rep = run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=jobs, executor="serial" if jobs == 1 else None)
         wall = time.perf_counter() - t0
-        core = open_campaign(Path(d) / "c").ok_runs["wall_s"].sum()
+        core = float(open_campaign(Path(d) / "c").ok_runs["wall_s"].sum())
     workers = jobs or 1
     return {
         "runs": n,

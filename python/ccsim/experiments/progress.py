@@ -62,7 +62,7 @@ class RunProgress:
     def __init__(self, control, duration_s: float, show: bool, after_s: float = 2.0):
         self.control, self.duration_s, self.show, self.after_s = control, duration_s, show, after_s
         self._stop = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     def __enter__(self):
         if self.show:

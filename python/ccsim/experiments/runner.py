@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._spawn import refuse_in_bootstrap
 from ..errors import ScenarioError
@@ -14,6 +15,9 @@ from . import executors
 from .progress import SweepProgress, enabled
 from .store import CampaignError, Store, model_tag, ok_entry, params_key, run_id
 from .sweep import Sweep, SweepError
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 
 @dataclass
@@ -186,7 +190,7 @@ def run_sweep(
 
     show = enabled(quiet) if progress is None else progress
     bar = SweepProgress(rep.total - n_bad, show)
-    inflight: dict[str, tuple[list[dict], object]] = {}  # run_id -> (points' params, scenario)
+    inflight: dict[str, tuple[list[dict], Scenario]] = {}  # run_id -> (points' params, scenario)
 
     def existing(rid: str, params: dict) -> None:
         rep.existing += 1

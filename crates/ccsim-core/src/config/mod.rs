@@ -7,6 +7,7 @@
 //! applications, UDP), each type validating itself.
 
 mod net;
+pub mod schema;
 mod tcp;
 mod traffic;
 
@@ -112,8 +113,12 @@ impl Scenario {
         // each flow with the smallest such queue (one pass over the links, so
         // validation stays linear in flows + links).
         let smallest = self.links.iter().filter_map(|l| l.queue.limit_bytes().map(|b| (b, l))).min_by_key(|&(b, _)| b);
+        // Flows of a group share one TcpCfg (deserialize_with_stack): check
+        // each shared one once.
+        let mut last_tcp: Option<&std::sync::Arc<TcpCfg>> = None;
         for (i, fl) in self.flows.iter().enumerate() {
-            fl.validate(i, &self.nodes)?;
+            fl.validate(i, &self.nodes, last_tcp.is_some_and(|p| std::sync::Arc::ptr_eq(p, &fl.tcp)))?;
+            last_tcp = Some(&fl.tcp);
             let pkt = fl.tcp.packet_bytes();
             if let Some((b, l)) = smallest {
                 if b < pkt {

@@ -342,7 +342,8 @@ impl TcpCfg {
 }
 
 impl TcpCfg {
-    /// `f` names a field of the flow these options belong to.
+    /// `f` names a field of the flow these options belong to. Bounds and
+    /// rules come from the option schema (config/schema.rs).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let t = self;
         for (k, v) in [
@@ -363,88 +364,8 @@ impl TcpCfg {
         if let Err((k, m)) = crate::cc::params::resolve(spec, t.cc_preset.as_deref(), &t.cc_params) {
             return err(f(&format!("tcp.{k}")), m);
         }
-        if t.mss == 0 {
-            return err(f("tcp.mss"), "must be ≥ 1 byte (got 0)");
-        }
-        if t.mss > 65_495 {
-            return err(f("tcp.mss"), format!("must be ≤ 65495 bytes (got {})", t.mss));
-        }
-        if t.header_bytes > 1_000 {
-            return err(f("tcp.header_bytes"), format!("must be ≤ 1000 (got {})", t.header_bytes));
-        }
-        if t.initial_window == 0 {
-            return err(f("tcp.initial_window"), "must be ≥ 1 segment (got 0)");
-        }
-        // A first flight is handed to the first link at once; a billion
-        // segments would need tens of GB before any check could stop it.
-        if t.initial_window > MAX_INITIAL_WINDOW {
-            return err(
-                f("tcp.initial_window"),
-                format!("must be ≤ {MAX_INITIAL_WINDOW} segments (got {})", t.initial_window),
-            );
-        }
-        if let Some(s) = t.initial_ssthresh {
-            if s < 2 {
-                return err(f("tcp.initial_ssthresh"), format!("must be ≥ 2 segments (got {s})"));
-            }
-        }
-        if t.min_rto_ps == 0 {
-            return err(f("tcp.min_rto"), "must be > 0 (got 0)");
-        }
-        if t.initial_rto_ps == 0 {
-            return err(f("tcp.initial_rto"), "must be > 0 (got 0)");
-        }
-        if t.max_rto_ps < t.min_rto_ps {
-            return err(f("tcp.max_rto"), "must be ≥ min_rto");
-        }
-        if let Some(0) = t.max_cwnd {
-            return err(f("tcp.max_cwnd"), "must be ≥ 1 segment (got 0)");
-        }
-        if let Some(r) = t.rwnd_bytes {
-            if r < t.mss as u64 {
-                return err(f("tcp.rwnd"), format!("must hold at least one segment of {} bytes (got {r})", t.mss));
-            }
-        }
-        if t.delayed_ack && t.delack_timeout_ps == 0 {
-            return err(f("tcp.delack_timeout"), "must be > 0 when delayed_ack is on (got 0)");
-        }
-        if t.delack_count == 0 {
-            return err(f("tcp.delack_count"), "must be ≥ 1 (got 0)");
-        }
-        if t.dupthresh == 0 {
-            return err(f("tcp.dupthresh"), "must be ≥ 1 (got 0)");
-        }
-        if t.sack != SackCfg::Off && t.recovery_flavour() == crate::cc::params::RecoveryFlavour::Tahoe {
-            return err(f("tcp.sack"), format!("{} has no fast recovery to drive with SACK; accepted: sack = \"off\" with {}, or another algorithm", t.cc, t.cc));
-        }
-        let max_blocks = if t.timestamps { 3 } else { 4 };
-        if t.sack_blocks == 0 || t.sack_blocks > max_blocks {
-            return err(
-                f("tcp.sack_blocks"),
-                format!(
-                    "must be 1..={max_blocks} (40 option bytes{}; got {})",
-                    if t.timestamps { " with timestamps" } else { "" },
-                    t.sack_blocks
-                ),
-            );
-        }
-        for (k, on) in
-            [("prr", t.prr), ("dsack", t.dsack), ("rack", t.rack), ("tlp", t.tlp), ("undo", t.undo), ("frto", t.frto)]
-        {
-            if on && t.sack != SackCfg::Rfc6675 {
-                return err(
-                    f(&format!("tcp.{k}")),
-                    format!("{k} needs the RFC 6675 scoreboard; accepted: {k} = true only with sack = \"rfc6675\""),
-                );
-            }
-        }
-        for (k, v) in [("pacing_ss_ratio", t.pacing_ss_ratio), ("pacing_ca_ratio", t.pacing_ca_ratio)] {
-            if !(v.is_finite() && v > 0.0 && v <= 100.0) {
-                return err(f(&format!("tcp.{k}")), format!("must be a ratio in (0, 100] (got {v})"));
-            }
-        }
-        if t.min_tso_segs == 0 || t.min_tso_segs > MAX_TSO_SEGS {
-            return err(f("tcp.min_tso_segs"), format!("must be 1..={MAX_TSO_SEGS} segments (got {})", t.min_tso_segs));
+        if let Err(b) = super::schema::tcp_rules(t) {
+            return err(f(&format!("tcp.{}", b.option)), format!("got {}; expected {}", b.got, b.expected));
         }
         Ok(())
     }

@@ -1,0 +1,317 @@
+//! The scenario's option schema, owned by the core: every `[tcp]` option
+//! with the name a scenario writes, the field of the resolved configuration
+//! it fills, its kind (with bounds or accepted values), its unit and its
+//! documentation line. The core validates against this table
+//! (`TcpCfg::validate`), Python resolves and documents from it
+//! (`ccsim._core.tcp_options()`, python/ccsim/tcp_options.py), and the
+//! docs' table is checked against it, so no bound, list of values or doc
+//! line is written twice. Defaults per stack are `TcpCfg::for_stack`.
+//!
+//! Rules between options (at most 3 SACK blocks with timestamps, the
+//! scoreboard options only with RFC 6675, no SACK for Tahoe, max_rto ≥
+//! min_rto, a window of at least one segment) are `tcp_rules`, also here,
+//! and Python asks the core to apply them (`_core.check_tcp`).
+
+use super::tcp::{SackCfg, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, SCOREBOARD_OPTIONS};
+use serde_json::{json, Value};
+
+/// How an option is written and what values it accepts.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Bool,
+    /// A whole number in [lo, hi].
+    Int {
+        lo: u64,
+        hi: u64,
+    },
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// A time such as "200ms" (the core field holds picoseconds).
+    Time {
+        allow_zero: bool,
+    },
+    /// A number in (0, max].
+    Ratio {
+        max: f64,
+    },
+    /// A whole number in [lo, hi], or "inf" (the core field is null).
+    IntOrInf {
+        lo: u64,
+        hi: u64,
+    },
+    /// A whole number in [lo, hi], or "none" (the core field is null).
+    IntOrNone {
+        lo: u64,
+        hi: u64,
+    },
+    /// A size ("64KB"), "<n>pkt" or "none" (the core field holds bytes or null).
+    Window,
+    /// The name of an algorithm of `cc::ALGORITHMS`.
+    Algorithm,
+    /// A preset of the algorithm (`AlgoSpec::presets`).
+    Preset,
+    /// A table of the algorithm's parameters (`AlgoSpec::params`).
+    Params,
+}
+
+/// One option.
+#[derive(Clone, Copy, Debug)]
+pub struct Opt {
+    /// As a scenario writes it (`tcp.min_rto`).
+    pub name: &'static str,
+    /// The field of the resolved configuration (`min_rto_ps`).
+    pub core: &'static str,
+    pub kind: Kind,
+    /// Unit of a number ("bytes", "segments"), empty for the rest.
+    pub unit: &'static str,
+    pub doc: &'static str,
+}
+
+/// Every `[tcp]` option, in documentation order.
+#[rustfmt::skip]
+pub const TCP: &[Opt] = {
+    use Kind::*;
+    &[
+    Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x) or 'ns2' (ns-2.35); options set explicitly override it (docs/scenario.md)" },
+    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')" },
+    Opt { name: "cc_preset", core: "cc_preset", kind: Preset, unit: "", doc: "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults" },
+    Opt { name: "cc_params", core: "cc_params", kind: Params, unit: "", doc: "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')" },
+    Opt { name: "mss", core: "mss", kind: Int { lo: 1, hi: 65_495 }, unit: "bytes", doc: "maximum segment size, payload bytes" },
+    Opt { name: "header_bytes", core: "header_bytes", kind: Int { lo: 0, hi: 1_000 }, unit: "bytes", doc: "TCP/IP header bytes on every packet without options; timestamps add 12, SACK blocks 4 + 8 per block" },
+    Opt { name: "initial_window", core: "initial_window", kind: Int { lo: 1, hi: MAX_INITIAL_WINDOW as u64 }, unit: "segments", doc: "initial cwnd, segments (RFC 6928 / Linux: 10)" },
+    Opt { name: "initial_ssthresh", core: "initial_ssthresh", kind: IntOrInf { lo: 2, hi: u32::MAX as u64 - 1 }, unit: "segments", doc: "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)" },
+    Opt { name: "rto", core: "rto", kind: Choice(&["linux", "rfc6298", "ns2"]), unit: "", doc: "RTO model: 'linux' (RTO = SRTT + rttvar, rttvar ≥ min_rto), 'rfc6298' (max(min_rto, SRTT + max(G, 4·RTTVAR))), 'ns2' (tick-counted, one timed segment per RTT)" },
+    Opt { name: "min_rto", core: "min_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)" },
+    Opt { name: "initial_rto", core: "initial_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "RTO before the first RTT sample (RFC 6298: 1s)" },
+    Opt { name: "max_rto", core: "max_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "upper bound on the RTO, back-off included (RFC 6298: at least 60s)" },
+    Opt { name: "clock_granularity", core: "clock_granularity_ps", kind: Time { allow_zero: true }, unit: "time", doc: "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_" },
+    Opt { name: "max_cwnd", core: "max_cwnd", kind: IntOrNone { lo: 1, hi: u32::MAX as u64 }, unit: "segments", doc: "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap" },
+    Opt { name: "rwnd", core: "rwnd_bytes", kind: Window, unit: "bytes", doc: "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited" },
+    Opt { name: "delayed_ack", core: "delayed_ack", kind: Bool, unit: "", doc: "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)" },
+    Opt { name: "delack_timeout", core: "delack_timeout_ps", kind: Time { allow_zero: false }, unit: "time", doc: "delayed-ACK timer" },
+    Opt { name: "delack_count", core: "delack_count", kind: Int { lo: 1, hi: 1_000 }, unit: "segments", doc: "full-sized segments per delayed ACK" },
+    Opt { name: "handshake", core: "handshake", kind: Bool, unit: "", doc: "open with SYN / SYN-ACK (one RTT) before data" },
+    Opt { name: "dupthresh", core: "dupthresh", kind: Int { lo: 1, hi: 1_000 }, unit: "ACKs", doc: "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)" },
+    Opt { name: "abc_limit", core: "abc_limit", kind: Int { lo: 0, hi: u32::MAX as u64 }, unit: "segments", doc: "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)" },
+    Opt { name: "sack", core: "sack", kind: Choice(&["off", "rfc6675", "sack1"]), unit: "", doc: "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)" },
+    Opt { name: "receiver_sack", core: "receiver_sack", kind: Bool, unit: "", doc: "the receiver sends SACK blocks when sack is on; false: a sink without SACK (ns-2's plain TCPSink behind a Sack1 sender; a Linux sender would negotiate SACK off instead: set sack = 'off')" },
+    Opt { name: "sack_blocks", core: "sack_blocks", kind: Int { lo: 1, hi: 4 }, unit: "blocks", doc: "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)" },
+    Opt { name: "growth_per", core: "growth_per", kind: Choice(&["segment", "ack"]), unit: "", doc: "what one ACK credits to window growth: 'segment' (the segments it delivered; Linux, RFC 3465) or 'ack' (one, however many it covers; ns-2, so delayed ACKs halve the growth)" },
+    Opt { name: "ssthresh_base", core: "ssthresh_base", kind: Choice(&["cwnd", "flight"]), unit: "", doc: "what a loss-based reduction of the Reno family halves: 'cwnd' (Linux tcp_reno_ssthresh, ns-2 slowdown) or 'flight' (RFC 5681 eq. 4: FlightSize)" },
+    Opt { name: "rto_ssthresh", core: "rto_ssthresh", kind: Choice(&["linux", "ns2"]), unit: "", doc: "whether an RTO recomputes ssthresh: 'linux' (not inside a recovery or ECN reduction, nor on a backed-off expiry; tcp_enter_loss) or 'ns2' (on every expiry, fast recovery included; TcpAgent::timeout)" },
+    Opt { name: "cwnd_limited_gate", core: "cwnd_limited_gate", kind: Bool, unit: "", doc: "grow the window only while the flow uses it (Linux tcp_is_cwnd_limited); false: on every new ACK (ns-2)" },
+    Opt { name: "limited_transmit", core: "limited_transmit", kind: Bool, unit: "", doc: "RFC 3042: one new segment on each of the first two duplicate ACKs" },
+    Opt { name: "impatient", core: "impatient", kind: Bool, unit: "", doc: "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)" },
+    Opt { name: "prr", core: "prr", kind: Bool, unit: "", doc: "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')" },
+    Opt { name: "timestamps", core: "timestamps", kind: Bool, unit: "", doc: "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet" },
+    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "RFC 3168 ECN: data is ECT; CE echoed with ECE until CWR; one reduction per window" },
+    Opt { name: "pacing", core: "pacing", kind: Choice(&["off", "linux", "window"]), unit: "", doc: "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)" },
+    Opt { name: "pacing_ss_ratio", core: "pacing_ss_ratio", kind: Ratio { max: 100.0 }, unit: "", doc: "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)" },
+    Opt { name: "pacing_ca_ratio", core: "pacing_ca_ratio", kind: Ratio { max: 100.0 }, unit: "", doc: "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)" },
+    Opt { name: "tso", core: "tso", kind: Bool, unit: "", doc: "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)" },
+    Opt { name: "min_tso_segs", core: "min_tso_segs", kind: Int { lo: 1, hi: MAX_TSO_SEGS as u64 }, unit: "segments", doc: "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)" },
+    Opt { name: "quickack", core: "quickack", kind: Int { lo: 0, hi: u32::MAX as u64 }, unit: "segments", doc: "quick-ACK quota: the receiver ACKs each of the first n data segments at once (Linux: 16, TCP_MAX_QUICKACKS, and at most rwnd/(2·mss); re-armed after an idle gap longer than the RTO with delack_timer = 'linux')" },
+    Opt { name: "delack_timer", core: "delack_timer", kind: Choice(&["linux", "fixed"]), unit: "", doc: "'linux' (adaptive ato from 40 ms up to delack_timeout, bounded by max(RTT, 40 ms); short segments ACKed at once; quick-ACK re-armed after idle; tcp_event_data_recv / tcp_send_delayed_ack) or 'fixed' (delack_timeout; ns-2 DelAckSink)" },
+    Opt { name: "dsack", core: "dsack", kind: Bool, unit: "", doc: "RFC 2883 D-SACK: the receiver reports a duplicate segment in the first SACK block; the sender uses it for undo and RACK's reordering window (needs sack = 'rfc6675')" },
+    Opt { name: "rack", core: "rack", kind: Bool, unit: "", doc: "RFC 8985 RACK: a segment sent before one already delivered is lost once RTT + reordering window (min_rtt/4, grown by D-SACKs) have passed; with DupThresh as Linux tcp_recovery = 1 (needs sack = 'rfc6675')" },
+    Opt { name: "tlp", core: "tlp", kind: Bool, unit: "", doc: "RFC 8985 §7 tail loss probe: after 2·SRTT (+ min_rto with one segment out) without an ACK, send new data or the last segment (needs sack = 'rfc6675')" },
+    Opt { name: "undo", core: "undo", kind: Bool, unit: "", doc: "undo a window reduction that D-SACKs or timestamps prove spurious (Linux tcp_try_undo_*) through the algorithm's undo_cwnd (needs sack = 'rfc6675')" },
+    Opt { name: "frto", core: "frto", kind: Bool, unit: "", doc: "RFC 5682 F-RTO, SACK-enhanced as Linux: an RTO followed by ACKs of never-retransmitted data is spurious and undone (needs sack = 'rfc6675')" },
+    Opt { name: "idle_restart", core: "idle_restart", kind: Bool, unit: "", doc: "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)" },
+    ]
+};
+
+impl Kind {
+    fn to_json(self) -> Value {
+        match self {
+            Kind::Bool => json!({"type": "bool"}),
+            Kind::Int { lo, hi } => json!({"type": "int", "lo": lo, "hi": hi}),
+            Kind::Choice(c) => json!({"type": "choice", "choices": c}),
+            Kind::Time { allow_zero } => json!({"type": "time", "allow_zero": allow_zero}),
+            Kind::Ratio { max } => json!({"type": "ratio", "max": max}),
+            Kind::IntOrInf { lo, hi } => json!({"type": "int_or_inf", "lo": lo, "hi": hi}),
+            Kind::IntOrNone { lo, hi } => json!({"type": "int_or_none", "lo": lo, "hi": hi}),
+            Kind::Window => json!({"type": "window"}),
+            Kind::Algorithm => json!({"type": "algorithm"}),
+            Kind::Preset => json!({"type": "preset"}),
+            Kind::Params => json!({"type": "params"}),
+        }
+    }
+
+    /// What the kind accepts, in words (error messages).
+    fn accepted(self) -> String {
+        match self {
+            Kind::Bool => "true or false".into(),
+            Kind::Int { lo, hi } => format!("a whole number in [{lo}, {hi}]"),
+            Kind::Choice(c) => format!("one of {}", c.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")),
+            Kind::Time { allow_zero: true } => "a time ≥ 0".into(),
+            Kind::Time { allow_zero: false } => "a time > 0".into(),
+            Kind::Ratio { max } => format!("a ratio in (0, {max}]"),
+            Kind::IntOrInf { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"inf\""),
+            Kind::IntOrNone { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"none\""),
+            Kind::Window => "a size, \"<n>pkt\" or \"none\"".into(),
+            Kind::Algorithm | Kind::Preset | Kind::Params => "see ccsim list cc".into(),
+        }
+    }
+}
+
+/// The TCP option table as JSON (`_core.tcp_options()`).
+pub fn tcp_json() -> String {
+    let rows: Vec<Value> = TCP
+        .iter()
+        .map(|o| {
+            json!({
+                "name": o.name,
+                "core": o.core,
+                "kind": o.kind.to_json(),
+                "unit": o.unit,
+                "doc": o.doc,
+                "needs_scoreboard": SCOREBOARD_OPTIONS.contains(&o.name),
+            })
+        })
+        .collect();
+    Value::Array(rows).to_string()
+}
+
+/// A value of the resolved configuration breaks a rule: `option` is the
+/// option as a scenario writes it, `expected` what is accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Broken {
+    pub option: &'static str,
+    pub got: String,
+    pub expected: String,
+}
+
+/// Check each option's value against its kind (the table above).
+fn check_kinds(t: &TcpCfg) -> Result<(), Broken> {
+    let v = serde_json::to_value(t).expect("TcpCfg serializes");
+    for o in TCP {
+        let x = &v[o.core];
+        let ok = match o.kind {
+            Kind::Int { lo, hi } => x.as_u64().is_some_and(|n| (lo..=hi).contains(&n)),
+            Kind::IntOrInf { lo, hi } | Kind::IntOrNone { lo, hi } => {
+                x.is_null() || x.as_u64().is_some_and(|n| (lo..=hi).contains(&n))
+            }
+            Kind::Time { allow_zero } => x.as_u64().is_some_and(|n| allow_zero || n > 0),
+            Kind::Ratio { max } => x.as_f64().is_some_and(|r| r.is_finite() && r > 0.0 && r <= max),
+            // enums and booleans are checked by deserialization; the
+            // algorithm, its preset and parameters by `cc::params::resolve`;
+            // the window by the rules below
+            _ => true,
+        };
+        if !ok {
+            let got = match (o.kind, x.as_u64()) {
+                (Kind::Time { .. }, Some(ps)) => format!("{ps} ps"),
+                _ => x.to_string(),
+            };
+            return Err(Broken { option: o.name, got, expected: o.kind.accepted() });
+        }
+    }
+    Ok(())
+}
+
+/// The rules between options.
+pub fn tcp_rules(t: &TcpCfg) -> Result<(), Broken> {
+    check_kinds(t)?;
+    if let Some(r) = t.rwnd_bytes {
+        if r < t.mss as u64 {
+            return Err(Broken {
+                option: "rwnd",
+                got: format!("{r} bytes"),
+                expected: format!("a window of at least one segment ({} bytes)", t.mss),
+            });
+        }
+    }
+    if t.timestamps && t.sack_blocks > 3 {
+        return Err(Broken {
+            option: "sack_blocks",
+            got: t.sack_blocks.to_string(),
+            expected: "at most 3 SACK blocks with timestamps (40 option bytes)".into(),
+        });
+    }
+    let on = [t.prr, t.dsack, t.rack, t.tlp, t.undo, t.frto];
+    for (k, on) in SCOREBOARD_OPTIONS.iter().zip(on) {
+        if on && t.sack != SackCfg::Rfc6675 {
+            return Err(Broken {
+                option: k,
+                got: "true".into(),
+                expected: format!("{k} = true only with sack = 'rfc6675' (it works on the SACK scoreboard)"),
+            });
+        }
+    }
+    if t.sack != SackCfg::Off && t.recovery_flavour() == crate::cc::params::RecoveryFlavour::Tahoe {
+        return Err(Broken {
+            option: "sack",
+            got: format!("{:?}", serde_json::to_value(t.sack).expect("serializes").as_str().unwrap_or("?")),
+            expected: format!("sack = 'off' with {} (Tahoe recovery has no fast recovery)", t.cc),
+        });
+    }
+    if t.max_rto_ps < t.min_rto_ps {
+        return Err(Broken {
+            option: "max_rto",
+            got: format!("{} ps", t.max_rto_ps),
+            expected: "a time ≥ min_rto".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Apply `tcp_rules` to a resolved `[tcp]` configuration given as JSON
+/// (`_core.check_tcp`): `Ok(None)` when it passes, `Ok(Some(broken))` when a
+/// rule fails, `Err` when the JSON is not a TCP configuration.
+pub fn check_tcp_json(json: &str) -> Result<Option<Broken>, String> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let t = super::tcp::deserialize_with_stack(&mut de).map_err(|e| e.to_string())?;
+    Ok(tcp_rules(&t).err())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Stack;
+
+    #[test]
+    fn every_option_names_a_field_of_the_resolved_configuration() {
+        let v = serde_json::to_value(TcpCfg::for_stack(Stack::Linux, "newreno")).unwrap();
+        let fields: std::collections::BTreeSet<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let named: std::collections::BTreeSet<&str> = TCP.iter().map(|o| o.core).collect();
+        assert_eq!(fields, named, "the table and TcpCfg list the same fields");
+        assert_eq!(named.len(), TCP.len(), "no field twice");
+    }
+
+    #[test]
+    fn each_choice_is_a_value_the_configuration_accepts() {
+        for o in TCP {
+            if let Kind::Choice(cs) = o.kind {
+                for c in cs {
+                    let mut v = serde_json::to_value(TcpCfg::for_stack(Stack::Linux, "newreno")).unwrap();
+                    v[o.core] = Value::String(c.to_string());
+                    // the scoreboard options follow sack; keep them legal
+                    let r = check_tcp_json(&v.to_string());
+                    assert!(r.is_ok(), "{}: {c} does not deserialize: {r:?}", o.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_and_rules_name_the_option_as_written() {
+        let base = serde_json::to_value(TcpCfg::for_stack(Stack::Linux, "newreno")).unwrap();
+        let broken = |k: &str, x: Value| {
+            let mut v = base.clone();
+            v[k] = x;
+            check_tcp_json(&v.to_string()).unwrap().map(|b| b.option)
+        };
+        assert_eq!(broken("mss", json!(0)), Some("mss"));
+        assert_eq!(broken("mss", json!(65_495)), None);
+        assert_eq!(broken("initial_window", json!(MAX_INITIAL_WINDOW + 1)), Some("initial_window"));
+        assert_eq!(broken("min_rto_ps", json!(0)), Some("min_rto"));
+        assert_eq!(broken("clock_granularity_ps", json!(0)), None);
+        assert_eq!(broken("pacing_ss_ratio", json!(0.0)), Some("pacing_ss_ratio"));
+        assert_eq!(broken("sack_blocks", json!(4)), Some("sack_blocks"), "4 blocks with timestamps");
+        assert_eq!(broken("rwnd_bytes", json!(100)), Some("rwnd"));
+        assert_eq!(broken("max_rto_ps", json!(1)), Some("max_rto"));
+        // prr = true written out, with sack off: refused under prr's name
+        assert_eq!(broken("sack", json!("off")), Some("prr"));
+    }
+}
