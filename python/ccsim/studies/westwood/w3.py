@@ -1,0 +1,192 @@
+"""W3: a parking lot of N router hops; flow C1 crosses every hop against one
+cross flow per hop.
+
+Measurements, claim checks and figures of this section, as a part of the
+study class (`Westwood` in study.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..base import Check, Figure, StudyData, save_figure, verdict_from
+from .scenarios import (
+    COLORS,
+    NAMES,
+    PAYLOAD,
+    W3_ALGOS,
+)
+from .stats import spearman
+
+
+class W3:
+    def w3_table(self, data: StudyData) -> pl.DataFrame:
+        """Per W3 run: N, C1 and cross algorithm, C1 goodput and the total goodput
+        (C1 + mean of the forward cross flows) over [10 s, end]."""
+
+        def build():
+            dur = data.plan["w3_dur"]
+            g = self.window_gp(data, "w3", 10.0, dur)
+            runs = self.runs(data, "w3").rename(
+                {"topology.hops": "n", "flows[0].label": "c1", "flows[1].label": "cross"}
+            )
+            g = g.join(runs.select("run_id", "n", "c1", "cross"), on="run_id")
+            c1 = g.filter(pl.col("flow") == 0).select("run_id", pl.col("gp").alias("c1_gp"))
+            fwd = (
+                g.filter((pl.col("flow") >= 1) & (pl.col("flow") <= pl.col("n")))
+                .group_by("run_id")
+                .agg(pl.col("gp").mean().alias("cross_gp"))
+            )
+            out = c1.join(fwd, on="run_id").join(runs.select("run_id", "n", "c1", "cross"), on="run_id")
+            return out.with_columns((pl.col("c1_gp") + pl.col("cross_gp")).alias("total")).sort(["c1", "cross", "n"])
+
+        return data.memo("w3table", build)
+
+    def w3_curve(self, data: StudyData, c1: str, cross: str, col: str = "c1_gp") -> tuple[list[int], list[float]]:
+        t = self.w3_table(data).filter((pl.col("c1") == c1) & (pl.col("cross") == cross)).sort("n")
+        return t["n"].to_list(), t[col].to_list()
+
+    def _w3a(self, data: StudyData):
+        checks, meas = [], {}
+        for c1 in W3_ALGOS:
+            for x in W3_ALGOS:
+                n, gp = self.w3_curve(data, c1, x)
+                rho = spearman(n, gp)
+                meas[f"rho_{c1}_in_{x}"] = rho
+                checks.append(
+                    Check(
+                        f"C1 {NAMES[c1]} among {NAMES[x]}",
+                        len(n) > 1 and rho <= -0.8 and gp[-1] < gp[0],
+                        f"ρ = {rho:+.2f}, {gp[0] / 1e6:.2f} → {gp[-1] / 1e6:.2f} Mb/s",
+                    )
+                )
+        return verdict_from(
+            "W3a",
+            checks,
+            meas,
+            why_not="among Vegas cross traffic C1 is not squeezed by queues, so its goodput depends little on N",
+        )
+
+    def _w3b(self, data: StudyData):
+        checks, meas = [], {}
+        for x in ("newreno", "westwoodplus"):
+            _, a = self.w3_curve(data, "westwoodplus", x)
+            _, b = self.w3_curve(data, "newreno", x)
+            r = float(np.mean(np.array(a) / np.array(b)))
+            meas[f"ratio_among_{x}"] = r
+            checks.append(Check(f"among {NAMES[x]}: Westwood+/NewReno in [0.8, 1.25]", 0.8 <= r <= 1.25, f"{r:.3f}"))
+        return verdict_from("W3b", checks, meas)
+
+    def _w3c(self, data: StudyData):
+        share = 5e6 * PAYLOAD
+        checks, meas = [], {}
+        for x in ("newreno", "westwoodplus"):
+            _, gp = self.w3_curve(data, "vegas", x)
+            meas[f"vegas_c1_max_among_{x}_mbps"] = max(gp) / 1e6
+            checks.append(
+                Check(
+                    f"among {NAMES[x]}: Vegas C1 < 80 % of the share at every N",
+                    max(gp) < 0.8 * share,
+                    f"largest {max(gp) / 1e6:.2f} Mb/s",
+                )
+            )
+        return verdict_from("W3c", checks, meas)
+
+    def _w3d(self, data: StudyData):
+        _, a = self.w3_curve(data, "newreno", "westwoodplus")
+        _, b = self.w3_curve(data, "newreno", "newreno")
+        ma, mb = float(np.mean(a)), float(np.mean(b))
+        return verdict_from(
+            "W3d",
+            [
+                Check(
+                    "NewReno C1 better among Westwood+",
+                    ma > mb,
+                    f"{ma / 1e6:.3f} vs {mb / 1e6:.3f} Mb/s ({ma / mb - 1:+.1%})",
+                )
+            ],
+            {"nr_c1_among_wp_mbps": ma / 1e6, "nr_c1_among_nr_mbps": mb / 1e6},
+            why_not="the paper's difference is slight; it can change sign with the phase of a single seed",
+        )
+
+    def _w3e(self, data: StudyData):
+        share = 5e6 * PAYLOAD
+        checks, meas = [], {}
+        for c1 in ("newreno", "westwoodplus"):
+            _, gp = self.w3_curve(data, c1, "vegas")
+            frac = float(np.mean(np.array(gp) > share))
+            meas[f"{c1}_above_share"] = frac
+            checks.append(Check(f"{NAMES[c1]} C1 above the share at ≥ 80 % of N", frac >= 0.8, f"{frac:.0%} of N"))
+        _, tv = self.w3_curve(data, "vegas", "vegas", "total")
+        _, tn = self.w3_curve(data, "newreno", "vegas", "total")
+        checks.append(
+            Check(
+                "total lower with Vegas C1",
+                np.mean(tv) < np.mean(tn),
+                f"{np.mean(tv) / 1e6:.2f} vs {np.mean(tn) / 1e6:.2f} Mb/s",
+            )
+        )
+        return verdict_from("W3e", checks, meas)
+
+    def _w3f(self, data: StudyData):
+        tot = {a: float(np.mean(self.w3_curve(data, a, a, "total")[1])) for a in W3_ALGOS}
+        return verdict_from(
+            "W3f",
+            [
+                Check(
+                    "all-Vegas < 80 % of all-NewReno",
+                    tot["vegas"] < 0.8 * tot["newreno"],
+                    f"{tot['vegas'] / 1e6:.2f} vs {tot['newreno'] / 1e6:.2f} Mb/s",
+                ),
+                Check(
+                    "all-Vegas < 80 % of all-Westwood+",
+                    tot["vegas"] < 0.8 * tot["westwoodplus"],
+                    f"{tot['vegas'] / 1e6:.2f} vs {tot['westwoodplus'] / 1e6:.2f} Mb/s",
+                ),
+            ],
+            {f"total_all_{a}_mbps": x / 1e6 for a, x in tot.items()},
+        )
+
+    def _figures_w3(self, data: StudyData, out: Path) -> list[Figure]:
+        from ...figures import subplots
+
+        figs: list[Figure] = []
+        # W3
+        fig, axes = subplots(1, 5, figsize=(17, 3.4))
+        share = 5 * PAYLOAD
+        for k, (ax, x) in enumerate(zip(axes[:3], W3_ALGOS)):
+            for c1 in W3_ALGOS:
+                n, gp = self.w3_curve(data, c1, x)
+                ax.plot(n, np.array(gp) / 1e6, marker="o", color=COLORS[c1], label=f"C1 {NAMES[c1]}")
+            ax.axhline(share, color="k", ls=":", lw=0.8)
+            ax.set_title(f"scenario {k + 1}: {NAMES[x]} cross traffic", fontsize=9)
+        for c1 in W3_ALGOS:
+            n, gp = self.w3_curve(data, c1, c1)
+            axes[3].plot(n, np.array(gp) / 1e6, marker="o", color=COLORS[c1], label=f"all {NAMES[c1]}")
+            n, tot = self.w3_curve(data, c1, c1, "total")
+            axes[4].plot(n, np.array(tot) / 1e6, marker="o", color=COLORS[c1], label=f"all {NAMES[c1]}")
+            n, tot = self.w3_curve(data, c1, "vegas", "total")
+            axes[4].plot(
+                n, np.array(tot) / 1e6, marker="x", ls="--", color=COLORS[c1], label=f"C1 {NAMES[c1]}, Vegas cross"
+            )
+        axes[3].axhline(share, color="k", ls=":", lw=0.8)
+        axes[3].set_title("scenario 4: cross = C1's algorithm", fontsize=9)
+        axes[4].set_title("total goodput (C1 + mean forward cross)", fontsize=9)
+        for ax in axes:
+            ax.set_xlabel("hops N")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6)
+        axes[0].set_ylabel("C1 goodput (Mb/s)")
+        figs.append(
+            save_figure(
+                fig,
+                out,
+                "w3_parking_lot.png",
+                "W3 (paper Figs 18–25): C1 goodput against the "
+                "number of hops in the four cross-traffic scenarios (dotted: 5 Mb/s fair share, "
+                "payload), and the total goodput.",
+            )
+        )
+        return figs
