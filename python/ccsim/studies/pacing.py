@@ -1150,12 +1150,13 @@ class Pacing(Study):
 
 
 def _kendall(x: list[float], y: list[float]) -> float:
-    """Kendall's τ-a of two equally long sequences."""
-    n, s = len(x), 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            s += np.sign(x[i] - x[j]) * np.sign(y[i] - y[j])
-    return float(s) / (n * (n - 1) / 2) if n > 1 else math.nan
+    """Kendall's τ of two equally long sequences (scipy.stats.kendalltau, τ-b:
+    equal to τ-a when neither has ties, and corrected for ties otherwise)."""
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y).statistic)
 
 
 STUDY = Pacing()
