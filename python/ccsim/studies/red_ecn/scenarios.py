@@ -1,0 +1,72 @@
+"""The scenarios of Mišković, Petrović & Trajković 2004: the dumbbell, its
+queue disciplines and thresholds, and the constants the claims use."""
+
+from __future__ import annotations
+
+RATE = 1.5e6  # bottleneck, bit/s
+PKT = 1500  # bytes on the wire (1460 payload + 40 header)
+PAYLOAD = 1460
+IDEAL_GEFF = 0.9533  # the paper's ideal GEff
+# The CBR rate that leaves exactly the paper's ideal GEff to TCP payload:
+# (RATE − cbr) · PAYLOAD / PKT = IDEAL_GEFF · RATE.
+CBR_BPS = RATE * (1 - IDEAL_GEFF * PKT / PAYLOAD)
+BDP_PKTS = 10  # the paper's one-way bandwidth × delay
+ONE_WAY_MS = 78  # 10 packets · 12 000 bit / 1.5 Mb/s = 80 ms, minus 2 × 1 ms access
+DISCIPLINES = ["droptail", "red", "gentle_red", "adaptive_red"]
+RED_FAMILY = DISCIPLINES[1:]
+NAMES = {"droptail": "DropTail", "red": "RED", "gentle_red": "gentle RED", "adaptive_red": "adaptive RED"}
+LINK = "r0->r1"
+
+
+def thresholds(ql: int) -> tuple[float, float]:
+    """The paper's RED thresholds: (QL/4, 3·QL/4) — QL 4 → (1, 3), QL 36 → (9, 27)."""
+    return ql / 4, 3 * ql / 4
+
+
+def queue_table(kind: str, ql: int, mark_p: float = 0.1):
+    if kind == "droptail":
+        return "droptail"
+    lo, hi = thresholds(ql)
+    return {"kind": kind, "min_th": lo, "max_th": hi, "ecn": True, "mark_p": mark_p}
+
+
+def _ql(p: dict) -> int:
+    return int(str(p["topology.buffer"]).removesuffix("pkt"))
+
+
+def _queue_from_point(p: dict):
+    return queue_table(p["topology.queue.kind"], _ql(p), p.get("topology.queue.mark_p", 0.1))
+
+
+def _same_count(p: dict) -> int:
+    return p["flows[0].count"]
+
+
+def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
+    start = {"dist": "uniform", "min": "0s", "max": "1s"}
+    return {
+        "sim": {"duration": f"{duration_s:g}s", "seed": 1, "sample_interval": sample},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "1.5Mbps",
+            "bottleneck_delay": f"{ONE_WAY_MS}ms",
+            "access_rate": "10Mbps",
+            "access_delay": "1ms",
+            "buffer": "36pkt",
+            "access_buffer": "50pkt",
+            "queue": {"kind": "red", "min_th": 9, "max_th": 27, "ecn": True, "mark_p": 0.1},
+        },
+        "tcp": {
+            "stack": "ns2",
+            "cc": "newreno",
+            "mss": PAYLOAD,
+            "initial_window": 1,
+            "limited_transmit": False,
+            "rwnd": "10000pkt",
+        },
+        "flows": [
+            {"count": 1, "label": "newreno_ecn", "cc": "newreno", "sack": "off", "ecn": True, "start": start},
+            {"count": 1, "label": "sack", "cc": "newreno", "sack": "sack1", "ecn": False, "start": start},
+            {"count": 1, "label": "cbr", "app": "cbr", "rate": f"{CBR_BPS:.0f}bps", "packet_size": "500B"},
+        ],
+    }

@@ -1,0 +1,441 @@
+"""The study: its plan, set-up table, experiments, measurements and claims
+(statements and rules); the checks are in checks.py, the figures in figures.py."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from ...experiments.sweep import Sweep
+from ...metrics import binned_rate, jain
+from ..base import Choice, Claim, Experiment, Study, StudyData
+from .checks import Checks
+from .figures import Figures
+from .scenarios import (
+    CBR_BPS,
+    DISCIPLINES,
+    LINK,
+    PAYLOAD,
+    PKT,
+    RATE,
+    _queue_from_point,
+    _same_count,
+    base_scenario,
+)
+
+
+class RedEcn(Checks, Figures, Study):
+    name = "red_ecn"
+    title = "NewReno+ECN vs SACK under DropTail and RED variants"
+    reference = (
+        'S. Mišković, G. Petrović, Lj. Trajković, "Utilization analysis of TCP NewReno and TCP SACK '
+        'congestion control mechanisms through simulation" (Analiza iskorišćenja TCP NewReno i TCP SACK '
+        "mehanizama kontrole zagušenja na bazi simulacije), 2004"
+    )
+    simulator = "ns-2"
+    cite = "Mišković, Petrović & Trajković 2004"
+    summary_intro = (
+        "ccsim's ns-2 stack reran the paper's dumbbell: GEff and Drop % against the queue limit for "
+        "2 to 18 flows under four queue disciplines, queue and goodput traces, a marking-probability "
+        "sweep and a two-state error model."
+    )
+
+    def plan(self, mode: str) -> dict:
+        if mode == "smoke":
+            return {
+                "describe": "toy size: 8 s runs, QL 4/12/36/72, 2 and 18 flows, one seed",
+                "sweep_s": 8.0,
+                "series_s": 8.0,
+                "qls": [4, 12, 36, 72],
+                "pairs": [1, 9],
+                "seeds": [1],
+                "mark_ps": [0.1, 0.5, 1.0],
+                "extra_s": 8.0,
+                "bin_s": 1.0,
+            }
+        if mode == "quick":
+            return {
+                "describe": "60 s sweep runs (the paper's 150 s for the traces), 8 queue limits, 2/10/18 flows, "
+                "2 seeds; mark_p and error sweeps 60 s",
+                "sweep_s": 60.0,
+                "series_s": 150.0,
+                "qls": [4, 8, 12, 16, 24, 36, 48, 72],
+                "pairs": [1, 5, 9],
+                "seeds": [1, 2],
+                "mark_ps": [0.1, 0.2, 0.5, 1.0],
+                "extra_s": 60.0,
+                "bin_s": 1.0,
+            }
+        if mode == "full":
+            return {
+                "describe": "the paper's 150 s runs, 13 queue limits from 4 to 72, 2 to 18 flows, 5 seeds",
+                "sweep_s": 150.0,
+                "series_s": 150.0,
+                "qls": [4, 6, 8, 10, 12, 16, 20, 24, 30, 36, 48, 60, 72],
+                "pairs": [1, 2, 3, 4, 5, 6, 7, 8, 9],
+                "seeds": [1, 2, 3, 4, 5],
+                "mark_ps": [0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
+                "extra_s": 150.0,
+                "bin_s": 1.0,
+            }
+        raise ValueError(mode)
+
+    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+        return [
+            (
+                "topology",
+                "dumbbell s_i – r0 – r1 – d_i; access links 10 Mb/s, 1 ms; bottleneck 1.5 Mb/s, 78 ms one way "
+                "(bandwidth × delay ≈ 10 packets; base RTT 160 ms)",
+            ),
+            (
+                "TCP flows",
+                f"{', '.join(str(2 * k) for k in plan['pairs'])}, half NewReno+ECN, half SACK (ns-2 Sack1 "
+                "with a SACK sink); all start uniformly within 1 s",
+            ),
+            ("background", f"one UDP CBR flow, {CBR_BPS / 1e3:.1f} kb/s, 500-byte packets"),
+            ("packets", f"{PKT} bytes ({PAYLOAD} payload)"),
+            ("queue limit QL", ", ".join(map(str, plan["qls"])) + " packets"),
+            (
+                "queue disciplines",
+                "DropTail, RED, gentle RED, adaptive RED (Floyd, Gummadi & Shenker 2001); "
+                "thresholds (QL/4, 3·QL/4); ECN marking with mark_p 0.1 (ns-2)",
+            ),
+            (
+                "TCP",
+                "ccsim stack ns2 (ns-2.35 defaults) with the 2004 defaults initial window 1 and no limited "
+                "transmit; no delayed ACKs; NewReno (RFC 2582) or Sack1",
+            ),
+            (
+                "run length",
+                f"GEff/Drop sweep {plan['sweep_s']:g} s; traces {plan['series_s']:g} s; "
+                f"mark_p and error sweeps {plan['extra_s']:g} s",
+            ),
+            ("seeds", ", ".join(map(str, plan["seeds"])) + " (start times; results averaged)"),
+            (
+                "metrics",
+                "GEff = Σ TCP goodput / 1.5 Mb/s (goodput = in-order payload delivered over the run); "
+                "Drop % = queue drops at r0→r1 / (packets sent + drops) · 100",
+            ),
+        ]
+
+    def choices(self) -> list[Choice]:
+        return [
+            Choice(
+                "bottleneck one-way delay",
+                "78 ms",
+                "the paper gives bandwidth × delay ≈ 10 packets: 10 · 12 000 bit "
+                "/ 1.5 Mb/s = 80 ms including the two 1 ms access links; its 150 s ≈ 940 RTTs gives RTT ≈ 160 ms",
+            ),
+            Choice(
+                "access links",
+                "10 Mb/s, 50-packet DropTail",
+                "not given; fast enough never to be the bottleneck; 50 packets is ns-2's default queue limit",
+            ),
+            Choice(
+                "CBR rate",
+                f"{CBR_BPS:.0f} b/s, 500-byte packets",
+                "the rate that makes the paper's ideal GEff "
+                "0.9533 with 1460-byte payloads in 1500-byte packets; the packet size is not given",
+            ),
+            Choice(
+                "TCP defaults",
+                "ns-2: no delayed ACK, initial window 1, Sack1, minrto 200 ms, tick 10 ms",
+                "the paper ran ns-2 and states no TCP parameters; windowInit_ 1 and singledup_ 0 were ns-2's "
+                "defaults before 2006. ccsim's RTO floor is ns-2.35's minrto_ 0.2 s (the 2004 default was 0 "
+                "with a two-tick floor): at RTT 160 ms SRTT + 4·RTTVAR is above it in steady state",
+            ),
+            Choice("receiver window", "10 000 packets", "larger than any window the 72-packet queue allows"),
+            Choice(
+                "RED parameters",
+                "max_p 0.1, w_q 0.002, wait, mean packet 500 B; mark_p 0.1",
+                "ns-2 defaults of the time; the paper only says w_q follows the recommendations",
+            ),
+            Choice(
+                "run length",
+                "150 s (not 380 s)",
+                "the paper ran 150 s and 380 s but its figures do not say which; 150 s is 940 RTTs",
+            ),
+            Choice(
+                "repetitions",
+                "several seeds of the start times, averaged",
+                "ns-2 runs are deterministic; the paper shows one run per point",
+            ),
+            Choice(
+                "trace runs",
+                "RED QL 4 with 2 flows; adaptive RED QL 36 with 2 flows; adaptive RED QL 72 with "
+                "18 flows; all four disciplines at QL 36 with 18 flows (goodput difference)",
+                "the paper's figures 3–7; the queue of its figure 7 is not given",
+            ),
+            Choice(
+                "mark_p sweep",
+                "gentle RED and RED, QL 36, 18 flows; mark_p from 0.1 (= max_p) to 1",
+                "the paper gives neither the queue nor the values; 1 means every early drop of an ECN packet "
+                "becomes a mark (ccsim's RED without mark_p)",
+            ),
+            Choice(
+                "two-state error model",
+                "forward bottleneck, exponential Good/Bad periods: mild (Good 2 s, Bad "
+                "20 ms, 20 % loss), medium (1 s, 50 ms, 30 %), heavy (0.5 s, 100 ms, 50 %); gentle RED, QL 36, "
+                "18 flows",
+                "the paper varies the generator 'over a wide range' without values",
+            ),
+        ]
+
+    # ---- experiments
+    def experiments(self, plan: dict) -> list[Experiment]:
+        seeds = plan["seeds"]
+        derived = {"topology.queue": _queue_from_point, "flows[1].count": _same_count}
+        sweep = Sweep(
+            base_scenario(plan["sweep_s"]),
+            name="red_ecn.ql",
+            grid={
+                "topology.queue.kind": DISCIPLINES,
+                "topology.buffer": [f"{q}pkt" for q in plan["qls"]],
+                "flows[0].count": plan["pairs"],
+                **derived,
+            },
+            seeds=seeds,
+        )
+        series_points = [("red", 4, 1), ("adaptive_red", 36, 1), ("adaptive_red", 72, 9)] + [
+            (k, 36, 9) for k in DISCIPLINES
+        ]
+        series = Sweep(
+            base_scenario(plan["series_s"], sample="20ms"),
+            name="red_ecn.series",
+            zip={
+                "topology.queue.kind": [k for k, _, _ in series_points],
+                "topology.buffer": [f"{q}pkt" for _, q, _ in series_points],
+                "flows[0].count": [n for _, _, n in series_points],
+            },
+            grid=dict(derived),
+            seeds=seeds[:1],
+        )
+        mark = Sweep(
+            base_scenario(plan["extra_s"]),
+            name="red_ecn.mark_p",
+            grid={
+                "topology.queue.kind": ["red", "gentle_red"],
+                "topology.queue.mark_p": plan["mark_ps"],
+                "topology.buffer": ["36pkt"],
+                "flows[0].count": [9],
+                **derived,
+            },
+            seeds=seeds,
+        )
+        err_models = [{"kind": "none"}] + [
+            {"kind": "two_state", "good": g, "bad": b, "loss_bad": lb, "durations": "exponential"}
+            for g, b, lb in (("2s", "20ms", 0.2), ("1s", "50ms", 0.3), ("500ms", "100ms", 0.5))
+        ]
+        errors = Sweep(
+            base_scenario(plan["extra_s"]),
+            name="red_ecn.errors",
+            grid={
+                "topology.loss": err_models,
+                "topology.queue.kind": ["gentle_red"],
+                "topology.buffer": ["36pkt"],
+                "flows[0].count": [9],
+                **derived,
+            },
+            seeds=seeds,
+        )
+        return [
+            Experiment("ql", "GEff and Drop % against QL", sweep),
+            Experiment("series", "queue, cwnd and class goodput over time", series),
+            Experiment("mark_p", "ECN marking probability sweep", mark),
+            Experiment("errors", "two-state error model on the bottleneck", errors),
+        ]
+
+    # ---- measurements
+    @staticmethod
+    def per_run(data: StudyData, exp: str) -> pl.DataFrame:
+        """One row per run: its axes, GEff, Drop %, class goodputs and Jain indices."""
+
+        def build():
+            c = data.campaign(exp)
+            dur = float(c.query("SELECT max(sim_time_s) AS d FROM runs")["d"][0])
+            g = c.query(
+                "SELECT run_id, label, sum(delivered_bytes)::DOUBLE * 8 AS bits, "
+                "list(delivered_bytes::DOUBLE * 8) AS each "
+                "FROM flows GROUP BY run_id, label"
+            )
+            lk = c.query(f"SELECT run_id, drops, pkts_tx, losses FROM links WHERE name = '{LINK}'")
+            rows = []
+            for rid in c.ok_runs["run_id"].unique(maintain_order=True).to_list():
+                gr = g.filter(pl.col("run_id") == rid)
+                cls = {r["label"]: r for r in gr.iter_rows(named=True)}
+                l = lk.filter(pl.col("run_id") == rid).row(0, named=True)
+                ecn = cls.get("newreno_ecn", {"bits": 0.0, "each": []})
+                sack = cls.get("sack", {"bits": 0.0, "each": []})
+                rows.append(
+                    {
+                        "run_id": rid,
+                        "geff": (ecn["bits"] + sack["bits"]) / dur / RATE,
+                        "drop_pct": 100.0 * l["drops"] / (l["pkts_tx"] + l["drops"])
+                        if l["pkts_tx"] + l["drops"]
+                        else math.nan,
+                        "loss_pct": 100.0 * l["losses"] / l["pkts_tx"] if l["pkts_tx"] else math.nan,
+                        "ecn_bps": ecn["bits"] / dur,
+                        "sack_bps": sack["bits"] / dur,
+                        "jain_all": jain(list(ecn["each"]) + list(sack["each"])),
+                        "jain_ecn": jain(ecn["each"]),
+                        "jain_sack": jain(sack["each"]),
+                    }
+                )
+            per = pl.DataFrame(rows)
+            runs = c.ok_runs.unique("run_id", maintain_order=True)
+            keep = [k for k in runs.columns if k.startswith(("topology.", "flows[")) or k == "seed"]
+            out = runs.select(["run_id"] + keep).join(per, on="run_id")
+            out = out.with_columns(
+                pl.col("topology.buffer").str.strip_suffix("pkt").cast(pl.Int64).alias("ql"),
+                (pl.col("flows[0].count") * 2).alias("n"),
+                pl.col("topology.queue.kind").alias("queue"),
+            )
+            return out
+
+        return data.memo(f"per_run:{exp}", build)
+
+    def sweep_means(self, data: StudyData) -> pl.DataFrame:
+        """GEff and Drop % averaged over seeds per (queue, ql, n)."""
+        return data.memo(
+            "sweep_means",
+            lambda: (
+                self.per_run(data, "ql")
+                .group_by(["queue", "ql", "n"])
+                .agg(pl.col("geff").mean(), pl.col("drop_pct").mean(), pl.len().alias("seeds"))
+                .sort(["queue", "n", "ql"])
+            ),
+        )
+
+    @staticmethod
+    def _val(m: pl.DataFrame, queue: str, ql: int, n: int, col: str = "geff") -> float:
+        r = m.filter((pl.col("queue") == queue) & (pl.col("ql") == ql) & (pl.col("n") == n))
+        return float(r[col][0]) if r.height else math.nan
+
+    @staticmethod
+    def series_run(data: StudyData, queue: str, ql: int, n: int) -> str:
+        c = data.campaign("series")
+        r = c.ok_runs.filter(
+            (pl.col("topology.queue.kind") == queue)
+            & (pl.col("topology.buffer") == f"{ql}pkt")
+            & (pl.col("flows[0].count") == n // 2)
+        )
+        if r.height == 0:
+            raise KeyError(f"no trace run for {queue}, QL {ql}, {n} flows")
+        return r["run_id"][0]
+
+    def queue_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
+        def build():
+            rid = self.series_run(data, queue, ql, n)
+            c = data.campaign("series")
+            return c.query(
+                "SELECT s.time_s, s.queue_pkts, s.avg_queue FROM link_series s JOIN links l "
+                f"ON l.run_id = s.run_id AND l.id = s.link WHERE s.run_id = '{rid}' AND l.name = '{LINK}' "
+                "ORDER BY s.time_s"
+            )
+
+        return data.memo(f"queue:{queue}:{ql}:{n}", build)
+
+    def flow_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
+        def build():
+            rid = self.series_run(data, queue, ql, n)
+            c = data.campaign("series")
+            return c.query(
+                "SELECT s.time_s, s.flow, f.label, s.cwnd, s.delivered_bytes FROM flow_series s JOIN flows f "
+                f"ON f.run_id = s.run_id AND f.id = s.flow WHERE s.run_id = '{rid}' ORDER BY s.flow, s.time_s"
+            )
+
+        return data.memo(f"flows:{queue}:{ql}:{n}", build)
+
+    def class_diff(self, data: StudyData, queue: str) -> pl.DataFrame:
+        """NewReno+ECN − SACK aggregate goodput per bin (18 flows, QL 36)."""
+        ft = self.flow_trace(data, queue, 36, 18)
+        b = binned_rate(ft, "flow", "delivered_bytes", data.plan["bin_s"])
+        lab = ft.select("flow", "label").unique()
+        b = b.join(lab, on="flow").group_by(["t_s", "label"]).agg(pl.col("rate").sum())
+        w = b.pivot(on="label", index="t_s", values="rate").sort("t_s")
+        return w.with_columns((pl.col("newreno_ecn") - pl.col("sack")).alias("diff_bps"))
+
+    # ---- claims
+    def claims(self) -> list[Claim]:
+        return [
+            Claim(
+                "a",
+                "The largest differences between queue disciplines are at QL = 4, below the BDP: DropTail drops "
+                "in bursts from both flows and efficiency suffers.",
+                "With 2 flows: the GEff spread across the four disciplines is largest at the smallest QL; DropTail "
+                "has the lowest GEff there.",
+                self._claim_a,
+            ),
+            Claim(
+                "b",
+                "At QL = 4 the RED variants use the link slightly better than DropTail and perform almost alike.",
+                "With 2 flows at the smallest QL: every RED variant's GEff > DropTail's; the RED variants' GEffs lie "
+                "within 0.02 of each other.",
+                self._claim_b,
+            ),
+            Claim(
+                "c",
+                "Just above the BDP (QL ≈ 10) all disciplines do much better.",
+                "With 2 flows: every discipline's GEff at the first QL above the BDP exceeds its GEff at the smallest "
+                "QL by at least 0.03.",
+                self._claim_c,
+            ),
+            Claim(
+                "d",
+                "Adaptive RED with QL = 36 keeps the instantaneous queue in (9, 27) for about 50 s; then a lockout "
+                "appears around 60 s and the queue often falls below the RED zone.",
+                "2 flows, adaptive RED, QL 36: the queue is inside [9, 27] in ≥ 50 % of samples over the first third "
+                "of the run; it is below 9 more often after 40 % of the run than before; the two flows' goodput "
+                "Jain index is lower after 40 % of the run than before (lockout).",
+                self._claim_d,
+            ),
+            Claim(
+                "e",
+                "With more flows gentle RED soon acts like DropTail: GEff rises and so does Drop %.",
+                "Mean over QL: |GEff(gentle RED) − GEff(DropTail)| is smaller with the most flows than with 2; "
+                "gentle RED's GEff and Drop % are both higher with the most flows than with 2.",
+                self._claim_e,
+            ),
+            Claim(
+                "f",
+                "With 18 flows the RED variants lose their edge over DropTail, worst at small buffers.",
+                "With the most flows, at QL ≤ 12: the RED family's mean GEff is not above DropTail's (+0.005); the "
+                "RED-minus-DropTail GEff difference is lowest at the smallest QL.",
+                self._claim_f,
+            ),
+            Claim(
+                "g",
+                "Adaptive RED with QL = 72 keeps both the instantaneous and the average queue in the RED zone.",
+                "18 flows, adaptive RED, QL 72, after the first 10 % of the run: the average queue is inside "
+                "[18, 54] in ≥ 70 % of samples and the instantaneous queue in ≥ 70 %.",
+                self._claim_g,
+            ),
+            Claim(
+                "h",
+                "NewReno+ECN's aggregate goodput mostly exceeds SACK's (18 flows).",
+                "18 flows, QL 36: in each RED variant, the NewReno+ECN − SACK difference of 1 s class goodput is "
+                "positive in more than half of the bins.",
+                self._claim_h,
+            ),
+            Claim(
+                "i",
+                "Raising the ECN marking probability above max_p helps ECN flows and their fairness but takes "
+                "bandwidth from SACK flows; the gain saturates.",
+                "From mark_p = max_p to the largest: ECN class goodput rises; ECN Jain index rises; SACK class "
+                "goodput falls; the ECN gain over the upper half of the mark_p values is smaller than over the "
+                "lower half.",
+                self._claim_i,
+            ),
+            Claim(
+                "j",
+                "A two-state error model on the bottleneck gives SACK no advantage and worsens fairness for all.",
+                "Against the error-free run: the SACK/ECN class goodput ratio under errors is not above its "
+                "error-free value by more than 5 %; the Jain index within the ECN class and within the SACK class "
+                "is lower under errors.",
+                self._claim_j,
+            ),
+        ]
+
+
+STUDY = RedEcn()
