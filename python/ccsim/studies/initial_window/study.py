@@ -1,0 +1,434 @@
+"""The study: its plan, set-up table, experiments, measurements and claims
+(statements and rules); the checks are in checks.py, the figures in figures.py."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from ...experiments.sweep import Sweep
+from ..base import Choice, Claim, Experiment, Study, StudyData
+from .checks import Checks
+from .figures import Figures
+from .scenarios import (
+    BAND,
+    CC_ZIP,
+    DIP_S,
+    MSS,
+    SIZE,
+    VARIANTS,
+    _settle,
+    _settle_robust,
+    base,
+)
+
+
+class InitialWindow(Checks, Figures, Study):
+    name = "initial_window"
+    title = "Initial windows with CUBIC, paced CUBIC and BBR: simulated and on the running kernel"
+    reference = (
+        'S. Seo, J. Lee, S. Kim, "Performance evaluation of TCP congestion control with varying initial '
+        'window sizes using Mininet" (Mininet을 이용한 초기 윈도우 크기에 따른 TCP 혼잡 제어 성능 평가)'
+    )
+    simulator = "Mininet, Linux TCP, iperf3"
+    cite = "Seo, Lee & Kim"
+    summary_intro = (
+        "Simulated with the linux stack (verdicts) and emulated through this machine's kernel TCP over "
+        "the same link model (numbers beside each verdict)."
+    )
+
+    def plan(self, mode: str) -> dict:
+        from ...emulation import available
+
+        why = available()
+        if mode == "smoke":
+            p = {
+                "describe": "IW 1 and 10, RTT 30 ms, 10 Mb/s; IW2 5 s; the kernel on two IW1 runs",
+                "iw1": [1, 10],
+                "rtt": [30],
+                "rate1": [10],
+                "iw2": [10],
+                "rtt2": [30],
+                "rate2": [10],
+                "dur2": 5.0,
+                "seeds": [1],
+                "emu_seeds": [1],
+                "emu_iw1": {"iw": [10], "rtt": [30], "rate": [10], "cc": ["cubic", "bbr"]},
+                "emu_iw2": None,
+            }
+        elif mode == "quick":
+            p = {
+                "describe": "the paper's grids in the simulator (one seed: it is deterministic here); the kernel on "
+                "the whole IW1 grid once and on IW2 at 10 Mb/s for 20 s with IW 1 and 50",
+                "iw1": [1, 2, 4, 10, 20, 50],
+                "rtt": [30, 100],
+                "rate1": [10, 30, 100],
+                "iw2": [1, 4, 10, 50],
+                "rtt2": [30, 100],
+                "rate2": [10, 100],
+                "dur2": 100.0,
+                "seeds": [1],
+                "emu_seeds": [1],
+                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": VARIANTS},
+                "emu_iw2": {"iw": [1, 50], "rtt": [30, 100], "rate": [10], "dur": 20.0},
+            }
+        elif mode == "full":
+            p = {
+                "describe": "the paper's grids; the kernel on the IW1 grid 5 times and on IW2 at 10 Mb/s for 100 s",
+                "iw1": [1, 2, 4, 10, 20, 50],
+                "rtt": [30, 100],
+                "rate1": [10, 30, 100],
+                "iw2": [1, 4, 10, 50],
+                "rtt2": [30, 100],
+                "rate2": [10, 100],
+                "dur2": 100.0,
+                "seeds": [1, 2, 3, 4, 5],
+                "emu_seeds": [1, 2, 3, 4, 5],
+                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": VARIANTS},
+                "emu_iw2": {"iw": [1, 4, 10, 50], "rtt": [30, 100], "rate": [10], "dur": 100.0},
+            }
+        else:
+            raise ValueError(mode)
+        p["emulation"] = why  # None: the kernel columns run
+        return p
+
+    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+        emu = (
+            ("not run: " + plan["emulation"])
+            if plan["emulation"]
+            else (
+                "this machine's kernel TCP in network namespaces, over the simulator's own link and queue code "
+                "(docs/emulation.md); IW1 on "
+                + f"{len(plan['emu_iw1']['iw'])} IW × {len(plan['emu_iw1']['rtt'])} RTT × "
+                f"{len(plan['emu_iw1']['rate'])} rates × {len(plan['emu_iw1']['cc'])} algorithms, "
+                f"{len(plan['emu_seeds'])} repetition(s)"
+                + (
+                    ""
+                    if not plan["emu_iw2"]
+                    else f"; IW2 at {plan['emu_iw2']['rate']} Mb/s, {plan['emu_iw2']['dur']:g} s, "
+                    f"IW {plan['emu_iw2']['iw']}"
+                )
+            )
+        )
+        return [
+            (
+                "topology",
+                "one link h1 – h2 (Mininet's host – switch – host collapsed: the switch adds no queue of "
+                "its own); rate and one-way delay RTT/2 in both directions",
+            ),
+            (
+                "TCP",
+                f"ccsim's linux stack: SACK, timestamps, MSS {MSS} B, delayed ACK with quick-ACK, RACK-TLP, "
+                "handshake on (as every kernel connection)",
+            ),
+            (
+                "algorithms",
+                "CUBIC (Linux tcp_cubic.c with HyStart), paced CUBIC (Linux internal pacing: "
+                "rate = cwnd/srtt × 2 in slow start, × 1.2 after), BBR v1",
+            ),
+            ("IW1", f"{SIZE:,} B (iperf3's 100K), IW {plan['iw1']}, RTT {plan['rtt']} ms, rates {plan['rate1']} Mb/s"),
+            ("IW2", f"{plan['dur2']:g} s bulk, IW {plan['iw2']}, RTT {plan['rtt2']} ms, rates {plan['rate2']} Mb/s"),
+            ("queue", "DropTail of 1 BDP (packets of 1500 B); sensitivity: 1000 packets"),
+            (
+                "FCT",
+                "fct_data: first data byte to the last byte at the receiver (the paper's 'start of the transfer'); "
+                "fct: from the SYN (adds one RTT)",
+            ),
+            (
+                "convergence",
+                f"band ±{BAND:.0%} around the mean goodput of the second half; T_conv (robust, used by "
+                f"the claims): the time after which the 1-s goodput has entered the band and never leaves it "
+                f"for more than {DIP_S} s in a row; "
+                "T_1s (strict): the time after which every 1-s bin is in it",
+            ),
+            ("the kernel column", emu),
+        ]
+
+    def choices(self) -> list[Choice]:
+        return [
+            Choice(
+                "100 KB",
+                f"{SIZE:,} bytes = 71 segments (iperf3 counts K as 1024); 100,000 B = 70 segments as a sensitivity",
+                "the paper writes 100 KB; with IW 10, 70 segments fit in three slow-start "
+                "flights (10 + 20 + 40) but 71 need a fourth, one RTT more",
+            ),
+            Choice("queue", "1 BDP, and a 1000-packet sensitivity run", "not given in the paper"),
+            Choice("MSS", f"{MSS} bytes (1500-byte packets with timestamps)", "not given; Linux's default on Ethernet"),
+            Choice(
+                "repetitions",
+                "the simulator: one seed in quick mode (a single flow on a loss-free link draws "
+                "nothing at random, so seeds give identical runs; full mode runs 5 to show it); the kernel: each "
+                "repetition is a new measurement",
+                "the paper averaged 5 iperf3 runs",
+            ),
+            Choice(
+                "convergence time",
+                f"T_conv: from then on the 1-s goodput stays within ±{BAND:.0%} of the second "
+                f"half's mean except for excursions of at most {DIP_S} s (claims); T_1s: every 1-s bin in the band "
+                "(shown too)",
+                "the paper names no definition; T_1s is decided by single one-second dips from loss recovery "
+                "and BBR's PROBE_RTT. Two versions were replaced after seeing results: a trailing 5-s moving "
+                "average (it measured its own 4–5 s warm-up in every cell) and '90 % of the later bins in the "
+                "band' (a 100 s run is 90 % in band even after 10 s out)",
+                after_results=True,
+            ),
+            Choice(
+                "kernel receive window",
+                "Linux defaults (as under Mininet): the SYN-ACK advertises at most 64 KB, "
+                "so the kernel's first flight at IW 50 is 45 segments; the simulator has no such cap",
+                "the paper did not raise tcp_rmem or initrwnd",
+            ),
+        ]
+
+    # ---- experiments
+    def _iw1(self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, buffer="1bdp", backend="sim", ccs=VARIANTS):
+        zip_ = {k: [v[VARIANTS.index(c)] for c in ccs] for k, v in CC_ZIP.items()}
+        app = {"app": "file", "size": f"{size}B"}
+        return Sweep(
+            base(5.0, app, "10ms"),
+            name=f"initial_window.{name}",
+            set={"topology.buffer": buffer},
+            grid={
+                "tcp.initial_window": iws,
+                "topology.delay": [f"{r / 2:g}ms" for r in rtts],
+                "topology.rate": [f"{r}Mbps" for r in rates],
+            },
+            zip=zip_,
+            seeds=seeds,
+            backend=backend,
+        )
+
+    def experiments(self, plan: dict) -> list[Experiment]:
+        iw1 = self._iw1(plan, "iw1", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=plan["seeds"])
+        q1000 = self._iw1(
+            plan, "iw1_q1000", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=[1], buffer="1000pkt"
+        )
+        b100k = self._iw1(
+            plan, "iw1_100000", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=[1], size=100_000
+        )
+        iw2 = Sweep(
+            base(plan["dur2"], {"app": "bulk"}, "100ms"),
+            name="initial_window.iw2",
+            grid={
+                "tcp.initial_window": plan["iw2"],
+                "topology.delay": [f"{r / 2:g}ms" for r in plan["rtt2"]],
+                "topology.rate": [f"{r}Mbps" for r in plan["rate2"]],
+            },
+            zip=dict(CC_ZIP),
+            seeds=[1],
+        )
+        exps = [
+            Experiment("iw1", "IW1: 100 KB transfers (simulated)", iw1),
+            Experiment("iw1_q1000", "IW1 with a 1000-packet queue (simulated)", q1000),
+            Experiment("iw1_100000", "IW1 with 100,000-byte transfers (simulated)", b100k),
+            Experiment("iw2", "IW2: long transfers (simulated)", iw2),
+        ]
+        if plan["emulation"] is None:
+            e = plan["emu_iw1"]
+            exps.append(
+                Experiment(
+                    "iw1_emu",
+                    "IW1 on the kernel",
+                    self._iw1(
+                        plan,
+                        "iw1_emu",
+                        iws=e["iw"],
+                        rtts=e["rtt"],
+                        rates=e["rate"],
+                        seeds=plan["emu_seeds"],
+                        backend="emulation",
+                        ccs=e["cc"],
+                    ),
+                )
+            )
+            e2 = plan["emu_iw2"]
+            if e2:
+                exps.append(
+                    Experiment(
+                        "iw2_emu",
+                        "IW2 on the kernel",
+                        Sweep(
+                            base(e2["dur"], {"app": "bulk"}, "100ms"),
+                            name="initial_window.iw2_emu",
+                            grid={
+                                "tcp.initial_window": e2["iw"],
+                                "topology.delay": [f"{r / 2:g}ms" for r in e2["rtt"]],
+                                "topology.rate": [f"{r}Mbps" for r in e2["rate"]],
+                            },
+                            zip=dict(CC_ZIP),
+                            seeds=[1],
+                            backend="emulation",
+                        ),
+                    )
+                )
+        return exps
+
+    # ---- measurements
+    @staticmethod
+    def _params(c) -> pl.DataFrame:
+        r = c.ok_runs.unique("run_id", maintain_order=True)
+        return r.select(
+            "run_id",
+            "seed",
+            pl.col("flows[0].label").alias("cc"),
+            pl.col("tcp.initial_window").cast(pl.Int64).alias("iw"),
+            (pl.col("topology.delay").str.strip_suffix("ms").cast(pl.Float64) * 2).alias("rtt_ms"),
+            pl.col("topology.rate").str.strip_suffix("Mbps").cast(pl.Int64).alias("rate"),
+        )
+
+    def fct(self, data: StudyData, exp: str) -> pl.DataFrame | None:
+        """Per (cc, iw, rtt_ms, rate): mean FCT (s) from the first data byte
+        and from the SYN, mean retransmissions, runs, and (kernel) runs within
+        the emulation envelope."""
+        if exp not in data.campaigns:
+            return None
+
+        def build():
+            c = data.campaign(exp)
+            f = c.query("SELECT run_id, fct_s, fct_data_s, retransmits FROM flows").join(self._params(c), on="run_id")
+            if "emulation" in c.tables():
+                ok = c.query("SELECT run_id, within_envelope FROM emulation")
+                f = f.join(ok, on="run_id", how="left")
+            else:
+                f = f.with_columns(pl.lit(1).alias("within_envelope"))
+            return (
+                f.group_by(["cc", "iw", "rtt_ms", "rate"])
+                .agg(
+                    pl.col("fct_data_s").mean(),
+                    pl.col("fct_s").mean(),
+                    pl.col("retransmits").cast(pl.Float64).mean(),
+                    pl.len().alias("runs"),
+                    pl.col("within_envelope").sum().alias("in_envelope"),
+                )
+                .sort(["cc", "iw", "rtt_ms", "rate"])
+            )
+
+        return data.memo(f"fct:{exp}", build)
+
+    def goodput_series(self, data: StudyData, exp: str) -> pl.DataFrame | None:
+        """Per run: 1-s bins of goodput (bit/s) from the delivered bytes."""
+        if exp not in data.campaigns:
+            return None
+
+        def build():
+            c = data.campaign(exp)
+            s = c.query("SELECT run_id, time_s, delivered_bytes FROM flow_series ORDER BY run_id, time_s")
+            s = s.with_columns(pl.col("time_s").ceil().cast(pl.Int64).alias("bin"))
+            last = s.group_by(["run_id", "bin"]).agg(pl.col("delivered_bytes").max()).sort(["run_id", "bin"])
+            last = last.with_columns(
+                (pl.col("delivered_bytes") - pl.col("delivered_bytes").shift(1).over("run_id").fill_null(0)).alias(
+                    "bytes"
+                )
+            )
+            return last.with_columns((pl.col("bytes") * 8.0).alias("bps")).join(self._params(c), on="run_id")
+
+        return data.memo(f"series:{exp}", build)
+
+    def convergence(self, data: StudyData, exp: str) -> pl.DataFrame | None:
+        """Per (cc, iw, rtt_ms, rate): T_conv (in the band but for excursions
+        of ≤ DIP_S s), T_1s (every later 1-s bin in it), steady goodput
+        (second half)."""
+        s = self.goodput_series(data, exp)
+        if s is None:
+            return None
+
+        def build():
+            rows = []
+            for (rid,), g in s.group_by(["run_id"]):
+                g = g.sort("bin")
+                t = g["bin"].to_numpy().astype(float)
+                r = g["bps"].to_numpy().astype(float)
+                dur = t.max() if len(t) else 0.0
+                steady = r[t > dur / 2].mean() if (t > dur / 2).any() else math.nan
+                rows.append(
+                    {
+                        "run_id": rid,
+                        **{k: g[k][0] for k in ("cc", "iw", "rtt_ms", "rate")},
+                        "steady_bps": steady,
+                        "t_conv": _settle_robust(t, r, steady),
+                        "t_1s": _settle(t, r, steady),
+                    }
+                )
+            d = pl.DataFrame(rows).sort("run_id")  # a fixed order for the means over seeds
+            return (
+                d.group_by(["cc", "iw", "rtt_ms", "rate"], maintain_order=True)
+                .agg(pl.col("t_conv").mean(), pl.col("t_1s").mean(), pl.col("steady_bps").mean())
+                .sort(["cc", "iw", "rtt_ms", "rate"])
+            )
+
+        return data.memo(f"conv:{exp}", build)
+
+    # ---- claims
+    def claims(self) -> list[Claim]:
+        return [
+            Claim(
+                "IW1-a",
+                "CUBIC's FCT falls as IW grows, but past a threshold it rises again (at 10 Mb/s IW 50 is "
+                "slower than IW 20).",
+                "CUBIC, FCT from the first data byte: the mean over RTTs and rates falls from IW 1 to 2 to 4 to 10; "
+                "at 10 Mb/s, IW 50 is slower than IW 20 at both RTTs.",
+                self._iw1a,
+            ),
+            Claim(
+                "IW1-b",
+                "FCT grows with RTT.",
+                "In every (algorithm, IW, rate) cell the FCT at RTT 100 ms exceeds the FCT at 30 ms.",
+                self._iw1b,
+            ),
+            Claim(
+                "IW1-c",
+                "The rate barely matters for 100 KB.",
+                "Median over (algorithm, IW, RTT) cells of (max − min)/min of the FCT across the rates ≤ 20 %.",
+                self._iw1c,
+            ),
+            Claim(
+                "IW1-d",
+                "Pacing lowers CUBIC's FCT, most at high RTT.",
+                "Mean over cells: paced CUBIC's FCT < CUBIC's; at 100 ms its mean relative reduction is positive "
+                "and larger than at 30 ms.",
+                self._iw1d,
+            ),
+            Claim(
+                "IW1-e",
+                "BBR is almost insensitive to IW and RTT and mostly faster than CUBIC, most of all at small IW.",
+                "BBR's spread across IW ((max − min)/min per RTT and rate, averaged) is below CUBIC's; BBR's FCT at "
+                "100 ms is ≤ 1.5 × its FCT at 30 ms (mean over cells); BBR is faster than CUBIC in at least half "
+                "the cells; CUBIC/BBR is larger at IW ≤ 4 than at IW ≥ 20.",
+                self._iw1e,
+            ),
+            Claim(
+                "IW1-f",
+                "At IW 20 and RTT 100 ms paced CUBIC (≈ 0.1 s) beats BBR (≈ 0.2 s).",
+                "At IW 20, RTT 100 ms, mean over rates: paced CUBIC's FCT < BBR's; paced CUBIC's FCT within 25 % "
+                "of 0.1 s; BBR's within 25 % of 0.2 s.",
+                self._iw1f,
+            ),
+            Claim(
+                "IW2-a",
+                "CUBIC's convergence time falls with IW and rate and grows with RTT, except IW 50 / RTT "
+                "100 ms / 10 Mb/s, slower than IW 10.",
+                "CUBIC, T_conv: mean over (RTT, rate) at IW 1 > at IW 10; mean over (IW, RTT) at 10 Mb/s > at "
+                "100 Mb/s; mean over (IW, rate) at 100 ms > at 30 ms; at 10 Mb/s, 100 ms: IW 50 > IW 10.",
+                self._iw2a,
+            ),
+            Claim(
+                "IW2-b",
+                "Paced CUBIC mostly converges faster, but at RTT 100 ms a higher rate makes it slower.",
+                "T_conv: paced CUBIC < CUBIC in at least half the cells; at 100 ms, paced CUBIC's mean over IW at "
+                "100 Mb/s > at 10 Mb/s.",
+                self._iw2b,
+            ),
+            Claim(
+                "IW2-c",
+                "BBR converges steadily, almost independent of IW; faster at a higher rate, slower at a higher RTT.",
+                "BBR, T_conv: (max − min) across IW ≤ 25 % of the mean, averaged over (RTT, rate); mean at 100 Mb/s "
+                "< at 10 Mb/s; mean at 100 ms > at 30 ms.",
+                self._iw2c,
+            ),
+        ]
+
+    # evaluation on one backend: (checks, measured) from a table
+
+
+STUDY = InitialWindow()
