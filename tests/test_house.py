@@ -295,3 +295,11 @@ def test_python_checks_every_tcp_option_by_the_cores_schema():
         if o["kind"]["type"] == "int" and o["kind"]["hi"] < 2**32 - 1:  # above u32 is a type error
             v = dict(ok, **{o["core"]: o["kind"]["hi"] + 1})
             assert _core.check_tcp(json.dumps(v))[0] == o["name"]
+
+
+def test_no_source_file_is_over_800_lines():
+    """A file a reader can hold in mind: split by responsibility (the study
+    packages by section or by checks / figures) rather than let one grow."""
+    files = list(PKG.rglob("*.py")) + list((ROOT / "crates").glob("*/src/**/*.rs"))
+    long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text().splitlines())) > 800}
+    assert long == {}, long

@@ -1,0 +1,246 @@
+"""The claims' checks (P1–P3c): each measures what its claim states and applies
+its rule; a part of the study class (`Pacing` in study.py)."""
+
+from __future__ import annotations
+
+import math
+
+from ..base import Check, StudyData, fmt, verdict_from
+from .scenarios import (
+    NAMES,
+    PRIMARY,
+    TABLE2,
+    UNPACED,
+    _kendall,
+    rate_text,
+)
+
+
+class Checks:
+    def _claim_p1(self, data: StudyData):
+        rates = data.plan["rates"]
+        checks, measured = [], {}
+        low = [(r, v, self.eff(data, r, v)) for r in rates for v in PRIMARY]
+        for r, v, e in low:
+            measured[f"eff_{v}_{rate_text(r)}"] = e
+        bad = [f"{NAMES[v]} {fmt(e)} % at {rate_text(r)}" for r, v, e in low if not e >= 90]
+        checks.append(
+            Check(
+                "every variant ≥ 90 % at every rate",
+                not bad,
+                "; ".join(bad) if bad else f"lowest {fmt(min(e for _, _, e in low))} %",
+            )
+        )
+        drops = []
+        for r in rates:
+            for pv in ("hstcp_paced", "bic_paced"):
+                d = self.eff(data, r, UNPACED[pv]) - self.eff(data, r, pv)
+                measured[f"pacing_loss_{pv}_{rate_text(r)}"] = d
+                if not d <= 1.0:
+                    drops.append(f"{NAMES[pv]} {fmt(d, 3)} points below at {rate_text(r)}")
+        checks.append(
+            Check(
+                "pacing costs ≤ 1 point",
+                not drops,
+                "; ".join(drops)
+                if drops
+                else "largest loss "
+                + fmt(max(measured[k] for k in measured if k.startswith("pacing_loss")), 3)
+                + " points",
+            )
+        )
+        cells = [(r, v, self.eff(data, r, v), TABLE2[r][v]) for r in rates if r in TABLE2 for v in PRIMARY]
+        near = sum(abs(e - p) <= 3 for _, _, e, p in cells)
+        checks.append(
+            Check("≥ 80 % of Table 2 cells within 3 points", near >= 0.8 * len(cells), f"{near} of {len(cells)}")
+        )
+        return verdict_from(
+            "P1",
+            checks,
+            measured,
+            why_not="a window-paced flow keeps the queue empty in slow start, so it learns of "
+            "congestion later: at 2.5 Gb/s its first loss comes at about twice the window an "
+            "unpaced flow reaches, and a Sack1 recovery of that many losses ends in timeouts "
+            "with back-off, seconds without sending; a short run measured from its midpoint "
+            "still carries that episode, the paper's 100–200 s window does not",
+        )
+
+    def _claim_p2a(self, data: StudyData):
+        h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
+        v = verdict_from(
+            "P2a",
+            [
+                Check("HSTCP within ×2 of 140", 70 <= h <= 280, f"{fmt(h, 3)}"),
+                Check("paced HSTCP within ×2 of 70", 35 <= hp <= 140, f"{fmt(hp, 3)}"),
+                Check("pacing lowers the ratio", hp < h, f"{fmt(hp, 3)} vs {fmt(h, 3)}"),
+            ],
+            {
+                "hstcp": h,
+                "hstcp_paced": hp,
+                "hstcp38": self.ratio(data, "hstcp38", 6, 1.0),
+                "hstcp38_paced": self.ratio(data, "hstcp38_paced", 6, 1.0),
+                "hstcp_lpaced": self.ratio(data, "hstcp_lpaced", 6, 1.0),
+            },
+            why_not="the ratio depends on how far the run has converged: the paper's 200 s at 2.5 Gb/s is a few "
+            "hundred RTTs of the 240 ms flow (see the convergence figure)",
+        )
+        conv = {x: self.conv_time(data, x) for x in data.plan["conv_variants"]}
+        if conv:
+            v.measured.update({f"converged_after_s_{x}": t for x, t in conv.items()})
+            v.reason += (
+                f". Convergence (equal RTTs, {rate_text(data.plan['p2_rate'])}, ratio over [T/2, T] stays "
+                "within ×2 of 1 from T on): "
+                + ", ".join(f"{NAMES[x]} T = {fmt(t, 3)} s" for x, t in conv.items())
+                + f"; this mode's P2 runs last {data.plan['p2_dur']:g} s"
+            )
+        return v
+
+    def _claim_p2b(self, data: StudyData):
+        rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
+        s = rs["stcp"]
+        return verdict_from(
+            "P2b",
+            [
+                Check(
+                    "STCP largest",
+                    all(s >= x for v, x in rs.items() if v != "stcp" and not math.isnan(x)),
+                    ", ".join(f"{NAMES[v]} {fmt(x, 3)}" for v, x in rs.items()),
+                ),
+                Check("STCP within ×2 of 300", 150 <= s <= 600, fmt(s, 3)),
+            ],
+            {f"ratio_{v}": x for v, x in rs.items()},
+            why_not="MIMD growth is RTT-proportional in rate: the 240 ms flow gains 1 % per RTT six times slower, "
+            "and the ratio keeps widening with run length",
+        )
+
+    def _buffers(self, data: StudyData) -> list[float]:
+        return sorted({b for r, b in data.plan["p2_cells"] if r == 6}, reverse=True)
+
+    def _claim_p2c(self, data: StudyData):
+        bufs = self._buffers(data)
+        checks, measured = [], {}
+        for v in PRIMARY:
+            rs = [self.ratio(data, v, 6, b) for b in bufs]
+            for b, x in zip(bufs, rs):
+                measured[f"{v}_{b:g}bdp"] = x
+            ok = rs[-1] > rs[0] and all(rs[i] >= rs[0] for i in range(1, len(rs)))
+            checks.append(
+                Check(
+                    f"{NAMES[v]} less fair with smaller buffers",
+                    ok,
+                    " → ".join(f"{b:.0%} {fmt(x, 3)}" for b, x in zip(bufs, rs)),
+                )
+            )
+        return verdict_from(
+            "P2c",
+            checks,
+            measured,
+            why_not="with a smaller buffer both flows lose packets in the same bursts; the "
+            "short-RTT flow recovers faster either way, so the ratio need not grow",
+        )
+
+    def _claim_p2d(self, data: StudyData):
+        checks, measured = [], {}
+        for b in self._buffers(data):
+            for v in ("hstcp", "bic"):
+                u, p = self.ratio(data, v, 6, b), self.ratio(data, f"{v}_paced", 6, b)
+                q = p / u if u else math.nan
+                measured[f"{v}_{b:g}bdp"] = q
+                checks.append(
+                    Check(
+                        f"{NAMES[v]} at {b:.0%}: paced/unpaced in [0.25, 0.75]",
+                        0.25 <= q <= 0.75,
+                        f"{fmt(p, 3)} / {fmt(u, 3)} = {fmt(q, 3)}",
+                    )
+                )
+        return verdict_from(
+            "P2d",
+            checks,
+            measured,
+            why_not="the leaky bucket spaces a window over one srtt, so it removes the short-RTT "
+            "flow's bursts but not its faster per-RTT growth, which drives the ratio",
+        )
+
+    def _regular(self, data: StudyData, rate: float) -> dict[str, float]:
+        return {v: self.shares(data, rate, v)["regular"] for v in PRIMARY}
+
+    def _claim_p3a(self, data: StudyData):
+        reg = self._regular(data, 20e6)
+        least = min(reg, key=lambda v: reg[v])
+        return verdict_from(
+            "P3a",
+            [
+                Check(
+                    "BI-TCP leaves regular TCP the least",
+                    least == "bic",
+                    ", ".join(f"{NAMES[v]} {reg[v]:.1%}" for v in PRIMARY),
+                )
+            ],
+            {f"regular_{v}": x for v, x in reg.items()},
+            why_not="at 20 Mb/s the 25 small and the long-lived flows take most of the link, the "
+            "high-speed flows' windows stay near their low windows (14–31), where all "
+            "variants act like Reno",
+        )
+
+    def _claim_p3b(self, data: StudyData):
+        order = ["hstcp_paced", "hstcp", "bic_paced", "bic", "stcp"]
+        sh = {v: self.shares(data, 100e6, v) for v in order}
+        reg = [sh[v]["regular"] for v in order]
+        tau = _kendall(reg, [5, 4, 3, 2, 1])
+        return verdict_from(
+            "P3b",
+            [
+                Check(
+                    "paper's order (Kendall τ ≥ 0.6)",
+                    tau >= 0.6,
+                    f"τ = {fmt(tau, 2)}; " + ", ".join(f"{NAMES[v]} {sh[v]['regular']:.1%}" for v in order),
+                ),
+                Check(
+                    "paced HSTCP leaves regular TCP more than HSTCP",
+                    sh["hstcp_paced"]["regular"] > sh["hstcp"]["regular"],
+                    f"{sh['hstcp_paced']['regular']:.1%} vs {sh['hstcp']['regular']:.1%}",
+                ),
+                Check(
+                    "unused shares within 2 points",
+                    abs(sh["hstcp_paced"]["unused"] - sh["hstcp"]["unused"]) <= 0.02,
+                    f"{sh['hstcp_paced']['unused']:.1%} vs {sh['hstcp']['unused']:.1%}",
+                ),
+            ],
+            {f"regular_{v}": sh[v]["regular"] for v in order} | {"tau": tau},
+            why_not="the regular flows' share is set mostly by the 25 window-capped flows, whose rate does not "
+            "depend on the high-speed variant while the queue is short",
+        )
+
+    def _claim_p3c(self, data: StudyData):
+        checks, measured = [], {}
+        for rate in (500e6, 2.5e9):
+            if rate not in data.plan["rates"]:
+                continue
+            reg = self._regular(data, rate)
+            for v, x in reg.items():
+                measured[f"regular_{v}_{rate_text(rate)}"] = x
+            txt = ", ".join(f"{NAMES[v]} {reg[v]:.1%}" for v in PRIMARY)
+            checks.append(Check(f"{rate_text(rate)}: regular TCP < 30 %", max(reg.values()) < 0.30, txt))
+            checks.append(
+                Check(f"{rate_text(rate)}: paced BI-TCP friendliest", max(reg, key=reg.get) == "bic_paced", "")
+            )
+            checks.append(Check(f"{rate_text(rate)}: STCP least friendly", min(reg, key=reg.get) == "stcp", ""))
+            checks.append(
+                Check(
+                    f"{rate_text(rate)}: paced HSTCP closer to BI-TCP than HSTCP",
+                    abs(reg["hstcp_paced"] - reg["bic"]) <= abs(reg["hstcp"] - reg["bic"]),
+                    "",
+                )
+            )
+        if not checks:
+            checks.append(Check("rates 500 Mb/s and 2.5 Gb/s run", False, "not in this mode"))
+        return verdict_from(
+            "P3c",
+            checks,
+            measured,
+            why_not="web sessions that alone take 20–50 % of the link (the paper's calibration, "
+            "measured here at every rate) keep most of that share against the high-speed "
+            "flows, so regular TCP's share cannot be small unless the web load did not grow "
+            "with the link in the paper; the ranking among variants is decided by a few "
+            "points",
+        )

@@ -1,0 +1,185 @@
+"""The scenarios, variants and constants of the pacing study (Choi, Lee, Cho &
+Han 2004), and Kendall's τ its checks use."""
+
+from __future__ import annotations
+
+import math
+
+from ...mixes import background_mix, web_sessions
+
+MSS = 1000
+PKT = MSS + 40 + 12  # payload + TCP/IP header + timestamp option
+HS_RTT_MS = 40
+BOTTLENECK_DELAY = "5ms"
+ACCESS_RATE = "10Gbps"
+WEB_SHARE = 0.3  # nominal web load (the paper: 20–50 % of the link alone)
+WEB_THINK = "1s"
+BG_RTT = ("20ms", "100ms")
+BG_START = ("0s", "10s")
+FWD, REV = "r0->r1", "r1->r0"
+RATES = [20e6, 100e6, 500e6, 2.5e9]
+REGULAR = {"cc": "newreno", "sack": "sack1"}  # ns-2 Agent/TCP/Sack1 (Reno window, SACK recovery)
+
+# variant -> (cc, cc_preset, pacing)
+VARIANTS = {
+    "hstcp": ("highspeed", "choi2004", "off"),
+    "hstcp_paced": ("highspeed", "choi2004", "window"),
+    "bic": ("bic", "paper", "off"),
+    "bic_paced": ("bic", "paper", "window"),
+    "stcp": ("scalable", "paper", "off"),
+    "hstcp38": ("highspeed", "ns2", "off"),
+    "hstcp38_paced": ("highspeed", "ns2", "window"),
+    "hstcp_lpaced": ("highspeed", "choi2004", "linux"),
+    "bic_lpaced": ("bic", "paper", "linux"),
+}
+PRIMARY = ["hstcp", "hstcp_paced", "bic", "bic_paced", "stcp"]
+LW38 = ["hstcp38", "hstcp38_paced"]
+LINUX = ["hstcp_lpaced", "bic_lpaced"]
+NAMES = {
+    "hstcp": "HSTCP",
+    "hstcp_paced": "paced HSTCP",
+    "bic": "BI-TCP",
+    "bic_paced": "paced BI-TCP",
+    "stcp": "STCP",
+    "hstcp38": "HSTCP (LW 38)",
+    "hstcp38_paced": "paced HSTCP (LW 38)",
+    "hstcp_lpaced": "HSTCP, Linux pacing",
+    "bic_lpaced": "BI-TCP, Linux pacing",
+}
+COLORS = {
+    "hstcp": "C0",
+    "hstcp_paced": "C9",
+    "bic": "C3",
+    "bic_paced": "C1",
+    "stcp": "C2",
+    "hstcp38": "C4",
+    "hstcp38_paced": "C6",
+    "hstcp_lpaced": "C5",
+    "bic_lpaced": "C8",
+}
+UNPACED = {
+    "hstcp_paced": "hstcp",
+    "bic_paced": "bic",
+    "hstcp38_paced": "hstcp38",
+    "hstcp_lpaced": "hstcp",
+    "bic_lpaced": "bic",
+}
+
+# The paper's Table 2: link efficiency (%) per bottleneck rate and variant.
+TABLE2 = {
+    20e6: {"hstcp": 93.59, "hstcp_paced": 93.98, "bic": 96.28, "bic_paced": 96.48, "stcp": 96.01},
+    100e6: {"hstcp": 92.60, "hstcp_paced": 93.39, "bic": 98.54, "bic_paced": 98.36, "stcp": 98.98},
+    500e6: {"hstcp": 97.93, "hstcp_paced": 97.77, "bic": 99.89, "bic_paced": 99.76, "stcp": 99.81},
+    2.5e9: {"hstcp": 99.98, "hstcp_paced": 99.94, "bic": 99.97, "bic_paced": 99.98, "stcp": 99.99},
+}
+# The paper's Fig. 4 values quoted in its text (RTT ratio 6, buffer 100 %).
+PAPER_P2 = {"hstcp": 140.0, "hstcp_paced": 70.0, "stcp": 300.0}
+CLASSES = {"web": "web", "small": "small TCP", "long": "long-lived TCP"}
+CLASS_ORDER = ["web", "small TCP", "long-lived TCP", "high-speed", "overhead", "unused"]
+CLASS_COLORS = {
+    "web": "#8dd3c7",
+    "small TCP": "#ffffb3",
+    "long-lived TCP": "#bebada",
+    "high-speed": "#fb8072",
+    "overhead": "#bbbbbb",
+    "unused": "#ffffff",
+}
+
+
+def rate_text(bps: float) -> str:
+    return f"{bps / 1e9:g}Gbps" if bps >= 1e9 else f"{bps / 1e6:g}Mbps"
+
+
+def variant_options(variant: str) -> dict:
+    """The high-speed flows' TCP options of a variant."""
+    cc, preset, pacing = VARIANTS[variant]
+    return {"cc": cc, "cc_preset": preset, "pacing": pacing, "sack": "sack1"}
+
+
+def scenario(
+    rate_bps: float,
+    dur: float,
+    *,
+    rtt2_ms: float = HS_RTT_MS,
+    buffer: float = 1.0,
+    long_lived: int = 4,
+    both_ways: bool = True,
+    variant: str = "hstcp",
+    web: bool = True,
+    high_speed: bool = True,
+    small: int = 25,
+    sample: str = "1s",
+) -> dict:
+    """Two high-speed flows (RTT 40 ms and `rtt2_ms`) over a dumbbell at
+    `rate_bps` with the background mix; `buffer` in BDPs of the flows' mean
+    RTT. Flow groups: 0, 1 the high-speed flows (labels: the variant and
+    variant + '#2'), then the mix (web, small, long[, web_rev, small_rev,
+    long_rev])."""
+    flows = []
+    if high_speed:
+        o = variant_options(variant)
+        hs_start = {"dist": "uniform", "min": "0s", "max": f"{min(5.0, dur / 8):g}s"}
+        flows = [
+            {"label": variant, "rtt": f"{HS_RTT_MS}ms", "start": hs_start, **o},
+            {"label": f"{variant}#2", "rtt": f"{rtt2_ms:g}ms", "start": hs_start, **o},
+        ]
+    flows += background_mix(
+        rate_bps,
+        web_share=WEB_SHARE if web else 0.0,
+        web_think=WEB_THINK,
+        small=small,
+        long_lived=long_lived,
+        both_ways=both_ways,
+        rtt=BG_RTT,
+        start=(BG_START[0], f"{min(10.0, dur / 4):g}s"),
+        mss=MSS,
+        tcp=REGULAR,
+    )
+    return {
+        "sim": {"duration": f"{dur:g}s", "seed": 1, "sample_interval": sample, "sample_links": [FWD, REV]},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": rate_text(rate_bps),
+            "bottleneck_delay": BOTTLENECK_DELAY,
+            "access_rate": ACCESS_RATE,
+            "access_delay": "1ms",
+            "buffer": f"{buffer:g}bdp",
+            "bdp_rtt": "mean",
+            "access_buffer": "1000000pkt",
+        },
+        "tcp": {"stack": "ns2", "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"},
+        "flows": flows,
+    }
+
+
+def _rate_of(p: dict) -> float:
+    from ...units import parse_rate
+
+    return float(parse_rate("rate", p["topology.bottleneck_rate"]))
+
+
+def _web_count(p: dict) -> int:
+    return web_sessions(_rate_of(p), WEB_SHARE, MSS, 1.0)
+
+
+def _variant_derived() -> dict:
+    """Derived sweep entries: flows[1] copies the variant of flows[0]."""
+    d = {"flows[1].label": lambda p: f"{p['flows[0].label']}#2"}
+    for k in ("cc", "cc_preset", "pacing"):
+        for g in (0, 1):
+            d[f"flows[{g}].{k}"] = (lambda key: lambda p: variant_options(p["flows[0].label"])[key])(k)
+    return d
+
+
+def _web_derived(groups: list[int]) -> dict:
+    return {f"flows[{g}].count": _web_count for g in groups}
+
+
+def _kendall(x: list[float], y: list[float]) -> float:
+    """Kendall's τ of two equally long sequences (scipy.stats.kendalltau, τ-b:
+    equal to τ-a when neither has ties, and corrected for ties otherwise)."""
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y).statistic)

@@ -1,0 +1,556 @@
+"""The study: its plan, set-up table, experiments, measurements and claims
+(statements and rules); the checks are in checks.py, the figures in figures.py."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from ...experiments.sweep import Sweep
+from ...mixes import background_mix, mix_summary
+from ..base import Choice, Claim, Experiment, Study, StudyData
+from .checks import Checks
+from .figures import Figures
+from .scenarios import (
+    ACCESS_RATE,
+    BG_RTT,
+    BG_START,
+    BOTTLENECK_DELAY,
+    CLASS_ORDER,
+    CLASSES,
+    FWD,
+    HS_RTT_MS,
+    LINUX,
+    LW38,
+    MSS,
+    PRIMARY,
+    RATES,
+    WEB_SHARE,
+    WEB_THINK,
+    _variant_derived,
+    _web_derived,
+    rate_text,
+    scenario,
+)
+
+
+class Pacing(Checks, Figures, Study):
+    name = "pacing"
+    title = "High-speed TCP (HSTCP, STCP, BI-TCP) with and without pacing"
+    reference = (
+        'Y.-S. Choi, G.-W. Lee, Y.-Z. Cho, T.-M. Han, "Performance enhancement of high-speed TCP '
+        'protocols using pacing" (in Korean), Journal of KICS, 2004'
+    )
+    cite = "Choi, Lee, Cho & Han 2004"
+    simulator = "ns-2"
+    summary_intro = (
+        "ccsim's ns-2 stack reran the paper's dumbbell with its background mix (web sessions, 25 "
+        "window-capped TCP flows, long-lived TCP): link efficiency from 20 Mb/s to 2.5 Gb/s, the "
+        "throughput ratio of two high-speed flows with different RTTs, and each traffic class's share "
+        "of the link, with ns-2 leaky-bucket pacing and, as a second column, Linux pacing."
+    )
+
+    def plan(self, mode: str) -> dict:
+        if mode == "smoke":
+            return {
+                "describe": "toy size: 20 and 100 Mb/s only (P2 at 100 Mb/s), 6 s runs measured over 3–6 s, "
+                "one seed, no convergence runs",
+                "rates": [20e6, 100e6],
+                "p1_dur": 6.0,
+                "p3_dur": 6.0,
+                "p2_rate": 100e6,
+                "p2_dur": 6.0,
+                "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.25)],
+                "p2_variants": PRIMARY,
+                "p2_extra_cells": [(6, 1.0)],
+                "extra_seeds": [1],
+                "p1_variants": PRIMARY + LW38 + LINUX,
+                "seeds": [1],
+                "calib_dur": 6.0,
+                "conv_dur": 0.0,
+                "conv_variants": [],
+                "conv_rtt": [],
+            }
+        if mode == "quick":
+            return {
+                "describe": "runs shortened to 40 s (P1, P3) and 50 s (P2) measured over their second half, one "
+                "seed; P2 at RTT ratios 1 and 6 (100 %) and ratio 6 at 50 % and 25 % for the paper's "
+                "variants, the LW 38 and Linux-pacing columns on the headline cell (RTT ratio 6, "
+                "100 %); convergence runs of 120 s for HSTCP and paced HSTCP at equal RTTs",
+                "rates": RATES,
+                "p1_dur": 40.0,
+                "p3_dur": 40.0,
+                "p2_rate": 2.5e9,
+                "p2_dur": 50.0,
+                "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)],
+                "p2_variants": PRIMARY,
+                "p2_extra_cells": [(6, 1.0)],
+                "extra_seeds": [1],
+                "p1_variants": PRIMARY + LW38 + LINUX,
+                "seeds": [1],
+                "calib_dur": 40.0,
+                "conv_dur": 120.0,
+                "conv_variants": ["hstcp", "hstcp_paced"],
+                "conv_rtt": [40],
+            }
+        if mode == "full":
+            cells = [(r, b) for r in (1, 3, 6) for b in (1.0, 0.5, 0.25)]
+            return {
+                "describe": "the paper's 200 s runs measured over 100–200 s, 20 seeds, every P2 cell for the "
+                "paper's five variants, the LW 38 and Linux-pacing columns at RTT ratio 6 for every "
+                "buffer with 5 seeds; convergence runs of 600 s at RTT ratios 1 and 6",
+                "rates": RATES,
+                "p1_dur": 200.0,
+                "p3_dur": 200.0,
+                "p2_rate": 2.5e9,
+                "p2_dur": 200.0,
+                "p2_cells": cells,
+                "p2_variants": PRIMARY,
+                "p2_extra_cells": [(6, 1.0), (6, 0.5), (6, 0.25)],
+                "extra_seeds": [1, 2, 3, 4, 5],
+                "p1_variants": PRIMARY + LW38 + LINUX,
+                "seeds": list(range(1, 21)),
+                "calib_dur": 200.0,
+                "conv_dur": 600.0,
+                "conv_variants": PRIMARY,
+                "conv_rtt": [40, 240],
+            }
+        raise ValueError(mode)
+
+    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+        mix = background_mix(2.5e9, web_share=WEB_SHARE, web_think=WEB_THINK, mss=MSS)
+        return [
+            (
+                "topology",
+                f"dumbbell, FIFO DropTail bottleneck r0 → r1 ({BOTTLENECK_DELAY} one way), access links "
+                f"{ACCESS_RATE} with per-flow delays setting each flow's RTT; bottleneck buffer = "
+                "x × rate × mean base RTT of all flows (x = 1 unless stated)",
+            ),
+            (
+                "high-speed flows",
+                f"2 forward flows, RTT {HS_RTT_MS} ms (P2: the second 40/120/240 ms), start "
+                "uniform in [0, min(5 s, run/8)]; HSTCP Low_Window 31, High_Window 83000, High_P 1e-7 (and "
+                "Low_Window 38); STCP a 0.01, b 0.125, low window 16; BI-TCP Smax 32, Smin 0.01, "
+                "β 0.125, low window 14",
+            ),
+            (
+                "pacing",
+                "high-speed flows only: ns-2 leaky bucket, one segment every srtt/cwnd (ccsim pacing = "
+                "'window'); second column: Linux pacing (rate 1.2 · cwnd · mss / srtt, 2× in slow start, "
+                "TSO-sized releases)",
+            ),
+            (
+                "background",
+                f"ccsim.background_mix: web sessions (Pareto II objects, mean 12 segments, shape 1.2; "
+                f"exponential think {WEB_THINK}; nominal load {WEB_SHARE:.0%} of the link: "
+                f"{mix[0]['count']} sessions at 2.5 Gb/s), 25 small TCP flows with cwnd ≤ 64 "
+                f"segments, long-lived TCP flows (P1, P2: 4; P3: 2); RTTs uniform in "
+                f"[{BG_RTT[0]}, {BG_RTT[1]}], starts uniform in [0, min({BG_START[1]}, run/4)]; "
+                f"P1 and P2 in both directions, P3 forward only ({mix_summary(mix)} at 2.5 Gb/s, P2)",
+            ),
+            (
+                "TCP",
+                f"ccsim stack ns2 (ns-2.35 defaults), Sack1 recovery for every flow, {MSS}-byte segments + 40 "
+                "header + 12 timestamp bytes, no delayed ACKs, unlimited receiver window; regular TCP = "
+                "NewReno window rules with Sack1",
+            ),
+            ("rates", ", ".join(rate_text(r) for r in plan["rates"]) + f"; P2 at {rate_text(plan['p2_rate'])}"),
+            (
+                "run length",
+                f"P1 {plan['p1_dur']:g} s, P2 {plan['p2_dur']:g} s, P3 {plan['p3_dur']:g} s; measured "
+                "over the second half of each run (the paper: 100–200 s of 200 s)",
+            ),
+            ("seeds", f"{len(plan['seeds'])} (random RTTs, starts and web objects; results averaged)"),
+            (
+                "metrics",
+                "efficiency = bytes put on the wire of r0 → r1 over the window / capacity; high-speed "
+                "throughput ratio = goodput of flow 1 / flow 2 over the window; class share = class "
+                "goodput / capacity, 'overhead' = efficiency − Σ goodput shares (headers, "
+                "retransmissions, packets lost later), 'unused' = 1 − efficiency",
+            ),
+        ]
+
+    def choices(self) -> list[Choice]:
+        return [
+            Choice(
+                "background RTTs",
+                f"uniform in [{BG_RTT[0]}, {BG_RTT[1]}]",
+                "the paper says random RTTs without "
+                "a range; this keeps the mean (≈ 60 ms) near the high-speed flows' 40 ms",
+            ),
+            Choice(
+                "start times",
+                "high-speed flows U[0, min(5 s, run/8)], small and long-lived U[0, min(10 s, "
+                "run/4)], web sessions within their first think time",
+                "'random start times' without a range; "
+                "shorter runs start everything earlier so the measurement window sees every flow",
+            ),
+            Choice(
+                "web load",
+                f"nominal {WEB_SHARE:.0%} of the link: sessions = 0.3 · rate / (12 · {MSS} · 8 bit / {WEB_THINK})",
+                "the paper: web traffic that alone would take 20–50 % of the link; the "
+                "web-only share this produces is measured at every rate and shown in the P3 figure",
+            ),
+            Choice(
+                "web model",
+                "ns-2 PagePool/WebTraf example objects: Pareto II, mean 12 segments, shape 1.2; "
+                "one connection per object, exponential think time 1 s",
+                "the paper names web traffic only",
+            ),
+            Choice("small TCP", "bulk flows with cwnd ≤ 64 segments (ns-2 maxcwnd_)", "the paper: cwnd capped at 64"),
+            Choice(
+                "P1 and P2 background direction",
+                "web, small and long-lived flows in both directions",
+                "P2 says 'both directions'; P1 says 4 long-lived each way, so both ways for all of P1's mix",
+            ),
+            Choice(
+                "P3 background",
+                "2 long-lived, 25 small TCP and web, forward only",
+                "the paper lists no reverse traffic for P3",
+            ),
+            Choice(
+                "BDP RTT",
+                "mean base RTT of all flows (ccsim bdp_rtt = 'mean'; web sessions included)",
+                "the paper: 'the mean RTT of the flows'",
+            ),
+            Choice(
+                "access links",
+                f"{ACCESS_RATE}, 1 000 000-packet buffers",
+                "not given; faster than every bottleneck so only r0 → r1 queues",
+            ),
+            Choice(
+                "throughput ratio",
+                "goodput (in-order payload) of flow 1 / flow 2",
+                "throughput in the paper's sense of delivered rate",
+            ),
+            Choice(
+                "regular TCP",
+                "NewReno window rules with ns-2 Sack1 recovery, no delayed ACKs",
+                "the paper: Sack1 loss recovery; ns-2's default sink ACKs every segment",
+            ),
+            Choice(
+                "Linux pacing column",
+                "same stack, pacing = 'linux' (tcp_pacing_ca_ratio 120 %, ss ratio 200 %, TSO autosizing on)",
+                "how a Linux sender would pace the same window",
+            ),
+        ]
+
+    # ---- experiments
+    def experiments(self, plan: dict) -> list[Experiment]:
+        seeds = plan["seeds"]
+        rates = [rate_text(r) for r in plan["rates"]]
+        exps = []
+        calib = Sweep(
+            scenario(plan["rates"][0], plan["calib_dur"], high_speed=False, small=0, long_lived=0, both_ways=False),
+            name="pacing.calib",
+            grid={"topology.bottleneck_rate": rates, **_web_derived([0])},
+            seeds=seeds[:1],
+        )
+        exps.append(Experiment("calib", "web sessions alone: the share of the link they take", calib))
+        p1 = Sweep(
+            scenario(plan["rates"][0], plan["p1_dur"]),
+            name="pacing.p1",
+            grid={
+                "topology.bottleneck_rate": rates,
+                "flows[0].label": plan["p1_variants"],
+                **_variant_derived(),
+                **_web_derived([2, 5]),
+            },
+            seeds=seeds,
+        )
+        exps.append(Experiment("p1", "P1: link efficiency against the bottleneck rate", p1))
+        cells = plan["p2_cells"]
+        p2 = Sweep(
+            scenario(plan["p2_rate"], plan["p2_dur"]),
+            name="pacing.p2",
+            zip={
+                "flows[1].rtt": [f"{HS_RTT_MS * r}ms" for r, _ in cells],
+                "topology.buffer": [f"{b:g}bdp" for _, b in cells],
+            },
+            grid={"flows[0].label": plan["p2_variants"], **_variant_derived()},
+            seeds=seeds,
+        )
+        exps.append(Experiment("p2", "P2: RTT fairness of two high-speed flows", p2))
+        if plan["p2_extra_cells"]:
+            ex = plan["p2_extra_cells"]
+            p2x = Sweep(
+                scenario(plan["p2_rate"], plan["p2_dur"]),
+                name="pacing.p2_extra",
+                zip={
+                    "flows[1].rtt": [f"{HS_RTT_MS * r}ms" for r, _ in ex],
+                    "topology.buffer": [f"{b:g}bdp" for _, b in ex],
+                },
+                grid={"flows[0].label": LW38 + LINUX, **_variant_derived()},
+                seeds=plan["extra_seeds"],
+            )
+            exps.append(Experiment("p2_extra", "P2 headline cell: Low_Window 38 and Linux pacing", p2x))
+        p3 = Sweep(
+            scenario(plan["rates"][0], plan["p3_dur"], long_lived=2, both_ways=False),
+            name="pacing.p3",
+            grid={
+                "topology.bottleneck_rate": rates,
+                "flows[0].label": PRIMARY + LINUX,
+                **_variant_derived(),
+                **_web_derived([2]),
+            },
+            seeds=seeds,
+        )
+        exps.append(Experiment("p3", "P3: each class's share of the link", p3))
+        if plan["conv_variants"]:
+            conv = Sweep(
+                scenario(plan["p2_rate"], plan["conv_dur"]),
+                name="pacing.conv",
+                grid={
+                    "flows[1].rtt": [f"{r}ms" for r in plan["conv_rtt"]],
+                    "flows[0].label": plan["conv_variants"],
+                    **_variant_derived(),
+                },
+                seeds=seeds[:1],
+            )
+            exps.append(Experiment("conv", "convergence: the high-speed ratio against the run length", conv))
+        return exps
+
+    # ---- measurements
+    @staticmethod
+    def window(data: StudyData, exp: str) -> tuple[float, float]:
+        dur = {
+            "calib": "calib_dur",
+            "p1": "p1_dur",
+            "p2": "p2_dur",
+            "p2_extra": "p2_dur",
+            "p3": "p3_dur",
+            "conv": "conv_dur",
+        }[exp]
+        d = float(data.plan[dur])
+        return d / 2, d
+
+    def per_run(self, data: StudyData, exp: str) -> pl.DataFrame:
+        """One row per run: its axes, the efficiency of r0 → r1 over the
+        window, the goodput of each high-speed flow and of each forward class."""
+
+        def build():
+            c = data.campaign(exp)
+            t0, t1 = self.window(data, exp)
+            cap = c.query(f"SELECT run_id, id AS link, rate_bps FROM links WHERE name = '{FWD}'")
+            ls = c.query(
+                "SELECT s.run_id, s.time_s, (s.bytes_tx - s.queue_bytes)::DOUBLE AS wire FROM link_series s "
+                f"JOIN links l ON l.run_id = s.run_id AND l.id = s.link WHERE l.name = '{FWD}' "
+                f"AND (abs(s.time_s - {t0}) < 1e-9 OR abs(s.time_s - {t1}) < 1e-9)"
+            )
+            fs = c.query(
+                "SELECT s.run_id, s.time_s, CASE WHEN s.flow < 2 AND f.label NOT IN "
+                "('web','small','long','web_rev','small_rev','long_rev') THEN 'hs' || s.flow::VARCHAR "
+                "ELSE f.label END AS cls, sum(s.delivered_bytes)::DOUBLE AS bytes FROM flow_series s "
+                "JOIN flows f ON f.run_id = s.run_id AND f.id = s.flow "
+                f"WHERE abs(s.time_s - {t0}) < 1e-9 OR abs(s.time_s - {t1}) < 1e-9 GROUP BY ALL"
+            )
+            rows = []
+            for rid in c.ok_runs["run_id"].unique(maintain_order=True).to_list():
+                rate = float(cap.filter(pl.col("run_id") == rid)["rate_bps"][0])
+                w = ls.filter(pl.col("run_id") == rid).sort("time_s")["wire"].to_list()
+                f = fs.filter(pl.col("run_id") == rid)
+                span = t1 - t0
+
+                def gp(cls, f=f, span=span):
+                    x = f.filter(pl.col("cls") == cls).sort("time_s")["bytes"].to_list()
+                    return (x[-1] - x[0]) * 8 / span if len(x) == 2 else 0.0
+
+                r = {
+                    "run_id": rid,
+                    "rate": rate,
+                    "eff": (w[-1] - w[0]) * 8 / span / rate if len(w) == 2 else math.nan,
+                    "hs1_bps": gp("hs0"),
+                    "hs2_bps": gp("hs1"),
+                }
+                for lab, cls in CLASSES.items():
+                    r[cls] = gp(lab)
+                rows.append(r)
+            per = pl.DataFrame(rows)
+            runs = c.ok_runs.unique("run_id", maintain_order=True)
+            keep = [k for k in runs.columns if k in ("seed", "flows[0].label", "flows[1].rtt", "topology.buffer")]
+            out = runs.select(["run_id"] + keep).join(per, on="run_id")
+            if "flows[0].label" in out.columns:
+                out = out.rename({"flows[0].label": "variant"})
+            if "flows[1].rtt" in out.columns:
+                out = out.with_columns(
+                    (pl.col("flows[1].rtt").str.strip_suffix("ms").cast(pl.Float64) / HS_RTT_MS)
+                    .round(3)
+                    .alias("rtt_ratio")
+                )
+            if "topology.buffer" in out.columns:
+                out = out.with_columns(
+                    pl.col("topology.buffer").str.strip_suffix("bdp").cast(pl.Float64).alias("buffer")
+                )
+            return out.with_columns((pl.col("hs1_bps") + pl.col("hs2_bps")).alias("high-speed"))
+
+        return data.memo(f"per_run:{exp}", build)
+
+    def means(self, data: StudyData, exp: str, by: list[str]) -> pl.DataFrame:
+        """Seed means per `by`; the ratio is the ratio of the mean goodputs."""
+
+        def build():
+            per = self.per_run(data, exp)
+            cols = ["eff", "hs1_bps", "hs2_bps", "high-speed", *CLASSES.values()]
+            m = per.group_by(by).agg([pl.col(c).mean() for c in cols] + [pl.len().alias("seeds")])
+            m = m.with_columns(
+                pl.when(pl.col("hs2_bps") > 0)
+                .then(pl.col("hs1_bps") / pl.col("hs2_bps"))
+                .otherwise(float("inf"))
+                .alias("ratio"),
+                (pl.col("web") + pl.col("small TCP") + pl.col("long-lived TCP")).alias("regular"),
+            )
+            return m.sort(by)
+
+        return data.memo(f"means:{exp}:{','.join(by)}", build)
+
+    def eff(self, data: StudyData, rate: float, variant: str) -> float:
+        m = self.means(data, "p1", ["rate", "variant"])
+        r = m.filter((pl.col("rate") == rate) & (pl.col("variant") == variant))
+        return float(r["eff"][0]) * 100 if r.height else math.nan
+
+    def ratio(self, data: StudyData, variant: str, rr: float, buf: float) -> float:
+        for exp in ("p2", "p2_extra"):
+            if exp not in data.campaigns:
+                continue
+            m = self.means(data, exp, ["variant", "rtt_ratio", "buffer"])
+            r = m.filter((pl.col("variant") == variant) & (pl.col("rtt_ratio") == rr) & (pl.col("buffer") == buf))
+            if r.height:
+                return float(r["ratio"][0])
+        return math.nan
+
+    def shares(self, data: StudyData, rate: float, variant: str) -> dict[str, float]:
+        """P3 class shares (fractions of capacity) of a variant at a rate."""
+        m = self.means(data, "p3", ["rate", "variant"])
+        r = m.filter((pl.col("rate") == rate) & (pl.col("variant") == variant))
+        if not r.height:
+            return {k: math.nan for k in CLASS_ORDER + ["regular"]}
+        row = r.row(0, named=True)
+        out = {cls: row[cls] / rate for cls in CLASSES.values()}
+        out["high-speed"] = row["high-speed"] / rate
+        good = sum(out.values())
+        out["overhead"] = row["eff"] - good
+        out["unused"] = 1 - row["eff"]
+        out["regular"] = (row["web"] + row["small TCP"] + row["long-lived TCP"]) / rate
+        return out
+
+    def web_only(self, data: StudyData) -> dict[float, float]:
+        m = self.per_run(data, "calib")
+        return {float(r["rate"]): float(r["web"]) / float(r["rate"]) for r in m.iter_rows(named=True)}
+
+    def conv_series(self, data: StudyData) -> pl.DataFrame:
+        """Per convergence run: R(T) = goodput ratio of the two high-speed
+        flows over [T/2, T], for T on every sample."""
+
+        def build():
+            c = data.campaign("conv")
+            s = c.query(
+                "SELECT s.run_id, s.flow, s.time_s, s.delivered_bytes::DOUBLE AS b FROM flow_series s "
+                "WHERE s.flow < 2 ORDER BY s.run_id, s.flow, s.time_s"
+            )
+            runs = c.ok_runs.unique("run_id", maintain_order=True)
+            rows = []
+            for r in runs.iter_rows(named=True):
+                x = s.filter(pl.col("run_id") == r["run_id"])
+                t = x.filter(pl.col("flow") == 0)["time_s"].to_numpy()
+                b0 = x.filter(pl.col("flow") == 0)["b"].to_numpy()
+                b1 = x.filter(pl.col("flow") == 1)["b"].to_numpy()
+                for i in range(len(t)):
+                    T = t[i]
+                    if T < 10:
+                        continue
+                    j = int(np.searchsorted(t, T / 2 - 1e-9))
+                    d0, d1 = b0[i] - b0[j], b1[i] - b1[j]
+                    rows.append(
+                        {
+                            "variant": r["flows[0].label"],
+                            "rtt2": r["flows[1].rtt"],
+                            "T": float(T),
+                            "ratio": d0 / d1 if d1 > 0 else math.inf,
+                        }
+                    )
+            return pl.DataFrame(rows)
+
+        return data.memo("conv", build)
+
+    def conv_time(self, data: StudyData, variant: str, rtt2: str = f"{HS_RTT_MS}ms", band: float = 2.0) -> float:
+        """Equal RTTs: the first T after which R(T) stays within a factor
+        `band` of 1 to the end of the run (inf if it never settles)."""
+        if "conv" not in data.campaigns:
+            return math.nan
+        cs = self.conv_series(data).filter((pl.col("variant") == variant) & (pl.col("rtt2") == rtt2)).sort("T")
+        if not cs.height:
+            return math.nan
+        ok = ((cs["ratio"] <= band) & (cs["ratio"] >= 1 / band)).to_list()
+        T = cs["T"].to_list()
+        last_bad = max((i for i, v in enumerate(ok) if not v), default=-1)
+        return T[last_bad + 1] if last_bad + 1 < len(T) else math.inf
+
+    # ---- claims
+    def claims(self) -> list[Claim]:
+        return [
+            Claim(
+                "P1",
+                "Every variant's link efficiency is near 100 % at every rate (Table 2: 92.6–99.99 %) and "
+                "pacing does not lower it.",
+                "At every rate: each of the five variants' efficiency ≥ 90 %; each paced variant's efficiency is "
+                "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
+                "of the paper's.",
+                self._claim_p1,
+            ),
+            Claim(
+                "P2a",
+                "At RTT ratio 6 with a 100 % buffer HSTCP's throughput ratio is about 140 and paced HSTCP's about 70.",
+                "RTT ratio 6, buffer 100 %: HSTCP's ratio within a factor 2 of 140; paced HSTCP's within a factor "
+                "2 of 70; paced HSTCP's ratio below HSTCP's.",
+                self._claim_p2a,
+            ),
+            Claim(
+                "P2b",
+                "STCP is the least fair, about 300 (2.2 Gb/s against 6.84 Mb/s).",
+                "RTT ratio 6, buffer 100 %: STCP's ratio is the largest of the five variants and within a factor "
+                "2 of 300.",
+                self._claim_p2b,
+            ),
+            Claim(
+                "P2c",
+                "Smaller buffers make every variant less fair.",
+                "RTT ratio 6: for each variant the ratio at 25 % is above the ratio at 100 % (and, where run, "
+                "50 % lies between or above 100 %).",
+                self._claim_p2c,
+            ),
+            Claim(
+                "P2d",
+                "Pacing roughly halves the throughput ratio at every buffer size, for HSTCP and BI-TCP.",
+                "RTT ratio 6, every buffer run: paced / unpaced ratio in [0.25, 0.75] for HSTCP and for BI-TCP.",
+                self._claim_p2d,
+            ),
+            Claim(
+                "P3a",
+                "At 20 Mb/s BI-TCP is the least friendly (low window 14, binary search at small windows).",
+                "20 Mb/s: BI-TCP leaves regular TCP (web + small + long-lived) the smallest share of the five "
+                "variants.",
+                self._claim_p3a,
+            ),
+            Claim(
+                "P3b",
+                "At 100 Mb/s friendliness ranks paced HSTCP > HSTCP > paced BI-TCP > BI-TCP > STCP; paced "
+                "HSTCP leaves regular TCP more than HSTCP with about the same unused share.",
+                "100 Mb/s: regular TCP's share orders the variants as the paper (Kendall τ ≥ 0.6); paced HSTCP's "
+                "regular share > HSTCP's; their unused shares within 2 points.",
+                self._claim_p3b,
+            ),
+            Claim(
+                "P3c",
+                "At 500 Mb/s and 2.5 Gb/s regular TCP gets a small share; paced BI-TCP is the friendliest, "
+                "paced HSTCP is close to BI-TCP, and STCP is the least friendly.",
+                "At 500 Mb/s and 2.5 Gb/s: regular TCP's share < 30 % with every variant; paced BI-TCP leaves "
+                "regular TCP the largest share; STCP the smallest; |paced HSTCP − BI-TCP| ≤ |HSTCP − BI-TCP| "
+                "(regular share).",
+                self._claim_p3c,
+            ),
+        ]
+
+
+STUDY = Pacing()
