@@ -647,3 +647,35 @@ def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
     rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     assert rep.computed == 1 and rep.existing == 3
     assert run_files(out) == ref  # the recomputed run is the same bytes
+
+
+def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path):
+    # `ccsim query` / Campaign.query: one reading statement over the
+    # campaign's own runs; writes, attachments, settings, extensions and
+    # files outside the campaign are refused with the reason, and nothing
+    # is created anywhere
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    ref = run_files(out)
+    c = open_campaign(out)
+    assert c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 4
+    outside = tmp_path / "outside.csv"
+    outside.write_text("a\n1\n")
+    refused = {
+        f"COPY (SELECT 1) TO '{tmp_path / 'x.csv'}'": "got COPY",
+        f"COPY (SELECT 7 AS a) TO '{next((out / 'runs').iterdir()) / 'flows.parquet'}' (FORMAT parquet)": "got COPY",
+        f"ATTACH '{tmp_path / 'x.db'}'": "got ATTACH",
+        "INSTALL httpfs": "got LOAD",
+        "SET enable_external_access = true": "got SET",
+        "CREATE TABLE t AS SELECT 1": "got CREATE",
+        "SELECT 1; SELECT 2": "got 2 statements",
+        f"SELECT * FROM read_csv('{outside}')": "Permission Error",
+        "SELECT * FROM read_csv('/etc/passwd')": "Permission Error",
+    }
+    for sql, why in refused.items():
+        with pytest.raises(store.CampaignError) as e:
+            c.query(sql)
+        assert why in str(e.value), (sql, str(e.value))
+    assert not (tmp_path / "x.csv").exists() and not (tmp_path / "x.db").exists()
+    assert run_files(out) == ref  # the campaign is byte for byte what the sweep wrote
+    assert c.query("EXPLAIN SELECT count(*) FROM flows").height >= 1

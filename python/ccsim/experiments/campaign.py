@@ -125,6 +125,15 @@ class Campaign:
                     f"JOIN _runs_frame r ON r.run_id = regexp_extract(t.filename, '/runs/([0-9a-f]+)/[^/]+$', 1) "
                     f"WHERE r.status = 'ok'"
                 )
+            # Confined and read-only from here on: files outside the campaign's
+            # runs cannot be read, nothing is installed or loaded, and the
+            # configuration is locked; `query` runs reading statements only
+            # (these settings alone would still let COPY write inside runs/).
+            con.execute("SET allowed_directories = [?]", [str(self.path.resolve() / "runs")])
+            con.execute("SET autoinstall_known_extensions = false")
+            con.execute("SET autoload_known_extensions = false")
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
             self._con = con
         return self._con
 
@@ -132,8 +141,22 @@ class Campaign:
         """Run SQL over the campaign's views; the answer as a polars frame."""
         import duckdb
 
+        con = self.connection()
         try:
-            return self.connection().sql(sql).pl()
+            kinds = [s.type for s in con.extract_statements(sql)]
+        except duckdb.Error as e:
+            raise CampaignError("SQL", message=f"query failed: {e}{self._sql_hint(sql)}") from None
+        reading = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
+        bad = [k.name for k in kinds if k not in reading]
+        if bad or len(kinds) != 1:
+            got = ", ".join(bad) if bad else f"{len(kinds)} statements"
+            raise CampaignError(
+                "SQL",
+                message=f"query: got {got}; expected one reading statement (SELECT, WITH … SELECT, "
+                "DESCRIBE, SUMMARIZE, EXPLAIN): a campaign's results are never changed by a query",
+            )
+        try:
+            return con.sql(sql).pl()
         except duckdb.Error as e:
             raise CampaignError("SQL", message=f"query failed: {e}{self._sql_hint(sql)}") from None
 
