@@ -7,6 +7,7 @@ import textwrap
 import ccsim
 import pytest
 from ccsim import Builder, Scenario, ScenarioError, _core
+from conftest import ROOT
 
 GOOD = textwrap.dedent("""
     [sim]
@@ -406,3 +407,25 @@ def test_errors_name_the_users_field_in_the_users_unit(change, message):
         Scenario(raw)
     assert message in str(ei.value)
     assert "_ps" not in str(ei.value) and "flows[0].tcp." not in str(ei.value)
+
+
+def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tmp_path):
+    """-j -1 used to compute nothing and exit 0, -j 500 started 500
+    interpreters, a malformed $CCSIM_MAX_FILE_BYTES and a negative fuzz seed
+    ended in tracebacks: each is now one line naming what was written."""
+    import subprocess
+    import sys
+
+    sweep = str(ROOT / "examples" / "sweep_buffers.toml")
+    out = str(tmp_path / "c")
+    for j in ("-1", "0"):
+        _one_line_exit2(_cli("sweep", sweep, "-j", j, "--out", out), "--jobs", f"got {j}", "≥ 1")
+    _one_line_exit2(_cli("sweep", sweep, "-j", "100000", "--out", out), "--jobs", "per core", "--dask")
+    assert not (tmp_path / "c" / "runs").exists() or not any((tmp_path / "c" / "runs").iterdir())
+    scen = str(ROOT / "examples" / "lossy_link.toml")
+    _one_line_exit2(
+        _cli("run", scen, "--no-write", env={"CCSIM_MAX_FILE_BYTES": "abc"}), "CCSIM_MAX_FILE_BYTES", "'abc'"
+    )
+    _one_line_exit2(_cli("run", scen, "--no-write", env={"CCSIM_MAX_FILE_BYTES": "100B"}), "larger than the limit")
+    r = subprocess.run([sys.executable, "-m", "ccsim.fuzz", "1", "--seed", "-1"], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "--seed" in r.stderr, r.stderr

@@ -715,6 +715,10 @@ def main(argv: list[str] | None = None) -> int:
     # inherit this setting).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
+        if getattr(a, "jobs", None) is not None:
+            from .experiments.executors import check_jobs
+
+            check_jobs("--jobs", a.jobs, getattr(a, "dask", None))
         return a.fn(a)
     except KeyboardInterrupt:
         print("ccsim: interrupted; finished runs are kept, run the same command to resume", file=sys.stderr)

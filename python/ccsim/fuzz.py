@@ -261,10 +261,17 @@ def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every:
     return n, failures, refused
 
 
+def _count(v: str) -> int:
+    """A whole number ≥ 0 on the command line (argparse reports the error)."""
+    if not v.isdigit():
+        raise argparse.ArgumentTypeError(f"got {v!r}; expected a whole number ≥ 0")
+    return int(v)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ccsim.fuzz")
-    ap.add_argument("n", type=int, help="cases to run")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("n", type=_count, help="cases to run")
+    ap.add_argument("--seed", type=_count, default=0, help="a whole number ≥ 0")
     ap.add_argument("--out", default="results/fuzz", help="where failing scenarios are written")
     a = ap.parse_args(argv)
     n, failures, refused = run_cases(a.n, a.seed, Path(a.out))

@@ -456,31 +456,43 @@ def parse_yaml(text: str, source: str) -> dict:
 
 
 # Largest scenario or sweep file read (bytes); a scenario is a few kB.
-MAX_FILE_BYTES = int(os.environ.get("CCSIM_MAX_FILE_BYTES", str(16 << 20)))
+MAX_FILE_BYTES = 16 << 20
+
+
+def max_file_bytes() -> int:
+    """$CCSIM_MAX_FILE_BYTES (bytes, or a size such as "1MB") or MAX_FILE_BYTES."""
+    v = os.environ.get("CCSIM_MAX_FILE_BYTES", "").strip()
+    if not v:
+        return MAX_FILE_BYTES
+    if v.isdigit() and int(v) > 0:
+        return int(v)
+    from .units import parse_size
+
+    return parse_size("CCSIM_MAX_FILE_BYTES", v)
 
 
 def read_text(path: str | Path, what: str = "scenario file") -> str:
     """The text of a scenario or sweep file: a regular file (a symlink to one
-    is fine) of at most MAX_FILE_BYTES, in UTF-8."""
+    is fine) of at most max_file_bytes(), in UTF-8."""
     p = Path(path)
+    limit = max_file_bytes()
     try:
         st = p.stat()
         if not stat.S_ISREG(st.st_mode):
             raise ScenarioError(str(p), message=f"{p}: cannot read {what}: not a regular file")
-        if st.st_size > MAX_FILE_BYTES:
+        if st.st_size > limit:
             raise ScenarioError(
                 str(p),
                 message=(
-                    f"{p}: {what} of {st.st_size} bytes is larger than the limit of "
-                    f"{MAX_FILE_BYTES} (CCSIM_MAX_FILE_BYTES)"
+                    f"{p}: {what} of {st.st_size} bytes is larger than the limit of {limit} (CCSIM_MAX_FILE_BYTES)"
                 ),
             )
         with open(p, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
+            raw = f.read(limit + 1)
     except OSError as e:
         raise ScenarioError(str(p), message=f"{p}: cannot read {what}: {e.strerror}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(str(p), message=f"{p}: {what} is larger than the limit of {MAX_FILE_BYTES} bytes")
+    if len(raw) > limit:
+        raise ScenarioError(str(p), message=f"{p}: {what} is larger than the limit of {limit} bytes")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:

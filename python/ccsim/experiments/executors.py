@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 
 from .._spawn import GUARD_EXIT
+from ..errors import ScenarioError
 from .worker import execute
 
 # Extra wall time beyond a run's timeout before the pool kills its worker
@@ -32,6 +33,26 @@ def default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+# Local worker processes per core at most: more only add interpreters that
+# wait for a core (each costs about 100 MB).
+JOBS_PER_CORE = 4
+
+
+def check_jobs(field: str, jobs: int | None, dask=None) -> None:
+    """Refuse a number of workers that cannot be meant: below 1 (nothing
+    would run), or, for local processes, more than JOBS_PER_CORE per core.
+    `field` is the option as the user wrote it (`--jobs`, `jobs`)."""
+    if jobs is None:
+        return
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ScenarioError(field, jobs, "a number of worker processes ≥ 1 (or leave it out: one per core)")
+    most = JOBS_PER_CORE * default_jobs()
+    if not dask and jobs > most:
+        raise ScenarioError(
+            field, jobs, f"at most {most} worker processes on this machine ({JOBS_PER_CORE} per core); --dask for more"
+        )
 
 
 class Serial:

@@ -151,6 +151,7 @@ def run_sweep(
     held; the one structure that grows is a set of hashes of the catalogue's
     (run, point) keys (tens of bytes per point)."""
     refuse_in_bootstrap("run_sweep")
+    executors.check_jobs("jobs", jobs, dask)
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
     bad = validate(sweep, keep_going=keep_going)
