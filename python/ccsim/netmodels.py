@@ -72,7 +72,7 @@ CODEL_DOC: dict[str, str] = {
 # (mean-size packets in byte mode); omitted values are set as ns-2 does.
 RED_DOC: dict[str, str] = {
     "min_th": "lower threshold, packets; none = max(5, target_delay·C/2) (ns-2 automatic)",
-    "max_th": "upper threshold, packets; none = 3·min_th",
+    "max_th": "upper threshold, packets; none = 3·min_th; = min_th: step marking at K = min_th (DCTCP's ns-2 set-up, with w_q = 1 and ecn = true)",
     "max_p": "drop probability at max_th (ns-2 linterm 10)",
     "w_q": "EWMA weight (Floyd & Jacobson 1993); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
     "gentle": "p rises from max_p to 1 between max_th and 2·max_th (always on for gentle_red and adaptive_red)",
@@ -193,8 +193,31 @@ def _queue(field: str, v) -> dict:
             out[k] = _int(f, x, lo=1, hi=65535)
         elif k in ("target_delay", "interval"):
             out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
-    if "min_th" in out and "max_th" in out and not out["max_th"] > out["min_th"]:
-        raise ScenarioError(f"{field}.max_th", out["max_th"], f"greater than min_th = {out['min_th']:g}")
+    if "min_th" in out and "max_th" in out and not out["max_th"] >= out["min_th"]:
+        raise ScenarioError(
+            f"{field}.max_th", out["max_th"], f"≥ min_th = {out['min_th']:g} (equal: step marking at K = min_th)"
+        )
+    if out.get("min_th") is not None and out.get("min_th") == out.get("max_th"):
+        # Step marking (red.rs): settings it has no use for are refused, as
+        # the core does (config/net.rs QueueCfg::validate) under its own names.
+        k = out["min_th"]
+        if out["adaptive"] != "off":
+            raise ScenarioError(
+                f"{field}.kind", kind, f"'red' with min_th = max_th = {k:g} (step marking has no max_p to adapt)"
+            )
+        if out["gentle"]:
+            where, got = (f"{field}.gentle", v["gentle"]) if "gentle" in v else (f"{field}.kind", kind)
+            raise ScenarioError(
+                where,
+                got,
+                f"RED without gentle with min_th = max_th = {k:g} (step marking has no region above max_th to soften)",
+            )
+        if "mark_p" in out:
+            raise ScenarioError(
+                f"{field}.mark_p",
+                v["mark_p"],
+                f"left out with min_th = max_th = {k:g} (step marking marks every packet picked)",
+            )
     if "mark_p" in out and not out.get("ecn", False):
         # a queue that does not mark never uses mark_p: refuse rather than ignore it
         raise ScenarioError(

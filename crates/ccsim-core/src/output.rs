@@ -148,6 +148,7 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
         Col("fast_retransmits", U(|f, _| f.c.stats.fast_retransmits)),
         Col("ecn_reductions", U(|f, _| f.c.stats.ecn_reductions)),
         Col("ce_received", U(|f, _| f.c.stats.ce_received)),
+        Col("delivered_ce", U(|f, _| f.c.delivered_ce())),
         Col("acks_sent", U(|f, _| f.c.stats.acks_sent)),
         Col("acks_received", U(|f, _| f.c.stats.acks_received)),
         Col("dupacks_received", U(|f, _| f.c.stats.dupacks_received)),

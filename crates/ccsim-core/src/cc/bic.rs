@@ -74,6 +74,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Bic::new(p)),
 };
 
@@ -193,7 +194,7 @@ impl CongestionOps for Bic {
         }
     }
 
-    fn set_state(&mut self, _tp: &CcState, new: CaState) {
+    fn set_state(&mut self, _tp: &mut CcState, new: CaState) {
         if new == CaState::Loss {
             self.reset();
         }

@@ -80,6 +80,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Cubic::new(p)),
 };
 
@@ -386,7 +387,7 @@ impl CongestionOps for Cubic {
         }
     }
 
-    fn set_state(&mut self, tp: &CcState, new: CaState) {
+    fn set_state(&mut self, tp: &mut CcState, new: CaState) {
         if new == CaState::Loss {
             if self.rfc {
                 self.t_epoch = None;
@@ -561,10 +562,10 @@ mod tests {
     #[test]
     fn timeout_resets_linux_state() {
         let mut c = cubic(None);
-        let tp = state(100, 200);
+        let mut tp = state(100, 200);
         c.ssthresh(&tp);
         c.delay_min = 5000;
-        c.set_state(&tp, CaState::Loss);
+        c.set_state(&mut tp, CaState::Loss);
         assert_eq!((c.last_max_cwnd, c.delay_min, c.epoch_start), (0, 0, None));
     }
 

@@ -66,6 +66,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(HighSpeed::new(p)),
 };
 

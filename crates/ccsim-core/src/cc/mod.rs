@@ -13,6 +13,7 @@
 pub mod bbr;
 pub mod bic;
 pub mod cubic;
+pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;
 pub mod params;
@@ -194,8 +195,11 @@ pub trait CongestionOps {
     /// Grow the window on an ACK that acknowledges `acked` new segments while
     /// the flow is cwnd-limited and not in recovery (required).
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32);
-    /// Notification of a change of congestion state.
-    fn set_state(&mut self, _tp: &CcState, _new: CaState) {}
+    /// Notification of a change of congestion state. Like Linux's hook it
+    /// may set ssthresh: on entering Recovery it is called after
+    /// `ssthresh` and the sender reduces to the value it leaves (DCTCP
+    /// halves there, tcp_dctcp.c dctcp_state).
+    fn set_state(&mut self, _tp: &mut CcState, _new: CaState) {}
     /// Notification of a window event. Like Linux's hook it may set cwnd
     /// and ssthresh (Westwood+ does at CompleteCwr and Loss).
     fn cwnd_event(&mut self, _tp: &mut CcState, _ev: CwndEvent) {}
@@ -312,6 +316,7 @@ pub const ALGORITHMS: &[&AlgoSpec] = &[
     &bic::SPEC,
     &cubic::SPEC,
     &bbr::SPEC,
+    &dctcp::SPEC,
 ];
 
 pub fn spec(name: &str) -> Option<&'static AlgoSpec> {

@@ -87,6 +87,16 @@ pub enum RecoveryFlavour {
     NewReno,
 }
 
+/// What an algorithm that needs ECN (Linux `TCP_CONG_NEEDS_ECN`) turns on
+/// for its flows unless the scenario says otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct EcnNeed {
+    pub codepoint: crate::config::EcnCodepoint,
+    pub feedback: crate::config::EcnFeedback,
+    /// What happens without ECN, for the error that refuses `ecn = false`.
+    pub without: &'static str,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct AlgoSpec {
     pub name: &'static str,
@@ -96,6 +106,8 @@ pub struct AlgoSpec {
     pub presets: &'static [Preset],
     /// Loss recovery without SACK.
     pub recovery: RecoveryFlavour,
+    /// The ECN the algorithm needs, if any.
+    pub ecn: Option<EcnNeed>,
     /// Build the algorithm from resolved parameters and its own random
     /// stream (the one place an algorithm is registered: `cc::ALGORITHMS`).
     pub build: fn(&Params, crate::rng::Stream) -> Box<dyn super::CongestionOps>,
@@ -266,6 +278,7 @@ mod tests {
         params: &[int("a", 2.0, 1.0, 10.0, ""), flag("f", true, ""), choice("c", &["x", "y"], "x", "")],
         presets: &[Preset { name: "p", doc: "", values: &[("a", Lit::N(5.0)), ("c", Lit::S("y"))] }],
         recovery: RecoveryFlavour::NewReno,
+        ecn: None,
         build: |_, _| Box::new(crate::cc::reno::Reno::new("newreno")),
     };
 

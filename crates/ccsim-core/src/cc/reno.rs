@@ -19,6 +19,7 @@ pub const TAHOE: AlgoSpec = AlgoSpec {
     params: &[],
     presets: &[],
     recovery: RecoveryFlavour::Tahoe,
+    ecn: None,
     build: |_, _| Box::new(Reno::new("tahoe")),
 };
 pub const RENO: AlgoSpec = AlgoSpec {
@@ -27,6 +28,7 @@ pub const RENO: AlgoSpec = AlgoSpec {
     params: &[],
     presets: &[],
     recovery: RecoveryFlavour::Reno,
+    ecn: None,
     build: |_, _| Box::new(Reno::new("reno")),
 };
 pub const NEWRENO: AlgoSpec = AlgoSpec {
@@ -35,6 +37,7 @@ pub const NEWRENO: AlgoSpec = AlgoSpec {
     params: &[],
     presets: &[],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |_, _| Box::new(Reno::new("newreno")),
 };
 

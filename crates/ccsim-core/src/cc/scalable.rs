@@ -43,6 +43,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Scalable::new(p)),
 };
 

@@ -67,6 +67,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Vegas::new(p)),
 };
 
@@ -215,7 +216,7 @@ impl CongestionOps for Vegas {
         tp.half_window()
     }
 
-    fn set_state(&mut self, tp: &CcState, new: CaState) {
+    fn set_state(&mut self, tp: &mut CcState, new: CaState) {
         if new == CaState::Open {
             self.enable(tp);
         } else {
@@ -365,7 +366,7 @@ mod tests {
         let mut v = Vegas::new(&defaults("vegas"));
         let mut tp = state(60, 40);
         v.init(&mut tp);
-        v.set_state(&tp, CaState::Recovery);
+        v.set_state(&mut tp, CaState::Recovery);
         for ms in [100, 206, 206, 206] {
             v.pkts_acked(&mut tp, &AckSample { acked: 1, rtt: Some(ms * PS_PER_MS), in_flight: 60 });
         }

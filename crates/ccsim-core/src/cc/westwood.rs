@@ -91,6 +91,7 @@ pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
         },
     ],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Westwood::new_plus(p)),
 };
 
@@ -100,6 +101,7 @@ pub const SPEC_WESTWOOD: AlgoSpec = AlgoSpec {
     params: &[num("tau_ms", 500.0, 1.0, 100_000.0, "filter time constant τ (cut-off 1/τ)")],
     presets: &[],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, _| Box::new(Westwood::new_original(p)),
 };
 

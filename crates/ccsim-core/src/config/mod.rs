@@ -13,8 +13,8 @@ mod traffic;
 
 pub use net::{LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg};
 pub use tcp::{
-    sack_option_bytes, DelackTimer, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg,
-    MAX_INITIAL_WINDOW, MAX_TSO_SEGS, TS_OPTION_BYTES,
+    sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg,
+    SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, TS_OPTION_BYTES,
 };
 pub use traffic::{AppCfg, FlowCfg, UdpCfg};
 

@@ -325,6 +325,7 @@ impl QueueCfg {
                 bottom,
                 adaptive,
                 interval_ps,
+                gentle,
                 ..
             } => {
                 if limit_pkts.is_none() && limit_bytes.is_none() {
@@ -364,8 +365,31 @@ impl QueueCfg {
                     }
                 }
                 if let (Some(lo), Some(hi)) = (min_th, max_th) {
-                    if !(hi.is_finite() && hi > lo) {
-                        return err(f("queue.max_th"), format!("must be greater than min_th = {lo} (got {hi})"));
+                    if !(hi.is_finite() && hi >= lo) {
+                        return err(
+                            f("queue.max_th"),
+                            format!("must be ≥ min_th = {lo} (equal: step marking at K = min_th) (got {hi})"),
+                        );
+                    }
+                    if hi == lo && *gentle {
+                        return err(
+                            f("queue.gentle"),
+                            format!("must be false with min_th = max_th = {lo} (step marking has no region above max_th to soften)"),
+                        );
+                    }
+                    if hi == lo && *adaptive != RedAdaptiveCfg::Off {
+                        return err(
+                            f("queue.kind"),
+                            format!("must be 'red' with min_th = max_th = {lo} (step marking has no max_p to adapt)"),
+                        );
+                    }
+                    if hi == lo && mark_p.is_some() {
+                        return err(
+                            f("queue.mark_p"),
+                            format!(
+                                "must be left out with min_th = max_th = {lo} (step marking marks every packet picked)"
+                            ),
+                        );
                     }
                 } else if let Some(hi) = max_th {
                     if !(hi.is_finite() && *hi > 0.0) {

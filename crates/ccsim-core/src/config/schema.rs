@@ -73,7 +73,7 @@ pub const TCP: &[Opt] = {
     use Kind::*;
     &[
     Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x) or 'ns2' (ns-2.35); options set explicitly override it (docs/scenario.md)" },
-    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr ('ccsim list cc')" },
+    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr, dctcp ('ccsim list cc')" },
     Opt { name: "cc_preset", core: "cc_preset", kind: Preset, unit: "", doc: "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults" },
     Opt { name: "cc_params", core: "cc_params", kind: Params, unit: "", doc: "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')" },
     Opt { name: "mss", core: "mss", kind: Int { lo: 1, hi: 65_495 }, unit: "bytes", doc: "maximum segment size, payload bytes" },
@@ -104,7 +104,9 @@ pub const TCP: &[Opt] = {
     Opt { name: "impatient", core: "impatient", kind: Bool, unit: "", doc: "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)" },
     Opt { name: "prr", core: "prr", kind: Bool, unit: "", doc: "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')" },
     Opt { name: "timestamps", core: "timestamps", kind: Bool, unit: "", doc: "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet" },
-    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "RFC 3168 ECN: data is ECT; CE echoed with ECE until CWR; one reduction per window" },
+    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "ECN negotiated: data is ECN-capable, the sender reduces once per window on ECE (RFC 3168); on by default for algorithms that need it (dctcp)" },
+    Opt { name: "ecn_codepoint", core: "ecn_codepoint", kind: Choice(&["ect0", "ect1"]), unit: "", doc: "codepoint of ECN-capable data: 'ect0' (classic, RFC 3168) or 'ect1' (L4S, RFC 9331)" },
+    Opt { name: "ecn_feedback", core: "ecn_feedback", kind: Choice(&["classic", "dctcp"]), unit: "", doc: "receiver's ECN feedback: 'classic' (ECE from a CE until CWR, RFC 3168 §6.1.3) or 'dctcp' (ECE follows each segment's CE state, ACK at once when it changes; RFC 8257 §3.2); dctcp's default" },
     Opt { name: "pacing", core: "pacing", kind: Choice(&["off", "linux", "window"]), unit: "", doc: "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)" },
     Opt { name: "pacing_ss_ratio", core: "pacing_ss_ratio", kind: Ratio { max: 100.0 }, unit: "", doc: "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)" },
     Opt { name: "pacing_ca_ratio", core: "pacing_ca_ratio", kind: Ratio { max: 100.0 }, unit: "", doc: "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)" },
@@ -245,6 +247,15 @@ pub fn tcp_rules(t: &TcpCfg) -> Result<(), Broken> {
             got: format!("{:?}", serde_json::to_value(t.sack).expect("serializes").as_str().unwrap_or("?")),
             expected: format!("sack = 'off' with {} (Tahoe recovery has no fast recovery)", t.cc),
         });
+    }
+    if let Some(need) = crate::cc::spec(&t.cc).and_then(|s| s.ecn) {
+        if !t.ecn {
+            return Err(Broken {
+                option: "ecn",
+                got: "false".into(),
+                expected: format!("ecn = true with cc = '{}' ({})", t.cc, need.without),
+            });
+        }
     }
     if t.max_rto_ps < t.min_rto_ps {
         return Err(Broken {

@@ -115,6 +115,36 @@ pub enum RtoModel {
     Ns2,
 }
 
+/// The ECN codepoint an ECN-capable sender puts on its data
+/// (`TcpCfg::ecn_codepoint`; RFC 3168 §5, RFC 9331 §4.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCodepoint {
+    /// ECT(0): a classic ECN sender (RFC 3168).
+    #[default]
+    Ect0,
+    /// ECT(1): an L4S sender (RFC 9331 §4.1), classified into a dual-queue
+    /// AQM's L queue; classic AQMs treat it as ECT(0).
+    Ect1,
+}
+
+/// What the receiver's ACKs say about the CE marks the data met
+/// (`TcpCfg::ecn_feedback`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnFeedback {
+    /// RFC 3168 §6.1.3: ECE on every ACK from the first CE until a
+    /// segment with CWR arrives (at most one signal per round trip).
+    #[default]
+    Classic,
+    /// RFC 8257 §3.2 (Linux tcp_dctcp.c dctcp_ece_ack_update): ECE
+    /// reflects the CE state of the segments it acknowledges; when that
+    /// state changes, a delayed ACK still owed goes out first with the old
+    /// state, and the segment that changed it is ACKed at once. CWR does
+    /// not clear ECE.
+    Dctcp,
+}
+
 /// Largest initial window accepted, segments.
 pub const MAX_INITIAL_WINDOW: u32 = 1_000_000;
 
@@ -185,8 +215,13 @@ pub struct TcpCfg {
     pub prr: bool,
     /// RFC 7323 timestamps: RTT from every ACK, 12 option bytes per packet.
     pub timestamps: bool,
-    /// RFC 3168 ECN: data is ECT, the receiver echoes CE with ECE until CWR.
+    /// ECN negotiated: data is ECN-capable and the sender answers ECE
+    /// with one reduction per window (RFC 3168 §6.1.2).
     pub ecn: bool,
+    /// The codepoint of ECN-capable data.
+    pub ecn_codepoint: EcnCodepoint,
+    /// The receiver's ECN feedback.
+    pub ecn_feedback: EcnFeedback,
     pub pacing: PacingCfg,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
@@ -250,6 +285,11 @@ impl TcpCfg {
     /// its SACK options stay off whatever the stack.
     pub fn for_stack(stack: Stack, cc: &str) -> Self {
         let sack_ok = crate::cc::recovery_flavour(cc) != crate::cc::params::RecoveryFlavour::Tahoe;
+        // An algorithm that needs ECN (Linux TCP_CONG_NEEDS_ECN: DCTCP)
+        // turns it on for its flows with the codepoint and feedback it
+        // expects (tcp_ca_needs_ecn → tcp_ecn_send_syn; the receiver's
+        // feedback is its own algorithm's, dctcp_cwnd_event).
+        let need = crate::cc::spec(cc).and_then(|s| s.ecn);
         // Linux 6.x: sysctl defaults (tcp_sack, tcp_timestamps = 1), PRR
         // (tcp_input.c since 3.2), no ABC limit in slow start (tcp_slow_start
         // since 3.8), TCP_RTO_MAX 120 s, HZ = 1000 jiffies.
@@ -285,7 +325,9 @@ impl TcpCfg {
             impatient: false,
             prr: sack_ok,
             timestamps: true,
-            ecn: false,
+            ecn: need.is_some(),
+            ecn_codepoint: need.map_or(EcnCodepoint::Ect0, |n| n.codepoint),
+            ecn_feedback: need.map_or(EcnFeedback::Classic, |n| n.feedback),
             pacing: PacingCfg::Off,
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,

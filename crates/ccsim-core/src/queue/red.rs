@@ -27,6 +27,15 @@
 //!   `updateMaxPFeng`): on entering avg < min_th, max_p /= α_f; on entering
 //!   avg > max_th, max_p ·= β_f.
 //!
+//! - step marking (`min_th = max_th = K`, as the DCTCP authors ran RED in
+//!   ns-2 for Alizadeh et al., SIGCOMM 2010: `thresh_ = maxthresh_ = K`,
+//!   `mark_p_ 1.0` with their change of red.cc's `p < mark_p` to `<=`):
+//!   there is no random region and no forced region; every packet that
+//!   finds avg ≥ K (with w_q = 1, the queue itself) is picked, an
+//!   ECN-capable one marked (with `ecn`), another dropped. ns-2's other
+//!   rules stay: nothing is picked while at most one packet waits, nor the
+//!   first arrival after avg crosses K.
+//!
 //! Deviations: ns-2 keeps the count in an int and computes m with int();
 //! the same here. Byte mode measures the queue in bytes / mean_pktsize, so
 //! thresholds stay in (mean-size) packets. The hard limit is the link's
@@ -294,8 +303,9 @@ impl QueueDisc for Red {
         let qlen = if self.p.bytes { q.waiting_bytes as i64 } else { q.waiting_pkts as i64 };
         let mut verdict = Verdict::Enqueue;
         if avg >= self.p.min_th && qlen > 1 {
+            let step = self.p.min_th == self.p.max_th;
             let forced_region = if self.p.gentle { avg >= 2.0 * self.p.max_th } else { avg >= self.p.max_th };
-            if self.p.mark_p.is_none() && forced_region {
+            if self.p.mark_p.is_none() && forced_region && !step {
                 verdict = Verdict::Drop;
             } else if !self.old {
                 self.count = 1;
@@ -308,7 +318,7 @@ impl QueueDisc for Red {
                     self.count = 0;
                     self.count_bytes = 0;
                     let ect = pkt.ecn.capable();
-                    verdict = if self.p.ecn && ect && self.p.mark_p.is_none_or(|mp| p_b < mp) {
+                    verdict = if self.p.ecn && ect && (step || self.p.mark_p.is_none_or(|mp| p_b < mp)) {
                         Verdict::Mark
                     } else {
                         Verdict::Drop

@@ -6,7 +6,7 @@
 use super::ranges::RangeSet;
 use super::types::SackEntry;
 use crate::cc::CwndEvent;
-use crate::config::{sack_option_bytes, DelackTimer, SackCfg, TcpCfg};
+use crate::config::{sack_option_bytes, DelackTimer, EcnFeedback, SackCfg, TcpCfg};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_MS};
 
@@ -30,34 +30,55 @@ pub(super) fn ce_event(ecn: Ecn) -> Option<CwndEvent> {
 }
 
 /// The receiver's ECN feedback: what the ACKs say about the CE marks the
-/// data met. One place for it, fed the CE events above and the sender's CWR:
-/// RFC 3168 §6.1.3 latches ECE from the first CE until a CWR arrives. A
-/// feedback that says more (DCTCP's ECE that follows each segment's CE
-/// state, RFC 8257 §3.2; AccECN's counters) is another form of this type.
+/// data met. One place for it, fed the CE events above and the sender's CWR,
+/// in the flow's `ecn_feedback` mode:
+/// - classic (RFC 3168 §6.1.3): ECE latched from the first CE until a
+///   segment with CWR arrives;
+/// - dctcp (RFC 8257 §3.2, Linux tcp_dctcp.c dctcp_ece_ack_update): ECE is
+///   the CE state of the last segment; CWR does not clear it.
 #[derive(Default)]
 pub(super) struct EcnEcho {
-    /// Echo ECE until the sender's CWR arrives.
+    /// The ECE flag of the next ACK.
     ece: bool,
 }
 
 impl EcnEcho {
-    /// A data segment with CWR set: the sender has reduced (RFC 3168 §6.1.3).
+    /// A data segment with CWR set: the sender has reduced (RFC 3168 §6.1.3;
+    /// Linux tcp_ecn_accept_cwr). Under DCTCP feedback the segment's own CE
+    /// state sets ECE again at once (dctcp_ece_ack_cwr), so CWR changes nothing.
     #[inline]
-    fn on_cwr(&mut self) {
-        self.ece = false;
+    fn on_cwr(&mut self, fb: EcnFeedback) {
+        if fb == EcnFeedback::Classic {
+            self.ece = false;
+        }
     }
 
-    /// A CE event of an arriving segment; true when it must be ACKed at once
-    /// (Linux does when CE first appears: __tcp_ecn_check_ce enters
-    /// quick-ACK unless TCP_ECN_DEMAND_CWR is already set).
+    /// Whether the CE event `ev` changes the DCTCP CE state, so that a
+    /// delayed ACK still owed must go first with the old state.
     #[inline]
-    fn on_event(&mut self, ev: CwndEvent) -> bool {
-        if ev != CwndEvent::EcnIsCe {
-            return false;
+    fn dctcp_changes(&self, ev: CwndEvent) -> bool {
+        (ev == CwndEvent::EcnIsCe) != self.ece
+    }
+
+    /// A CE event of an arriving segment; true when it must be ACKed at once.
+    /// Classic: when CE first appears (Linux __tcp_ecn_check_ce enters
+    /// quick-ACK unless TCP_ECN_DEMAND_CWR is already set). DCTCP: when the
+    /// CE state changes (ICSK_ACK_NOW in dctcp_ece_ack_update).
+    #[inline]
+    fn on_event(&mut self, ev: CwndEvent, fb: EcnFeedback) -> bool {
+        let ce = ev == CwndEvent::EcnIsCe;
+        match fb {
+            EcnFeedback::Classic => {
+                let first = ce && !self.ece;
+                self.ece |= ce;
+                first
+            }
+            EcnFeedback::Dctcp => {
+                let changed = ce != self.ece;
+                self.ece = ce;
+                changed
+            }
         }
-        let first = !self.ece;
-        self.ece = true;
-        first
     }
 
     /// The ECE flag of the next ACK.
@@ -226,6 +247,17 @@ impl Receiver {
         p
     }
 
+    /// DCTCP feedback (RFC 8257 §3.2; Linux dctcp_ece_ack_update): the
+    /// segment `pkt` changes the CE state while a delayed ACK is owed, so
+    /// that ACK must go now, before the segment is taken, with the old
+    /// state (Linux sends it for the prior rcv_nxt).
+    pub(super) fn ack_before_ce_change(&self, pkt: &Packet, t: &TcpCfg) -> bool {
+        t.ecn
+            && t.ecn_feedback == EcnFeedback::Dctcp
+            && self.delack_deadline.is_some()
+            && ce_event(pkt.ecn).is_some_and(|ev| self.ecn.dctcp_changes(ev))
+    }
+
     /// A data segment arrived. Returns `Some(trigger)` when an ACK must go
     /// at once, `None` when it is delayed (the delayed-ACK timer is armed
     /// here). `scratch` is a reusable buffer.
@@ -251,10 +283,10 @@ impl Receiver {
         let mut immediate = false;
         if t.ecn {
             if pkt.flags & FLAG_CWR != 0 {
-                self.ecn.on_cwr();
+                self.ecn.on_cwr(t.ecn_feedback);
             }
             if let Some(ev) = ce_event(pkt.ecn) {
-                immediate |= self.ecn.on_event(ev);
+                immediate |= self.ecn.on_event(ev, t.ecn_feedback);
             }
         }
         if seq == self.rcv_nxt {

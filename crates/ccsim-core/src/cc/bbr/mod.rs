@@ -58,6 +58,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     presets: &[Preset { name: "linux", doc: "Linux tcp_bbr.c (BBR v1)", values: &[] }],
     recovery: RecoveryFlavour::NewReno,
+    ecn: None,
     build: |p, rng| Box::new(Bbr::new(p, rng)),
 };
 
@@ -661,7 +662,7 @@ impl CongestionOps for Bbr {
         }
     }
 
-    fn set_state(&mut self, tp: &CcState, new: CaState) {
+    fn set_state(&mut self, tp: &mut CcState, new: CaState) {
         if new == CaState::Loss {
             self.prev_ca_state = CaState::Loss;
             self.full_bw = 0.0;

@@ -218,3 +218,31 @@ fn hard_limit_drops_even_below_min_th() {
     assert_eq!(r.admit(0, q(2), &pkt(500, false)), Verdict::Enqueue);
     assert_eq!(r.admit(1, q(3), &pkt(500, false)), Verdict::Drop);
 }
+
+#[test]
+fn step_marking_at_k_marks_every_ect_arrival_at_or_above_k_and_drops_none() {
+    // DCTCP's ns-2 set-up (Alizadeh et al. 2010): min_th = max_th = K,
+    // w_q = 1, setbit. Below K nothing is picked; at or above K every
+    // arrival is, except the first after avg crosses K (ns-2's count
+    // restart); an ECN-capable packet is marked, a Not-ECT one dropped.
+    let k = 65.0;
+    let mut r = red(RedParams { min_th: k, max_th: k, ecn: true, ..params() });
+    for n in [0, 1, 2, 30, 64] {
+        assert_eq!(r.admit(0, q(n), &pkt(500, true)), Verdict::Enqueue, "queue {n} < K");
+    }
+    assert_eq!(r.admit(0, q(65), &pkt(500, true)), Verdict::Enqueue, "first arrival after the crossing");
+    for n in [65, 66, 100, 400, 999] {
+        assert_eq!(r.admit(0, q(n), &pkt(500, true)), Verdict::Mark, "ECT at queue {n} ≥ K");
+    }
+    assert_eq!(r.admit(0, q(70), &pkt(500, false)), Verdict::Drop, "Not-ECT is dropped, as any RED pick");
+    // Back below K and up again: one more unpicked crossing arrival.
+    assert_eq!(r.admit(0, q(10), &pkt(500, true)), Verdict::Enqueue);
+    assert_eq!(r.admit(0, q(80), &pkt(500, true)), Verdict::Enqueue);
+    assert_eq!(r.admit(0, q(80), &pkt(500, true)), Verdict::Mark);
+    // The hard limit still drops.
+    assert_eq!(r.admit(0, q(1000), &pkt(500, true)), Verdict::Drop);
+    // ECT(1) is ECN-capable to a classic AQM (RFC 3168 §5, RFC 9331 §5.1).
+    let mut p = pkt(500, false);
+    p.ecn = crate::packet::Ecn::Ect1;
+    assert_eq!(r.admit(0, q(90), &p), Verdict::Mark);
+}

@@ -354,9 +354,12 @@ impl Conn {
     }
 
     /// Common part of entering fast recovery: ssthresh from the algorithm,
-    /// bookkeeping and the trace event. `flight` is what the algorithm sees
-    /// as FlightSize.
-    pub(in crate::tcp) fn begin_recovery(&mut self, now: SimTime, flight: u32) -> u32 {
+    /// bookkeeping, the trace event and the new congestion `state`, which
+    /// the algorithm hears after its ssthresh and may amend it then (Linux
+    /// tcp_enter_recovery: tcp_init_cwnd_reduction, then tcp_set_ca_state;
+    /// DCTCP's dctcp_state). Returns the ssthresh to reduce to. `flight`
+    /// is what the algorithm sees as FlightSize.
+    pub(in crate::tcp) fn begin_recovery(&mut self, now: SimTime, flight: u32, state: CaState) -> u32 {
         self.stats.fast_retransmits += 1;
         self.events.push((now, FlowEventKind::FastRetransmit, self.tp.cwnd as f64));
         self.ns2_timed = None; // ns-2 reset_rtx_timer: rtt_active_ = 0
@@ -368,14 +371,14 @@ impl Conn {
         self.init_undo(prior);
         self.tlp.high_seq = None; // tcp_init_cwnd_reduction
         self.tp.prior_cwnd = self.tp.cwnd;
-        let ssthresh = self.cc.ssthresh(&self.tp);
-        self.tp.ssthresh = ssthresh;
+        self.tp.ssthresh = self.cc.ssthresh(&self.tp);
         self.recover = self.snd_max;
         self.recover_valid = true;
         self.cwr_high = self.snd_max;
         self.in_cwr = false;
         self.last_action = LastAction::FastRetransmit;
-        ssthresh
+        self.set_ca_state(state);
+        self.tp.ssthresh
     }
 
     /// Enter fast recovery proper (after `begin_recovery`).
@@ -442,6 +445,10 @@ impl Conn {
             self.init_undo(prior);
             self.tp.prior_cwnd = self.tp.cwnd;
             self.tp.ssthresh = self.cc.ssthresh(&self.tp);
+            // tcp_ca_event(CA_EVENT_LOSS) follows the ssthresh, in the same
+            // block and with cwnd not yet cut (Westwood+ and DCTCP set
+            // ssthresh there).
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
         }
         self.tlp.high_seq = None;
         self.tlp.deadline = None;
@@ -461,6 +468,5 @@ impl Conn {
         self.last_action = LastAction::Timeout;
         self.rtt.back_off();
         self.set_ca_state(CaState::Loss);
-        self.cc.cwnd_event(&mut self.tp, CwndEvent::Loss);
     }
 }

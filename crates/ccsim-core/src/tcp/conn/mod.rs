@@ -23,8 +23,8 @@ use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
 use super::types::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use super::undo::Undo;
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
-use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
+use crate::config::{EcnCodepoint, RtoModel};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
@@ -281,6 +281,11 @@ impl Conn {
         self.cc.var_names()
     }
 
+    /// Segments delivered by ACKs that carried ECN-Echo (Linux tp->delivered_ce).
+    pub fn delivered_ce(&self) -> u64 {
+        self.delivered_ce
+    }
+
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }
@@ -358,7 +363,7 @@ impl Conn {
     }
 
     pub(super) fn set_ca_state(&mut self, s: CaState) {
-        self.cc.set_state(&self.tp, s);
+        self.cc.set_state(&mut self.tp, s);
         self.tp.ca_state = s;
     }
 
@@ -514,7 +519,10 @@ impl Conn {
             }
             self.trace_seq(now, 0, seq);
             if self.cfg.tcp.ecn {
-                pkt.ecn = Ecn::Ect0;
+                pkt.ecn = match self.cfg.tcp.ecn_codepoint {
+                    EcnCodepoint::Ect0 => Ecn::Ect0,
+                    EcnCodepoint::Ect1 => Ecn::Ect1,
+                };
                 if self.cwr_pending {
                     pkt.flags |= FLAG_CWR;
                     self.cwr_pending = false;
@@ -602,6 +610,9 @@ impl Conn {
         let before = self.rcv.rcv_nxt;
         let payload = pkt.size.saturating_sub(self.data_hdr);
         let dups = self.rcv.dup_segs;
+        if self.rcv.ack_before_ce_change(pkt, &self.cfg.tcp) {
+            self.send_ack(None, out);
+        }
         let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, self.rtt.min_rtt, &mut self.sb.new_blocks);
         self.stats.dup_segs_received += self.rcv.dup_segs - dups;
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {

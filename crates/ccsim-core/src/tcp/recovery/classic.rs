@@ -36,14 +36,14 @@ impl Classic {
     /// Fast retransmit (RFC 5681 §3.2 steps 2–4; Tahoe: slow start from 1).
     fn enter(&mut self, c: &mut Conn, now: SimTime, out: &mut Vec<Packet>) {
         let flight = c.in_flight().saturating_sub(c.lt_sent);
-        let ssthresh = c.begin_recovery(now, flight);
+        let state = if self.variant == Variant::Tahoe { CaState::Loss } else { CaState::Recovery };
+        let ssthresh = c.begin_recovery(now, flight, state);
         match self.variant {
             Variant::Tahoe => {
                 // cwnd = 1 and go back to snd_una in slow start.
                 c.tp.cwnd = 1;
                 c.tp.cwnd_cnt = 0;
                 c.snd_nxt = c.snd_una;
-                c.set_ca_state(CaState::Loss);
                 c.rto_deadline = Some(now + c.rtt.rto());
             }
             Variant::Reno | Variant::NewReno => {
@@ -55,7 +55,6 @@ impl Classic {
                 if !c.cc_owns_cwnd {
                     c.tp.cwnd = ssthresh.saturating_add(c.cfg.tcp.dupthresh);
                 }
-                c.set_ca_state(CaState::Recovery);
             }
         }
     }

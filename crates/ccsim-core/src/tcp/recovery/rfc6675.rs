@@ -107,7 +107,7 @@ impl Rfc6675 {
     /// window from this ACK on.
     fn enter(&mut self, c: &mut Conn, now: SimTime, delivered: u64, out: &mut Vec<Packet>) {
         let flight = ((c.snd_max - c.snd_una) as u32).saturating_sub(c.lt_sent);
-        let ssthresh = c.begin_recovery(now, flight);
+        let ssthresh = c.begin_recovery(now, flight, CaState::Recovery);
         c.mark_in_recovery(now);
         c.sb.high_rxt = c.snd_una;
         // HighACK+1 is presumed dropped (step 4.3) even when the trigger was
@@ -121,7 +121,6 @@ impl Rfc6675 {
             c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
             c.sb.lost_hi = c.sb.lost_hi.max(una + 1);
         }
-        c.set_ca_state(CaState::Recovery);
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.recover_fs = c.snd_max - c.snd_una;

@@ -46,7 +46,7 @@ impl Sack1 {
         // ns-2 slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) halves window() =
         // min(cwnd, rwnd), not FlightSize.
         let win = c.tp.cwnd.min(c.rwnd_segs);
-        let ssthresh = c.begin_recovery(now, win);
+        let ssthresh = c.begin_recovery(now, win, CaState::Recovery);
         c.mark_in_recovery(now);
         // pipe = maxseq − highest_ack − numdupacks
         c.sack1_pipe = (c.snd_max - c.snd_una) as i64 - c.cfg.tcp.dupthresh as i64;
@@ -54,7 +54,6 @@ impl Sack1 {
             c.tp.cwnd = ssthresh.max(1);
             c.tp.cwnd_cnt = 0;
         }
-        c.set_ca_state(CaState::Recovery);
         // output(last_ack_ + 1): not through send_much, so pipe is not raised.
         let una = c.snd_una;
         c.sb.high_rxt = una + 1;
