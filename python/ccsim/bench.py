@@ -10,6 +10,9 @@ The plain NewReno cases have SACK and timestamps off; the `_sack_ts`
 variants turn on RFC 6675 SACK and RFC 7323 timestamps (delayed ACK is on
 in all of them). Until 2026-11-25 the plain cases inherited the linux
 stack's defaults and so were the `_sack_ts` cases under another name.
+The DCTCP case runs the 10 Gb/s dumbbell with DCTCP's step marking
+(RED with min_th = max_th = K, w_q = 1) at K = BDP/7, the smallest K
+that keeps the link busy by Alizadeh et al. 2010 §3.3 (K > C·RTT/7).
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 
@@ -22,7 +25,7 @@ from . import _core
 from .scenario import Builder
 
 
-def reference(name: str, cc: str = "newreno", **tcp) -> Builder:
+def reference(name: str, cc: str = "newreno", queue: Any = "droptail", **tcp) -> Builder:
     rate, dur, access = {
         "a": ("100Mbps", "60s", "1Gbps"),
         "b": ("1Gbps", "20s", "1Gbps"),
@@ -31,7 +34,7 @@ def reference(name: str, cc: str = "newreno", **tcp) -> Builder:
     }[name]
     return (
         Builder(duration=dur, seed=1, sample_interval="off")
-        .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access, access_delay="1ms", buffer="1bdp")
+        .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access, access_delay="1ms", buffer="1bdp", queue=queue)
         .tcp(cc=cc, mss=1448, **tcp)
         .flows(count=10, app="bulk", start="0s", stagger="10ms")
     )
@@ -51,7 +54,16 @@ SCENARIOS = {
     "d_dumbbell_10G_newreno_sack_ts": lambda: reference("d", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_cubic_sack_ts": lambda: reference("d", "cubic", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_bbr_sack_ts": lambda: reference("d", "bbr", sack="rfc6675", timestamps=True),
+    "d_dumbbell_10G_dctcp_sack_ts": lambda: reference(
+        "d", "dctcp", queue=_step_marking(10e9, 0.040), sack="rfc6675", timestamps=True
+    ),
 }
+
+
+def _step_marking(rate_bps: float, rtt_s: float) -> dict:
+    """DCTCP's step-marking queue at K = ⌈BDP/7⌉ packets of 1,500 bytes."""
+    k = -(-int(rate_bps * rtt_s / (8 * 1500)) // 7)
+    return {"kind": "red", "min_th": k, "max_th": k, "w_q": 1, "ecn": True}
 
 
 def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
