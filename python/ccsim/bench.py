@@ -34,7 +34,14 @@ def reference(name: str, cc: str = "newreno", queue: Any = "droptail", **tcp) ->
     }[name]
     return (
         Builder(duration=dur, seed=1, sample_interval="off")
-        .dumbbell(bottleneck_rate=rate, bottleneck_delay="18ms", access_rate=access, access_delay="1ms", buffer="1bdp", queue=queue)
+        .dumbbell(
+            bottleneck_rate=rate,
+            bottleneck_delay="18ms",
+            access_rate=access,
+            access_delay="1ms",
+            buffer="1bdp",
+            queue=queue,
+        )
         .tcp(cc=cc, mss=1448, **tcp)
         .flows(count=10, app="bulk", start="0s", stagger="10ms")
     )

@@ -8,6 +8,7 @@ from . import _core, algorithms
 from .netmodels import (
     CODEL_DOC,
     DIST_DOC,
+    DUALPI2_DOC,
     LOSS_DEFAULTS,
     LOSS_DOC,
     PIE_DOC,
@@ -51,6 +52,9 @@ def catalog(what: str = "all") -> str:
                     CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]
                 ),
                 'PIE options (queue = {kind = "pie", ...})': with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
+                'DualPI2 options (queue = {kind = "dualpi2", ...})': with_defaults(
+                    DUALPI2_DOC, QUEUE_DEFAULTS["dualpi2"]
+                ),
             },
         )
     if what in ("loss", "all"):

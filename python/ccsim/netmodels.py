@@ -46,7 +46,7 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "fq_codel", "pie"]
+QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "fq_codel", "pie", "dualpi2"]
 # PIE options (RFC 8033 defaults). The buffer is its hard limit.
 PIE_DOC: dict[str, str] = {
     "target": "QDELAY_REF, the target queueing delay",
@@ -58,6 +58,22 @@ PIE_DOC: dict[str, str] = {
     "ecn": "mark ECN-capable packets while p ≤ mark_ecnth, drop above",
     "mark_ecnth": "highest probability at which ECN-capable packets are marked",
     "derandomize": "RFC 8033 §5.1 accumulated-probability de-randomization (on in Linux)",
+}
+# DualPI2 options (RFC 9332; Linux sch_dualpi2 defaults). The buffer is the
+# packet limit of both queues together.
+DUALPI2_DOC: dict[str, str] = {
+    "target": "PI2 target queueing delay (RFC 9332: 15 ms)",
+    "t_update": "PI2 update period",
+    "alpha": "Hz, integral gain (Linux 41/256 ≈ RFC 9332's 0.16)",
+    "beta": "Hz, proportional gain (Linux 819/256 ≈ RFC 9332's 3.2)",
+    "step_thresh": "L queue's native AQM: an L packet that waited longer is marked",
+    "min_qlen_step": "packets: the step applies only to L packets that found at least this many L packets waiting",
+    "coupling": "k: the L queue marks with k·p', the C queue with p'² (RFC 9332: 2)",
+    "c_protection": "percent: the C queue's weight in the WRR scheduler (L gets the rest)",
+    "drop_overload": "when k·p' > 1, drop L packets with p'² (true) or mark only and let the queue grow (false)",
+    "drop_early": "decide drops and marks at enqueue (true) instead of dequeue (Linux default)",
+    "ecn_mask": "'l4s_ect' (ECT(1) and CE to the L queue) or 'any_ect' (ECT(0) too)",
+    "mtu": "bytes: no PI marking or dropping while less than 2·mtu is queued",
 }
 # CoDel options (RFC 8289; Linux sch_codel defaults). The buffer is its packet limit.
 CODEL_DOC: dict[str, str] = {
@@ -150,6 +166,35 @@ def _queue(field: str, v) -> dict:
         for k in ("ecn", "derandomize"):
             if k in v:
                 out[k] = _bool(f"{field}.{k}", v[k])
+        return out
+    if kind == "dualpi2":
+        _check_keys(field, v, {"kind", *DUALPI2_DOC})
+        out = {"kind": "dualpi2"}
+        for k in ("target", "t_update", "step_thresh"):
+            if k in v:
+                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=k != "t_update")
+        for k in ("alpha", "beta"):
+            if k in v:
+                x = v[k]
+                if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+                    raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
+                out[k] = float(x)
+        if "coupling" in v:
+            x = v["coupling"]
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (1 <= x <= 255):
+                raise ScenarioError(f"{field}.coupling", x, "a number in [1, 255] (RFC 9332: 2)")
+            out["coupling"] = float(x)
+        if "c_protection" in v:
+            out["c_protection"] = _int(f"{field}.c_protection", v["c_protection"], lo=0, hi=100)
+        if "min_qlen_step" in v:
+            out["min_qlen_step"] = _int(f"{field}.min_qlen_step", v["min_qlen_step"], lo=0, hi=2**32 - 1)
+        if "mtu" in v:
+            out["mtu"] = _int(f"{field}.mtu", v["mtu"], lo=1, hi=65535)
+        for k in ("drop_overload", "drop_early"):
+            if k in v:
+                out[k] = _bool(f"{field}.{k}", v[k])
+        if "ecn_mask" in v:
+            out["ecn_mask"] = _str(f"{field}.ecn_mask", v["ecn_mask"], ["l4s_ect", "any_ect"])
         return out
     if kind in ("codel", "fq_codel"):
         keys = set(CODEL_DOC) - ({"quantum", "buckets"} if kind == "codel" else set())

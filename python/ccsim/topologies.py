@@ -223,7 +223,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
         if buf.kind == "pkt":
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
-            if q["kind"] in ("codel", "fq_codel"):
+            if q["kind"] in ("codel", "fq_codel", "dualpi2"):
                 raise ScenarioError(
                     fld,
                     message=(

@@ -35,7 +35,7 @@ pub fn net_defaults_json() -> String {
     }
     use serde_json::json;
     let mut queue = serde_json::Map::new();
-    for kind in ["droptail", "red", "pie", "codel", "fq_codel"] {
+    for kind in ["droptail", "red", "pie", "codel", "fq_codel", "dualpi2"] {
         queue.insert(kind.into(), fill::<QueueCfg>(json!({"kind": kind, "limit_pkts": 1})));
     }
     let fixed = json!({"kind": "fixed", "value": 1.0});

@@ -132,6 +132,35 @@ pub enum QueueCfg {
         #[serde(default = "fq_buckets")]
         buckets: u32,
     },
+    /// DualPI2 (RFC 9332, Linux sch_dualpi2), decided at dequeue
+    /// (queue/dualpi2.rs); defaults are Linux's dualpi2_reset_default.
+    Dualpi2 {
+        limit_pkts: u32,
+        #[serde(default = "pie_15ms")]
+        target_ps: SimTime,
+        #[serde(default = "dualpi2_t_update")]
+        t_update_ps: SimTime,
+        #[serde(default = "dualpi2_alpha")]
+        alpha: f64,
+        #[serde(default = "dualpi2_beta")]
+        beta: f64,
+        #[serde(default = "one_ms")]
+        step_thresh_ps: SimTime,
+        #[serde(default)]
+        min_qlen_step: u32,
+        #[serde(default = "dualpi2_coupling")]
+        coupling: f64,
+        #[serde(default = "dualpi2_c_protection")]
+        c_protection: u32,
+        #[serde(default = "default_true")]
+        drop_overload: bool,
+        #[serde(default)]
+        drop_early: bool,
+        #[serde(default)]
+        ecn_mask: EcnMask,
+        #[serde(default = "codel_mtu")]
+        mtu: u32,
+    },
     /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
     Codel {
         limit_pkts: u32,
@@ -150,6 +179,38 @@ pub enum QueueCfg {
 fn pie_15ms() -> SimTime {
     15 * crate::units::PS_PER_MS
 }
+fn dualpi2_t_update() -> SimTime {
+    16 * crate::units::PS_PER_MS
+}
+/// Linux: 41/256 Hz (RFC 9332: 0.16 Hz).
+fn dualpi2_alpha() -> f64 {
+    41.0 / 256.0
+}
+/// Linux: 819/256 Hz (RFC 9332: 3.2 Hz).
+fn dualpi2_beta() -> f64 {
+    819.0 / 256.0
+}
+fn one_ms() -> SimTime {
+    crate::units::PS_PER_MS
+}
+fn dualpi2_coupling() -> f64 {
+    2.0
+}
+fn dualpi2_c_protection() -> u32 {
+    10
+}
+
+/// Which ECN codepoints DualPI2 puts in its L queue (Linux TCA_DUALPI2_ECN_MASK).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMask {
+    /// ECT(1) and CE (RFC 9331 §5.1).
+    #[default]
+    L4sEct,
+    /// ECT(0) too (a datacentre DCTCP in the L queue).
+    AnyEct,
+}
+
 fn pie_alpha() -> f64 {
     0.125
 }
@@ -408,6 +469,49 @@ impl QueueCfg {
                 }
             }
             QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => {} // checked below
+            QueueCfg::Dualpi2 {
+                limit_pkts,
+                target_ps,
+                t_update_ps,
+                alpha,
+                beta,
+                step_thresh_ps,
+                coupling,
+                c_protection,
+                mtu,
+                ..
+            } => {
+                if *limit_pkts == 0 {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+                for (k, v, zero_ok) in [
+                    ("target", target_ps, true),
+                    ("t_update", t_update_ps, false),
+                    ("step_thresh", step_thresh_ps, true),
+                ] {
+                    if !zero_ok && *v == 0 {
+                        return err(f(&format!("queue.{k}")), "must be > 0 for DualPI2 (got 0)");
+                    }
+                    check_time(|| f(&format!("queue.{k}")), *v)?;
+                }
+                for (k, v) in [("alpha", alpha), ("beta", beta)] {
+                    if !(v.is_finite() && *v >= 0.0) {
+                        return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
+                    }
+                }
+                if !(coupling.is_finite() && *coupling >= 1.0 && *coupling <= 255.0) {
+                    return err(f("queue.coupling"), format!("must be in [1, 255] (got {coupling}; RFC 9332: 2)"));
+                }
+                if *c_protection > 100 {
+                    return err(
+                        f("queue.c_protection"),
+                        format!("must be a percentage in [0, 100] (got {c_protection})"),
+                    );
+                }
+                if *mtu == 0 {
+                    return err(f("queue.mtu"), "must be ≥ 1 byte (got 0)");
+                }
+            }
             QueueCfg::Pie {
                 limit_pkts,
                 limit_bytes,
@@ -478,7 +582,7 @@ impl QueueCfg {
             QueueCfg::Droptail { limit_bytes, .. }
             | QueueCfg::Red { limit_bytes, .. }
             | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
-            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => None,
+            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2 { .. } => None,
         }
     }
 }
