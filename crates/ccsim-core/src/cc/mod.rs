@@ -173,6 +173,10 @@ pub struct RateSample {
     /// `delivered` when the sampled segment was sent (rs->prior_delivered);
     /// 0 when the ACK delivered nothing.
     pub prior_delivered: u64,
+    /// Segments this ACK reported as CE-marked (the L4S kernel's
+    /// rs->ece_delta: AccECN's count increase, or everything an ECE ACK
+    /// delivered under RFC 3168 / DCTCP feedback).
+    pub ece_delta: u32,
 }
 
 impl RateSample {

@@ -143,6 +143,16 @@ pub enum EcnFeedback {
     /// state, and the segment that changed it is ACKed at once. CWR does
     /// not clear ECE.
     Dctcp,
+    /// Accurate ECN (RFC 9768; Linux tcp_ecn.h / tcp_input.c
+    /// `tcp_ecn_received_counters`, `tcp_accecn_process`): the receiver
+    /// counts CE-marked segments (r.cep) and every ACK carries the count;
+    /// the sender takes the increase as newly CE-delivered segments. ECE and
+    /// CWR lose their RFC 3168 meaning. An ACK goes at once when 6 or more
+    /// CE marks wait to be reported (TCP_ACCECN_ACE_MAX_DELTA). Modelled as
+    /// if the AccECN option always arrives: the count is exact, without the
+    /// 3-bit ACE field's wrap-around guess on ACKs that cover more than 7
+    /// segments.
+    Accecn,
 }
 
 /// Largest initial window accepted, segments.

@@ -52,7 +52,7 @@ pub(crate) use types::{LastAction, Pick};
 
 use crate::config::RtoModel;
 use crate::config::{AppCfg, FlowCfg};
-use crate::packet::{Packet, PktKind, FLAG_ECE, FLAG_SACK};
+use crate::packet::{Packet, PktKind, FLAG_SACK};
 use crate::units::SimTime;
 use conn::AckInfo;
 use rate::RateCand;
@@ -354,20 +354,20 @@ impl TcpFlow {
             c.ns2_timer_on_ack(now, ack, sample);
         }
         let newly_lost = self.recovery.newly_lost(c, now, new_sacked);
+        let acked_sacked = c.rate.delivered - delivered_before;
+        let (ece, ce_delta) = c.ecn_feedback_of(pkt, acked_sacked);
         let a = AckInfo {
             ack,
             newly,
             is_dup,
-            acked_sacked: c.rate.delivered - delivered_before,
+            acked_sacked,
             sacked: new_sacked,
             orig_acked: c.ack_orig,
             ts_ecr,
-            ece: pkt.flags & FLAG_ECE != 0 && c.cfg.tcp.ecn,
+            ece,
+            ce_delta,
         };
-        if a.ece {
-            // tcp_count_delivered(.., ece_ack): everything this ACK delivered
-            c.delivered_ce += a.acked_sacked;
-        }
+        c.delivered_ce += ce_delta;
         if newly > 0 && !c.in_recovery {
             c.dupacks = 0;
             c.lt_sent = 0;

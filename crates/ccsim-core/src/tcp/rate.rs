@@ -92,6 +92,7 @@ impl RateState {
             prior_in_flight,
             rtt,
             prior_delivered: if c.have { c.prior_delivered } else { 0 },
+            ece_delta: 0, // filled by the sender, which reads the ECN feedback
         };
         if !c.have {
             return rs;

@@ -10,6 +10,10 @@ use crate::config::{sack_option_bytes, DelackTimer, EcnFeedback, SackCfg, TcpCfg
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR, FLAG_ECE, FLAG_SACK};
 use crate::units::{SimTime, PS_PER_MS};
 
+/// CE marks awaiting report at which an AccECN receiver ACKs at once
+/// (Linux TCP_ACCECN_ACE_MAX_DELTA).
+const ACCECN_ACE_MAX_DELTA: u32 = 6;
+
 /// TCP_ATO_MIN and TCP_DELACK_MIN (HZ/25) of include/net/tcp.h.
 const ATO_MIN: SimTime = 40 * PS_PER_MS;
 /// The cap tcp_send_delayed_ack puts on ato before the RTT bound (HZ/2).
@@ -35,11 +39,16 @@ pub(super) fn ce_event(ecn: Ecn) -> Option<CwndEvent> {
 /// - classic (RFC 3168 §6.1.3): ECE latched from the first CE until a
 ///   segment with CWR arrives;
 /// - dctcp (RFC 8257 §3.2, Linux tcp_dctcp.c dctcp_ece_ack_update): ECE is
-///   the CE state of the last segment; CWR does not clear it.
+///   the CE state of the last segment; CWR does not clear it;
+/// - accecn (RFC 9768, Linux `tcp_ecn_received_counters`): a count of
+///   CE-marked segments (r.cep, Linux received_ce) that every ACK carries.
 #[derive(Default)]
 pub(super) struct EcnEcho {
     /// The ECE flag of the next ACK.
     ece: bool,
+    /// AccECN: CE-marked segments received, and those not yet reported.
+    received_ce: u64,
+    ce_pending: u32,
 }
 
 impl EcnEcho {
@@ -48,6 +57,7 @@ impl EcnEcho {
     /// state sets ECE again at once (dctcp_ece_ack_cwr), so CWR changes nothing.
     #[inline]
     fn on_cwr(&mut self, fb: EcnFeedback) {
+        // AccECN: CWR is a bit of the ACE field, not a reduction signal.
         if fb == EcnFeedback::Classic {
             self.ece = false;
         }
@@ -68,6 +78,15 @@ impl EcnEcho {
     fn on_event(&mut self, ev: CwndEvent, fb: EcnFeedback) -> bool {
         let ce = ev == CwndEvent::EcnIsCe;
         match fb {
+            EcnFeedback::Accecn => {
+                // Linux caps the pending count at 15 and ACKs at once from
+                // TCP_ACCECN_ACE_MAX_DELTA = 6, before the 3-bit field wraps.
+                if ce {
+                    self.received_ce += 1;
+                    self.ce_pending = (self.ce_pending + 1).min(15);
+                }
+                self.ce_pending >= ACCECN_ACE_MAX_DELTA
+            }
             EcnFeedback::Classic => {
                 let first = ce && !self.ece;
                 self.ece |= ce;
@@ -114,6 +133,8 @@ pub(super) struct Receiver {
     pub(super) sack_hist: Vec<u64>,
     /// SACK blocks of ACKs in flight, by ACK id, for the sender to read.
     pub(super) sack_log: VecDeque<SackEntry>,
+    /// AccECN counts of ACKs in flight, by ACK id, for the sender to read.
+    pub(super) ace_log: VecDeque<(u32, u64)>,
     pub(super) ack_id: u32,
     /// A duplicate segment to report in the next ACK's first SACK block
     /// (RFC 2883 D-SACK), reported once.
@@ -231,7 +252,11 @@ impl Receiver {
         let mut p = Packet::new(PktKind::Ack, self.rcv_nxt, self.ts_recent, flow, hdr, route);
         self.ack_id = self.ack_id.wrapping_add(1);
         p.aux = self.ack_id;
-        if self.ecn.ece() {
+        if t.ecn && t.ecn_feedback == EcnFeedback::Accecn {
+            // The ACE field (and option): the count, filed under the ACK's id.
+            self.ecn.ce_pending = 0;
+            self.ace_log.push_back((self.ack_id, self.ecn.received_ce));
+        } else if self.ecn.ece() {
             p.flags |= FLAG_ECE;
         }
         if t.sack != SackCfg::Off && t.receiver_sack && (!self.ooo.is_empty() || self.dsack.is_some()) {

@@ -221,6 +221,34 @@ impl Conn {
         (newly, is_dup, sample)
     }
 
+    /// What an ACK says about CE marks: (ECE, segments newly CE-delivered).
+    /// RFC 3168 and DCTCP feedback: the ECE flag, and then everything the
+    /// ACK delivered (Linux tcp_count_delivered with ece_ack). AccECN: the
+    /// increase of the receiver's CE count the ACK carries over what was
+    /// counted so far (tcp_accecn_process; an older, reordered ACK adds 0).
+    pub(in crate::tcp) fn ecn_feedback_of(&mut self, pkt: &Packet, acked_sacked: u64) -> (bool, u64) {
+        if !self.cfg.tcp.ecn {
+            return (false, 0);
+        }
+        if self.cfg.tcp.ecn_feedback == crate::config::EcnFeedback::Accecn {
+            let id = pkt.aux;
+            while self.rcv.ace_log.front().is_some_and(|&(i, _)| i < id) {
+                self.rcv.ace_log.pop_front();
+            }
+            let cep = match self.rcv.ace_log.front() {
+                Some(&(i, cep)) if i == id => {
+                    self.rcv.ace_log.pop_front();
+                    cep
+                }
+                _ => return (false, 0),
+            };
+            let delta = cep.saturating_sub(self.delivered_ce);
+            return (delta > 0, delta);
+        }
+        let ece = pkt.flags & crate::packet::FLAG_ECE != 0;
+        (ece, if ece { acked_sacked } else { 0 })
+    }
+
     /// RFC 3168 §6.1.2: answer ECN-Echo with one reduction per window
     /// (not while already reducing: recovery, `in_loss`, CWR).
     pub(in crate::tcp) fn ecn_reduce(&mut self, now: SimTime, in_loss: bool) -> bool {
@@ -272,8 +300,9 @@ impl Conn {
         step: AckStep,
     ) {
         let acked = a.newly.min(u32::MAX as u64) as u32;
-        let rs =
+        let mut rs =
             self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
+        rs.ece_delta = a.ce_delta.min(u32::MAX as u64) as u32;
         self.sync_tp(now);
         let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
         self.cc.in_ack_event(&self.tp, acked, flags);

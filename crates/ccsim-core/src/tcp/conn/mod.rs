@@ -24,7 +24,7 @@ use super::types::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState}
 use super::undo::Undo;
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
 use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
-use crate::config::{EcnCodepoint, RtoModel};
+use crate::config::{EcnCodepoint, EcnFeedback, RtoModel};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
 
@@ -52,8 +52,13 @@ pub(super) struct AckInfo {
     /// The timestamp the ACK echoes (with timestamps on).
     pub ts_ecr: Option<SimTime>,
     /// The ACK carried ECN-Echo on a connection with ECN (Linux FLAG_ECE,
-    /// tcp_ecn_rcv_ecn_echo).
+    /// tcp_ecn_rcv_ecn_echo), or, under AccECN, reported new CE marks
+    /// (tcp_accecn_process sets FLAG_ECE when its delta is positive).
     pub ece: bool,
+    /// Segments this ACK adds to `delivered_ce` (Linux rs->ece_delta):
+    /// under AccECN the increase of the receiver's CE count; otherwise
+    /// everything the ACK delivered when it carried ECE.
+    pub ce_delta: u64,
 }
 
 /// What the recovery mode decided for one ACK.
@@ -523,7 +528,7 @@ impl Conn {
                     EcnCodepoint::Ect0 => Ecn::Ect0,
                     EcnCodepoint::Ect1 => Ecn::Ect1,
                 };
-                if self.cwr_pending {
+                if self.cwr_pending && self.cfg.tcp.ecn_feedback != EcnFeedback::Accecn {
                     pkt.flags |= FLAG_CWR;
                     self.cwr_pending = false;
                 }
