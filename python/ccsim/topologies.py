@@ -311,6 +311,9 @@ def _access_and_buffers(t: dict):
     """The options dumbbell-like and parking-lot topologies share: access
     links (rate, delay, buffer and the field it came from), the router
     buffer and the router queue discipline."""
+    for k, example in (("access_rate", "1Gbps"), ("access_delay", "1ms")):
+        if k not in t:
+            raise ScenarioError(f"topology.{k}", message=f"topology.{k}: missing; expected e.g. {example!r}")
     arate = parse_rate("topology.access_rate", t.get("access_rate"))
     adelay = parse_time("topology.access_delay", t.get("access_delay"))
     buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))

@@ -17,6 +17,7 @@ pub mod dctcp;
 pub mod highspeed;
 pub mod hystart;
 pub mod params;
+pub mod prague;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -234,6 +235,11 @@ pub trait CongestionOps {
     fn min_tso_segs(&self) -> Option<u32> {
         None
     }
+    /// Segments per paced burst, if the algorithm sizes bursts itself in
+    /// place of TSO autosizing (Linux `tso_segs`, TCP Prague).
+    fn tso_segs(&self) -> Option<u32> {
+        None
+    }
     /// Names of the state variables the algorithm exports to the `cc_state`
     /// trace, units in the name (`bwe_bps`, `k_s`); `vars` writes their values
     /// in this order.
@@ -321,6 +327,7 @@ pub const ALGORITHMS: &[&AlgoSpec] = &[
     &cubic::SPEC,
     &bbr::SPEC,
     &dctcp::SPEC,
+    &prague::SPEC,
 ];
 
 pub fn spec(name: &str) -> Option<&'static AlgoSpec> {

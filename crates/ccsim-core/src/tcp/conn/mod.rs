@@ -456,6 +456,11 @@ impl Conn {
 
     /// Segments the current release may send back to back.
     pub(super) fn pacing_burst(&self) -> u32 {
+        if let Some(n) = self.cc.tso_segs() {
+            if self.cfg.tcp.tso && !self.window_paced() && self.pacer.rate.is_some() {
+                return n.max(1);
+            }
+        }
         let min = self.cc.min_tso_segs().unwrap_or(self.cfg.tcp.min_tso_segs);
         self.pacer.burst(self.cfg.tcp.tso, self.window_paced(), self.cfg.tcp.mss, min)
     }

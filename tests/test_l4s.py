@@ -1,0 +1,148 @@
+"""L4S end to end: TCP Prague (L4STeam tcp_prague.c) with accurate ECN in a
+DualPI2 queue (RFC 9332, Linux sch_dualpi2) beside a classic CUBIC flow, and
+Prague's RTT independence, each checked against the RFCs' and the draft's
+own arithmetic."""
+
+from __future__ import annotations
+
+import functools
+
+import polars as pl
+import pytest
+from ccsim import Builder
+
+MSS = 1448
+
+
+def _coexistence(preset: str | None, seconds: int = 30):
+    prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
+    return (
+        Builder(duration=f"{seconds}s", seed=1, sample_interval="100ms", trace=["rtt"])
+        .dumbbell(
+            bottleneck_rate="100Mbps",
+            bottleneck_delay="8ms",
+            access_rate="1Gbps",
+            access_delay="1ms",  # base RTT 20 ms
+            buffer="1000pkt",
+            queue="dualpi2",
+        )
+        .flows(count=1, app="bulk", cc="cubic", label="classic")
+        .flows(count=1, app="bulk", label="l4s", **prague)
+        .build()
+        .run()
+    )
+
+
+def _mean_rtt(res, flow: int, after_s: float = 5.0) -> float:
+    r = res.table("rtt_trace").filter((pl.col("flow") == flow) & (pl.col("time_s") > after_s))
+    return float(r["rtt_s"].mean())
+
+
+def _window(res, flow: int) -> float:
+    """Mean window in segments: goodput × RTT / mss."""
+    gp = res.flows.filter(pl.col("id") == flow)["goodput_bps"][0]
+    return gp * _mean_rtt(res, flow) / (8 * MSS)
+
+
+def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says():
+    # RFC 9332 §2.1: with p_C = (p_L/k)², a Reno-friendly window
+    # 1.22/√p_C and a scalable window 2/p_L stand in the ratio
+    # W_L/W_C = 2/(1.22·k) = 0.82 at k = 2. The test uses Prague without
+    # RTT independence (the draft's DCTCP-like response the law assumes)
+    # and allows a factor 1.5 either way: p' moves, so E[1/√p_C] ≠ 1/√E[p_C];
+    # CUBIC's Reno-friendly region matches 1.22/√p only on average; a
+    # scalable flow cuts at most once per round trip.
+    res = _coexistence("rtt_dependent")
+    w_c, w_l = _window(res, 0), _window(res, 1)
+    want = 2 / (1.22 * 2)
+    assert want / 1.5 <= w_l / w_c <= want * 1.5, (w_l, w_c)
+    # Latency separation: the L queue holds well under its 1 ms step, the
+    # C queue near the PI2 target of 15 ms (base RTT taken from the L flow).
+    rtt = res.table("rtt_trace").filter(pl.col("time_s") > 5)
+    base = float(rtt.filter(pl.col("flow") == 1)["rtt_s"].min())
+    l_p99 = float(rtt.filter(pl.col("flow") == 1)["rtt_s"].quantile(0.99)) - base
+    c_mean = _mean_rtt(res, 0) - base
+    assert l_p99 < 1e-3, l_p99
+    assert 0.010 <= c_mean <= 0.020, c_mean
+    f = res.flows.sort("id")
+    assert f["retransmits"][1] == 0, "the L4S flow loses nothing"
+    bott = res.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
+    assert bott["utilization"] >= 0.95
+
+
+def test_default_prague_is_not_starved_nor_starves_cubic():
+    # The module's default RTT independence (target 25 ms) makes the 20 ms
+    # Prague flow cut at most once per 25 ms, so its window sits above the
+    # coupling law's (docs/model.md gives the numbers). Coexistence, RFC
+    # 9330 §4's aim, is what is checked: neither gets less than a quarter.
+    res = _coexistence(None)
+    gp = res.flows.sort("id")["goodput_bps"].to_list()
+    share = [g / sum(gp) for g in gp]
+    assert min(share) >= 0.25, share
+    assert res.flows.sort("id")["retransmits"][1] == 0
+
+
+@functools.cache
+def _rtt_pair(preset: str | None) -> tuple[float, float]:
+    prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
+    gp = (
+        Builder(duration="40s", seed=1, sample_interval="off")
+        .dumbbell(
+            bottleneck_rate="100Mbps",
+            bottleneck_delay="1ms",
+            access_rate="1Gbps",
+            access_delay="1ms",  # each flow's own rtt sets its access delays
+            buffer="1000pkt",
+            queue="dualpi2",
+        )
+        .flows(count=1, app="bulk", rtt="5ms", **prague)
+        .flows(count=1, app="bulk", rtt="50ms", **prague)
+        .build()
+        .run()
+        .flows.sort("id")["goodput_bps"]
+        .to_list()
+    )
+    return gp[0], gp[1]
+
+
+def _ratio(preset: str | None) -> float:
+    short, long = _rtt_pair(preset)
+    return short / long
+
+
+def test_rtt_independence_narrows_the_rate_gap_between_5ms_and_50ms_flows():
+    # Two Prague flows in the L queue at 5 and 50 ms: RTT independence (the
+    # module's 'rate' heuristic, target 25 ms) slows the 5 ms flow's growth
+    # to (5/25)² per round trip and its cuts to one per 25 ms, so the rate
+    # ratio must fall by more than half of the RTT-dependent one.
+    assert _ratio(None) < _ratio("rtt_dependent") / 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 26 (RTT-dependent) and 4.7 (independent), about 2.5 times the 1/RTT law's 10 and 2: "
+    "without classic traffic p' stays near 0 and only the L queue's 1 ms step marks; open, docs/model.md",
+)
+def test_rtt_ratios_follow_the_one_over_rtt_law():
+    # A scalable flow at a common marking level p has W = 2/p, so rates go
+    # as 1/RTT: 50/5 = 10 without RTT independence; with it the 5 ms flow
+    # acts as a 25 ms one: 50/25 = 2 (draft-briscoe-iccrg-prague-congestion-
+    # control, RTT independence). Bands: a factor 2 around each.
+    assert 5 <= _ratio("rtt_dependent") <= 20
+    assert 1 <= _ratio(None) <= 4
+
+
+@pytest.mark.parametrize("field", ["ecn", "ecn_codepoint"])
+def test_prague_turns_on_ect1_and_accecn_itself(field):
+    import json
+
+    sc = (
+        Builder(duration="1s", seed=1, sample_interval="off")
+        .single_link(rate="10Mbps", delay="10ms", buffer="100pkt", queue="dualpi2")
+        .tcp(cc="prague")
+        .flows(count=1, app="bulk")
+        .build()
+    )
+    tcp = json.loads(sc.to_core_json())["flows"][0]["tcp"]
+    assert {"ecn": True, "ecn_codepoint": "ect1"}[field] == tcp[field]
+    assert tcp["ecn_feedback"] == "accecn"
