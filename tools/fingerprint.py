@@ -74,6 +74,20 @@ def matrix():
             "topology.buffer": "3bdp",
         },
         "codel_ecn_cubic": {"topology.queue": {"kind": "codel", "ecn": True}, "tcp.ecn": True, "tcp.cc": "cubic"},
+        # DCTCP's step marking, DualPI2 with Prague on AccECN, DCTCP in the L queue
+        "dctcp_step": {
+            "tcp.cc": "dctcp",
+            "topology.queue": {"kind": "red", "min_th": 20, "max_th": 20, "w_q": 1, "ecn": True},
+            "topology.loss": None,
+            "flows[0].count": 2,
+        },
+        "prague_dualpi2": {"tcp.cc": "prague", "topology.queue": "dualpi2", "topology.loss": None},
+        "dctcp_ect1_dualpi2": {
+            "tcp.cc": "dctcp",
+            "tcp.ecn_codepoint": "ect1",
+            "topology.queue": {"kind": "dualpi2", "ecn_mask": "l4s_ect"},
+            "flows[0].count": 2,
+        },
     }
     for name, o in extra.items():
         yield name, base.with_overrides(o)

@@ -13,6 +13,8 @@ stack's defaults and so were the `_sack_ts` cases under another name.
 The DCTCP case runs the 10 Gb/s dumbbell with DCTCP's step marking
 (RED with min_th = max_th = K, w_q = 1) at K = BDP/7, the smallest K
 that keeps the link busy by Alizadeh et al. 2010 §3.3 (K > C·RTT/7).
+The Prague case runs the 100 Mb/s dumbbell's ten flows as TCP Prague
+(ECT(1), AccECN) in a DualPI2 queue.
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 
@@ -61,6 +63,9 @@ SCENARIOS = {
     "d_dumbbell_10G_newreno_sack_ts": lambda: reference("d", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_cubic_sack_ts": lambda: reference("d", "cubic", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_bbr_sack_ts": lambda: reference("d", "bbr", sack="rfc6675", timestamps=True),
+    "a_dumbbell_100M_prague_dualpi2_sack_ts": lambda: reference(
+        "a", "prague", queue="dualpi2", sack="rfc6675", timestamps=True
+    ),
     "d_dumbbell_10G_dctcp_sack_ts": lambda: reference(
         "d", "dctcp", queue=_step_marking(10e9, 0.040), sack="rfc6675", timestamps=True
     ),

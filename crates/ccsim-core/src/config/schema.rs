@@ -73,7 +73,7 @@ pub const TCP: &[Opt] = {
     use Kind::*;
     &[
     Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x) or 'ns2' (ns-2.35); options set explicitly override it (docs/scenario.md)" },
-    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr, dctcp ('ccsim list cc')" },
+    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr, dctcp, prague ('ccsim list cc')" },
     Opt { name: "cc_preset", core: "cc_preset", kind: Preset, unit: "", doc: "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults" },
     Opt { name: "cc_params", core: "cc_params", kind: Params, unit: "", doc: "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')" },
     Opt { name: "mss", core: "mss", kind: Int { lo: 1, hi: 65_495 }, unit: "bytes", doc: "maximum segment size, payload bytes" },
@@ -104,7 +104,7 @@ pub const TCP: &[Opt] = {
     Opt { name: "impatient", core: "impatient", kind: Bool, unit: "", doc: "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)" },
     Opt { name: "prr", core: "prr", kind: Bool, unit: "", doc: "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')" },
     Opt { name: "timestamps", core: "timestamps", kind: Bool, unit: "", doc: "RFC 7323 timestamps: an RTT sample from every ACK, 12 option bytes on every packet" },
-    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "ECN negotiated: data is ECN-capable, the sender reduces once per window on ECE (RFC 3168); on by default for algorithms that need it (dctcp)" },
+    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "ECN negotiated: data is ECN-capable, the sender reduces once per window on ECE (RFC 3168); on by default for algorithms that need it (dctcp, prague)" },
     Opt { name: "ecn_codepoint", core: "ecn_codepoint", kind: Choice(&["ect0", "ect1"]), unit: "", doc: "codepoint of ECN-capable data: 'ect0' (classic, RFC 3168) or 'ect1' (L4S, RFC 9331)" },
     Opt { name: "ecn_feedback", core: "ecn_feedback", kind: Choice(&["classic", "dctcp", "accecn"]), unit: "", doc: "receiver's ECN feedback: 'classic' (ECE from a CE until CWR, RFC 3168 §6.1.3), 'dctcp' (ECE follows each segment's CE state, ACK at once when it changes; RFC 8257 §3.2; dctcp's default) or 'accecn' (every ACK carries the count of CE-marked segments, RFC 9768; prague's default)" },
     Opt { name: "pacing", core: "pacing", kind: Choice(&["off", "linux", "window"]), unit: "", doc: "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)" },
