@@ -70,6 +70,12 @@ def describe(name: str) -> str:
     """Human-readable block for ``ccsim list cc``."""
     a = specs()[name]
     lines = [f"{name}: {a['source']}", f"    loss recovery with sack = 'off': {a['recovery']}"]
+    if a.get("ecn"):
+        e = a["ecn"]
+        lines.append(
+            f"    needs ECN: turns on ecn = true, ecn_codepoint = '{e['codepoint']}', ecn_feedback = '{e['feedback']}' "
+            f"for its flows unless set; ecn = false is refused ({e['without']})"
+        )
     for p in a["params"]:
         k = p["kind"]
         if k["type"] in ("int", "number"):

@@ -260,6 +260,11 @@ pub fn specs_json(specs: &[&AlgoSpec]) -> String {
                 "name": s.name,
                 "source": s.source,
                 "recovery": format!("{:?}", s.recovery).to_lowercase(),
+                "ecn": s.ecn.map(|n| json!({
+                    "codepoint": serde_json::to_value(n.codepoint).expect("serializes"),
+                    "feedback": serde_json::to_value(n.feedback).expect("serializes"),
+                    "without": n.without,
+                })),
                 "params": params,
                 "presets": presets,
             })
