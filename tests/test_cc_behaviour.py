@@ -142,7 +142,21 @@ def test_westwoodplus_sets_ssthresh_to_bwe_times_rttmin():
     assert abs(out["newreno"] - 0.75 * bdp) / bdp < 0.15, (out, bdp)
 
 
-ALL = ["tahoe", "reno", "newreno", "vegas", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic", "bbr"]
+ALL = [
+    "tahoe",
+    "reno",
+    "newreno",
+    "vegas",
+    "westwood",
+    "westwoodplus",
+    "highspeed",
+    "scalable",
+    "bic",
+    "cubic",
+    "bbr",
+    "dctcp",
+    "prague",
+]
 
 
 def test_every_algorithm_is_known_by_its_linux_name():
