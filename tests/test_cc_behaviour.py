@@ -156,6 +156,7 @@ ALL = [
     "bbr",
     "dctcp",
     "prague",
+    "copa",
 ]
 
 

@@ -63,6 +63,7 @@ SCENARIOS = {
     "d_dumbbell_10G_newreno_sack_ts": lambda: reference("d", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_cubic_sack_ts": lambda: reference("d", "cubic", sack="rfc6675", timestamps=True),
     "d_dumbbell_10G_bbr_sack_ts": lambda: reference("d", "bbr", sack="rfc6675", timestamps=True),
+    "a_dumbbell_100M_copa_sack_ts": lambda: reference("a", "copa", sack="rfc6675", timestamps=True),
     "a_dumbbell_100M_prague_dualpi2_sack_ts": lambda: reference(
         "a", "prague", queue="dualpi2", sack="rfc6675", timestamps=True
     ),

@@ -12,6 +12,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
@@ -328,6 +329,7 @@ pub const ALGORITHMS: &[&AlgoSpec] = &[
     &bbr::SPEC,
     &dctcp::SPEC,
     &prague::SPEC,
+    &copa::SPEC,
 ];
 
 pub fn spec(name: &str) -> Option<&'static AlgoSpec> {
