@@ -60,3 +60,34 @@ def test_copa_switches_to_competitive_mode_beside_cubic_and_holds_its_share():
     s_fixed, competitive_fixed = share("default_only")
     assert competitive_fixed == 0.0
     assert s_fixed < s / 2, (s_fixed, s)
+
+
+def test_the_cc_buffer_sweep_example_shows_what_its_header_says(tmp_path):
+    """examples/sweep_cc_buffers.toml's comment describes its results; the
+    run keeps it true: CUBIC's RTT grows with the buffer, Copa's stays within
+    10 % of the 40 ms base RTT, BBR v1 retransmits more than CUBIC in the
+    shallow buffers and queues more than a BDP in the deep one."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ccsim
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "c"
+    r = subprocess.run(
+        [sys.executable, "-m", "ccsim", "sweep", str(root / "examples" / "sweep_cc_buffers.toml"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    q = ccsim.open_campaign(out).query(
+        'SELECT "tcp.cc" AS cc, "topology.buffer" AS buf, avg(rtt_mean_s) AS rtt, sum(retransmits) AS retx '
+        "FROM flows GROUP BY ALL"
+    )
+    v = {(row["cc"], row["buf"]): row for row in q.iter_rows(named=True)}
+    cubic = [v[("cubic", b)]["rtt"] for b in ("0.5bdp", "1bdp", "4bdp")]
+    assert cubic == sorted(cubic) and cubic[2] > 0.12
+    assert all(v[("copa", b)]["rtt"] < 0.044 for b in ("0.5bdp", "1bdp", "4bdp"))
+    assert all(v[("bbr", b)]["retx"] > 10 * v[("cubic", b)]["retx"] for b in ("0.5bdp", "1bdp"))
+    assert v[("bbr", "4bdp")]["rtt"] > 0.080  # more than a BDP (40 ms) queued

@@ -82,6 +82,7 @@ def matrix():
             "flows[0].count": 2,
         },
         "prague_dualpi2": {"tcp.cc": "prague", "topology.queue": "dualpi2", "topology.loss": None},
+        "copa": {"tcp.cc": "copa", "topology.loss": None, "flows[0].count": 2},
         "dctcp_ect1_dualpi2": {
             "tcp.cc": "dctcp",
             "tcp.ecn_codepoint": "ect1",

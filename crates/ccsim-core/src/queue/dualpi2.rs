@@ -263,6 +263,9 @@ impl DequeueDisc for DualPi2 {
     fn marks(&self) -> u64 {
         self.marks
     }
+    fn prob(&self) -> Option<f64> {
+        Some(self.prob)
+    }
     fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
         Box::new(self.l.iter().chain(self.c.iter()).map(|h| &h.pkt))
     }

@@ -129,6 +129,10 @@ pub trait DequeueDisc {
     }
     /// Packets this discipline has marked CE.
     fn marks(&self) -> u64;
+    /// Its marking/drop probability, if it keeps one (DualPI2's p').
+    fn prob(&self) -> Option<f64> {
+        None
+    }
     /// The packets it holds (for conservation checks).
     fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_>;
 }
@@ -270,11 +274,11 @@ impl Discipline {
         }
     }
 
-    /// RED's current max_p (None for the others).
+    /// RED's current max_p, PIE's and DualPI2's probability (None for the others).
     pub fn max_p(&self) -> Option<f64> {
         match self {
             Discipline::Enqueue(d) => d.max_p(),
-            Discipline::Dequeue(_) => None,
+            Discipline::Dequeue(d) => d.prob(),
         }
     }
 }
