@@ -201,11 +201,37 @@ def test_time_series_too_large_is_refused_not_a_crash():
         ("quickack = -1", "tcp.quickack", ""),
         ("min_tso_segs = 0", "tcp.min_tso_segs", "1"),
         ('tso = "auto"', "tcp.tso", "true"),
+        ('ecn_codepoint = "ect2"', "tcp.ecn_codepoint", "'ect0', 'ect1'"),
+        ('ecn_feedback = "accurate"', "tcp.ecn_feedback", "'accecn'"),
+        ('cc = "prague"\necn = false', "tcp.ecn", "prague"),
+        ('cc = "copa"\ncc_params = { delta = 0 }', "tcp.cc_params.delta", "[0.001, 10]"),
     ],
 )
 def test_bad_tcp_mechanics_options(tcp, field, words):
     m = err(GOOD.replace("[[flows]]", f"[tcp]\n{tcp}\n[[flows]]"))
     assert field in m and words in m, m
+
+
+@pytest.mark.parametrize(
+    "queue,field,words",
+    [
+        ('{ kind = "dualpi2", coupling = 0.5 }', "topology.queue.coupling", "[1, 255]"),
+        ('{ kind = "dualpi2", c_protection = 101 }', "topology.queue.c_protection", "100"),
+        ('{ kind = "dualpi2", ecn_mask = "all" }', "topology.queue.ecn_mask", "'any_ect'"),
+        ('{ kind = "dualpi2", t_update = "0s" }', "topology.queue.t_update", "time"),
+        ('{ kind = "dualpi2", alpha = -1 }', "topology.queue.alpha", "Hz"),
+        ('{ kind = "dualpi2", target = 15 }', "topology.queue.target", "unit"),
+        ('{ kind = "dualpi2", sticky = true }', "topology.queue", "sticky"),
+    ],
+)
+def test_bad_dualpi2_options(queue, field, words):
+    m = err(GOOD.replace('delay = "10ms"', f'delay = "10ms"\nqueue = {queue}'))
+    assert field in m and words in m, m
+
+
+def test_dualpi2_limit_counts_packets():
+    m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nqueue = "dualpi2"\nbuffer = "100KB"'))
+    assert "topology.buffer" in m and "packets" in m, m
 
 
 def test_bad_trace_and_marker():

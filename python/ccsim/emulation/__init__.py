@@ -49,6 +49,9 @@ KERNEL_CC = {
     "bic": "bic",
     "vegas": "vegas",
     "westwood": "westwood",
+    # tcp_dctcp.c: ECN with DCTCP feedback comes with the module
+    # (TCP_CONG_NEEDS_ECN), as the simulator's dctcp defaults say.
+    "dctcp": "dctcp",
 }
 
 # TCP options of the linux stack the kernel can be told, and how (checked
