@@ -121,7 +121,8 @@ def test_rtt_independence_narrows_the_rate_gap_between_5ms_and_50ms_flows():
 @pytest.mark.xfail(
     strict=True,
     reason="measured 26 (RTT-dependent) and 4.7 (independent), about 2.5 times the 1/RTT law's 10 and 2: "
-    "without classic traffic p' stays near 0 and only the L queue's 1 ms step marks; open, docs/model.md",
+    "the law assumes a cut every round trip; under the L queue's 1 ms step marking alone the 5 ms flow cuts "
+    "once per 4 of its RTTs and the 50 ms flow in 2 of 3 (docs/model.md)",
 )
 def test_rtt_ratios_follow_the_one_over_rtt_law():
     # A scalable flow at a common marking level p has W = 2/p, so rates go
