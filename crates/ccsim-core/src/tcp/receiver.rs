@@ -301,8 +301,11 @@ impl Receiver {
     ) -> Option<Option<u64>> {
         let seq = pkt.seq;
         // RFC 7323 §4.3: TS.Recent comes from the segment that covers
-        // Last.ACK.sent, so a delayed ACK echoes the earliest segment it acks.
-        if seq <= self.last_ack_sent {
+        // Last.ACK.sent, so a delayed ACK echoes the earliest segment it acks,
+        // and never moves backwards: a reordered older segment (smaller
+        // TSval) leaves it (Linux tcp_replace_ts_recent → tcp_paws_check
+        // with paws_win 0, then tcp_store_ts_recent).
+        if seq <= self.last_ack_sent && pkt.ts >= self.ts_recent {
             self.ts_recent = pkt.ts;
         }
         let mut immediate = false;

@@ -309,6 +309,28 @@ fn receiver_echoes_ece_until_cwr_and_reports_sack_blocks() {
 }
 
 #[test]
+fn ts_recent_never_moves_backwards() {
+    // RFC 7323 §4.3 (Linux tcp_replace_ts_recent / tcp_paws_check): a
+    // segment updates TS.Recent only if it covers Last.ACK.sent and its
+    // TSval is not older. Segment 1 (TSval 5 ms) overtakes segment 0 (TSval
+    // 4 ms) and is held out of order; when 0 fills the hole, the ACK for
+    // both must echo 5 ms, not the reordered older 4 ms.
+    let mut out = Vec::new();
+    let mut r = flow(None, SackCfg::Rfc6675, |t| t.delayed_ack = false);
+    let data = |seq: u64, ts: SimTime| Packet::new(PktKind::Data, seq, ts, 0, 1500, 0);
+    r.c.on_data(10 * MS, &data(2, 6 * MS), &mut out); // out of order: TS.Recent unchanged
+    assert_eq!(r.c.rcv.ts_recent, 0);
+    r.c.on_data(11 * MS, &data(0, 4 * MS), &mut out); // covers Last.ACK.sent = 0: 4 ms
+    assert_eq!(r.c.rcv.ts_recent, 4 * MS);
+    r.c.on_data(12 * MS, &data(1, 5 * MS), &mut out);
+    assert_eq!(r.c.rcv.ts_recent, 5 * MS);
+    // A duplicate of segment 0 (TSval 4 ms again) must not take it back.
+    r.c.on_data(13 * MS, &data(0, 4 * MS), &mut out);
+    assert_eq!(r.c.rcv.ts_recent, 5 * MS);
+    assert_eq!(out.last().unwrap().ts, 5 * MS, "the duplicate's ACK echoes the newest valid TSval");
+}
+
+#[test]
 fn idle_restart_follows_tcp_cwnd_restart() {
     // Linux tcp_cwnd_restart / RFC 2861 by hand: cwnd set to 80 (then grown
     // by the ACKs), idle for 3.5 RTOs with nothing outstanding → while
