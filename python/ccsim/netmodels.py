@@ -135,6 +135,18 @@ def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
+def _gains_hz(field: str, v: dict) -> dict:
+    """A PI controller's alpha and beta (PIE, DualPI2): numbers of Hz ≥ 0."""
+    out = {}
+    for k in ("alpha", "beta"):
+        if k in v:
+            x = v[k]
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
+                raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
+            out[k] = float(x)
+    return out
+
+
 def _queue(field: str, v) -> dict:
     """A topology's queue: a kind name or a table {kind = ..., options}."""
     if isinstance(v, str):
@@ -153,12 +165,7 @@ def _queue(field: str, v) -> dict:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
         if "max_burst" in v:
             out["max_burst_ps"] = parse_time(f"{field}.max_burst", v["max_burst"])
-        for k in ("alpha", "beta"):
-            if k in v:
-                x = v[k]
-                if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-                    raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
-                out[k] = float(x)
+        out |= _gains_hz(field, v)
         if "mean_pktsize" in v:
             out["mean_pktsize"] = _int(f"{field}.mean_pktsize", v["mean_pktsize"], lo=1, hi=65535)
         if "mark_ecnth" in v:
@@ -173,12 +180,7 @@ def _queue(field: str, v) -> dict:
         for k in ("target", "t_update", "step_thresh"):
             if k in v:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=k != "t_update")
-        for k in ("alpha", "beta"):
-            if k in v:
-                x = v[k]
-                if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-                    raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
-                out[k] = float(x)
+        out |= _gains_hz(field, v)
         if "coupling" in v:
             x = v["coupling"]
             if isinstance(x, bool) or not isinstance(x, (int, float)) or not (1 <= x <= 255):
