@@ -219,6 +219,8 @@ def test_bad_tcp_mechanics_options(tcp, field, words):
         ('{ kind = "dualpi2", c_protection = 101 }', "topology.queue.c_protection", "100"),
         ('{ kind = "dualpi2", ecn_mask = "all" }', "topology.queue.ecn_mask", "'any_ect'"),
         ('{ kind = "dualpi2", t_update = "0s" }', "topology.queue.t_update", "time"),
+        ('{ kind = "dualpi2", t_update = "1ps" }', "topology.queue.t_update", "1us"),
+        ('{ kind = "pie", t_update = "100ns" }', "topology.queue.t_update", "1us"),
         ('{ kind = "dualpi2", alpha = -1 }', "topology.queue.alpha", "Hz"),
         ('{ kind = "dualpi2", target = 15 }', "topology.queue.target", "unit"),
         ('{ kind = "dualpi2", sticky = true }', "topology.queue", "sticky"),

@@ -121,6 +121,8 @@ _NET = json.loads(_core.net_defaults())
 # defaults in crates/ccsim-core/src/config/net.rs, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
+# The shortest PI update period the core accepts (PIE, DualPI2; config/net.rs).
+MIN_T_UPDATE_PS: int = _NET["min_t_update_ps"]
 LOSS_DEFAULTS: dict[str, dict] = {
     ("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v) for k, v in _NET["loss"].items()
 }
@@ -133,6 +135,13 @@ def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
         return str(v).lower() if isinstance(v, bool) else (f"'{v}'" if isinstance(v, str) else f"{v:g}")
 
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
+
+
+def _check_t_update(field: str, v: dict, out: dict) -> None:
+    if out.get("t_update_ps", MIN_T_UPDATE_PS) < MIN_T_UPDATE_PS:
+        raise ScenarioError(
+            f"{field}.t_update", v["t_update"], "a time ≥ 1us (Linux counts the update period in microseconds)"
+        )
 
 
 def _gains_hz(field: str, v: dict) -> dict:
@@ -163,6 +172,7 @@ def _queue(field: str, v) -> dict:
         for k in ("target", "t_update"):
             if k in v:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
+        _check_t_update(field, v, out)
         if "max_burst" in v:
             out["max_burst_ps"] = parse_time(f"{field}.max_burst", v["max_burst"])
         out |= _gains_hz(field, v)
@@ -180,6 +190,7 @@ def _queue(field: str, v) -> dict:
         for k in ("target", "t_update", "step_thresh"):
             if k in v:
                 out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=k != "t_update")
+        _check_t_update(field, v, out)
         out |= _gains_hz(field, v)
         if "coupling" in v:
             x = v["coupling"]

@@ -48,7 +48,7 @@ pub fn net_defaults_json() -> String {
     ] {
         loss.insert(kind.into(), fill::<LossCfg>(minimal));
     }
-    json!({"queue": queue, "loss": loss}).to_string()
+    json!({"queue": queue, "loss": loss, "min_t_update_ps": crate::config::MIN_T_UPDATE_PS}).to_string()
 }
 
 /// The benchmark dumbbell of docs/performance.md: `n` bulk flows 10 ms apart,

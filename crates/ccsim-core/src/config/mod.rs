@@ -11,7 +11,7 @@ pub mod schema;
 mod tcp;
 mod traffic;
 
-pub use net::{EcnMask, LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg};
+pub use net::{EcnMask, LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, MIN_T_UPDATE_PS};
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg,
     SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, TS_OPTION_BYTES,

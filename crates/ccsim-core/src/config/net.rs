@@ -359,6 +359,17 @@ impl LinkCfg {
     }
 }
 
+/// The shortest PI update period (PIE, DualPI2): Linux counts both in
+/// microseconds, and a shorter period would be an event storm.
+pub const MIN_T_UPDATE_PS: SimTime = crate::units::PS_PER_US;
+
+fn check_t_update(f: &dyn Fn(&str) -> String, t: SimTime) -> Result<(), ConfigError> {
+    if t < MIN_T_UPDATE_PS {
+        return err(f("queue.t_update"), format!("must be ≥ 1 µs (Linux counts it in microseconds) (got {t} ps)"));
+    }
+    Ok(())
+}
+
 impl QueueCfg {
     /// `f` names a field of the link this queue belongs to.
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
@@ -494,6 +505,7 @@ impl QueueCfg {
                     }
                     check_time(|| f(&format!("queue.{k}")), *v)?;
                 }
+                check_t_update(&f, *t_update_ps)?;
                 for (k, v) in [("alpha", alpha), ("beta", beta)] {
                     if !(v.is_finite() && *v >= 0.0) {
                         return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
@@ -536,6 +548,7 @@ impl QueueCfg {
                     }
                     check_time(|| f(&format!("queue.{k}")), *v)?;
                 }
+                check_t_update(&f, *t_update_ps)?;
                 check_time(|| f("queue.max_burst"), *max_burst_ps)?;
                 for (k, v) in [("alpha", alpha), ("beta", beta)] {
                     if !(v.is_finite() && *v >= 0.0) {
