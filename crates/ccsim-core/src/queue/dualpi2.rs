@@ -131,16 +131,13 @@ impl DualPi2 {
 
     /// Run the timer's updates that fell due by `now`.
     fn catch_up(&mut self, now: SimTime) {
-        if self.next_update > now {
-            return;
-        }
-        if self.l.is_empty() && self.c.is_empty() && self.prob == 0.0 && self.last_qdelay_s == 0.0 {
-            // Empty and at rest: every due update leaves p' = 0.
-            let n = (now - self.next_update) / self.p.t_update + 1;
-            self.next_update += n * self.p.t_update;
-            return;
-        }
         while self.next_update <= now {
+            if self.l.is_empty() && self.c.is_empty() && self.prob == 0.0 && self.last_qdelay_s == 0.0 {
+                // Empty and at rest: every update still due leaves p' = 0.
+                let n = (now - self.next_update) / self.p.t_update + 1;
+                self.next_update += n * self.p.t_update;
+                return;
+            }
             let t = self.next_update;
             let head = |q: &VecDeque<Held>| q.front().map_or(0, |h| t.saturating_sub(h.at));
             let qdelay = head(&self.l).max(head(&self.c));
