@@ -87,6 +87,20 @@ def test_random_loss_against_mathis(executed):
     assert ratio == pytest.approx(quoted(r"ratio\s+of about \*\*([\d.]+)\*\*"), abs=0.005)
 
 
+def test_l4s_latency_separation(executed):
+    code, _ = executed
+    out = "".join(cell_text(c) for c in code)
+    got = {
+        m.group(1): (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+        for m in re.finditer(r"(cubic|prague): ([\d.]+) Mb/s, queueing delay mean ([\d.]+) ms, p99 ([\d.]+) ms", out)
+    }
+    assert set(got) == {"cubic", "prague"}, out
+    # RFC 9332: the L queue's step at 1 ms, the C queue's PI2 target of 15 ms
+    assert got["prague"][2] < 1.0 and 10.0 <= got["cubic"][1] <= 20.0
+    assert got["prague"][1] == pytest.approx(quoted(r"wait about \*\*([\d.]+) ms\*\* on average"), abs=0.005)
+    assert got["cubic"][1] == pytest.approx(quoted(r"CUBIC's about \*\*([\d.]+) ms"), abs=0.005)
+
+
 def test_sweep_table_figure_and_query(executed):
     code, check = executed
     out = "".join(cell_text(c) for c in code)
