@@ -421,7 +421,17 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         ctl.report(now);
         for (h, pfd) in pfds.iter_mut().enumerate().take(nh) {
             if pfd.revents & libc::POLLIN != 0 {
-                f.read_host(h, now);
+                // Stamp what is read with the clock as it is read, not with
+                // `now` from before `advance`: a busy forwarder (writes, a
+                // slow VM) can spend milliseconds there, and a packet the
+                // kernel sent meanwhile would enter the model before it
+                // existed and cross the path faster than its delays allow
+                // (kernel min RTT half the configured one was seen). The
+                // model is first brought to that instant, so links still
+                // see their packets in time order.
+                let t = f.now_ps().min(end);
+                f.advance(t, &mut next_sample);
+                f.read_host(h, t);
             }
             pfd.revents = 0;
         }
