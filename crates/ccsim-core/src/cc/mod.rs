@@ -11,6 +11,7 @@
 //! number of segments newly acknowledged (`acked`), not the number of ACKs.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod copa;
 pub mod cubic;
@@ -84,6 +85,14 @@ pub struct CcState {
     /// until what is in flight is delivered (BBR in PROBE_RTT; Linux writes
     /// tp->app_limited). The sender applies and clears it.
     pub mark_app_limited: bool,
+    /// Segments marked lost so far, a retransmission lost again counting
+    /// again (Linux tp->lost, summed by tcp_mark_skb_lost).
+    pub lost: u64,
+    /// The flight filled cwnd when the sender last sent (Linux
+    /// tp->is_cwnd_limited, as tcp_cwnd_validate keeps it for the window).
+    pub is_cwnd_limited: bool,
+    /// ECN was negotiated for this flow (Linux TCP_ECN_OK).
+    pub ecn_ok: bool,
 }
 
 impl CcState {
@@ -139,6 +148,24 @@ pub enum CwndEvent {
     Loss,
     EcnNoCe,
     EcnIsCe,
+    /// A tail-loss probe repaired a loss (Linux CA_EVENT_TLP_RECOVERY, sent
+    /// by tcp_process_tlp_ack just before the window reduction; the BBRv3
+    /// kernel adds it).
+    TlpRecovery,
+}
+
+/// A segment the sender just marked lost, as the BBRv3 kernel's
+/// `skb_marked_lost` hook sees it: the send-time record (tcp_skb_cb.tx)
+/// against the connection now.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LostSkb {
+    /// Segments in flight when it was sent, itself included (tx.in_flight).
+    pub tx_in_flight: u32,
+    /// Segments marked lost since it was sent, itself included
+    /// (tp->lost − tx.lost).
+    pub lost: u32,
+    /// It was sent while the flow was application-limited.
+    pub is_app_limited: bool,
 }
 
 /// One ACK's worth of information for `pkts_acked` (Linux `ack_sample`).
@@ -179,6 +206,24 @@ pub struct RateSample {
     /// rs->ece_delta: AccECN's count increase, or everything an ECE ACK
     /// delivered under RFC 3168 / DCTCP feedback).
     pub ece_delta: u32,
+    /// Segments in flight when the sampled segment was sent, itself included
+    /// (BBRv3 kernel rs->tx_in_flight); 0 when the ACK delivered nothing.
+    pub tx_in_flight: u32,
+    /// Segments marked lost between the sampled segment's send and this ACK
+    /// (BBRv3 kernel rs->lost = tp->lost − tx.lost).
+    pub lost: u32,
+    /// Of the segments delivered since the sampled one was sent, those
+    /// delivered CE-marked (BBRv3 kernel rs->delivered_ce).
+    pub delivered_ce: u32,
+    /// Segments delivered since the sampled segment was sent, also when the
+    /// interval is too short to make a rate and `delivered` is None (Linux
+    /// rs->delivered with rs->interval_us = −1); 0 when nothing was delivered.
+    pub delivered_count: u64,
+    /// The ACK carried ECN-Echo (BBRv3 kernel rs->is_ece).
+    pub is_ece: bool,
+    /// The ACK may be for a tail-loss probe's retransmission: it acknowledges
+    /// exactly the probe's sequence (BBRv3 kernel rs->is_acking_tlp_retrans_seq).
+    pub is_acking_tlp_retrans_seq: bool,
 }
 
 impl RateSample {
@@ -231,6 +276,10 @@ pub trait CongestionOps {
     }
     /// Per-ACK control with the delivery-rate sample.
     fn cong_control(&mut self, _tp: &mut CcState, _rs: &RateSample) {}
+    /// A segment was just marked lost (the BBRv3 kernel's `skb_marked_lost`,
+    /// called from tcp_mark_skb_lost after tp->lost counts it). `tp.lost` and
+    /// `tp.cwnd` are current; other fields may date from the last ACK.
+    fn skb_marked_lost(&mut self, _tp: &CcState, _skb: &LostSkb) {}
     /// Fewest segments per paced burst, if the algorithm decides it (Linux
     /// `min_tso_segs`, BBR); otherwise the sender's `tcp.min_tso_segs`.
     fn min_tso_segs(&self) -> Option<u32> {
@@ -327,6 +376,7 @@ pub const ALGORITHMS: &[&AlgoSpec] = &[
     &bic::SPEC,
     &cubic::SPEC,
     &bbr::SPEC,
+    &bbr3::SPEC,
     &dctcp::SPEC,
     &prague::SPEC,
     &copa::SPEC,
@@ -387,6 +437,9 @@ pub(crate) mod testkit {
             lsndtime: 0,
             paced: false,
             mark_app_limited: false,
+            lost: 0,
+            is_cwnd_limited: true,
+            ecn_ok: false,
         }
     }
 

@@ -345,6 +345,8 @@ impl TcpFlow {
             }
             c.rack.update_reo_wnd(cand.prior_delivered(), c.rate.delivered);
         }
+        let acking_tlp_retrans =
+            c.tlp.retrans && c.tlp.high_seq == Some(ack) && !dsack_tlp && (newly > 0 || new_sacked > 0);
         c.tlp_on_ack(now, ack, dsack_tlp, newly == 0 && new_sacked == 0);
         let ns2_timer = c.rtt.model() == RtoModel::Ns2;
         if let Some(r) = sample {
@@ -366,6 +368,7 @@ impl TcpFlow {
             ts_ecr,
             ece,
             ce_delta,
+            acking_tlp_retrans,
         };
         c.delivered_ce += ce_delta;
         if newly > 0 && !c.in_recovery {

@@ -7,7 +7,7 @@
 //! discarded, as in Linux.
 
 use super::scoreboard::{TxRec, APP_LIMITED};
-use crate::cc::RateSample;
+use crate::cc::{CcState, CongestionOps, LostSkb, RateSample};
 use crate::units::{SimTime, PS_PER_S};
 
 #[derive(Clone, Debug, Default)]
@@ -34,6 +34,9 @@ pub(super) struct RateCand {
     prior_at: SimTime,
     first_tx: SimTime,
     app_limited: bool,
+    in_flight: u32,
+    lost: u32,
+    delivered_ce: u32,
 }
 
 impl RateCand {
@@ -56,6 +59,9 @@ impl RateCand {
                 prior_at: r.delivered_at,
                 first_tx: r.first_tx,
                 app_limited: r.flags & APP_LIMITED != 0,
+                in_flight: r.in_flight,
+                lost: r.lost,
+                delivered_ce: r.delivered_ce,
             };
         }
     }
@@ -63,7 +69,8 @@ impl RateCand {
 
 impl RateState {
     /// tcp_rate_gen: the sample of one ACK. `min_rtt` discards samples
-    /// shorter than the path's minimum RTT; `mss` scales `info_bps`.
+    /// shorter than the path's minimum RTT; `mss` scales `info_bps`;
+    /// `lost_now` and `delivered_ce_now` are the connection's counts now.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn sample(
         &mut self,
@@ -75,6 +82,8 @@ impl RateState {
         rtt: Option<SimTime>,
         min_rtt: Option<SimTime>,
         mss: u32,
+        lost_now: u64,
+        delivered_ce_now: u64,
     ) -> RateSample {
         let st = self;
         if st.app_limited != 0 && st.delivered > st.app_limited {
@@ -93,12 +102,17 @@ impl RateState {
             rtt,
             prior_delivered: if c.have { c.prior_delivered } else { 0 },
             ece_delta: 0, // filled by the sender, which reads the ECN feedback
+            ..Default::default()
         };
         if !c.have {
             return rs;
         }
         st.first_tx = c.sent_at;
         let delivered = st.delivered - c.prior_delivered;
+        rs.tx_in_flight = c.in_flight;
+        rs.lost = (lost_now as u32).wrapping_sub(c.lost);
+        rs.delivered_ce = (delivered_ce_now as u32).wrapping_sub(c.delivered_ce);
+        rs.delivered_count = delivered;
         let send_elapsed = c.sent_at.saturating_sub(c.first_tx);
         let ack_elapsed = now.saturating_sub(c.prior_at);
         let interval = send_elapsed.max(ack_elapsed);
@@ -115,4 +129,17 @@ impl RateState {
         }
         rs
     }
+}
+
+/// Linux tcp_mark_skb_lost's accounting of a segment newly marked lost (or a
+/// retransmission lost again): tp->lost counts it, then the algorithm's
+/// `skb_marked_lost` hook hears of it with the segment's send-time record.
+pub(super) fn skb_lost(cc: &mut dyn CongestionOps, tp: &mut CcState, r: &TxRec) {
+    tp.lost += 1;
+    let skb = LostSkb {
+        tx_in_flight: r.in_flight,
+        lost: (tp.lost as u32).wrapping_sub(r.lost),
+        is_app_limited: r.flags & APP_LIMITED != 0,
+    };
+    cc.skb_marked_lost(tp, &skb);
 }

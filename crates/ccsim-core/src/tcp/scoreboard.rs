@@ -30,6 +30,12 @@ pub(super) struct TxRec {
     pub(super) delivered: u64,
     pub(super) delivered_at: SimTime,
     pub(super) first_tx: SimTime,
+    /// Segments in flight after this send (Linux tx.in_flight).
+    pub(super) in_flight: u32,
+    /// The connection's lost count at the send (tx.lost; wraps as Linux's u32).
+    pub(super) lost: u32,
+    /// The connection's CE-delivered count at the send (tx.delivered_ce).
+    pub(super) delivered_ce: u32,
     pub(super) flags: u8,
 }
 
@@ -136,9 +142,9 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost over the scoreboard: every un-SACKed segment below the
-    /// DupThresh-th highest SACKed segment is lost. Returns segments newly
-    /// marked.
-    pub(super) fn update_lost(&mut self, una: u64, dupthresh: u64) -> u32 {
+    /// DupThresh-th highest SACKed segment is lost; `on_lost` hears of each
+    /// one newly marked. Returns segments newly marked.
+    pub(super) fn update_lost(&mut self, una: u64, dupthresh: u64, mut on_lost: impl FnMut(&TxRec)) -> u32 {
         let Some(x) = self.sacked.kth_highest(dupthresh) else { return 0 };
         let mut n = 0;
         let mut s = self.lost_upto.max(una);
@@ -148,6 +154,7 @@ impl Scoreboard {
             if r.flags & (SACKED | LOST) == 0 {
                 r.flags |= LOST;
                 n += 1;
+                on_lost(r);
             }
             s += 1;
         }

@@ -41,7 +41,7 @@ fn step(x: &mut Bbr, tp: &mut CcState, p: &Pipe, inflight: &mut f64) -> SimTime 
         prior_in_flight: prior,
         rtt: Some(rtt),
         prior_delivered: tp.delivered.saturating_sub(prior as u64),
-        ece_delta: 0,
+        ..Default::default()
     };
     tp.srtt = Some(rtt);
     x.cong_control(tp, &rs);

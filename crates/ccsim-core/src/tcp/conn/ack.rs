@@ -300,9 +300,21 @@ impl Conn {
         step: AckStep,
     ) {
         let acked = a.newly.min(u32::MAX as u64) as u32;
-        let mut rs =
-            self.rate.sample(now, cand, a.acked_sacked, losses, prior_pipe, sample, self.rtt.min_rtt, self.cfg.tcp.mss);
+        let mut rs = self.rate.sample(
+            now,
+            cand,
+            a.acked_sacked,
+            losses,
+            prior_pipe,
+            sample,
+            self.rtt.min_rtt,
+            self.cfg.tcp.mss,
+            self.tp.lost,
+            self.delivered_ce,
+        );
         rs.ece_delta = a.ce_delta.min(u32::MAX as u64) as u32;
+        rs.is_ece = a.ece;
+        rs.is_acking_tlp_retrans_seq = a.acking_tlp_retrans;
         self.sync_tp(now);
         let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
         self.cc.in_ack_event(&self.tp, acked, flags);

@@ -59,6 +59,10 @@ pub(super) struct AckInfo {
     /// under AccECN the increase of the receiver's CE count; otherwise
     /// everything the ACK delivered when it carried ECE.
     pub ce_delta: u64,
+    /// The ACK acknowledges exactly a retransmitted tail-loss probe's
+    /// sequence and made progress: it may be for the probe (the BBRv3
+    /// kernel's rs->is_acking_tlp_retrans_seq, as we read tcp_process_tlp_ack).
+    pub acking_tlp_retrans: bool,
 }
 
 /// What the recovery mode decided for one ACK.
@@ -208,6 +212,9 @@ impl Conn {
             paced: t.pacing != PacingCfg::Off,
             ssthresh_from_cwnd: t.ssthresh_base == SsthreshBase::Cwnd,
             mark_app_limited: false,
+            lost: 0,
+            is_cwnd_limited: false,
+            ecn_ok: t.ecn,
         };
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
         let boot = crate::rng::Stream::new(seed, crate::rng::StreamKind::Timer, id as u64).uniform();
@@ -365,6 +372,7 @@ impl Conn {
         self.tp.app_limited = self.rate.app_limited != 0;
         self.tp.snd_una = self.snd_una;
         self.tp.snd_nxt = self.snd_max;
+        self.tp.is_cwnd_limited = self.is_cwnd_limited;
     }
 
     pub(super) fn set_ca_state(&mut self, s: CaState) {
@@ -471,7 +479,8 @@ impl Conn {
         self.pacer.gap(payload, wp, self.cfg.tcp.mss)
     }
 
-    /// Record the rate state a (re)transmission carries (tcp_rate_skb_sent).
+    /// Record the rate state a (re)transmission carries (tcp_rate_skb_sent,
+    /// with the BBRv3 kernel's tx.in_flight, tx.lost and tx.delivered_ce).
     #[inline]
     fn stamp(&mut self, now: SimTime) -> TxRec {
         if self.snd_una == self.snd_max {
@@ -483,6 +492,10 @@ impl Conn {
             delivered: self.rate.delivered,
             delivered_at: self.rate.delivered_at,
             first_tx: self.rate.first_tx,
+            // tcp_set_tx_in_flight: in flight after this send.
+            in_flight: self.pipe().saturating_add(1),
+            lost: self.tp.lost as u32,
+            delivered_ce: self.delivered_ce as u32,
             flags: if self.rate.app_limited != 0 { APP_LIMITED } else { 0 },
         }
     }
@@ -505,11 +518,7 @@ impl Conn {
             self.stats.retransmits += 1;
             let r = self.rec_mut(seq);
             let was = r.flags;
-            r.sent_at = stamp.sent_at;
-            r.delivered = stamp.delivered;
-            r.delivered_at = stamp.delivered_at;
-            r.first_tx = stamp.first_tx;
-            r.flags = (was & !APP_LIMITED) | (stamp.flags & APP_LIMITED) | RETRANS | EVER_RETRANS;
+            *r = TxRec { flags: (was & !APP_LIMITED) | (stamp.flags & APP_LIMITED) | RETRANS | EVER_RETRANS, ..stamp };
             self.sb.marked(seq, seq + 1);
             if was & RETRANS == 0 {
                 self.sb.retrans_out += 1;

@@ -119,6 +119,8 @@ impl Conn {
             self.sb.lost_out += 1;
         }
         self.rec_mut(s).flags = f;
+        let r = *self.rec(s);
+        crate::tcp::rate::skb_lost(&mut *self.cc, &mut self.tp, &r);
         self.sb.marked(s, s + 1);
         self.sb.high_rxt = self.sb.high_rxt.min(s);
         self.sb.lost_hi = self.sb.lost_hi.max(s + 1);
@@ -187,6 +189,9 @@ impl Conn {
             self.stats.tlp_recoveries += 1;
             self.events.push((now, FlowEventKind::TlpRecovery, self.tp.cwnd as f64));
             self.sync_tp(now);
+            // tcp_process_tlp_ack: CA_EVENT_TLP_RECOVERY, then
+            // tcp_init_cwnd_reduction.
+            self.cc.cwnd_event(&mut self.tp, CwndEvent::TlpRecovery);
             self.tp.prior_cwnd = self.tp.cwnd;
             self.undo.prior_ssthresh = 0;
             let ssthresh = self.cc.ssthresh(&self.tp);

@@ -78,7 +78,10 @@ impl Recovery {
                 c.rack_detect_loss(now, c.in_recovery || m.in_loss)
             }
             Recovery::Rfc6675(_) if c.cfg.tcp.rack => 0,
-            Recovery::Rfc6675(_) if new_sacked > 0 => c.sb.update_lost(c.snd_una, c.cfg.tcp.dupthresh as u64),
+            Recovery::Rfc6675(_) if new_sacked > 0 => {
+                let (una, dupthresh) = (c.snd_una, c.cfg.tcp.dupthresh as u64);
+                c.sb.update_lost(una, dupthresh, |r| crate::tcp::rate::skb_lost(&mut *c.cc, &mut c.tp, r))
+            }
             _ => 0,
         }
     }

@@ -116,6 +116,8 @@ impl Rfc6675 {
         let una = c.snd_una;
         if !c.cfg.tcp.rack && c.rec(una).flags & (SACKED | LOST) == 0 {
             c.rec_mut(una).flags |= LOST;
+            let r = *c.rec(una);
+            crate::tcp::rate::skb_lost(&mut *c.cc, &mut c.tp, &r);
             c.sb.marked(una, una + 1);
             c.sb.lost_out += 1;
             c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
@@ -293,10 +295,16 @@ impl Rfc6675 {
         self.frto_new = false;
         let mut lost = 0;
         for r in c.sb.txq.iter_mut() {
+            // tcp_mark_skb_lost counts a segment newly lost or a
+            // retransmission lost again.
+            let counts = r.flags & SACKED == 0 && (r.flags & LOST == 0 || r.flags & RETRANS != 0);
             r.flags &= !RETRANS;
             if r.flags & SACKED == 0 {
                 r.flags |= LOST;
                 lost += 1;
+            }
+            if counts {
+                crate::tcp::rate::skb_lost(&mut *c.cc, &mut c.tp, r);
             }
         }
         c.sb.lost_out = lost;

@@ -1,0 +1,1339 @@
+//! BBRv3.
+//!
+//! Follows Google's BBRv3 `net/ipv4/tcp_bbr.c` (github.com/google/bbr, branch
+//! v3, BBR_VERSION 3), function by function and under the kernel's names, and
+//! draft-ietf-ccwg-bbr for the prose. BBR v1 stays as `bbr` (cc/bbr).
+//!
+//! The model keeps an upper and a lower bound on the operating range:
+//!   bw_hi, inflight_hi  long-term: the max bandwidth of the last one or two
+//!                       PROBE_BW cycles; the in-flight volume at which loss
+//!                       (> 2 % of a flight) or ECN (> 50 % marked) began;
+//!   bw_lo, inflight_lo  short-term: cut by β = 0.3 (or by α·1/3 under ECN)
+//!                       once per round with loss/ECN while not probing.
+//! Modes: STARTUP (pacing gain 2.77, cwnd gain 2; ends on a bandwidth plateau
+//! of three rounds, on ≥ 6 loss events in a recovery round with the loss
+//! rate over 2 %, or on two rounds with more than half marked), DRAIN
+//! (pacing gain 0.34), PROBE_BW as the cycle DOWN (0.91) → CRUISE (1.0) →
+//! REFILL (1.0, one round) → UP (1.25, cwnd gain 2.25), a bandwidth probe
+//! 2–3 s after the last (or sooner, after as many rounds as a Reno flow's
+//! BDP, at most 63), PROBE_RTT every 5 s at half the BDP for 200 ms and a
+//! round. A segment marked lost while probing ends the probe at once when
+//! the flight it was sent in had lost more than 2 % (`skb_marked_lost`).
+//!
+//! Deviations from the kernel:
+//! - bandwidth in floating-point segments per second (Linux: segments/µs
+//!   << 24) and gains as the kernel's fixed-point values in floating point
+//!   (0.91 is 232/256, β 76/256, the loss threshold 5/256);
+//! - no host queue, so the "in network at earliest departure time" estimate
+//!   equals inflight, plus one send quantum while pacing above 1 (as v1 here);
+//! - `is_ack_delayed` is never set: Linux flags only the ACK of a lone
+//!   sub-MSS segment, and every segment here is full-sized;
+//! - a TLP-repaired loss (CA_EVENT_TLP_RECOVERY) reads the flow's current
+//!   app-limited state for the probe's original data
+//!   (tp->tlp_orig_data_app_limited is not kept);
+//! - no PLB (Protective Load Balancing: there is one path to rehash onto)
+//!   and no fast-ACK mode (a receiver-side option; the receiver's ACK policy
+//!   is the scenario's `tcp.delayed_ack`);
+//! - ECN is used, as in the kernel, only where the route declares
+//!   shallow-threshold marking (Linux's per-route `ecn_low`, here the
+//!   `ecn_low` parameter) on a flow that negotiated ECN, and only while the
+//!   minimum RTT is ≤ 5 ms; the precise per-CE-change ACKs the kernel's
+//!   receiver then sends are `tcp.ecn_feedback = "dctcp"`;
+//! - losses come from the SACK scoreboard, so without SACK there are none to
+//!   see (as for v1 here).
+
+use super::params::{flag, int, num, AlgoSpec, Params, Preset, RecoveryFlavour};
+use super::{CaState, CcState, CongestionOps, CwndEvent, LostSkb, RateSample};
+use crate::rng::Stream;
+use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
+
+pub const SPEC: AlgoSpec = AlgoSpec {
+    name: "bbr3",
+    source: "Google BBRv3 net/ipv4/tcp_bbr.c (github.com/google/bbr branch v3); draft-ietf-ccwg-bbr",
+    params: &[
+        num("startup_pacing_gain", 710.0 / 256.0, 1.0, 10.0, "STARTUP pacing gain (Linux 256·277/100 + 1 = 710/256 ≈ 4 ln 2)"),
+        num("startup_cwnd_gain", 2.0, 1.0, 10.0, "STARTUP and DRAIN cwnd gain"),
+        num("drain_gain", 88.0 / 256.0, 0.01, 1.0, "DRAIN pacing gain (Linux 256·1000/2885 = 88/256)"),
+        num("cwnd_gain", 2.0, 1.0, 10.0, "PROBE_BW cwnd gain"),
+        num("probe_up_gain", 1.25, 1.0, 4.0, "PROBE_BW UP pacing gain"),
+        num("probe_down_gain", 232.0 / 256.0, 0.1, 1.0, "PROBE_BW DOWN pacing gain (Linux 256·91/100 = 232/256)"),
+        num("probe_up_cwnd_gain", 0.25, 0.0, 0.75, "added to the cwnd gain in PROBE_BW UP (bbr_bw_probe_cwnd_gain/4)"),
+        num("loss_thresh", 5.0 / 256.0, 0.0, 0.5, "loss rate of a flight that means inflight is too high (Linux 5/256 ≈ 2 %)"),
+        num("beta", 76.0 / 256.0, 0.0, 1.0, "multiplicative cut of bw_lo and inflight_lo per lossy round (Linux 76/256 ≈ 0.3)"),
+        num("inflight_headroom", 38.0 / 256.0, 0.0, 0.9, "share of inflight_hi left unused when cruising (Linux 38/256 ≈ 15 %)"),
+        int("full_loss_cnt", 6.0, 0.0, 15.0, "loss events in a STARTUP recovery round that end STARTUP (0 disables)"),
+        flag("ecn_low", false, "the path marks ECN at a shallow threshold (Linux's per-route ecn_low): use ECN"),
+        num("ecn_thresh", 0.5, 0.0, 1.0, "CE share of a flight that means inflight is too high"),
+        num("ecn_factor", 85.0 / 256.0, 0.0, 1.0, "ECN cut of inflight_lo is 1 − ecn_factor·α (Linux 85/256 ≈ 1/3)"),
+        num("ecn_max_rtt_ms", 5.0, 0.0, 10_000.0, "ECN used only while min RTT ≤ this (0: at any RTT)"),
+        int("full_ecn_cnt", 2.0, 0.0, 3.0, "rounds with CE share above ecn_thresh that end STARTUP (0 disables)"),
+        int("bw_probe_max_rounds", 63.0, 1.0, 255.0, "most packet-timed rounds between bandwidth probes"),
+        num("bw_probe_base_s", 2.0, 0.0, 3600.0, "wall-clock wait between bandwidth probes, fixed part"),
+        num("bw_probe_rand_s", 1.0, 0.0, 3600.0, "wall-clock wait between bandwidth probes, uniform random part"),
+        num("min_rtt_win_s", 10.0, 0.1, 3600.0, "min filter length for min_rtt"),
+        num("probe_rtt_win_s", 5.0, 0.1, 3600.0, "PROBE_RTT period (window of probe_rtt_min), ≤ min_rtt_win_s"),
+        num("probe_rtt_ms", 200.0, 0.0, 10_000.0, "PROBE_RTT duration (0 disables PROBE_RTT)"),
+        num("probe_rtt_cwnd_gain", 0.5, 0.0, 1.0, "PROBE_RTT cwnd as a share of the BDP"),
+        int("cwnd_min_target", 4.0, 1.0, 1000.0, "cwnd floor, segments"),
+        num("full_bw_thresh", 1.25, 1.0, 4.0, "a bandwidth plateau is growth below this per round..."),
+        int("full_bw_cnt", 3.0, 1.0, 3.0, "...for this many rounds"),
+        flag("fast_path", true, "skip the model update on app-limited ACKs that change nothing (bbr_run_fast_path)"),
+    ],
+    presets: &[Preset { name: "linux", doc: "Google BBRv3 tcp_bbr.c defaults", values: &[] }],
+    recovery: RecoveryFlavour::NewReno,
+    ecn: None,
+    build: |p, rng| Box::new(Bbr3::new(p, rng)),
+};
+
+/// No sample yet (Linux ~0U in min_rtt_us and probe_rtt_min_us).
+const NO_RTT: SimTime = SimTime::MAX;
+/// "No bound" (Linux ~0U in inflight_hi / inflight_lo).
+const NO_BOUND: u32 = u32::MAX;
+const PACING_MARGIN: f64 = 0.01;
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+const EXTRA_ACKED_MAX: SimTime = 100 * PS_PER_MS;
+const ACK_EPOCH_RESET: u64 = 1 << 20;
+const ECN_ALPHA_GAIN: f64 = 1.0 / 16.0;
+const ECN_REPROBE_GAIN: f64 = 0.5;
+const BW_PROBE_RAND_ROUNDS: f64 = 2.0;
+/// Linux's smallest bandwidth, 1 in units of 2^-24 segments/µs, in segments/s.
+const BW_FLOOR: f64 = 1e6 / (1u64 << 24) as f64;
+/// GSO_LEGACY_MAX_SIZE, and the send quantum's ceiling below it
+/// (gso_max_size − 1 − MAX_TCP_HEADER, MAX_TCP_HEADER taken as 320).
+const GSO_LEGACY_MAX: f64 = 65536.0;
+const TSO_RTT_SHIFT: u32 = 9;
+const MIN_TSO_SEGS: u32 = 2; // sysctl_tcp_min_tso_segs
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+/// enum bbr_pacing_gain_phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Up,
+    Down,
+    Cruise,
+    Refill,
+}
+
+/// enum bbr_ack_phase: how the incoming ACKs relate to bandwidth probing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AckPhase {
+    Init,
+    Refilling,
+    ProbeStarting,
+    ProbeFeedback,
+    ProbeStopping,
+}
+
+/// The fields of a rate sample that `bbr_is_inflight_too_high` and
+/// `bbr_handle_inflight_too_high` read (the kernel builds partial samples in
+/// `skb_marked_lost` and the TLP path).
+#[derive(Clone, Copy, Debug, Default)]
+struct LossView {
+    lost: u32,
+    tx_in_flight: u32,
+    delivered: u64,
+    delivered_ce: u32,
+    is_app_limited: bool,
+}
+
+impl From<&RateSample> for LossView {
+    fn from(rs: &RateSample) -> Self {
+        LossView {
+            lost: rs.lost,
+            tx_in_flight: rs.tx_in_flight,
+            delivered: rs.delivered_count,
+            delivered_ce: rs.delivered_ce,
+            is_app_limited: rs.is_app_limited,
+        }
+    }
+}
+
+pub struct Bbr3 {
+    // parameters
+    startup_pacing_gain: f64,
+    startup_cwnd_gain: f64,
+    drain_gain: f64,
+    cwnd_gain_bw: f64,
+    gain_up: f64,
+    gain_down: f64,
+    probe_up_cwnd_gain: f64,
+    loss_thresh: f64,
+    beta: f64,
+    headroom: f64,
+    full_loss_cnt: u32,
+    ecn_low: bool,
+    ecn_thresh: f64,
+    ecn_factor: f64,
+    ecn_max_rtt: SimTime,
+    full_ecn_cnt: u32,
+    probe_max_rounds: u32,
+    probe_base: SimTime,
+    probe_rand: SimTime,
+    min_rtt_win: SimTime,
+    probe_rtt_win: SimTime,
+    probe_rtt_time: SimTime,
+    probe_rtt_cwnd_gain: f64,
+    cwnd_min: u32,
+    full_thresh: f64,
+    full_cnt: u32,
+    fast_path: bool,
+    rng: Stream,
+    mss: u32,
+    // struct bbr
+    min_rtt: SimTime,
+    min_rtt_stamp: SimTime,
+    probe_rtt_done: Option<SimTime>,
+    probe_rtt_min: SimTime,
+    probe_rtt_min_stamp: SimTime,
+    next_rtt_delivered: u64,
+    cycle_stamp: SimTime,
+    pub mode: Mode,
+    prev_ca_state: CaState,
+    round_start: bool,
+    bw_probe_up_rounds: u32,
+    try_fast_path: bool,
+    idle_restart: bool,
+    probe_rtt_round_done: bool,
+    init_cwnd: u32,
+    pub pacing_gain: f64,
+    pub cwnd_gain: f64,
+    full_bw_reached: bool,
+    full_bw_cnt: u32,
+    pub cycle_idx: Phase,
+    has_seen_rtt: bool,
+    prior_cwnd: u32,
+    full_bw: f64,
+    ack_epoch_stamp: SimTime,
+    extra_acked: [u64; 2],
+    ack_epoch_acked: u64,
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+    full_bw_now: bool,
+    startup_ecn_rounds: u32,
+    loss_in_cycle: bool,
+    ecn_in_cycle: bool,
+    loss_round_delivered: u64,
+    undo_bw_lo: f64,
+    undo_inflight_lo: u32,
+    undo_inflight_hi: u32,
+    bw_latest: f64,
+    bw_lo: f64,
+    bw_hi: [f64; 2],
+    inflight_latest: u32,
+    pub inflight_lo: u32,
+    pub inflight_hi: u32,
+    bw_probe_up_cnt: u32,
+    bw_probe_up_acks: u32,
+    probe_wait: SimTime,
+    ecn_eligible: bool,
+    pub ecn_alpha: f64,
+    bw_probe_samples: bool,
+    prev_probe_too_high: bool,
+    stopped_risky_probe: bool,
+    rounds_since_probe: u32,
+    loss_round_start: bool,
+    loss_in_round: bool,
+    ecn_in_round: bool,
+    ack_phase: AckPhase,
+    loss_events_in_round: u32,
+    alpha_last_delivered: u64,
+    alpha_last_delivered_ce: u64,
+    pacing_rate: f64,
+    /// Times PROBE_RTT was entered and bandwidth probes (REFILL) begun, for
+    /// traces and tests.
+    pub probe_rtt_count: u32,
+    pub bw_probe_count: u32,
+}
+
+fn ps(seconds: f64) -> SimTime {
+    (seconds * PS_PER_S as f64) as SimTime
+}
+
+impl Bbr3 {
+    pub fn new(p: &Params, rng: Stream) -> Self {
+        Bbr3 {
+            startup_pacing_gain: p.num("startup_pacing_gain"),
+            startup_cwnd_gain: p.num("startup_cwnd_gain"),
+            drain_gain: p.num("drain_gain"),
+            cwnd_gain_bw: p.num("cwnd_gain"),
+            gain_up: p.num("probe_up_gain"),
+            gain_down: p.num("probe_down_gain"),
+            probe_up_cwnd_gain: p.num("probe_up_cwnd_gain"),
+            loss_thresh: p.num("loss_thresh"),
+            beta: p.num("beta"),
+            headroom: p.num("inflight_headroom"),
+            full_loss_cnt: p.num("full_loss_cnt") as u32,
+            ecn_low: p.flag("ecn_low"),
+            ecn_thresh: p.num("ecn_thresh"),
+            ecn_factor: p.num("ecn_factor"),
+            ecn_max_rtt: ps(p.num("ecn_max_rtt_ms") / 1e3),
+            full_ecn_cnt: p.num("full_ecn_cnt") as u32,
+            probe_max_rounds: p.num("bw_probe_max_rounds") as u32,
+            probe_base: ps(p.num("bw_probe_base_s")),
+            probe_rand: ps(p.num("bw_probe_rand_s")),
+            min_rtt_win: ps(p.num("min_rtt_win_s")),
+            probe_rtt_win: ps(p.num("probe_rtt_win_s")),
+            probe_rtt_time: ps(p.num("probe_rtt_ms") / 1e3),
+            probe_rtt_cwnd_gain: p.num("probe_rtt_cwnd_gain"),
+            cwnd_min: p.num("cwnd_min_target") as u32,
+            full_thresh: p.num("full_bw_thresh"),
+            full_cnt: p.num("full_bw_cnt") as u32,
+            fast_path: p.flag("fast_path"),
+            rng,
+            mss: 1448,
+            min_rtt: NO_RTT,
+            min_rtt_stamp: 0,
+            probe_rtt_done: None,
+            probe_rtt_min: NO_RTT,
+            probe_rtt_min_stamp: 0,
+            next_rtt_delivered: 0,
+            cycle_stamp: 0,
+            mode: Mode::Startup,
+            prev_ca_state: CaState::Open,
+            round_start: false,
+            bw_probe_up_rounds: 0,
+            try_fast_path: false,
+            idle_restart: false,
+            probe_rtt_round_done: false,
+            init_cwnd: 10,
+            pacing_gain: 0.0,
+            cwnd_gain: 0.0,
+            full_bw_reached: false,
+            full_bw_cnt: 0,
+            cycle_idx: Phase::Up,
+            has_seen_rtt: false,
+            prior_cwnd: 0,
+            full_bw: 0.0,
+            ack_epoch_stamp: 0,
+            extra_acked: [0; 2],
+            ack_epoch_acked: 0,
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            full_bw_now: false,
+            startup_ecn_rounds: 0,
+            loss_in_cycle: false,
+            ecn_in_cycle: false,
+            loss_round_delivered: 0,
+            undo_bw_lo: 0.0,
+            undo_inflight_lo: 0,
+            undo_inflight_hi: 0,
+            bw_latest: 0.0,
+            bw_lo: f64::INFINITY,
+            bw_hi: [0.0; 2],
+            inflight_latest: 0,
+            inflight_lo: NO_BOUND,
+            inflight_hi: NO_BOUND,
+            bw_probe_up_cnt: NO_BOUND,
+            bw_probe_up_acks: 0,
+            probe_wait: 0,
+            ecn_eligible: false,
+            ecn_alpha: 1.0,
+            bw_probe_samples: false,
+            prev_probe_too_high: false,
+            stopped_risky_probe: false,
+            rounds_since_probe: 0,
+            loss_round_start: false,
+            loss_in_round: false,
+            ecn_in_round: false,
+            ack_phase: AckPhase::Init,
+            loss_events_in_round: 0,
+            alpha_last_delivered: 0,
+            alpha_last_delivered_ce: 0,
+            pacing_rate: 0.0,
+            probe_rtt_count: 0,
+            bw_probe_count: 0,
+        }
+    }
+
+    // ------------------------------------------------------------ model
+
+    /// bbr_can_use_ecn: ECN negotiated on a shallow-threshold route.
+    fn can_use_ecn(&self, tp: &CcState) -> bool {
+        tp.ecn_ok && self.ecn_low
+    }
+
+    /// bbr_max_bw: the max of the last one or two cycles, segments/s.
+    pub fn max_bw(&self) -> f64 {
+        self.bw_hi[0].max(self.bw_hi[1])
+    }
+
+    /// bbr_bw: the bandwidth the model uses (max, bounded by bw_lo).
+    pub fn bw(&self) -> f64 {
+        self.max_bw().min(self.bw_lo)
+    }
+
+    pub fn min_rtt(&self) -> Option<SimTime> {
+        (self.min_rtt != NO_RTT).then_some(self.min_rtt)
+    }
+
+    pub fn full_bw_reached(&self) -> bool {
+        self.full_bw_reached
+    }
+
+    fn extra_acked(&self) -> u64 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// bbr_rate_bytes_per_sec with the pacing margin.
+    fn pacing_bytes(&self, bw: f64, gain: f64) -> f64 {
+        bw * self.mss as f64 * gain * (1.0 - PACING_MARGIN)
+    }
+
+    fn init_pacing_rate_from_rtt(&mut self, tp: &CcState) {
+        let rtt = match tp.srtt {
+            Some(s) if s > 0 => {
+                self.has_seen_rtt = true;
+                s as f64 / PS_PER_S as f64
+            }
+            _ => 1e-3,
+        };
+        self.pacing_rate = self.pacing_bytes(tp.cwnd as f64 / rtt, self.startup_pacing_gain);
+    }
+
+    fn set_pacing_rate(&mut self, tp: &CcState, bw: f64, gain: f64) {
+        let rate = self.pacing_bytes(bw, gain);
+        if !self.has_seen_rtt && tp.srtt.is_some() {
+            self.init_pacing_rate_from_rtt(tp);
+        }
+        if self.full_bw_reached || rate > self.pacing_rate {
+            self.pacing_rate = rate;
+        }
+    }
+
+    /// bbr_tso_segs_generic: what the pacing rate sends in 2^-10 s plus an
+    /// allowance of 64 KB halved per 512 µs of min RTT, under the GSO limit,
+    /// at least 2 segments.
+    fn tso_segs_goal(&self) -> u32 {
+        let mut bytes = self.pacing_rate / 1024.0;
+        if self.min_rtt != NO_RTT {
+            let r = (self.min_rtt / PS_PER_US) >> TSO_RTT_SHIFT;
+            if r < 32 {
+                bytes += GSO_LEGACY_MAX / (1u64 << r) as f64;
+            }
+        }
+        let bytes = bytes.min(GSO_LEGACY_MAX - 1.0 - 320.0);
+        ((bytes / self.mss as f64) as u32).max(MIN_TSO_SEGS)
+    }
+
+    /// bbr_bdp: ceil(bw · min_rtt · gain); the initial cwnd before any RTT.
+    fn bdp(&self, bw: f64, gain: f64) -> u32 {
+        if self.min_rtt == NO_RTT {
+            return self.init_cwnd;
+        }
+        let w = bw * self.min_rtt as f64 / PS_PER_S as f64;
+        (w * gain).ceil().min(u32::MAX as f64 / 2.0) as u32
+    }
+
+    fn quantization_budget(&self, cwnd: u32) -> u32 {
+        let mut c = cwnd.max(3 * self.tso_segs_goal()).max(self.cwnd_min);
+        if self.mode == Mode::ProbeBw && self.cycle_idx == Phase::Up {
+            c += 2;
+        }
+        c
+    }
+
+    fn inflight(&self, bw: f64, gain: f64) -> u32 {
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
+        if self.pacing_gain > 1.0 {
+            inflight_now + self.tso_segs_goal()
+        } else {
+            inflight_now
+        }
+    }
+
+    fn ack_aggregation_cwnd(&self) -> u32 {
+        let max_aggr = self.bw() * EXTRA_ACKED_MAX as f64 / PS_PER_S as f64;
+        (self.extra_acked() as f64).min(max_aggr) as u32
+    }
+
+    fn probe_rtt_cwnd(&self) -> u32 {
+        self.cwnd_min.max(self.bdp(self.bw(), self.probe_rtt_cwnd_gain))
+    }
+
+    fn save_cwnd(&mut self, tp: &CcState) {
+        if self.prev_ca_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = tp.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(tp.cwnd);
+        }
+    }
+
+    fn set_cwnd(&mut self, tp: &mut CcState, acked: u32, bw: f64, gain: f64) {
+        let mut cwnd = tp.cwnd;
+        if acked > 0 {
+            let mut target = self.bdp(bw, gain);
+            target += self.ack_aggregation_cwnd();
+            target = self.quantization_budget(target);
+            self.try_fast_path = false;
+            if self.full_bw_reached {
+                cwnd += acked;
+                if cwnd >= target {
+                    cwnd = target;
+                    self.try_fast_path = true;
+                }
+            } else if cwnd < target || cwnd < 2 * self.init_cwnd {
+                cwnd += acked;
+            } else {
+                self.try_fast_path = true;
+            }
+            cwnd = cwnd.max(self.cwnd_min);
+        }
+        tp.cwnd = cwnd.min(tp.cwnd_clamp);
+        if self.mode == Mode::ProbeRtt {
+            tp.cwnd = tp.cwnd.min(self.probe_rtt_cwnd());
+        }
+    }
+
+    fn update_round_start(&mut self, tp: &CcState, rs: &RateSample) {
+        self.round_start = false;
+        if rs.delivered.is_some() && rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = tp.delivered;
+            self.round_start = true;
+        }
+    }
+
+    fn calculate_bw_sample(rs: &RateSample) -> f64 {
+        match rs.delivered {
+            Some(d) if rs.interval > 0 => d as f64 * PS_PER_S as f64 / rs.interval as f64,
+            _ => 0.0,
+        }
+    }
+
+    fn update_ack_aggregation(&mut self, tp: &CcState, rs: &RateSample) {
+        if rs.acked_sacked == 0 || rs.delivered.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            let thresh = if self.full_bw_reached { EXTRA_ACKED_WIN_RTTS } else { 1 };
+            if self.extra_acked_win_rtts >= thresh {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch = tp.delivered_at.saturating_sub(self.ack_epoch_stamp);
+        let mut expected = (self.bw() * epoch as f64 / PS_PER_S as f64) as u64;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked as u64 >= ACK_EPOCH_RESET {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = tp.delivered_at;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xFFFFF);
+        let extra = (self.ack_epoch_acked - expected).min(tp.cwnd as u64);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        if extra > *slot {
+            *slot = extra;
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, tp: &mut CcState) {
+        let Some(done) = self.probe_rtt_done else { return };
+        if tp.now <= done {
+            return;
+        }
+        self.probe_rtt_min_stamp = tp.now; // schedule the next PROBE_RTT
+        tp.cwnd = tp.cwnd.max(self.prior_cwnd);
+        self.exit_probe_rtt(tp);
+    }
+
+    fn update_min_rtt(&mut self, tp: &mut CcState, rs: &RateSample) {
+        let probe_rtt_expired = tp.now > self.probe_rtt_min_stamp.saturating_add(self.probe_rtt_win);
+        if let Some(r) = rs.rtt {
+            // is_ack_delayed is never set here (see the header).
+            if r < self.probe_rtt_min || probe_rtt_expired {
+                self.probe_rtt_min = r;
+                self.probe_rtt_min_stamp = tp.now;
+            }
+        }
+        let min_rtt_expired = tp.now > self.min_rtt_stamp.saturating_add(self.min_rtt_win);
+        if self.probe_rtt_min <= self.min_rtt || min_rtt_expired {
+            self.min_rtt = self.probe_rtt_min;
+            self.min_rtt_stamp = self.probe_rtt_min_stamp;
+        }
+        if self.probe_rtt_time > 0 && probe_rtt_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.probe_rtt_count += 1;
+            self.save_cwnd(tp);
+            self.probe_rtt_done = None;
+            self.ack_phase = AckPhase::ProbeStopping;
+            self.next_rtt_delivered = tp.delivered;
+        }
+        if self.mode == Mode::ProbeRtt {
+            tp.mark_app_limited = true; // ignore low-rate samples
+            if self.probe_rtt_done.is_none() && tp.pipe <= self.probe_rtt_cwnd() {
+                self.probe_rtt_done = Some(tp.now + self.probe_rtt_time);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = tp.delivered;
+            } else if self.probe_rtt_done.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(tp);
+                }
+            }
+        }
+        if rs.delivered_count > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (self.startup_pacing_gain, self.startup_cwnd_gain),
+            Mode::Drain => (self.drain_gain, self.startup_cwnd_gain),
+            Mode::ProbeBw => {
+                let pacing = match self.cycle_idx {
+                    Phase::Up => self.gain_up,
+                    Phase::Down => self.gain_down,
+                    Phase::Cruise | Phase::Refill => 1.0,
+                };
+                let extra = if self.cycle_idx == Phase::Up { self.probe_up_cwnd_gain } else { 0.0 };
+                (pacing, self.cwnd_gain_bw + extra)
+            }
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+
+    fn take_max_bw_sample(&mut self, bw: f64) {
+        self.bw_hi[1] = self.bw_hi[1].max(bw);
+    }
+
+    fn advance_max_bw_filter(&mut self) {
+        if self.bw_hi[1] == 0.0 {
+            return; // no samples in this window; remember the old one
+        }
+        self.bw_hi[0] = self.bw_hi[1];
+        self.bw_hi[1] = 0.0;
+    }
+
+    fn reset_full_bw(&mut self) {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.full_bw_now = false;
+    }
+
+    fn target_inflight(&self, tp: &CcState) -> u32 {
+        self.inflight(self.bw(), 1.0).min(tp.cwnd)
+    }
+
+    fn is_probing_bandwidth(&self) -> bool {
+        self.mode == Mode::Startup
+            || (self.mode == Mode::ProbeBw && matches!(self.cycle_idx, Phase::Refill | Phase::Up))
+    }
+
+    fn has_elapsed_in_phase(&self, tp: &CcState, interval: SimTime) -> bool {
+        tp.now > self.cycle_stamp.saturating_add(interval)
+    }
+
+    fn handle_queue_too_high_in_startup(&mut self) {
+        self.full_bw_reached = true;
+        let bdp = self.inflight(self.max_bw(), 1.0);
+        self.inflight_hi = bdp.max(self.inflight_latest);
+    }
+
+    fn check_ecn_too_high_in_startup(&mut self, ce_ratio: f64) {
+        if self.full_bw_reached || !self.ecn_eligible || self.full_ecn_cnt == 0 || self.ecn_thresh == 0.0 {
+            return;
+        }
+        if ce_ratio >= self.ecn_thresh {
+            self.startup_ecn_rounds += 1;
+        } else {
+            self.startup_ecn_rounds = 0;
+        }
+        if self.startup_ecn_rounds >= self.full_ecn_cnt {
+            self.handle_queue_too_high_in_startup();
+        }
+    }
+
+    /// bbr_update_ecn_alpha: once per round; the round's CE share (None
+    /// when ECN is not in use or nothing was delivered).
+    fn update_ecn_alpha(&mut self, tp: &CcState) -> Option<f64> {
+        if !self.ecn_eligible
+            && self.can_use_ecn(tp)
+            && self.ecn_factor > 0.0
+            && (self.min_rtt <= self.ecn_max_rtt || self.ecn_max_rtt == 0)
+        {
+            self.ecn_eligible = true;
+        }
+        if !self.ecn_eligible {
+            return None; // PLB is not modelled, so nothing else wants alpha
+        }
+        let delivered = tp.delivered - self.alpha_last_delivered;
+        let delivered_ce = tp.delivered_ce - self.alpha_last_delivered_ce;
+        if delivered == 0 {
+            return None;
+        }
+        let ce_ratio = delivered_ce as f64 / delivered as f64;
+        self.ecn_alpha = ((1.0 - ECN_ALPHA_GAIN) * self.ecn_alpha + ECN_ALPHA_GAIN * ce_ratio).min(1.0);
+        self.alpha_last_delivered = tp.delivered;
+        self.alpha_last_delivered_ce = tp.delivered_ce;
+        self.check_ecn_too_high_in_startup(ce_ratio);
+        Some(ce_ratio)
+    }
+
+    fn raise_inflight_hi_slope(&mut self, tp: &CcState) {
+        let growth_this_round = 1u32 << self.bw_probe_up_rounds;
+        self.bw_probe_up_rounds = (self.bw_probe_up_rounds + 1).min(30);
+        self.bw_probe_up_cnt = (tp.cwnd / growth_this_round).max(1);
+    }
+
+    fn probe_inflight_hi_upward(&mut self, tp: &CcState, rs: &RateSample) {
+        if !tp.is_cwnd_limited || tp.cwnd < self.inflight_hi {
+            return; // not fully using inflight_hi, so do not grow it
+        }
+        self.bw_probe_up_acks += rs.acked_sacked;
+        if self.bw_probe_up_acks >= self.bw_probe_up_cnt {
+            let delta = self.bw_probe_up_acks / self.bw_probe_up_cnt;
+            self.bw_probe_up_acks -= delta * self.bw_probe_up_cnt;
+            self.inflight_hi = self.inflight_hi.saturating_add(delta);
+            self.try_fast_path = false;
+        }
+        if self.round_start {
+            self.raise_inflight_hi_slope(tp);
+        }
+    }
+
+    /// bbr_is_inflight_too_high: the flight lost more than `loss_thresh`
+    /// of itself, or more than `ecn_thresh` of what it delivered was marked.
+    fn is_inflight_too_high(&self, rs: &LossView) -> bool {
+        if rs.lost > 0 && rs.tx_in_flight > 0 {
+            let loss_thresh = (rs.tx_in_flight as f64 * self.loss_thresh).floor();
+            if rs.lost as f64 > loss_thresh {
+                return true;
+            }
+        }
+        if rs.delivered_ce > 0 && rs.delivered > 0 && self.ecn_eligible && self.ecn_thresh > 0.0 {
+            let ecn_thresh = (rs.delivered as f64 * self.ecn_thresh).floor();
+            if rs.delivered_ce as f64 > ecn_thresh {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// bbr_inflight_hi_from_lost_skb: the in-flight level at which the loss
+    /// rate crossed `loss_thresh`, solving
+    /// (lost_prev + x) / (inflight_prev + x) = loss_thresh for the prefix x
+    /// of the lost segment (one segment here) and rounding up.
+    fn inflight_hi_from_lost_skb(&self, rs: &LossView) -> u32 {
+        let (Some(inflight_prev), Some(lost_prev)) = (rs.tx_in_flight.checked_sub(1), rs.lost.checked_sub(1)) else {
+            return NO_BOUND;
+        };
+        let loss_budget = (inflight_prev as f64 * self.loss_thresh).ceil();
+        let lost_prefix = if lost_prev as f64 >= loss_budget {
+            0.0
+        } else {
+            ((loss_budget - lost_prev as f64) / (1.0 - self.loss_thresh)).floor()
+        };
+        inflight_prev.saturating_add(lost_prefix as u32)
+    }
+
+    fn inflight_with_headroom(&self) -> u32 {
+        if self.inflight_hi == NO_BOUND {
+            return NO_BOUND;
+        }
+        let headroom = ((self.inflight_hi as f64 * self.headroom) as u32).max(1);
+        self.inflight_hi.saturating_sub(headroom).max(self.cwnd_min)
+    }
+
+    fn bound_cwnd_for_inflight_model(&self, tp: &mut CcState) {
+        let mut cap = NO_BOUND;
+        if self.mode == Mode::ProbeBw && self.cycle_idx != Phase::Cruise {
+            cap = self.inflight_hi; // probe to see if more fits
+        } else if self.mode == Mode::ProbeRtt || (self.mode == Mode::ProbeBw && self.cycle_idx == Phase::Cruise) {
+            cap = self.inflight_with_headroom();
+        }
+        cap = cap.min(self.inflight_lo).max(self.cwnd_min);
+        tp.cwnd = tp.cwnd.min(cap);
+    }
+
+    fn ecn_cut(&self) -> f64 {
+        1.0 - self.ecn_alpha * self.ecn_factor
+    }
+
+    fn init_lower_bounds(&mut self, tp: &CcState, init_bw: bool) {
+        if init_bw && self.bw_lo == f64::INFINITY {
+            self.bw_lo = self.max_bw();
+        }
+        if self.inflight_lo == NO_BOUND {
+            self.inflight_lo = tp.cwnd;
+        }
+    }
+
+    fn loss_lower_bounds(&mut self) {
+        let cut = 1.0 - self.beta;
+        self.bw_lo = self.bw_latest.max(self.bw_lo * cut);
+        self.inflight_lo = self.inflight_latest.max((self.inflight_lo as f64 * cut) as u32);
+    }
+
+    fn adapt_lower_bounds(&mut self, tp: &CcState) {
+        if self.is_probing_bandwidth() {
+            return; // lower bounds are for when not probing
+        }
+        let mut ecn_inflight_lo = NO_BOUND;
+        if self.ecn_in_round && self.ecn_factor > 0.0 {
+            self.init_lower_bounds(tp, false);
+            ecn_inflight_lo = (self.inflight_lo as f64 * self.ecn_cut()) as u32;
+        }
+        if self.loss_in_round {
+            self.init_lower_bounds(tp, true);
+            self.loss_lower_bounds();
+        }
+        self.inflight_lo = self.inflight_lo.min(ecn_inflight_lo);
+        self.bw_lo = self.bw_lo.max(BW_FLOOR);
+    }
+
+    fn reset_lower_bounds(&mut self) {
+        self.bw_lo = f64::INFINITY;
+        self.inflight_lo = NO_BOUND;
+    }
+
+    fn reset_congestion_signals(&mut self) {
+        self.loss_in_round = false;
+        self.ecn_in_round = false;
+        self.loss_in_cycle = false;
+        self.ecn_in_cycle = false;
+        self.bw_latest = 0.0;
+        self.inflight_latest = 0;
+    }
+
+    fn exit_loss_recovery(&mut self, tp: &mut CcState) {
+        tp.cwnd = tp.cwnd.max(self.prior_cwnd);
+        self.try_fast_path = false;
+    }
+
+    fn update_latest_delivery_signals(&mut self, tp: &CcState, rs: &RateSample, sample_bw: f64) {
+        self.loss_round_start = false;
+        let Some(d) = rs.delivered else { return };
+        if rs.acked_sacked == 0 {
+            return;
+        }
+        self.bw_latest = self.bw_latest.max(sample_bw);
+        self.inflight_latest = self.inflight_latest.max(d.min(u32::MAX as u64) as u32);
+        if rs.prior_delivered >= self.loss_round_delivered {
+            self.loss_round_delivered = tp.delivered;
+            self.loss_round_start = true;
+        }
+    }
+
+    fn advance_latest_delivery_signals(&mut self, rs: &RateSample, sample_bw: f64) {
+        if self.loss_round_start && !rs.is_acking_tlp_retrans_seq {
+            self.bw_latest = sample_bw;
+            self.inflight_latest = rs.delivered.unwrap_or(0).min(u32::MAX as u64) as u32;
+        }
+    }
+
+    fn update_congestion_signals(&mut self, tp: &CcState, rs: &RateSample, sample_bw: f64) {
+        if rs.delivered.is_none() || rs.acked_sacked == 0 {
+            return;
+        }
+        if !rs.is_app_limited || sample_bw >= self.max_bw() {
+            self.take_max_bw_sample(sample_bw);
+        }
+        self.loss_in_round |= rs.losses > 0;
+        if !self.loss_round_start {
+            return;
+        }
+        self.adapt_lower_bounds(tp);
+        self.loss_in_round = false;
+        self.ecn_in_round = false;
+    }
+
+    fn is_reno_coexistence_probe_time(&self, tp: &CcState) -> bool {
+        let rounds = self.probe_max_rounds.min(self.target_inflight(tp));
+        self.rounds_since_probe >= rounds
+    }
+
+    fn pick_probe_wait(&mut self) {
+        self.rounds_since_probe = (self.rng.uniform() * BW_PROBE_RAND_ROUNDS) as u32;
+        let rand_us = (self.rng.uniform() * (self.probe_rand / PS_PER_US) as f64) as SimTime;
+        self.probe_wait = self.probe_base + rand_us * PS_PER_US;
+    }
+
+    fn set_cycle_idx(&mut self, phase: Phase) {
+        self.cycle_idx = phase;
+        self.try_fast_path = false;
+    }
+
+    fn start_bw_probe_refill(&mut self, tp: &CcState, bw_probe_up_rounds: u32) {
+        self.reset_lower_bounds();
+        self.bw_probe_up_rounds = bw_probe_up_rounds;
+        self.bw_probe_up_acks = 0;
+        self.stopped_risky_probe = false;
+        self.ack_phase = AckPhase::Refilling;
+        self.next_rtt_delivered = tp.delivered;
+        self.bw_probe_count += 1;
+        self.set_cycle_idx(Phase::Refill);
+    }
+
+    fn start_bw_probe_up(&mut self, tp: &CcState, sample_bw: f64) {
+        self.ack_phase = AckPhase::ProbeStarting;
+        self.next_rtt_delivered = tp.delivered;
+        self.cycle_stamp = tp.now;
+        self.reset_full_bw();
+        self.full_bw = sample_bw;
+        self.set_cycle_idx(Phase::Up);
+        self.raise_inflight_hi_slope(tp);
+    }
+
+    fn start_bw_probe_down(&mut self, tp: &CcState) {
+        self.reset_congestion_signals();
+        self.bw_probe_up_cnt = NO_BOUND;
+        self.pick_probe_wait();
+        self.cycle_stamp = tp.now;
+        self.ack_phase = AckPhase::ProbeStopping;
+        self.next_rtt_delivered = tp.delivered;
+        self.set_cycle_idx(Phase::Down);
+    }
+
+    fn start_bw_probe_cruise(&mut self) {
+        if self.inflight_lo != NO_BOUND {
+            self.inflight_lo = self.inflight_lo.min(self.inflight_hi);
+        }
+        self.set_cycle_idx(Phase::Cruise);
+    }
+
+    fn handle_inflight_too_high(&mut self, tp: &CcState, rs: &LossView) {
+        self.prev_probe_too_high = true;
+        self.bw_probe_samples = false; // react once per probe
+        if !rs.is_app_limited {
+            let floor = (self.target_inflight(tp) as f64 * (1.0 - self.beta)) as u32;
+            self.inflight_hi = rs.tx_in_flight.max(floor);
+        }
+        if self.mode == Mode::ProbeBw && self.cycle_idx == Phase::Up {
+            self.start_bw_probe_down(tp);
+        }
+    }
+
+    /// bbr_adapt_upper_bounds: true when it decided a state transition.
+    fn adapt_upper_bounds(&mut self, tp: &CcState, rs: &RateSample) -> bool {
+        if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
+            self.ack_phase = AckPhase::ProbeFeedback;
+        }
+        if self.ack_phase == AckPhase::ProbeStopping && self.round_start {
+            self.bw_probe_samples = false;
+            self.ack_phase = AckPhase::Init;
+            if self.mode == Mode::ProbeBw && !rs.is_app_limited {
+                self.advance_max_bw_filter();
+            }
+            if self.mode == Mode::ProbeBw && self.stopped_risky_probe && !self.prev_probe_too_high {
+                self.start_bw_probe_refill(tp, 0);
+                return true;
+            }
+        }
+        let view = LossView::from(rs);
+        if self.is_inflight_too_high(&view) {
+            if self.bw_probe_samples {
+                self.handle_inflight_too_high(tp, &view);
+            }
+        } else {
+            if self.inflight_hi == NO_BOUND {
+                return false; // no excess-queue signal yet
+            }
+            if rs.tx_in_flight > self.inflight_hi {
+                self.inflight_hi = rs.tx_in_flight;
+            }
+            if self.mode == Mode::ProbeBw && self.cycle_idx == Phase::Up {
+                self.probe_inflight_hi_upward(tp, rs);
+            }
+        }
+        false
+    }
+
+    fn check_time_to_probe_bw(&mut self, tp: &CcState) -> bool {
+        if self.ecn_eligible && self.ecn_in_cycle && !self.loss_in_cycle && tp.ca_state == CaState::Open {
+            let v = ((self.inflight_hi as f64 * ECN_REPROBE_GAIN) as u32).max(1);
+            self.start_bw_probe_refill(tp, v.ilog2());
+            return true;
+        }
+        if self.has_elapsed_in_phase(tp, self.probe_wait) || self.is_reno_coexistence_probe_time(tp) {
+            self.start_bw_probe_refill(tp, 0);
+            return true;
+        }
+        false
+    }
+
+    fn check_time_to_cruise(&self, inflight: u32, bw: f64) -> bool {
+        if inflight > self.inflight_with_headroom() {
+            return false;
+        }
+        inflight <= self.inflight(bw, 1.0)
+    }
+
+    fn update_cycle_phase(&mut self, tp: &CcState, rs: &RateSample, sample_bw: f64) {
+        if !self.full_bw_reached {
+            return;
+        }
+        if self.adapt_upper_bounds(tp, rs) {
+            return;
+        }
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let inflight = self.packets_in_net_at_edt(rs.prior_in_flight);
+        let bw = self.max_bw();
+        match self.cycle_idx {
+            Phase::Cruise => {
+                self.check_time_to_probe_bw(tp);
+            }
+            Phase::Refill => {
+                if self.round_start {
+                    self.bw_probe_samples = true;
+                    self.start_bw_probe_up(tp, sample_bw);
+                }
+            }
+            Phase::Up => {
+                let mut done = false;
+                if self.prev_probe_too_high && inflight >= self.inflight_hi {
+                    self.stopped_risky_probe = true;
+                    done = true;
+                } else if tp.is_cwnd_limited && tp.cwnd >= self.inflight_hi {
+                    self.reset_full_bw(); // inflight_hi is limiting growth
+                    self.full_bw = sample_bw;
+                } else if self.full_bw_now {
+                    done = true; // bandwidth plateau: the pipe looks full
+                }
+                if done {
+                    self.prev_probe_too_high = false;
+                    self.start_bw_probe_down(tp);
+                }
+            }
+            Phase::Down => {
+                if self.check_time_to_probe_bw(tp) {
+                    return;
+                }
+                if self.check_time_to_cruise(inflight, bw) {
+                    self.start_bw_probe_cruise();
+                }
+            }
+        }
+    }
+
+    fn exit_probe_rtt(&mut self, tp: &CcState) {
+        self.reset_lower_bounds();
+        if self.full_bw_reached {
+            self.mode = Mode::ProbeBw;
+            self.start_bw_probe_down(tp);
+            self.start_bw_probe_cruise();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    fn check_loss_too_high_in_startup(&mut self, tp: &CcState, rs: &RateSample) {
+        if self.full_bw_reached {
+            return;
+        }
+        if rs.losses > 0 && self.loss_events_in_round < 0xf {
+            self.loss_events_in_round += 1;
+        }
+        if self.full_loss_cnt > 0
+            && self.loss_round_start
+            && tp.ca_state == CaState::Recovery
+            && self.loss_events_in_round >= self.full_loss_cnt
+            && self.is_inflight_too_high(&LossView::from(rs))
+        {
+            self.handle_queue_too_high_in_startup();
+            return;
+        }
+        if self.loss_round_start {
+            self.loss_events_in_round = 0;
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, rs: &RateSample, sample_bw: f64) {
+        if self.full_bw_now || rs.is_app_limited {
+            return;
+        }
+        if sample_bw >= self.full_bw * self.full_thresh {
+            self.reset_full_bw();
+            self.full_bw = sample_bw;
+            return;
+        }
+        if !self.round_start {
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_now = self.full_bw_cnt >= self.full_cnt;
+        self.full_bw_reached |= self.full_bw_now;
+    }
+
+    fn check_drain(&mut self, tp: &mut CcState) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            // ssthresh is only exported, to show STARTUP has ended.
+            tp.ssthresh = self.inflight(self.max_bw(), 1.0);
+            self.reset_congestion_signals();
+        }
+        if self.mode == Mode::Drain && self.packets_in_net_at_edt(tp.pipe) <= self.inflight(self.max_bw(), 1.0) {
+            self.mode = Mode::ProbeBw;
+            self.start_bw_probe_down(tp);
+        }
+    }
+
+    fn update_model(&mut self, tp: &mut CcState, rs: &RateSample, sample_bw: f64) {
+        self.update_congestion_signals(tp, rs, sample_bw);
+        self.update_ack_aggregation(tp, rs);
+        self.check_loss_too_high_in_startup(tp, rs);
+        self.check_full_bw_reached(rs, sample_bw);
+        self.check_drain(tp);
+        self.update_cycle_phase(tp, rs, sample_bw);
+        self.update_min_rtt(tp, rs);
+    }
+
+    /// bbr_run_fast_path: on an app-limited ACK with nothing new, skip the
+    /// model update (Some(true): skip the control too).
+    fn run_fast_path(&mut self, tp: &mut CcState, rs: &RateSample, sample_bw: f64) -> Option<bool> {
+        if !(self.fast_path
+            && self.try_fast_path
+            && rs.is_app_limited
+            && sample_bw < self.max_bw()
+            && !self.loss_in_round
+            && !self.ecn_in_round)
+        {
+            return None;
+        }
+        let (prev_mode, prev_min_rtt) = (self.mode, self.min_rtt);
+        self.check_drain(tp);
+        self.update_cycle_phase(tp, rs, sample_bw);
+        self.update_min_rtt(tp, rs);
+        Some(self.mode == prev_mode && self.min_rtt == prev_min_rtt && self.try_fast_path)
+    }
+
+    /// bbr_note_loss: the current round is a loss round.
+    fn note_loss(&mut self, tp: &CcState) {
+        if !self.loss_in_round {
+            self.loss_round_delivered = tp.delivered;
+        }
+        self.loss_in_round = true;
+        self.loss_in_cycle = true;
+    }
+
+    fn run_loss_probe_recovery(&mut self, tp: &CcState) {
+        self.note_loss(tp);
+        if !self.bw_probe_samples {
+            return;
+        }
+        let rs = LossView {
+            lost: 1,
+            tx_in_flight: self.inflight_latest + 1,
+            is_app_limited: tp.app_limited,
+            ..Default::default()
+        };
+        if self.is_inflight_too_high(&rs) {
+            self.handle_inflight_too_high(tp, &rs);
+        }
+    }
+
+    /// Linux's bbr_get_phase names.
+    fn phase_name(&self) -> &'static str {
+        match (self.mode, self.cycle_idx) {
+            (Mode::Startup, _) => "startup",
+            (Mode::Drain, _) => "drain",
+            (Mode::ProbeRtt, _) => "probe_rtt",
+            (Mode::ProbeBw, Phase::Up) => "probe_bw_up",
+            (Mode::ProbeBw, Phase::Down) => "probe_bw_down",
+            (Mode::ProbeBw, Phase::Cruise) => "probe_bw_cruise",
+            (Mode::ProbeBw, Phase::Refill) => "probe_bw_refill",
+        }
+    }
+}
+
+fn nan_if(x: f64, none: bool) -> f64 {
+    if none {
+        f64::NAN
+    } else {
+        x
+    }
+}
+
+impl CongestionOps for Bbr3 {
+    fn name(&self) -> &'static str {
+        "bbr3"
+    }
+
+    fn var_names(&self) -> &'static [&'static str] {
+        &[
+            "bw_bps",
+            "bw_hi_bps",
+            "bw_lo_bps",
+            "min_rtt_s",
+            "pacing_gain",
+            "cwnd_gain",
+            "inflight_hi",
+            "inflight_lo",
+            "ecn_alpha",
+        ]
+    }
+
+    fn vars(&self, _tp: &CcState, out: &mut Vec<f64>) {
+        let bits = self.mss as f64 * 8.0;
+        out.extend([
+            self.bw() * bits,
+            self.max_bw() * bits,
+            nan_if(self.bw_lo * bits, self.bw_lo.is_infinite()),
+            self.min_rtt().map_or(f64::NAN, |r| r as f64 / PS_PER_S as f64),
+            self.pacing_gain,
+            self.cwnd_gain,
+            nan_if(self.inflight_hi as f64, self.inflight_hi == NO_BOUND),
+            nan_if(self.inflight_lo as f64, self.inflight_lo == NO_BOUND),
+            self.ecn_alpha,
+        ]);
+    }
+
+    fn mode(&self) -> Option<&'static str> {
+        Some(self.phase_name())
+    }
+
+    fn init(&mut self, tp: &mut CcState) {
+        self.mss = tp.mss;
+        self.init_cwnd = tp.cwnd.min(0x7f);
+        self.prior_cwnd = tp.prior_cwnd;
+        tp.ssthresh = u32::MAX;
+        self.next_rtt_delivered = tp.delivered;
+        self.prev_ca_state = CaState::Open;
+        self.probe_rtt_done = None;
+        self.probe_rtt_round_done = false;
+        self.probe_rtt_min = tp.min_rtt.unwrap_or(NO_RTT);
+        self.probe_rtt_min_stamp = tp.now;
+        self.min_rtt = self.probe_rtt_min;
+        self.min_rtt_stamp = tp.now;
+        self.has_seen_rtt = false;
+        self.init_pacing_rate_from_rtt(tp);
+        self.mode = Mode::Startup;
+        self.ack_epoch_stamp = tp.now;
+        // Start sampling the ECN mark rate after the first full flight.
+        self.loss_round_delivered = tp.delivered + 1;
+        self.reset_congestion_signals();
+        tp.pacing_rate = Some(self.pacing_rate);
+    }
+
+    /// bbr_ssthresh: save cwnd and the loss-adapted bounds for undo.
+    fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        self.save_cwnd(tp);
+        self.undo_bw_lo = self.bw_lo;
+        self.undo_inflight_lo = self.inflight_lo;
+        self.undo_inflight_hi = self.inflight_hi;
+        tp.ssthresh
+    }
+
+    fn cong_avoid(&mut self, _tp: &mut CcState, _acked: u32) {
+        unreachable!("BBRv3 runs through cong_control")
+    }
+
+    /// bbr_undo_cwnd: revert the short-term model after a spurious recovery.
+    fn undo_cwnd(&mut self, _tp: &CcState) -> u32 {
+        self.reset_full_bw();
+        self.loss_in_round = false;
+        self.bw_lo = self.bw_lo.max(self.undo_bw_lo);
+        self.inflight_lo = self.inflight_lo.max(self.undo_inflight_lo);
+        self.inflight_hi = self.inflight_hi.max(self.undo_inflight_hi);
+        self.try_fast_path = false;
+        self.prior_cwnd
+    }
+
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CwndEvent) {
+        match ev {
+            CwndEvent::TxStart if tp.app_limited => {
+                self.idle_restart = true;
+                self.ack_epoch_stamp = tp.now;
+                self.ack_epoch_acked = 0;
+                if self.mode == Mode::ProbeBw {
+                    self.set_pacing_rate(tp, self.bw(), 1.0);
+                    tp.pacing_rate = Some(self.pacing_rate);
+                } else if self.mode == Mode::ProbeRtt {
+                    self.check_probe_rtt_done(tp);
+                }
+            }
+            CwndEvent::TlpRecovery => self.run_loss_probe_recovery(tp),
+            // CA_EVENT_ECN_IS_CE / NO_CE drive the kernel's receiver-side
+            // precise ACKs, which are `tcp.ecn_feedback = "dctcp"` here.
+            _ => {}
+        }
+    }
+
+    fn set_state(&mut self, tp: &mut CcState, new: CaState) {
+        if new == CaState::Loss {
+            self.prev_ca_state = CaState::Loss;
+            self.reset_full_bw();
+            if !self.is_probing_bandwidth() && self.inflight_lo == NO_BOUND {
+                // adapt_lower_bounds needs the cwnd from before the RTO.
+                self.inflight_lo = tp.cwnd.max(self.prior_cwnd);
+            }
+        } else if self.prev_ca_state == CaState::Loss {
+            self.exit_loss_recovery(tp);
+        }
+    }
+
+    fn has_cong_control(&self) -> bool {
+        true
+    }
+
+    fn tso_segs(&self) -> Option<u32> {
+        Some(self.tso_segs_goal())
+    }
+
+    /// bbr_skb_marked_lost: while probing, end the probe as soon as the
+    /// flight a lost segment was sent in lost more than `loss_thresh`, with
+    /// inflight_hi at the level where the threshold was crossed.
+    fn skb_marked_lost(&mut self, tp: &CcState, skb: &LostSkb) {
+        self.note_loss(tp);
+        if !self.bw_probe_samples {
+            return; // not sent while probing for bandwidth
+        }
+        let mut rs = LossView {
+            lost: skb.lost,
+            tx_in_flight: skb.tx_in_flight,
+            is_app_limited: skb.is_app_limited,
+            ..Default::default()
+        };
+        if self.is_inflight_too_high(&rs) {
+            rs.tx_in_flight = self.inflight_hi_from_lost_skb(&rs);
+            self.handle_inflight_too_high(tp, &rs);
+        }
+    }
+
+    /// bbr_main.
+    fn cong_control(&mut self, tp: &mut CcState, rs: &RateSample) {
+        self.mss = tp.mss;
+        self.update_round_start(tp, rs);
+        if self.round_start {
+            self.rounds_since_probe = (self.rounds_since_probe + 1).min(0xff);
+            self.update_ecn_alpha(tp);
+        }
+        self.ecn_in_round |= self.ecn_eligible && rs.is_ece;
+        let sample_bw = Self::calculate_bw_sample(rs);
+        self.update_latest_delivery_signals(tp, rs, sample_bw);
+        let fast = self.run_fast_path(tp, rs, sample_bw);
+        if fast != Some(true) {
+            if fast.is_none() {
+                self.update_model(tp, rs, sample_bw);
+            }
+            self.update_gains();
+            let bw = self.bw();
+            self.set_pacing_rate(tp, bw, self.pacing_gain);
+            self.set_cwnd(tp, rs.acked_sacked, bw, self.cwnd_gain);
+            self.bound_cwnd_for_inflight_model(tp);
+        }
+        self.advance_latest_delivery_signals(rs, sample_bw);
+        self.prev_ca_state = tp.ca_state;
+        self.loss_in_cycle |= rs.lost > 0;
+        self.ecn_in_cycle |= rs.delivered_ce > 0;
+        tp.pacing_rate = Some(self.pacing_rate);
+    }
+}
+
+#[cfg(test)]
+mod tests;
