@@ -443,6 +443,50 @@ pub(crate) mod testkit {
         }
     }
 
+    /// A fluid bottleneck for network-free tests of rate-based algorithms:
+    /// B segments/s, propagation RTT T.
+    pub struct Pipe {
+        pub b: f64,
+        pub t: SimTime,
+    }
+
+    /// One ACK for one segment. The pipe delivers min(B, inflight/T)
+    /// segments per second with RTT max(T, inflight/B); between ACKs the
+    /// sender adds segments at its pacing rate, never past cwnd (and is
+    /// cwnd-limited when it reaches it).
+    pub fn step(x: &mut dyn CongestionOps, tp: &mut CcState, p: &Pipe, inflight: &mut f64) -> SimTime {
+        let t = p.t as f64 / crate::units::PS_PER_S as f64;
+        let now_in = inflight.max(1.0);
+        let rate = p.b.min(now_in / t);
+        let rtt = (t.max(now_in / p.b) * crate::units::PS_PER_S as f64) as SimTime;
+        let dt = 1.0 / rate;
+        tp.now += (dt * crate::units::PS_PER_S as f64) as SimTime;
+        tp.delivered += 1;
+        tp.delivered_at = tp.now;
+        let pace = tp.pacing_rate.unwrap_or(f64::INFINITY) / tp.mss as f64;
+        let prior = now_in.round() as u32;
+        let wanted = now_in - 1.0 + pace * dt;
+        tp.is_cwnd_limited = wanted >= tp.cwnd as f64;
+        *inflight = wanted.min(tp.cwnd as f64).max(0.0);
+        tp.pipe = inflight.round() as u32;
+        tp.in_flight = tp.pipe;
+        let rs = RateSample {
+            delivered: Some(prior as u64),
+            delivered_count: prior as u64,
+            interval: rtt,
+            acked_sacked: 1,
+            prior_in_flight: prior,
+            tx_in_flight: prior,
+            rtt: Some(rtt),
+            prior_delivered: tp.delivered.saturating_sub(prior as u64),
+            ..Default::default()
+        };
+        tp.srtt = Some(rtt);
+        x.cong_control(tp, &rs);
+        tp.mark_app_limited = false;
+        rtt
+    }
+
     /// Default parameters of an algorithm, for unit tests.
     pub fn defaults(name: &str) -> Params {
         params::resolve(spec(name).unwrap(), None, &Default::default()).unwrap()

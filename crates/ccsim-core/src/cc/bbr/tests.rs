@@ -1,52 +1,13 @@
 //! Network-free BBR tests: gains per mode, the gain cycle, ProbeRTT timing
-//! and the worked example of docs/reference.md R7, driven by a fluid pipe
-//! (bottleneck B segments/s, propagation RTT T) and a window-limited sender.
+//! and the worked example of docs/reference.md R7, driven by the fluid pipe
+//! of `cc::testkit` (bottleneck B segments/s, propagation RTT T).
 
 use super::*;
-use crate::cc::testkit::{defaults, state};
+use crate::cc::testkit::{defaults, state, step, Pipe};
 use crate::rng::StreamKind;
 
 fn bbr() -> Bbr {
     Bbr::new(&defaults("bbr"), Stream::new(7, StreamKind::Cc, 0))
-}
-
-struct Pipe {
-    b: f64,
-    t: SimTime,
-}
-
-/// One ACK for one segment. The pipe delivers min(B, inflight/T) segments
-/// per second with RTT max(T, inflight/B); between ACKs the sender adds
-/// segments at its pacing rate, never past cwnd.
-fn step(x: &mut Bbr, tp: &mut CcState, p: &Pipe, inflight: &mut f64) -> SimTime {
-    let t = p.t as f64 / PS_PER_S as f64;
-    let now_in = inflight.max(1.0);
-    let rate = p.b.min(now_in / t);
-    let rtt = (t.max(now_in / p.b) * PS_PER_S as f64) as SimTime;
-    let dt = 1.0 / rate;
-    tp.now += (dt * PS_PER_S as f64) as SimTime;
-    tp.delivered += 1;
-    tp.delivered_at = tp.now;
-    let pace = tp.pacing_rate.unwrap_or(f64::INFINITY) / tp.mss as f64;
-    let prior = now_in.round() as u32;
-    *inflight = (now_in - 1.0 + pace * dt).min(tp.cwnd as f64).max(0.0);
-    tp.pipe = inflight.round() as u32;
-    tp.in_flight = tp.pipe;
-    let rs = RateSample {
-        delivered: Some(prior as u64),
-        interval: rtt,
-        is_app_limited: false,
-        acked_sacked: 1,
-        losses: 0,
-        prior_in_flight: prior,
-        rtt: Some(rtt),
-        prior_delivered: tp.delivered.saturating_sub(prior as u64),
-        ..Default::default()
-    };
-    tp.srtt = Some(rtt);
-    x.cong_control(tp, &rs);
-    tp.mark_app_limited = false;
-    rtt
 }
 
 fn run_until(x: &mut Bbr, tp: &mut CcState, p: &Pipe, until: SimTime, mut f: impl FnMut(&Bbr, &CcState)) {
