@@ -154,6 +154,7 @@ ALL = [
     "bic",
     "cubic",
     "bbr",
+    "bbr3",
     "dctcp",
     "prague",
     "copa",

@@ -57,6 +57,7 @@ SCENARIOS = {
     "b_dumbbell_1G_newreno_sack_ts": lambda: reference("b", sack="rfc6675", timestamps=True),
     "a_dumbbell_100M_cubic_sack_ts": lambda: reference("a", "cubic", sack="rfc6675", timestamps=True),
     "a_dumbbell_100M_bbr_sack_ts": lambda: reference("a", "bbr", sack="rfc6675", timestamps=True),
+    "a_dumbbell_100M_bbr3_sack_ts": lambda: reference("a", "bbr3", sack="rfc6675", timestamps=True),
     "b_dumbbell_1G_cubic_sack_ts": lambda: reference("b", "cubic", sack="rfc6675", timestamps=True),
     "b_dumbbell_1G_bbr_sack_ts": lambda: reference("b", "bbr", sack="rfc6675", timestamps=True),
     "c_dumbbell_2.5G_newreno_sack_ts": lambda: reference("c", sack="rfc6675", timestamps=True),

@@ -257,6 +257,28 @@ pub fn tcp_rules(t: &TcpCfg) -> Result<(), Broken> {
             });
         }
     }
+    if uses_ecn_low(t) {
+        // BBRv3 (bbr_can_use_ecn) reads CE marks only on a flow that
+        // negotiated ECN, and counts them per delivered segment, which needs
+        // the receiver's precise per-CE-change ACKs (or AccECN's count), not
+        // RFC 3168's ECE-until-CWR.
+        if !t.ecn {
+            return Err(Broken {
+                option: "ecn",
+                got: "false".into(),
+                expected: format!("ecn = true with cc = '{}' and cc_params.ecn_low = true", t.cc),
+            });
+        }
+        if t.ecn_feedback == super::EcnFeedback::Classic {
+            return Err(Broken {
+                option: "ecn_feedback",
+                got: "'classic'".into(),
+                expected: "'dctcp' or 'accecn' with cc_params.ecn_low = true (RFC 3168's ECE-until-CWR marks \
+                           every segment of a window as CE)"
+                    .into(),
+            });
+        }
+    }
     if t.max_rto_ps < t.min_rto_ps {
         return Err(Broken {
             option: "max_rto",
@@ -265,6 +287,16 @@ pub fn tcp_rules(t: &TcpCfg) -> Result<(), Broken> {
         });
     }
     Ok(())
+}
+
+/// The flow's algorithm takes an `ecn_low` parameter (BBRv3: the route marks
+/// at a shallow threshold) and it is on.
+fn uses_ecn_low(t: &TcpCfg) -> bool {
+    let Some(spec) = crate::cc::spec(&t.cc) else { return false };
+    if !spec.params.iter().any(|p| p.name == "ecn_low") {
+        return false;
+    }
+    crate::cc::params::resolve(spec, t.cc_preset.as_deref(), &t.cc_params).is_ok_and(|p| p.flag("ecn_low"))
 }
 
 /// Apply `tcp_rules` to a resolved `[tcp]` configuration given as JSON
