@@ -132,7 +132,5 @@ def test_beside_cubic_bbr3_takes_less_than_v1_in_shallow_buffers():
 )
 def test_ecn_low_without_ecn_or_with_classic_feedback_is_refused(tcp, field, accepted):
     with pytest.raises(ScenarioError, match=field) as e:
-        Builder(duration="1s").single_link(rate="10Mbps", delay="10ms").tcp(cc="bbr3", **tcp).flows(
-            count=1
-        ).build()
+        Builder(duration="1s").single_link(rate="10Mbps", delay="10ms").tcp(cc="bbr3", **tcp).flows(count=1).build()
     assert accepted in str(e.value)

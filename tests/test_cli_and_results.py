@@ -17,7 +17,15 @@ def cli(*args, cwd=None):
 
 
 def test_examples_run_as_written(tmp_path):
-    for name in ("dumbbell", "lossy_link", "reverse_onoff", "web_mix", "datacenter_dctcp", "l4s_dualpi2", "bbr3_vs_cubic"):
+    for name in (
+        "dumbbell",
+        "lossy_link",
+        "reverse_onoff",
+        "web_mix",
+        "datacenter_dctcp",
+        "l4s_dualpi2",
+        "bbr3_vs_cubic",
+    ):
         out = tmp_path / name
         r = cli("run", str(ROOT / "examples" / f"{name}.toml"), "--out", str(out), "--json")
         assert r.returncode == 0, r.stderr
