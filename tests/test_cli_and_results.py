@@ -203,7 +203,7 @@ def test_bench_json_shape():
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     names = [s["name"] for s in d["scenarios"]]
-    assert names == [n for n in SCENARIOS if n.startswith("a_dumbbell")] and len(names) == 6
+    assert names == [n for n in SCENARIOS if n.startswith("a_dumbbell")] and len(names) == 7
     assert all(any(f"_{cc}_" in n for n in names) for cc in ("cubic", "bbr", "bbr3", "prague", "copa"))
     by = {s["name"]: s for s in d["scenarios"]}
     for s in d["scenarios"]:
