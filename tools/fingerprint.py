@@ -83,6 +83,18 @@ def matrix():
         },
         "prague_dualpi2": {"tcp.cc": "prague", "topology.queue": "dualpi2", "topology.loss": None},
         "copa": {"tcp.cc": "copa", "topology.loss": None, "flows[0].count": 2},
+        # BBRv3 with loss (skb_marked_lost, RACK-TLP) and with ECN on a shallow-threshold route
+        "bbr3": {"tcp.cc": "bbr3", "tcp.sack": "rfc6675", "flows[0].count": 2},
+        "bbr3_ecn_low": {
+            "tcp.cc": "bbr3",
+            "tcp.ecn": True,
+            "tcp.ecn_feedback": "dctcp",
+            "tcp.cc_params": {"ecn_low": True},
+            "topology.queue": {"kind": "red", "min_th": 20, "max_th": 20, "w_q": 1, "ecn": True},
+            "topology.loss": None,
+            "topology.delay": "1ms",  # BBRv3 uses ECN only under 5 ms of min RTT
+            "topology.buffer": "100pkt",
+        },
         "dctcp_ect1_dualpi2": {
             "tcp.cc": "dctcp",
             "tcp.ecn_codepoint": "ect1",

@@ -31,12 +31,14 @@
 //! `bbr_cwnd_event` on CA_EVENT_TX_START.
 
 mod minmax;
+pub mod shared;
 
 use super::params::{flag, int, num, AlgoSpec, Params, Preset, RecoveryFlavour};
 use super::{CaState, CcState, CongestionOps, CwndEvent, RateSample};
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
 pub use minmax::MaxFilter;
+use shared::{AckAggregation, Pacing};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
     name: "bbr",
@@ -63,7 +65,6 @@ pub const SPEC: AlgoSpec = AlgoSpec {
 };
 
 const CYCLE_LEN: usize = 8;
-const PACING_MARGIN: f64 = 0.01;
 const MIN_TSO_RATE_BPS: f64 = 1_200_000.0;
 const INIT_CWND: u32 = 10; // TCP_INIT_CWND
 const LT_INTVL_MIN_RTTS: u32 = 4;
@@ -72,8 +73,6 @@ const LT_BW_RATIO: f64 = 1.0 / 8.0;
 const LT_BW_DIFF_BYTES: f64 = 4000.0 / 8.0;
 const LT_BW_MAX_RTTS: u32 = 48;
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX: SimTime = 100 * PS_PER_MS;
-const ACK_EPOCH_RESET: u64 = 1 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -120,8 +119,7 @@ pub struct Bbr {
     full_bw_reached: bool,
     pub cycle_idx: usize,
     cycle_stamp: SimTime,
-    has_seen_rtt: bool,
-    pacing_rate: f64,
+    pacing: Pacing,
     // long-term
     lt_is_sampling: bool,
     lt_rtt_cnt: u32,
@@ -131,12 +129,7 @@ pub struct Bbr {
     lt_last_stamp: SimTime,
     lt_last_lost: u64,
     lost: u64,
-    // ACK aggregation
-    extra_acked: [u64; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
-    ack_epoch_stamp: SimTime,
-    ack_epoch_acked: u64,
+    aggr: AckAggregation,
     /// Times PROBE_RTT was entered (for traces and tests).
     pub probe_rtt_count: u32,
 }
@@ -179,8 +172,7 @@ impl Bbr {
             full_bw_reached: false,
             cycle_idx: 0,
             cycle_stamp: 0,
-            has_seen_rtt: false,
-            pacing_rate: 0.0,
+            pacing: Pacing::default(),
             lt_is_sampling: false,
             lt_rtt_cnt: 0,
             lt_use_bw: false,
@@ -189,11 +181,7 @@ impl Bbr {
             lt_last_stamp: 0,
             lt_last_lost: 0,
             lost: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
-            ack_epoch_stamp: 0,
-            ack_epoch_acked: 0,
+            aggr: AckAggregation::default(),
             probe_rtt_count: 0,
         }
     }
@@ -220,34 +208,20 @@ impl Bbr {
     }
 
     fn rate_bytes(&self, bw: f64, gain: f64, mss: u32) -> f64 {
-        bw * mss as f64 * gain * (1.0 - PACING_MARGIN)
+        Pacing::bytes(bw, gain, mss)
     }
 
     fn init_pacing_rate_from_rtt(&mut self, tp: &CcState) {
-        let rtt = match tp.srtt {
-            Some(s) if s > 0 => {
-                self.has_seen_rtt = true;
-                s as f64 / PS_PER_S as f64
-            }
-            _ => 1e-3,
-        };
-        let bw = tp.cwnd as f64 / rtt;
-        self.pacing_rate = self.rate_bytes(bw, self.high_gain, tp.mss);
+        self.pacing.init_from_rtt(tp, self.high_gain);
     }
 
     fn set_pacing_rate(&mut self, tp: &CcState, bw: f64, gain: f64) {
-        let rate = self.rate_bytes(bw, gain, tp.mss);
-        if !self.has_seen_rtt && tp.srtt.is_some() {
-            self.init_pacing_rate_from_rtt(tp);
-        }
-        if self.full_bw_reached || rate > self.pacing_rate {
-            self.pacing_rate = rate;
-        }
+        self.pacing.set(tp, bw, gain, self.high_gain, self.full_bw_reached);
     }
 
     /// bbr_min_tso_segs: one segment below 1.2 Mb/s, else two.
     fn min_segs(&self) -> u32 {
-        if self.pacing_rate * 8.0 < MIN_TSO_RATE_BPS {
+        if self.pacing.rate * 8.0 < MIN_TSO_RATE_BPS {
             1
         } else {
             2
@@ -259,7 +233,7 @@ impl Bbr {
         if !self.tso {
             return self.min_segs();
         }
-        super::tso_autosize(self.pacing_rate, mss, self.min_segs()).min(0x7f)
+        super::tso_autosize(self.pacing.rate, mss, self.min_segs()).min(0x7f)
     }
 
     fn bdp(&self, bw: f64, gain: f64) -> u32 {
@@ -301,8 +275,7 @@ impl Bbr {
         if !self.aggr_on || !self.full_bw_reached {
             return 0;
         }
-        let max_aggr = self.bw() * EXTRA_ACKED_MAX as f64 / PS_PER_S as f64;
-        (self.extra_acked[0].max(self.extra_acked[1]) as f64).min(max_aggr) as u32
+        self.aggr.cwnd(self.bw())
     }
 
     fn advance_cycle_phase(&mut self, tp: &CcState) {
@@ -438,27 +411,7 @@ impl Bbr {
         if !self.aggr_on || rs.acked_sacked == 0 || rs.delivered.is_none() || rs.interval == 0 {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = tp.delivered_at.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bw() * epoch as f64 / PS_PER_S as f64) as u64;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked as u64 >= ACK_EPOCH_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = tp.delivered_at;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xFFFFF);
-        let extra = (self.ack_epoch_acked - expected).min(tp.cwnd as u64);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        self.aggr.update(self.round_start, EXTRA_ACKED_WIN_RTTS, self.bw(), tp.delivered_at, rs.acked_sacked, tp.cwnd);
     }
 
     fn check_full_bw_reached(&mut self, rs: &RateSample) {
@@ -625,8 +578,8 @@ impl CongestionOps for Bbr {
         self.reset_lt(tp);
         self.mode = Mode::Startup;
         self.update_gains();
-        self.ack_epoch_stamp = tp.now;
-        tp.pacing_rate = Some(self.pacing_rate);
+        self.aggr.restart_epoch(tp.now);
+        tp.pacing_rate = Some(self.pacing.rate);
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
@@ -649,13 +602,12 @@ impl CongestionOps for Bbr {
     fn cwnd_event(&mut self, tp: &mut CcState, ev: CwndEvent) {
         if ev == CwndEvent::TxStart && tp.app_limited {
             self.idle_restart = true;
-            self.ack_epoch_stamp = tp.now;
-            self.ack_epoch_acked = 0;
+            self.aggr.restart_epoch(tp.now);
             // Pace at the estimated bandwidth: no need for more speed when
             // restarting from idle and app-limited.
             if self.mode == Mode::ProbeBw {
                 self.set_pacing_rate(tp, self.bw(), 1.0);
-                tp.pacing_rate = Some(self.pacing_rate);
+                tp.pacing_rate = Some(self.pacing.rate);
             } else if self.mode == Mode::ProbeRtt {
                 self.check_probe_rtt_done(tp);
             }
@@ -694,7 +646,7 @@ impl CongestionOps for Bbr {
         let bw = self.bw();
         self.set_pacing_rate(tp, bw, self.pacing_gain);
         self.set_cwnd(tp, rs, bw, self.cwnd_gain);
-        tp.pacing_rate = Some(self.pacing_rate);
+        tp.pacing_rate = Some(self.pacing.rate);
     }
 }
 

@@ -163,11 +163,11 @@ fn worked_example_targets() {
     x.set_pacing_rate(&tp, x.bw(), 1.25);
     assert_eq!(x.inflight(x.bw(), 2.0, 1500), 74);
     // Pacing: gain·bw·0.99 bytes/s.
-    assert!((x.pacing_rate - 1.25 * 1.25e6 * 0.99).abs() < 1.0, "{}", x.pacing_rate);
+    assert!((x.pacing.rate - 1.25 * 1.25e6 * 0.99).abs() < 1.0, "{}", x.pacing.rate);
     x.set_pacing_rate(&tp, x.bw(), 739.0 / 256.0);
-    assert!((x.pacing_rate - 3.57e6).abs() < 0.01e6, "STARTUP pacing {}", x.pacing_rate);
+    assert!((x.pacing.rate - 3.57e6).abs() < 0.01e6, "STARTUP pacing {}", x.pacing.rate);
     x.set_pacing_rate(&tp, x.bw(), 88.0 / 256.0);
-    assert!((x.pacing_rate - 0.425e6).abs() < 0.001e6, "DRAIN pacing {}", x.pacing_rate);
+    assert!((x.pacing.rate - 0.425e6).abs() < 0.001e6, "DRAIN pacing {}", x.pacing.rate);
 }
 
 #[test]

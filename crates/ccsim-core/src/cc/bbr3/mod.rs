@@ -42,10 +42,11 @@
 //! - losses come from the SACK scoreboard, so without SACK there are none to
 //!   see (as for v1 here).
 
+use super::bbr::shared::{AckAggregation, Pacing};
 use super::params::{flag, int, num, AlgoSpec, Params, Preset, RecoveryFlavour};
 use super::{CaState, CcState, CongestionOps, CwndEvent, LostSkb, RateSample};
 use crate::rng::Stream;
-use crate::units::{SimTime, PS_PER_MS, PS_PER_S, PS_PER_US};
+use crate::units::{SimTime, PS_PER_S, PS_PER_US};
 
 pub const SPEC: AlgoSpec = AlgoSpec {
     name: "bbr3",
@@ -113,10 +114,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
 const NO_RTT: SimTime = SimTime::MAX;
 /// "No bound" (Linux ~0U in inflight_hi / inflight_lo).
 const NO_BOUND: u32 = u32::MAX;
-const PACING_MARGIN: f64 = 0.01;
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-const EXTRA_ACKED_MAX: SimTime = 100 * PS_PER_MS;
-const ACK_EPOCH_RESET: u64 = 1 << 20;
 const ECN_ALPHA_GAIN: f64 = 1.0 / 16.0;
 const ECN_REPROBE_GAIN: f64 = 0.5;
 const BW_PROBE_RAND_ROUNDS: f64 = 2.0;
@@ -231,14 +229,9 @@ pub struct Bbr3 {
     full_bw_reached: bool,
     full_bw_cnt: u32,
     pub cycle_idx: Phase,
-    has_seen_rtt: bool,
     prior_cwnd: u32,
     full_bw: f64,
-    ack_epoch_stamp: SimTime,
-    extra_acked: [u64; 2],
-    ack_epoch_acked: u64,
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    aggr: AckAggregation,
     full_bw_now: bool,
     startup_ecn_rounds: u32,
     loss_in_cycle: bool,
@@ -269,7 +262,7 @@ pub struct Bbr3 {
     loss_events_in_round: u32,
     alpha_last_delivered: u64,
     alpha_last_delivered_ce: u64,
-    pacing_rate: f64,
+    pacing: Pacing,
     /// Times PROBE_RTT was entered and bandwidth probes (REFILL) begun, for
     /// traces and tests.
     pub probe_rtt_count: u32,
@@ -332,14 +325,9 @@ impl Bbr3 {
             full_bw_reached: false,
             full_bw_cnt: 0,
             cycle_idx: Phase::Up,
-            has_seen_rtt: false,
             prior_cwnd: 0,
             full_bw: 0.0,
-            ack_epoch_stamp: 0,
-            extra_acked: [0; 2],
-            ack_epoch_acked: 0,
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            aggr: AckAggregation::default(),
             full_bw_now: false,
             startup_ecn_rounds: 0,
             loss_in_cycle: false,
@@ -370,7 +358,7 @@ impl Bbr3 {
             loss_events_in_round: 0,
             alpha_last_delivered: 0,
             alpha_last_delivered_ce: 0,
-            pacing_rate: 0.0,
+            pacing: Pacing::default(),
             probe_rtt_count: 0,
             bw_probe_count: 0,
         }
@@ -436,14 +424,14 @@ impl CongestionOps for Bbr3 {
         self.probe_rtt_min_stamp = tp.now;
         self.min_rtt = self.probe_rtt_min;
         self.min_rtt_stamp = tp.now;
-        self.has_seen_rtt = false;
+        self.pacing = Pacing::default();
         self.init_pacing_rate_from_rtt(tp);
         self.mode = Mode::Startup;
-        self.ack_epoch_stamp = tp.now;
+        self.aggr.restart_epoch(tp.now);
         // Start sampling the ECN mark rate after the first full flight.
         self.loss_round_delivered = tp.delivered + 1;
         self.reset_congestion_signals();
-        tp.pacing_rate = Some(self.pacing_rate);
+        tp.pacing_rate = Some(self.pacing.rate);
     }
 
     /// bbr_ssthresh: save cwnd and the loss-adapted bounds for undo.
@@ -474,11 +462,10 @@ impl CongestionOps for Bbr3 {
         match ev {
             CwndEvent::TxStart if tp.app_limited => {
                 self.idle_restart = true;
-                self.ack_epoch_stamp = tp.now;
-                self.ack_epoch_acked = 0;
+                self.aggr.restart_epoch(tp.now);
                 if self.mode == Mode::ProbeBw {
                     self.set_pacing_rate(tp, self.bw(), 1.0);
-                    tp.pacing_rate = Some(self.pacing_rate);
+                    tp.pacing_rate = Some(self.pacing.rate);
                 } else if self.mode == Mode::ProbeRtt {
                     self.check_probe_rtt_done(tp);
                 }
@@ -557,7 +544,7 @@ impl CongestionOps for Bbr3 {
         self.prev_ca_state = tp.ca_state;
         self.loss_in_cycle |= rs.lost > 0;
         self.ecn_in_cycle |= rs.delivered_ce > 0;
-        tp.pacing_rate = Some(self.pacing_rate);
+        tp.pacing_rate = Some(self.pacing.rate);
     }
 }
 

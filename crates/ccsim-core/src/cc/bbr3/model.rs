@@ -28,41 +28,19 @@ impl Bbr3 {
         self.full_bw_reached
     }
 
-    pub(super) fn extra_acked(&self) -> u64 {
-        self.extra_acked[0].max(self.extra_acked[1])
-    }
-
-    /// bbr_rate_bytes_per_sec with the pacing margin.
-    pub(super) fn pacing_bytes(&self, bw: f64, gain: f64) -> f64 {
-        bw * self.mss as f64 * gain * (1.0 - PACING_MARGIN)
-    }
-
     pub(super) fn init_pacing_rate_from_rtt(&mut self, tp: &CcState) {
-        let rtt = match tp.srtt {
-            Some(s) if s > 0 => {
-                self.has_seen_rtt = true;
-                s as f64 / PS_PER_S as f64
-            }
-            _ => 1e-3,
-        };
-        self.pacing_rate = self.pacing_bytes(tp.cwnd as f64 / rtt, self.startup_pacing_gain);
+        self.pacing.init_from_rtt(tp, self.startup_pacing_gain);
     }
 
     pub(super) fn set_pacing_rate(&mut self, tp: &CcState, bw: f64, gain: f64) {
-        let rate = self.pacing_bytes(bw, gain);
-        if !self.has_seen_rtt && tp.srtt.is_some() {
-            self.init_pacing_rate_from_rtt(tp);
-        }
-        if self.full_bw_reached || rate > self.pacing_rate {
-            self.pacing_rate = rate;
-        }
+        self.pacing.set(tp, bw, gain, self.startup_pacing_gain, self.full_bw_reached);
     }
 
     /// bbr_tso_segs_generic: what the pacing rate sends in 2^-10 s plus an
     /// allowance of 64 KB halved per 512 µs of min RTT, under the GSO limit,
     /// at least 2 segments.
     pub(super) fn tso_segs_goal(&self) -> u32 {
-        let mut bytes = self.pacing_rate / 1024.0;
+        let mut bytes = self.pacing.rate / 1024.0;
         if self.min_rtt != NO_RTT {
             let r = (self.min_rtt / PS_PER_US) >> TSO_RTT_SHIFT;
             if r < 32 {
@@ -103,8 +81,7 @@ impl Bbr3 {
     }
 
     pub(super) fn ack_aggregation_cwnd(&self) -> u32 {
-        let max_aggr = self.bw() * EXTRA_ACKED_MAX as f64 / PS_PER_S as f64;
-        (self.extra_acked() as f64).min(max_aggr) as u32
+        self.aggr.cwnd(self.bw())
     }
 
     pub(super) fn probe_rtt_cwnd(&self) -> u32 {
@@ -160,32 +137,13 @@ impl Bbr3 {
         }
     }
 
+    /// bbr_update_ack_aggregation: a window of 1 round in STARTUP, else 5.
     pub(super) fn update_ack_aggregation(&mut self, tp: &CcState, rs: &RateSample) {
         if rs.acked_sacked == 0 || rs.delivered.is_none() {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            let thresh = if self.full_bw_reached { EXTRA_ACKED_WIN_RTTS } else { 1 };
-            if self.extra_acked_win_rtts >= thresh {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = tp.delivered_at.saturating_sub(self.ack_epoch_stamp);
-        let mut expected = (self.bw() * epoch as f64 / PS_PER_S as f64) as u64;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked as u64 >= ACK_EPOCH_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = tp.delivered_at;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked_sacked as u64).min(0xFFFFF);
-        let extra = (self.ack_epoch_acked - expected).min(tp.cwnd as u64);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        if extra > *slot {
-            *slot = extra;
-        }
+        let win = if self.full_bw_reached { EXTRA_ACKED_WIN_RTTS } else { 1 };
+        self.aggr.update(self.round_start, win, self.bw(), tp.delivered_at, rs.acked_sacked, tp.cwnd);
     }
 
     pub(super) fn check_probe_rtt_done(&mut self, tp: &mut CcState) {

@@ -6,6 +6,7 @@
 use super::*;
 use crate::cc::testkit::{defaults, state, step, Pipe};
 use crate::rng::StreamKind;
+use crate::units::PS_PER_MS;
 
 fn bbr3() -> Bbr3 {
     Bbr3::new(&defaults("bbr3"), Stream::new(7, StreamKind::Cc, 0))
@@ -296,14 +297,14 @@ fn tso_goal_is_the_kernels_sizing() {
     let mut x = bbr3();
     x.mss = 1448;
     // 100 Mb/s pacing: 12.5e6/1024 = 12207 bytes, plus 64 KB >> (40000 µs >> 9 = 78) = 0.
-    x.pacing_rate = 12.5e6;
+    x.pacing.rate = 12.5e6;
     x.min_rtt = 40 * PS_PER_MS;
     assert_eq!(x.tso_segs_goal(), 12207 / 1448);
     // 100 µs min RTT: r = 0, allowance 65536, capped at 65536 − 1 − 320.
     x.min_rtt = 100 * PS_PER_US;
     assert_eq!(x.tso_segs_goal(), (65536 - 1 - 320) / 1448);
     // Slow: at least sysctl_tcp_min_tso_segs = 2.
-    x.pacing_rate = 1e4;
+    x.pacing.rate = 1e4;
     x.min_rtt = 40 * PS_PER_MS;
     assert_eq!(x.tso_segs_goal(), 2);
 }
