@@ -22,6 +22,10 @@ ALGOS = [
     "bic",
     "cubic",
     "bbr",
+    "bbr3",
+    "dctcp",
+    "prague",
+    "copa",
 ]
 # Loss-based algorithms whose window saws between buffer overflows.
 SAWTOOTH = {"reno", "newreno", "westwood", "westwoodplus", "highspeed", "scalable", "bic", "cubic"}

@@ -661,3 +661,29 @@ fn frto_sends_new_data_then_declares_the_loss_real_on_a_dupack() {
     assert_eq!((f.c.stats.spurious_rtos, f.c.stats.undos), (0, 0));
     assert_eq!(sent(&out).first(), Some(&3), "conventional recovery resends 3");
 }
+
+#[test]
+fn newreno_without_sack_marks_the_head_lost_as_linux_does() {
+    // Linux tcp_newreno_mark_lost: without SACK the segment at snd_una is
+    // marked lost (tp->lost counts it, skb_marked_lost hears of it) at the
+    // fast retransmit and again at each partial ACK; tcp_timeout_mark_lost
+    // marks every outstanding segment at an RTO, a retransmission again.
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Off, |t| t.initial_window = 20);
+    f.start(0, &mut out);
+    for _ in 0..3 {
+        ack(&mut f, MS, 0, &[], &mut out);
+    }
+    assert!(f.c.in_recovery && lost(&f, 0));
+    assert_eq!((f.c.tp.lost, f.c.sb.lost_out), (1, 1));
+    // A partial ACK for 0..5 (recover = 20): the new head, 5, is lost.
+    ack(&mut f, 2 * MS, 5, &[], &mut out);
+    assert!(f.c.in_recovery && lost(&f, 5));
+    assert_eq!((f.c.tp.lost, f.c.sb.lost_out), (2, 1));
+    // An RTO: 5 was retransmitted (lost again) and 6..snd_max newly lost.
+    let out_now = f.c.snd_max - f.c.snd_una;
+    let deadline = f.c.next_deadline().expect("RTO armed");
+    f.on_timer(deadline, &mut out);
+    assert_eq!(f.c.tp.lost, 2 + out_now);
+    assert_eq!(f.c.sb.lost_out as u64, out_now);
+}

@@ -39,8 +39,6 @@
 //!   `ecn_low` parameter) on a flow that negotiated ECN, and only while the
 //!   minimum RTT is ≤ 5 ms; the precise per-CE-change ACKs the kernel's
 //!   receiver then sends are `tcp.ecn_feedback = "dctcp"`;
-//! - losses come from the SACK scoreboard, so without SACK there are none to
-//!   see (as for v1 here).
 
 use super::bbr::shared::{AckAggregation, Pacing};
 use super::params::{flag, int, num, AlgoSpec, Params, Preset, RecoveryFlavour};

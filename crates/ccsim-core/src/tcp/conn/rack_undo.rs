@@ -105,6 +105,48 @@ impl Conn {
         n
     }
 
+    /// Presume the segment at snd_una lost if it is not SACKed or marked
+    /// already (RFC 6675 §5 step 4.3's HighACK+1; Linux
+    /// tcp_newreno_mark_lost without SACK, at the fast retransmit and on each
+    /// partial ACK).
+    pub(in crate::tcp) fn mark_head_lost(&mut self) {
+        let una = self.snd_una;
+        if una >= self.snd_max || self.rec(una).flags & (SACKED | LOST) != 0 {
+            return;
+        }
+        self.rec_mut(una).flags |= LOST;
+        self.sb.marked(una, una + 1);
+        self.sb.lost_out += 1;
+        self.sb.lost_upto = self.sb.lost_upto.max(una + 1);
+        self.sb.lost_hi = self.sb.lost_hi.max(una + 1);
+        let r = *self.rec(una);
+        crate::tcp::rate::skb_lost(&mut *self.cc, &mut self.tp, &r);
+    }
+
+    /// Linux `tcp_timeout_mark_lost` at an RTO: every un-SACKed segment is
+    /// presumed lost and earlier retransmissions gone too; each segment
+    /// newly lost, or a retransmission lost again, is counted.
+    pub(in crate::tcp) fn timeout_mark_lost(&mut self) {
+        let mut lost = 0;
+        for r in self.sb.txq.iter_mut() {
+            let counts = r.flags & SACKED == 0 && (r.flags & LOST == 0 || r.flags & RETRANS != 0);
+            r.flags &= !RETRANS;
+            if r.flags & SACKED == 0 {
+                r.flags |= LOST;
+                lost += 1;
+            }
+            if counts {
+                crate::tcp::rate::skb_lost(&mut *self.cc, &mut self.tp, r);
+            }
+        }
+        self.sb.lost_out = lost;
+        self.sb.marked(self.snd_una, self.snd_max);
+        self.sb.retrans_out = 0;
+        self.sb.lost_upto = self.snd_max;
+        self.sb.lost_hi = self.snd_max;
+        self.sb.high_rxt = self.snd_una;
+    }
+
     /// Linux `tcp_mark_skb_lost`: a lost retransmission leaves retrans_out;
     /// the segment is (again) a hole for NextSeg rule 1.
     fn mark_lost(&mut self, s: u64, flags: u8) -> u32 {

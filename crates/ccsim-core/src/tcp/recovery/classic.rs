@@ -38,6 +38,7 @@ impl Classic {
         let flight = c.in_flight().saturating_sub(c.lt_sent);
         let state = if self.variant == Variant::Tahoe { CaState::Loss } else { CaState::Recovery };
         let ssthresh = c.begin_recovery(now, flight, state);
+        c.mark_head_lost();
         match self.variant {
             Variant::Tahoe => {
                 // cwnd = 1 and go back to snd_una in slow start.
@@ -70,6 +71,7 @@ impl Classic {
                 } else {
                     // NewReno partial ACK (RFC 6582 §3.2 step 4): retransmit the
                     // next hole, deflate by the amount acked, add back one SMSS.
+                    c.mark_head_lost();
                     let una = c.snd_una;
                     c.send_segment(una, now, out);
                     if !c.cc_owns_cwnd {

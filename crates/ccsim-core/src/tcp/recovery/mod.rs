@@ -124,7 +124,10 @@ impl Recovery {
     /// does with its scoreboard and send point.
     pub(super) fn on_rto(&mut self, c: &mut Conn, frto: bool) {
         match self {
-            Recovery::Classic(_) => c.snd_nxt = c.snd_una,
+            Recovery::Classic(_) => {
+                c.timeout_mark_lost();
+                c.snd_nxt = c.snd_una;
+            }
             Recovery::Rfc6675(m) => m.on_rto(c, frto),
             Recovery::Sack1(m) => m.on_rto(c),
         }

@@ -114,14 +114,8 @@ impl Rfc6675 {
         // the duplicate-ACK count rather than IsLost (not with RACK, which
         // marks losses itself).
         let una = c.snd_una;
-        if !c.cfg.tcp.rack && c.rec(una).flags & (SACKED | LOST) == 0 {
-            c.rec_mut(una).flags |= LOST;
-            let r = *c.rec(una);
-            crate::tcp::rate::skb_lost(&mut *c.cc, &mut c.tp, &r);
-            c.sb.marked(una, una + 1);
-            c.sb.lost_out += 1;
-            c.sb.lost_upto = c.sb.lost_upto.max(una + 1);
-            c.sb.lost_hi = c.sb.lost_hi.max(una + 1);
+        if !c.cfg.tcp.rack {
+            c.mark_head_lost();
         }
         self.prr_delivered = 0;
         self.prr_out = 0;
@@ -293,25 +287,7 @@ impl Rfc6675 {
     pub(super) fn on_rto(&mut self, c: &mut Conn, frto: bool) {
         self.frto = frto;
         self.frto_new = false;
-        let mut lost = 0;
-        for r in c.sb.txq.iter_mut() {
-            // tcp_mark_skb_lost counts a segment newly lost or a
-            // retransmission lost again.
-            let counts = r.flags & SACKED == 0 && (r.flags & LOST == 0 || r.flags & RETRANS != 0);
-            r.flags &= !RETRANS;
-            if r.flags & SACKED == 0 {
-                r.flags |= LOST;
-                lost += 1;
-            }
-            if counts {
-                crate::tcp::rate::skb_lost(&mut *c.cc, &mut c.tp, r);
-            }
-        }
-        c.sb.lost_out = lost;
-        c.sb.marked(c.snd_una, c.snd_max);
-        c.sb.retrans_out = 0;
-        c.sb.lost_upto = c.snd_max;
-        c.sb.lost_hi = c.snd_max;
+        c.timeout_mark_lost();
         c.rack.rtx.clear(); // every retransmission is presumed lost too
         c.sb.high_rxt = c.snd_una;
         self.in_loss = true;
