@@ -3,9 +3,25 @@ the field, the value and what is accepted."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .errors import ScenarioError, suggest
+
+# Largest scenario, sweep or trace file read (bytes); a scenario is a few kB.
+MAX_FILE_BYTES = 16 << 20
+
+
+def max_file_bytes() -> int:
+    """$CCSIM_MAX_FILE_BYTES (bytes, or a size such as "1MB") or MAX_FILE_BYTES."""
+    v = os.environ.get("CCSIM_MAX_FILE_BYTES", "").strip()
+    if not v:
+        return MAX_FILE_BYTES
+    if v.isdigit() and int(v) > 0:
+        return int(v)
+    from .units import parse_size
+
+    return parse_size("CCSIM_MAX_FILE_BYTES", v)
 
 
 def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:

@@ -39,6 +39,10 @@ def tcp_options() -> str:
     """Every [tcp] option of the core's schema (name as written, resolved field,
     kind with bounds or values, unit, doc line, needs_scoreboard), as JSON."""
 
+def load_trace(path: str) -> tuple[int, int, int]:
+    """Read and check a mahimahi trace file: (opportunities, period in ms,
+    mean rate in b/s); ValueError names the file, the line and the value."""
+
 def check_tcp(json: str) -> tuple[str, str, str] | None:
     """The rules between [tcp] options applied to a resolved TCP configuration
     (JSON): None when it passes, else (option as written, value, what is accepted)."""

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import stat
 import tomllib
 from pathlib import Path
 
 import numpy as np
 
-from . import memory, tcp_options, topologies, traffic
-from ._check import _check_keys, _int, _str
+from . import linkrates, memory, tcp_options, topologies, traffic
+from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, max_file_bytes  # noqa: F401 (re-exported)
 from .errors import ScenarioError
 from .netmodels import CODEL_DOC, DUALPI2_DOC, LOSS_KINDS, PIE_DOC, QUEUE_KINDS, RED_DOC  # noqa: F401 (re-exported)
 from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported)
@@ -172,6 +171,14 @@ class Scenario:
 
     # ---- validation and resolution
     def _resolve(self, raw: dict) -> dict:
+        src = Path(self.source)
+        token = linkrates.BASE_DIR.set(src.parent if src.is_file() else None)
+        try:
+            return self._resolve_in(raw)
+        finally:
+            linkrates.BASE_DIR.reset(token)
+
+    def _resolve_in(self, raw: dict) -> dict:
         _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
         for sec in ("sim", "topology", "flows"):
             if sec not in raw:
@@ -453,22 +460,6 @@ def parse_yaml(text: str, source: str) -> dict:
     if not isinstance(d, dict):
         raise ScenarioError(source, message=f"{source}: expected a mapping at the top level")
     return d
-
-
-# Largest scenario or sweep file read (bytes); a scenario is a few kB.
-MAX_FILE_BYTES = 16 << 20
-
-
-def max_file_bytes() -> int:
-    """$CCSIM_MAX_FILE_BYTES (bytes, or a size such as "1MB") or MAX_FILE_BYTES."""
-    v = os.environ.get("CCSIM_MAX_FILE_BYTES", "").strip()
-    if not v:
-        return MAX_FILE_BYTES
-    if v.isdigit() and int(v) > 0:
-        return int(v)
-    from .units import parse_size
-
-    return parse_size("CCSIM_MAX_FILE_BYTES", v)
 
 
 def read_text(path: str | Path, what: str = "scenario file") -> str:

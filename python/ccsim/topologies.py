@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ._check import _check_keys, _int, _str
 from .errors import ScenarioError
+from .linkrates import LinkRate, parse_link_rate
 from .netmodels import _loss, _queue, _reorder
 from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_time
 
@@ -16,14 +17,16 @@ TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satelli
 # Topology builders: kind -> {key: meaning}; flow-group keys are listed under "flows:".
 TOPOLOGY_DOC: dict[str, dict[str, str]] = {
     "single_link": {
-        "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link)",
+        "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link); rate may be a schedule [[0, '50Mbps'], ['10s', '10Mbps'], ...] (0 = outage)",
+        "trace, trace_offset, reverse_trace, reverse_trace_offset": "a mahimahi packet-delivery trace file in place of rate (one ms timestamp per line, 1504 bytes per opportunity, repeating), replayed from trace_offset into it",
         "buffer, queue, loss": "forward direction (buffer default '1bdp', queue default 'droptail')",
         "reverse_rate, reverse_delay, reverse_buffer, reverse_loss": "the b → a direction (default: as forward, no loss)",
         "reorder, reverse_reorder": "netem-like reordering of a direction: {jitter = '2ms'} (extra delay uniform in 0..jitter per packet) and/or {probability = 0.01, delay = '5ms'}; later packets overtake the delayed ones",
         "flows: direction": "'forward' (a → b) or 'reverse'",
     },
     "dumbbell": {
-        "bottleneck_rate, bottleneck_delay": "the r0 – r1 link",
+        "bottleneck_rate, bottleneck_delay": "the r0 – r1 link; bottleneck_rate may be a schedule [[0, '50Mbps'], ['10s', '10Mbps'], ...]",
+        "trace, trace_offset, reverse_trace, reverse_trace_offset": "a mahimahi trace for the bottleneck's direction(s) in place of its rate (as single_link)",
         "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
         "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
         "reorder, reverse_reorder": "reordering on the bottleneck's two directions (as single_link)",
@@ -44,7 +47,7 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
     },
     "explicit": {
-        "nodes, links": "[[topology.links]] tables: a, b, rate, delay, buffer, queue, loss, reorder and reverse_* options",
+        "nodes, links": "[[topology.links]] tables: a, b, rate (or a schedule), trace, trace_offset, delay, buffer, queue, loss, reorder and reverse_* options",
         "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
         "flows: src, dst": "node names",
     },
@@ -53,6 +56,10 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
 _SINGLE_KEYS = {
     "kind",
     "rate",
+    "trace",
+    "trace_offset",
+    "reverse_trace",
+    "reverse_trace_offset",
     "delay",
     "buffer",
     "queue",
@@ -68,6 +75,10 @@ _SINGLE_KEYS = {
 _DUMBBELL_KEYS = {
     "kind",
     "bottleneck_rate",
+    "trace",
+    "trace_offset",
+    "reverse_trace",
+    "reverse_trace_offset",
     "bottleneck_delay",
     "access_rate",
     "access_delay",
@@ -98,6 +109,10 @@ _EXPLICIT_LINK_KEYS = {
     "a",
     "b",
     "rate",
+    "trace",
+    "trace_offset",
+    "reverse_trace",
+    "reverse_trace_offset",
     "delay",
     "buffer",
     "queue",
@@ -129,8 +144,9 @@ FLOW_TOPO_KEYS = {
 def link_capacity_bps(link: dict) -> int:
     """A resolved link's capacity, b/s: the one place the Python side asks
     for it (BDP sizing, the memory estimate, the fuzz invariants, the
-    emulation's checks), as `LinkCfg::transmitter` is on the Rust side. A
-    link whose rate varies (a schedule or trace) answers here once."""
+    emulation's checks), as `LinkCfg::capacity_bps` is on the Rust side. A
+    link whose rate varies answers with its nominal rate: a trace's mean, a
+    schedule's rate at time 0."""
     return link["rate_bps"]
 
 
@@ -152,7 +168,7 @@ class Net:
         self,
         a: str,
         b: str,
-        rate: int,
+        rate: int | LinkRate,
         delay: int,
         buf: Buffer,
         buf_field: str,
@@ -162,12 +178,13 @@ class Net:
         reorder: dict | None = None,
     ) -> int:
         ia, ib = self.node(a), self.node(b)
+        lr = rate if isinstance(rate, LinkRate) else LinkRate(rate)
         self.links.append(
             {
                 "name": name or f"{a}->{b}",
                 "from": ia,
                 "to": ib,
-                "rate_bps": rate,
+                **lr.fields(),
                 "delay_ps": delay,
                 "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue},
                 "loss": loss,
@@ -277,11 +294,11 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
 
 def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _SINGLE_KEYS)
-    rate = parse_rate("topology.rate", t.get("rate"))
+    rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
     buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
     queue = _queue("topology.queue", t.get("queue", "droptail"))
-    rrate = parse_rate("topology.reverse_rate", t["reverse_rate"]) if "reverse_rate" in t else rate
+    rrate = parse_link_rate(t, "topology", "reverse_rate", "reverse_trace", default=rate)
     rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
     rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
     net.duplex(
@@ -333,14 +350,10 @@ def dumbbell(
     loss_both_ways: bool = False,
 ) -> list[int]:
     _check_keys("topology", t, keys)
-    brate = parse_rate("topology.bottleneck_rate", t.get("bottleneck_rate"))
+    brate = parse_link_rate(t, "topology", "bottleneck_rate", "trace")
     bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
-    rrate = (
-        parse_rate("topology.reverse_bottleneck_rate", t["reverse_bottleneck_rate"])
-        if "reverse_bottleneck_rate" in t
-        else brate
-    )
+    rrate = parse_link_rate(t, "topology", "reverse_bottleneck_rate", "reverse_trace", default=brate)
     loss = _loss("topology.loss", t.get("loss"))
     rloss = (
         _loss("topology.reverse_loss", t["reverse_loss"])
@@ -492,7 +505,7 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
         b = _str(f"{w}.b", l.get("b"), nodes)
         if a == b:
             raise ScenarioError(f"{w}.b", b, "a node other than a")
-        rate = parse_rate(f"{w}.rate", l.get("rate"))
+        rate = parse_link_rate(l, w, "rate", "trace")
         delay = parse_time(f"{w}.delay", l.get("delay"))
         buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
         queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
@@ -505,7 +518,7 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
             f"{w}.buffer",
             queue,
             _loss(f"{w}.loss", l.get("loss")),
-            rev_rate=parse_rate(f"{w}.reverse_rate", l["reverse_rate"]) if "reverse_rate" in l else None,
+            rev_rate=parse_link_rate(l, w, "reverse_rate", "reverse_trace", default=rate),
             rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
             rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
             rev_buf_field=f"{w}.reverse_buffer",

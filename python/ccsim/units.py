@@ -43,12 +43,14 @@ MAX_BUFFER_PKTS = 10**9
 MAX_BDP_MULTIPLE = 10**4
 
 
-def parse_rate(field: str, value) -> int:
-    """Rate string -> bits per second (int, > 0)."""
+def parse_rate(field: str, value, *, allow_zero: bool = False) -> int:
+    """Rate string -> bits per second (int, > 0; ≥ 0 with allow_zero)."""
     x = _parse(field, value, _RATE_UNITS, "rate", "10Mbps")
     bps = round(x)
-    if bps <= 0:
-        raise ScenarioError(field, value, "a rate above 0 bps, e.g. '10Mbps'")
+    if bps < 0 or (bps == 0 and not allow_zero):
+        raise ScenarioError(
+            field, value, "a rate above 0 bps, e.g. '10Mbps'" if not allow_zero else "a rate of 0 bps or more"
+        )
     if bps > MAX_RATE_BPS:
         raise ScenarioError(field, value, "a rate of at most 1 Pb/s ('1000Tbps')")
     return bps

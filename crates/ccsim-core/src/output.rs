@@ -293,7 +293,7 @@ pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
         Col("reordered", U(|r, _| r.link.reorder.as_deref().map_or(0, |x| x.delayed))),
         Col("max_queue_pkts", U(|r, _| r.link.stats.max_waiting_pkts as u64)),
         Col("max_queue_bytes", U(|r, _| r.link.stats.max_waiting_bytes)),
-        Col("utilization", F(|r, c| r.link.busy_within(c.end) as f64 / c.end as f64)),
+        Col("utilization", F(|r, c| r.link.utilization_within(c.end))),
     ]
 }
 

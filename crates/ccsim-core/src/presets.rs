@@ -74,6 +74,7 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
                 queue: QueueCfg::Droptail { limit_pkts: Some(lim), limit_bytes: None },
                 loss: LossCfg::None,
                 reorder: Default::default(),
+                varying: None,
             });
         }
     };

@@ -332,7 +332,8 @@ fn set_nonblocking(fd: RawFd) -> Result<(), String> {
 /// Returns the `links` and `link_series` tables (as the simulator writes
 /// them) and a one-row `forwarder` table of its own counters.
 pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutput, String> {
-    let sc: Scenario = serde_json::from_value(cfg.scenario.clone()).map_err(|e| format!("scenario: {e}"))?;
+    let mut sc: Scenario = serde_json::from_value(cfg.scenario.clone()).map_err(|e| format!("scenario: {e}"))?;
+    sc.load_traces().map_err(|e| e.to_string())?;
     sc.validate().map_err(|e| e.to_string())?;
     if fds.len() != cfg.hosts.len() {
         return Err(format!("hosts: {} hosts but {} file descriptors", cfg.hosts.len(), fds.len()));

@@ -228,6 +228,14 @@ fn check_tcp(json: &str) -> PyResult<Option<(String, String, String)>> {
     }
 }
 
+/// Read and check a mahimahi trace file: (opportunities, period in ms, mean
+/// rate in b/s), or ValueError naming the file, the line and the value.
+#[pyfunction]
+fn load_trace(path: &str) -> PyResult<(usize, u64, u64)> {
+    let t = ccsim_core::config::load_trace(path).map_err(pyo3::exceptions::PyValueError::new_err)?;
+    Ok((t.opps.len(), t.period / ccsim_core::units::PS_PER_MS, t.mean_bps()))
+}
+
 /// Panic inside the core through the same guard as `run` (the test suite
 /// uses it to prove a panic becomes a Python exception, not an abort).
 #[pyfunction]
@@ -254,6 +262,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(debug_assertions, m)?)?;
     Ok(())

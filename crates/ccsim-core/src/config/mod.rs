@@ -11,7 +11,10 @@ pub mod schema;
 mod tcp;
 mod traffic;
 
-pub use net::{EcnMask, LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, MIN_T_UPDATE_PS};
+pub use net::{
+    load_trace, EcnMask, LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MAX_TRACE_BYTES,
+    MIN_T_UPDATE_PS,
+};
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg,
     SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, TS_OPTION_BYTES,
@@ -81,9 +84,37 @@ pub(crate) fn err<T>(field: String, msg: impl std::fmt::Display) -> Result<T, Co
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
-        let sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
+        let mut sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
+        sc.load_traces()?;
         sc.validate()?;
         Ok(sc)
+    }
+
+    /// Read the trace files of trace-driven links (each file once) and set
+    /// each such link's nominal rate to its trace's mean.
+    pub fn load_traces(&mut self) -> Result<(), ConfigError> {
+        let mut seen: std::collections::HashMap<String, std::sync::Arc<crate::link::trace::Trace>> = Default::default();
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let name = l.name.clone();
+            if let Some(net::VaryingRate::Trace { path, loaded, .. }) = &mut l.varying {
+                if loaded.is_none() {
+                    let t = match seen.get(path.as_str()) {
+                        Some(t) => t.clone(),
+                        None => {
+                            let t = std::sync::Arc::new(
+                                net::load_trace(path)
+                                    .map_err(|m| ConfigError(format!("links[{i}] ({name}).trace: {m}")))?,
+                            );
+                            seen.insert(path.clone(), t.clone());
+                            t
+                        }
+                    };
+                    l.rate_bps = t.mean_bps();
+                    *loaded = Some(t);
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

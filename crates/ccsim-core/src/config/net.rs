@@ -19,6 +19,49 @@ pub struct LinkCfg {
     /// Reordering (netem-like extra delay that later packets may overtake).
     #[serde(default)]
     pub reorder: ReorderCfg,
+    /// A rate that varies: a mahimahi trace or a schedule (then `rate_bps`
+    /// is its nominal capacity: the trace's mean, the schedule's first rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub varying: Option<VaryingRate>,
+}
+
+/// A link direction whose rate varies (link/trace.rs, link/transmitter.rs).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum VaryingRate {
+    /// A mahimahi packet-delivery trace, replayed from `offset_ps` into it.
+    Trace {
+        path: String,
+        #[serde(default)]
+        offset_ps: SimTime,
+        /// The file's SHA-256 when the scenario was resolved: part of the
+        /// run's identity, so a changed file is a different run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sha256: Option<String>,
+        /// The parsed file (`Scenario::load_traces`).
+        #[serde(skip)]
+        loaded: Option<std::sync::Arc<crate::link::trace::Trace>>,
+    },
+    /// Piecewise-constant rate: (from, b/s) steps, the first from 0.
+    Schedule { steps: Vec<(SimTime, u64)> },
+}
+
+/// Largest trace file the core reads (the Python front end has its own,
+/// lower, configurable bound: $CCSIM_MAX_FILE_BYTES).
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// Read and parse a trace file; errors name the file.
+pub fn load_trace(path: &str) -> Result<crate::link::trace::Trace, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+    if meta.len() > MAX_TRACE_BYTES {
+        return Err(format!(
+            "{path}: {} bytes is larger than the {} bytes a trace may have",
+            meta.len(),
+            MAX_TRACE_BYTES
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    crate::link::trace::Trace::parse(&text).map_err(|m| format!("{path}: {m}"))
 }
 
 /// Per-packet extra delay on a link direction, after netem's `delay …
@@ -322,7 +365,23 @@ impl LinkCfg {
     /// service times and a capacity (what RED's automatic parameters, the
     /// utilisation and the `rate_bps` column read).
     pub fn transmitter(&self) -> crate::link::Transmitter {
-        crate::link::Transmitter::fixed(self.rate_bps)
+        use crate::link::{trace::TraceTx, ScheduleTx, Transmitter};
+        match &self.varying {
+            None => Transmitter::fixed(self.rate_bps),
+            Some(VaryingRate::Trace { loaded, offset_ps, .. }) => {
+                let t = loaded.clone().expect("Scenario::load_traces ran before the links are built");
+                Transmitter::Trace(Box::new(TraceTx::new(t, *offset_ps)))
+            }
+            Some(VaryingRate::Schedule { steps }) => {
+                Transmitter::Schedule(Box::new(ScheduleTx::new(steps.clone().into())))
+            }
+        }
+    }
+
+    /// The link's nominal capacity, b/s (a trace's mean, a schedule's rate
+    /// at time 0): what RED's automatic parameters read.
+    pub fn capacity_bps(&self) -> u64 {
+        self.rate_bps
     }
 
     /// Check the link `i` of a scenario with `n` nodes.
@@ -340,6 +399,42 @@ impl LinkCfg {
         }
         if self.rate_bps == 0 {
             return err(f("rate_bps"), "must be > 0 (got 0)");
+        }
+        match &self.varying {
+            None => {}
+            Some(VaryingRate::Trace { loaded, offset_ps, .. }) => {
+                check_time(|| f("trace.offset"), *offset_ps)?;
+                if loaded.is_none() {
+                    return err(f("trace"), "not loaded (Scenario::load_traces)");
+                }
+            }
+            Some(VaryingRate::Schedule { steps }) => {
+                let Some(&(t0, r0)) = steps.first() else { return err(f("rate"), "an empty schedule") };
+                if t0 != 0 {
+                    return err(f("rate"), format!("the first step must start at 0 (got {t0} ps)"));
+                }
+                if r0 != self.rate_bps {
+                    return err(
+                        f("rate_bps"),
+                        format!("must be the schedule's first rate {r0} (got {})", self.rate_bps),
+                    );
+                }
+                for (k, w) in steps.windows(2).enumerate() {
+                    if w[1].0 <= w[0].0 {
+                        return err(
+                            f("rate"),
+                            format!("step {}: times must increase ({} ps after {} ps)", k + 1, w[1].0, w[0].0),
+                        );
+                    }
+                    check_time(|| f("rate"), w[1].0)?;
+                }
+                if steps.last().is_some_and(|s| s.1 == 0) {
+                    return err(
+                        f("rate"),
+                        "the last step has rate 0: an outage must end (add a step with a rate after it)",
+                    );
+                }
+            }
         }
         self.queue.validate(&f)?;
         self.loss.validate(&f)?;

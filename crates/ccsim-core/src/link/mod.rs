@@ -22,9 +22,10 @@ use crate::ring::Ring;
 use crate::units::SimTime;
 
 mod reorder;
+pub mod trace;
 mod transmitter;
 pub use reorder::Reorder;
-pub use transmitter::Transmitter;
+pub use transmitter::{ScheduleTx, Transmitter};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
@@ -191,17 +192,25 @@ impl Link {
     }
 
     /// Dequeue-time mode: give the transmitter every packet it can start by
-    /// `now`, each at the instant it frees up.
+    /// `now`, each at the instant it frees up. `fresh`: the first of them
+    /// arrived to an idle link just now (it did not wait behind another).
     pub fn serve_until(&mut self, now: SimTime) {
+        self.serve(now, false);
+    }
+
+    fn serve(&mut self, now: SimTime, fresh: bool) {
         let Discipline::Dequeue(aqm) = &mut self.disc else { return };
+        let mut waited = !fresh;
         while self.busy_until <= now && aqm.len_pkts() > 0 {
             let t = self.busy_until;
             let before = self.dropped.len();
             let next = aqm.dequeue(t, &mut self.dropped);
             self.stats.drops += (self.dropped.len() - before) as u64;
             let Some(mut pkt) = next else { break };
-            let ser = self.tx.service_ps(t, pkt.size);
-            self.busy_until = t + ser;
+            let (t, end) = self.tx.transmit(t, waited, pkt.size);
+            waited = true;
+            let ser = end - t;
+            self.busy_until = end;
             self.stats.busy_ps += ser;
             self.stats.pkts_tx += 1;
             self.stats.bytes_tx += pkt.size as u64;
@@ -246,8 +255,9 @@ impl Link {
         self.stats.interval_max_pkts = self.stats.interval_max_pkts.max(qp);
         self.stats.max_waiting_bytes = self.stats.max_waiting_bytes.max(qb);
         // An idle transmitter takes the packet at once.
+        let fresh = self.busy_until <= now;
         self.busy_until = self.busy_until.max(now);
-        self.serve_until(now);
+        self.serve(now, fresh);
         let head = if was_empty { self.ring.front().map(|s| s.arrive) } else { None };
         self.debug_check();
         Admission::Accepted(head)
@@ -319,9 +329,8 @@ impl Link {
                 }
             }
         }
-        let tx_start = if idle { now } else { self.busy_until };
-        let ser = self.tx.service_ps(tx_start, pkt.size);
-        let tx_end = tx_start + ser;
+        let (tx_start, tx_end) = self.tx.transmit(if idle { now } else { self.busy_until }, !idle, pkt.size);
+        let ser = tx_end - tx_start;
         self.busy_until = tx_end;
         self.stats.busy_ps += ser;
         self.stats.pkts_tx += 1;
@@ -349,10 +358,10 @@ impl Link {
         }
         let arrive = tx_end + self.delay;
         let was_empty = self.ring.is_empty();
-        // FIFO at a fixed rate: transmissions start no earlier than now and
-        // arrivals leave the ring in order.
+        // FIFO: transmissions start no earlier than now and arrivals leave
+        // the ring in order (a trace may start two in one opportunity).
         debug_assert!(
-            tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start < tx_start),
+            tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start <= tx_start),
             "link {}: out-of-order transmission at {now}",
             self.name
         );
@@ -547,12 +556,30 @@ impl Link {
         self.ring.iter().chain(self.reorder.as_deref().into_iter().flat_map(|r| r.iter()))
     }
 
+    /// Utilisation within [0, end]: at a fixed rate the busy time's share;
+    /// with a trace or schedule, the bits delivered by `end` over the bits
+    /// the transmitter offered in that time.
+    pub fn utilization_within(&self, end: SimTime) -> f64 {
+        match self.tx.varying_capacity_bits(end) {
+            None => self.busy_within(end) as f64 / end as f64,
+            Some(cap) => {
+                let late: u64 =
+                    self.ring.iter().rev().take_while(|s| s.arrive - self.delay > end).map(|s| s.pkt.size as u64).sum();
+                let bits = (self.stats.bytes_tx - late) as f64 * 8.0;
+                if cap > 0.0 {
+                    bits / cap
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
     /// Busy time within [0, end]: remove the part of transmissions after `end`.
     pub fn busy_within(&self, end: SimTime) -> u64 {
         let mut over = 0u64;
         for s in self.ring.iter().rev() {
-            let ser = self.tx.service_ps(s.tx_start, s.pkt.size);
-            let tx_end = s.tx_start + ser;
+            let tx_end = s.arrive - self.delay;
             if tx_end <= end {
                 break;
             }

@@ -98,7 +98,7 @@ impl RedParams {
         else {
             unreachable!("RedParams::from_link is called for RED links only")
         };
-        let link_bps = l.transmitter().capacity_bps();
+        let link_bps = l.capacity_bps();
         let c = link_bps as f64 / (8.0 * *mean_pktsize as f64);
         let min = min_th.unwrap_or_else(|| (ps_to_s(*target_delay_ps) * c / 2.0).max(5.0));
         let max = max_th.unwrap_or(3.0 * min);

@@ -1,0 +1,123 @@
+"""A link direction's rate as a scenario writes it: a fixed rate ("10Mbps"),
+a piecewise-constant schedule ([[0, "50Mbps"], ["10s", "10Mbps"], ...],
+rate 0 for an outage) or a mahimahi packet-delivery trace (a file path).
+The core owns the trace format (`_core.load_trace` parses and checks it);
+this module turns what the user wrote into the core's link fields and
+names the user's field in every error."""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _core
+from ._check import max_file_bytes
+from .errors import ScenarioError
+from .units import parse_rate, parse_time
+
+# Directory that relative trace paths are taken from while a scenario is
+# resolved: the scenario file's, or the working directory.
+BASE_DIR: contextvars.ContextVar[Path | None] = contextvars.ContextVar("ccsim_trace_base_dir", default=None)
+
+
+@dataclass(frozen=True)
+class LinkRate:
+    """A direction's nominal capacity (b/s: a trace's mean, a schedule's
+    rate at time 0) and, when it varies, the core's `varying` field."""
+
+    bps: int
+    varying: dict | None = None
+
+    def fields(self) -> dict:
+        d: dict = {"rate_bps": self.bps}
+        if self.varying is not None:
+            d["varying"] = self.varying
+        return d
+
+
+def parse_schedule(field: str, value: list) -> LinkRate:
+    """[[time, rate], ...]: the first at 0, times increasing, rate 0 for an
+    outage, the last rate above 0."""
+    if not value:
+        raise ScenarioError(
+            field, value, 'a non-empty list of [time, rate] steps, e.g. [[0, "50Mbps"], ["10s", "10Mbps"]]'
+        )
+    steps: list[list[int]] = []
+    for k, item in enumerate(value):
+        w = f"{field}[{k}]"
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ScenarioError(w, item, 'a pair [time, rate], e.g. ["10s", "10Mbps"]')
+        t = 0 if item[0] == 0 and not isinstance(item[0], bool) else parse_time(f"{w}[0]", item[0])
+        r = 0 if item[1] == 0 and not isinstance(item[1], bool) else parse_rate(f"{w}[1]", item[1], allow_zero=True)
+        if k == 0 and t != 0:
+            raise ScenarioError(f"{w}[0]", item[0], "0 for the first step (the rate from the start)")
+        if steps and t <= steps[-1][0]:
+            raise ScenarioError(f"{w}[0]", item[0], f"a time after the previous step's ({value[k - 1][0]!r})")
+        steps.append([t, r])
+    if steps[-1][1] == 0:
+        raise ScenarioError(
+            f"{field}[{len(steps) - 1}][1]", value[-1][1], "a rate above 0 for the last step (an outage must end)"
+        )
+    if steps[0][1] == 0:
+        raise ScenarioError(
+            f"{field}[0][1]", value[0][1], "a rate above 0 at the start (begin an outage at a later step)"
+        )
+    return LinkRate(steps[0][1], {"kind": "schedule", "steps": steps})
+
+
+def load_trace(field: str, path, offset, offset_field: str) -> LinkRate:
+    """A mahimahi trace file: checked by the core (the file, the line and
+    the value in every error), hashed for the run's identity."""
+    if not isinstance(path, str) or not path.strip():
+        raise ScenarioError(field, path, "the path of a mahimahi trace file (one millisecond timestamp per line)")
+    p = Path(path).expanduser()
+    if not p.is_absolute():
+        p = (BASE_DIR.get() or Path.cwd()) / p
+    limit = max_file_bytes()
+    try:
+        size = os.stat(p).st_size
+    except OSError as e:
+        raise ScenarioError(field, message=f"{field}: cannot read trace {p}: {e.strerror}") from None
+    if size > limit:
+        raise ScenarioError(
+            field,
+            message=f"{field}: trace {p} has {size} bytes, more than the limit of {limit} (CCSIM_MAX_FILE_BYTES)",
+        )
+    try:
+        _n, _period_ms, mean_bps = _core.load_trace(str(p))
+    except ValueError as e:
+        raise ScenarioError(field, message=f"{field}: {e}") from None
+    sha = hashlib.sha256(p.read_bytes()).hexdigest()
+    off = 0 if offset is None else parse_time(offset_field, offset)
+    return LinkRate(mean_bps, {"kind": "trace", "path": str(p.resolve()), "offset_ps": off, "sha256": sha})
+
+
+def parse_link_rate(
+    t: dict, where: str, rate_key: str, trace_key: str | None = None, *, default: LinkRate | None = None
+) -> LinkRate:
+    """The rate of one direction from the keys `rate_key` (a rate or a
+    schedule) and `trace_key` (a trace path, with `<trace_key>_offset`);
+    `default` when neither is given (a reverse direction follows its forward
+    one), else `rate_key` is required."""
+    if trace_key is not None and trace_key in t:
+        if rate_key in t:
+            raise ScenarioError(
+                f"{where}.{trace_key}",
+                message=f"{where}.{trace_key}: a trace sets the rate; give {rate_key} or {trace_key}, not both",
+            )
+        return load_trace(
+            f"{where}.{trace_key}", t[trace_key], t.get(f"{trace_key}_offset"), f"{where}.{trace_key}_offset"
+        )
+    if trace_key is not None and f"{trace_key}_offset" in t:
+        raise ScenarioError(
+            f"{where}.{trace_key}_offset", message=f"{where}.{trace_key}_offset: given without {where}.{trace_key}"
+        )
+    if rate_key not in t and default is not None:
+        return default
+    v = t.get(rate_key)
+    if isinstance(v, list):
+        return parse_schedule(f"{where}.{rate_key}", v)
+    return LinkRate(parse_rate(f"{where}.{rate_key}", v))

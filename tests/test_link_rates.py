@@ -1,0 +1,193 @@
+"""Links whose rate varies: mahimahi packet-delivery traces (Netravali et
+al., USENIX ATC 2015, `mm-link`) and piecewise-constant rate schedules with
+outages. The per-opportunity rules of mahimahi's link_queue.cc are worked by
+hand in crates/ccsim-core/src/link/trace.rs; here whole scenarios are
+checked against the arithmetic of the trace or schedule."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from ccsim import Builder, ScenarioError
+
+PKT = 1500  # bytes on the wire of a CBR packet of packet_size 1500B
+OPP_BITS = 1504 * 8  # one mahimahi delivery opportunity (PACKET_SIZE)
+
+
+def _trace(path, lines):
+    path.write_text("".join(f"{x}\n" for x in lines))
+    return str(path)
+
+
+def _cbr(cbr, start="0s", stop="0.5s", duration="3s", sample="10ms", buffer="1000pkt", **link):
+    return (
+        Builder(duration=duration, seed=1, sample_interval=sample)
+        .single_link(delay="10ms", buffer=buffer, **link)
+        .flows(count=1, app="cbr", rate=cbr, packet_size="1500B", start=start, stop=stop)
+        .build()
+        .run()
+    )
+
+
+def _queue(res, link=0):
+    return res.link_series.filter(pl.col("link") == link)["queue_pkts"].to_numpy().astype(np.int64)
+
+
+def test_a_constant_trace_is_a_fixed_link_of_its_mean_rate(tmp_path):
+    # One opportunity per millisecond: 1504 B/ms = 12.032 Mb/s. Open loop
+    # (CBR at twice that for 0.5 s into a deep buffer) the queue series is
+    # the fixed link's to the packet; closed loop (CUBIC, BBR) the goodput is
+    # within 0.1 %.
+    tr = _trace(tmp_path / "const", range(1, 1001))
+    a, b = _cbr("24Mbps", trace=tr), _cbr("24Mbps", rate="12.032Mbps")
+    assert np.abs(_queue(a) - _queue(b)).max() <= 1
+    assert _queue(a).max() >= 450  # the burst did queue (12 Mb/s excess for 0.5 s ≈ 500)
+    assert a.links["rate_bps"][0] == 12_032_000
+    for cc in ("cubic", "bbr"):
+        g = []
+        for link in ({"trace": tr}, {"rate": "12.032Mbps"}):
+            res = (
+                Builder(duration="20s", seed=1)
+                .single_link(delay="20ms", buffer="100pkt", **link)
+                .tcp(cc=cc)
+                .flows(count=1, app="bulk")
+                .build()
+                .run()
+            )
+            g.append(res.flows["goodput_bps"][0])
+        assert abs(g[0] - g[1]) / g[1] < 1e-3, (cc, g)
+
+
+def test_a_bdp_buffer_on_a_trace_link_uses_its_mean_rate(tmp_path):
+    # 12.032 Mb/s × 40 ms / (8 · 1500 B) = 40.1 → 40 packets.
+    tr = _trace(tmp_path / "const", range(1, 1001))
+    sc = Builder(duration="1s").single_link(delay="20ms", trace=tr, buffer="1bdp").flows(count=1).build()
+    assert sc.core["links"][0]["queue"]["limit_pkts"] == 40
+
+
+def test_goodput_stays_under_a_varying_trace_and_bbr_follows_its_capacity(tmp_path):
+    # 2 s at two opportunities per ms (24.064 Mb/s), 2 s at one per 2 ms
+    # (6.016 Mb/s), repeating. Goodput is at most the trace's capacity times
+    # the payload share (1448/1500); BBR's delivery-rate estimate is near
+    # each phase's capacity by the end of the phase.
+    lines = [t for ms in range(1, 2001) for t in (ms, ms)] + list(range(2002, 4001, 2))
+    tr = _trace(tmp_path / "step", lines)
+    cap = {"hi": 2 * OPP_BITS * 1000, "lo": OPP_BITS * 500}
+    mean = (2000 * 2 + 1000) * OPP_BITS / 4.0
+    for cc in ("cubic", "bbr"):
+        res = (
+            Builder(duration="40s", seed=1, sample_interval="100ms")
+            .single_link(delay="20ms", buffer="2bdp", trace=tr)
+            .tcp(cc=cc)
+            .flows(count=1, app="bulk")
+            .build()
+            .run()
+        )
+        assert res.links["rate_bps"][0] == int(mean)
+        assert res.flows["goodput_bps"][0] <= mean * 1448 / 1500
+        assert res.flows["goodput_bps"][0] >= 0.7 * mean * 1448 / 1500, cc
+        if cc == "bbr":
+            fs = res.flow_series.filter(pl.col("flow") == 0)
+            for phase, t0 in (("hi", 1.8), ("lo", 3.8)):
+                # the last 0.2 s of each phase, over the last 8 periods
+                sel = fs.filter(((pl.col("time_s") % 4.0) >= t0 - 0.001) & ((pl.col("time_s") % 4.0) < t0 + 0.2))
+                sel = sel.filter(pl.col("time_s") > 8)
+                est = sel["delivery_rate_bps"].median() * 1500 / 1448
+                assert 0.75 * cap[phase] <= est <= 1.1 * cap[phase], (phase, est, cap[phase])
+
+
+def test_a_rate_step_builds_the_queue_at_the_rate_difference():
+    # CBR 30 Mb/s; the link steps from 50 to 10 Mb/s at 1 s: the queue grows
+    # by (30 − 10) Mb/s / (8 · 1500 B) = 1666.7 packets per second.
+    res = _cbr("30Mbps", stop="2s", duration="2s", sample="100ms", rate=[[0, "50Mbps"], ["1s", "10Mbps"]])
+    ls = res.link_series.filter(pl.col("link") == 0)
+    q = dict(zip(ls["time_s"].round(3).to_list(), ls["queue_pkts"].to_list()))
+    assert q[1.0] <= 1
+    for t in (1.1, 1.2, 1.3, 1.5):
+        expect = (t - 1.0) * 20e6 / (8 * PKT)
+        assert abs(q[t] - expect) <= 2, (t, q[t], expect)
+    assert res.links["rate_bps"][0] == 50_000_000
+
+
+def test_an_outage_holds_packets_and_loses_none_below_the_buffer():
+    # CBR 6 Mb/s; the link is off from 1 s to 2 s: 6e6 / (8 · 1500) = 500
+    # packets wait (buffer 1000), none is lost, and the queue drains at the
+    # restored 50 Mb/s minus the 6 Mb/s still arriving.
+    res = _cbr("6Mbps", stop="3s", duration="3s", sample="50ms", rate=[[0, "50Mbps"], ["1s", 0], ["2s", "50Mbps"]])
+    ls = res.link_series.filter(pl.col("link") == 0)
+    q = dict(zip(ls["time_s"].round(3).to_list(), ls["queue_pkts"].to_list()))
+    assert abs(q[2.0] - 500) <= 2 and abs(q[1.5] - 250) <= 2
+    drain = 500 / ((50e6 - 6e6) / (8 * PKT))  # 0.136 s
+    assert q[2.2] <= 1 and drain < 0.15  # drained by 2.2 s
+    assert res.links["drops"][0] == 0
+    assert res.links["pkts_tx"][0] == res.links["pkts_offered"][0]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1\n3\n2\n", "line 3: 2 ms is earlier than the line before (3 ms)"),
+        ("1\n-2\n", 'line 2: "-2" is not a whole, non-negative number of milliseconds'),
+        ("1\nabc\n", 'line 2: "abc" is not a whole'),
+        ("", "no delivery opportunities"),
+        ("0\n0\n", "the last opportunity is at 0 ms"),
+        ("1\n\n2\n", "line 2: empty line"),
+    ],
+)
+def test_bad_traces_name_the_field_the_file_the_line_and_the_value(tmp_path, text, message):
+    p = tmp_path / "bad.trace"
+    p.write_text(text)
+    with pytest.raises(ScenarioError, match="topology.trace") as e:
+        Builder(duration="1s").single_link(delay="10ms", trace=str(p)).flows(count=1).build()
+    assert str(p) in str(e.value) and message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "link, field, accepted",
+    [
+        ({"rate": [["1s", "10Mbps"]]}, "topology.rate[0][0]", "0 for the first step"),
+        ({"rate": [[0, "10Mbps"], ["1s", 0]]}, "topology.rate[1][1]", "an outage must end"),
+        ({"rate": [[0, "10Mbps"], ["2s", "5Mbps"], ["1s", "8Mbps"]]}, "topology.rate[2][0]", "a time after"),
+        ({"rate": [[0, 0], ["1s", "8Mbps"]]}, "topology.rate[0][1]", "a rate above 0 at the start"),
+        ({"rate": [[0]]}, "topology.rate[0]", "a pair [time, rate]"),
+        ({"rate": []}, "topology.rate", "a non-empty list"),
+        ({"rate": "10Mbps", "trace_offset": "1s"}, "topology.trace_offset", "given without topology.trace"),
+    ],
+)
+def test_bad_schedules_name_the_field(link, field, accepted):
+    with pytest.raises(ScenarioError) as e:
+        Builder(duration="1s").single_link(delay="10ms", **link).flows(count=1).build()
+    assert str(e.value).startswith(field) and accepted in str(e.value), str(e.value)
+
+
+def test_a_trace_and_a_rate_together_and_missing_or_oversized_files_are_refused(tmp_path, monkeypatch):
+    tr = _trace(tmp_path / "t", range(1, 101))
+    with pytest.raises(ScenarioError, match=r"topology.trace: a trace sets the rate; give rate or trace, not both"):
+        Builder(duration="1s").single_link(delay="10ms", rate="10Mbps", trace=tr).flows(count=1).build()
+    with pytest.raises(ScenarioError, match=r"topology.trace: cannot read trace .*nope"):
+        Builder(duration="1s").single_link(delay="10ms", trace=str(tmp_path / "nope")).flows(count=1).build()
+    monkeypatch.setenv("CCSIM_MAX_FILE_BYTES", "100")
+    with pytest.raises(ScenarioError, match=r"topology.trace: trace .* has \d+ bytes, more than the limit of 100"):
+        Builder(duration="1s").single_link(delay="10ms", trace=tr).flows(count=1).build()
+
+
+def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content_is_the_identity(tmp_path):
+    import ccsim
+
+    _trace(tmp_path / "link.trace", range(1, 11))
+    f = tmp_path / "s.toml"
+    f.write_text(
+        '[sim]\nduration = "1s"\n[topology]\nkind = "dumbbell"\ntrace = "link.trace"\ntrace_offset = "3ms"\n'
+        'bottleneck_delay = "10ms"\naccess_rate = "1Gbps"\naccess_delay = "1ms"\n[[flows]]\ncount = 1\n'
+    )
+    sc = ccsim.load(f)
+    bott = next(l for l in sc.core["links"] if l["name"] == "r0->r1")
+    v = bott["varying"]
+    assert v["path"] == str((tmp_path / "link.trace").resolve()) and v["offset_ps"] == 3 * 10**9
+    # the reverse direction follows the forward one when it has no trace of its own
+    assert next(l for l in sc.core["links"] if l["name"] == "r1->r0")["varying"] == v
+    h = v["sha256"]
+    _trace(tmp_path / "link.trace", range(1, 12))
+    i = sc.core["links"].index(bott)
+    assert ccsim.load(f).core["links"][i]["varying"]["sha256"] != h
