@@ -407,6 +407,34 @@ def cmd_plot(a) -> int:
     return 0
 
 
+def cmd_trace(a) -> int:
+    from .tracegen import generate
+    from .units import parse_time
+
+    dur = parse_time("--duration", a.duration, allow_zero=False)
+    if dur % 10**9:
+        raise ScenarioError("--duration", a.duration, "a whole number of milliseconds, e.g. '60s'")
+    params = {
+        k: v
+        for k, v in (
+            ("max_rate", a.max_rate),
+            ("sigma", a.sigma),
+            ("escape_rate", a.escape_rate),
+            ("initial_rate", a.initial_rate),
+        )
+        if v is not None
+    }
+    text = generate(a.model, dur // 10**9, a.seed, **params)
+    out = Path(a.out)
+    if out.exists() and not a.force:
+        raise ScenarioError("--out", str(out), "a file that does not exist yet (or --force to replace it)")
+    out.write_text(text)
+    n = text.count("\n")
+    last = int(text.rsplit("\n", 2)[-2])
+    print(f"{out}: {n} delivery opportunities over {last} ms, mean {n * 1504 * 8 / last / 1e3:.2f} Mb/s")
+    return 0
+
+
 def cmd_bench(a) -> int:
     if a.experiments:
         from .experiments.overhead import run_all
@@ -666,6 +694,18 @@ def main(argv: list[str] | None = None) -> int:
     pl_.add_argument("dir")
     pl_.add_argument("--format", metavar="FMT", help="png (default), svg, pdf, or a comma list such as png,pdf")
     pl_.set_defaults(fn=cmd_plot)
+    tg = sub.add_parser("trace", help="generate a synthetic cellular link trace (mahimahi format)")
+    tg.add_argument("action", choices=["generate"])
+    tg.add_argument("--model", default="sprout", help="sprout (Winstein et al. NSDI 2013; docs/scenario.md)")
+    tg.add_argument("--duration", default="60s", help="length of the trace (default 60s)")
+    tg.add_argument("--seed", type=int, default=1)
+    tg.add_argument("--out", required=True, help="trace file to write (not replaced unless --force)")
+    tg.add_argument("--force", action="store_true", help="replace --out if it exists")
+    tg.add_argument("--max-rate", type=float, help="largest rate, packets/s (default 2000)")
+    tg.add_argument("--sigma", type=float, help="Brownian motion of the rate, packets/s per sqrt(s) (default 300)")
+    tg.add_argument("--escape-rate", type=float, help="rate of leaving an outage, 1/s (default 5)")
+    tg.add_argument("--initial-rate", type=float, help="rate at time 0, packets/s (default 1000)")
+    tg.set_defaults(fn=cmd_trace)
     b = sub.add_parser("bench", help="run the reference speed scenarios")
     b.add_argument("--json", action="store_true")
     b.add_argument("--repeat", type=int, default=3, help="runs per scenario; the fastest counts")

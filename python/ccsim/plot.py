@@ -76,7 +76,55 @@ def _plot_dir(out: Path, formats: tuple[str, ...]) -> list[Path]:
     written += _save(_throughput(per, flows, label, names), out / "throughput", formats)
     written += _save(_seq(per, flows, label, names), out / "seq", formats)
     written += _save(_queue(ls, links, label), out / "queue", formats)
+    varying = _varying_links(ls)
+    if varying:
+        written += _save(_capacity(ls, links, varying, per, flows, label, names), out / "capacity", formats)
     return written
+
+
+def _rate_series(s: pl.DataFrame, col: str) -> tuple[np.ndarray, np.ndarray]:
+    """Mb/s per sample interval from a cumulative column (bits or bytes)."""
+    t = s["time_s"].to_numpy()
+    v = s[col].to_numpy().astype(float) * (8.0 if col.endswith("bytes_tx") else 1.0)
+    if len(t) < 2:
+        return t[:0], v[:0]
+    return t[1:], np.diff(v) / np.diff(t) / 1e6
+
+
+def _varying_links(ls: pl.DataFrame) -> list[int]:
+    """Links whose capacity per interval changes (a trace or schedule)."""
+    if "offered_bits" not in ls.columns or ls.height == 0:
+        return []
+    out = []
+    for l in sorted(ls["link"].unique().to_list()):
+        _, c = _rate_series(ls.filter(pl.col("link") == l).sort("time_s"), "offered_bits")
+        if len(c) > 1 and c.max() - c.min() > 1e-3 * max(c.max(), 1e-9):
+            out.append(l)
+    return out
+
+
+def _capacity(ls, links, varying, per, flows, label, names):
+    """Links whose rate varies: capacity and what they carried per interval,
+    each flow's goodput, and each flow's smoothed RTT (queueing delay is its
+    rise above the smallest)."""
+    fig, (a1, a2) = subplots(2, 1, figsize=(10, 7), sharex=True, layout="constrained")
+    lname = dict(zip(links["id"].to_list(), links["name"].to_list()))
+    for l in varying[:MAX_QUEUE_LINKS]:
+        s = ls.filter(pl.col("link") == l).sort("time_s")
+        a1.step(*_rate_series(s, "offered_bits"), where="pre", lw=1.0, color="0.5", label=f"{lname.get(l, l)} capacity")
+        a1.plot(*_rate_series(s, "bytes_tx"), lw=0.8, color="black", label=f"{lname.get(l, l)} carried")
+    shown = flows[:MANY_FLOWS]
+    for f in shown:
+        a1.plot(*_goodput(per[f]), lw=0.8, label=names.get(f, f"flow {f}"))
+        s = per[f].drop_nulls("srtt_s")
+        a2.plot(s["time_s"], s["srtt_s"] * 1e3, lw=0.8, label=names.get(f, f"flow {f}"))
+    a1.set_ylabel("Mb/s per sample interval")
+    a2.set_ylabel("smoothed RTT (ms)")
+    a2.set_xlabel("time (s)")
+    _legend_outside(a1, len(varying[:MAX_QUEUE_LINKS]) * 2 + len(shown))
+    _legend_outside(a2, len(shown))
+    _title(fig, "Varying link: capacity, carried traffic and goodput; RTT", label, len(flows), len(shown))
+    return fig
 
 
 def _title(ax_or_fig, what: str, label: str, n_flows: int | None = None, shown: int | None = None) -> None:

@@ -11,7 +11,7 @@ use crate::config::AppCfg;
 use crate::link::Link;
 use crate::record::{Column, Table};
 use crate::tcp::TcpFlow;
-use crate::units::{ps_to_s, SimTime};
+use crate::units::{ps_to_s, SimTime, PS_PER_S};
 
 /// How a column gets its value from an item `T` given a context `C`.
 pub enum Get<T, C> {
@@ -314,6 +314,9 @@ pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
         Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
         Col("pkts_tx", U(|r, _| r.pkts_on_wire())),
         Col("bytes_tx", U(|r, _| r.bytes_on_wire())),
+        // bits the transmitter could have sent by the sample (rate × t, or
+        // what a trace or schedule offered): capacity over time
+        Col("offered_bits", F(|r, t| r.link.offered_bits((*t * PS_PER_S as f64).round() as SimTime))),
     ]
 }
 

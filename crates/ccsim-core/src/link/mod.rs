@@ -556,6 +556,14 @@ impl Link {
         self.ring.iter().chain(self.reorder.as_deref().into_iter().flat_map(|r| r.iter()))
     }
 
+    /// Bits the transmitter could send in [0, t]: rate × t at a fixed rate,
+    /// what the trace or schedule offered otherwise.
+    pub fn offered_bits(&self, t: SimTime) -> f64 {
+        self.tx
+            .varying_capacity_bits(t)
+            .unwrap_or_else(|| self.tx.capacity_bps() as f64 * t as f64 / crate::units::PS_PER_S as f64)
+    }
+
     /// Utilisation within [0, end]: at a fixed rate the busy time's share;
     /// with a trace or schedule, the bits delivered by `end` over the bits
     /// the transmitter offered in that time.
