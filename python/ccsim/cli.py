@@ -103,6 +103,8 @@ def cmd_run(a) -> int:
         sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
     if a.seed is not None:
         sc = sc.with_seed(a.seed)
+    if a.pcap:
+        sc = sc.with_overrides({"sim.pcap": [x.strip() for x in a.pcap.split(",") if x.strip()]})
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
     if a.no_write and a.out:
         raise ScenarioError(
@@ -616,6 +618,11 @@ def main(argv: list[str] | None = None) -> int:
         "--json",
         action="store_true",
         help="print one JSON object instead of tables (results are still written, to --out; its 'out' says where)",
+    )
+    r.add_argument(
+        "--pcap",
+        metavar="LINK[,LINK...]",
+        help="write a pcap file (headers only, ns timestamps) of each named link direction, e.g. bottleneck or r0->r1",
     )
     r.add_argument("--no-write", action="store_true", help="write no results folder (print only)")
     r.add_argument("--no-plots", action="store_true", help="do not write plots")

@@ -29,10 +29,11 @@ STR_CELL_BYTES = 112
 # (numeric columns, string columns) of each recorded table (crates/ccsim-core/src/output.rs).
 TABLE_SHAPE = {
     "flow_series": (19, 0),
-    "link_series": (13, 0),
+    "link_series": (14, 0),
     "cc_state": (4, 4),
     "rtt_trace": (3, 0),
     "seq_trace": (3, 1),
+    "capture": (18, 1),
 }
 ENV = "CCSIM_MAX_MEMORY"
 
@@ -105,6 +106,13 @@ def estimate_rows(core: dict) -> dict[str, int]:
             rows["rtt_trace"] = p  # at most one RTT sample per delivered segment
         if trace.get("seq"):
             rows["seq_trace"] = 2 * p  # every segment sent and every ACK received
+    cap = core.get("capture_links") or []
+    if cap:
+        # at most the link's capacity in packets of the smallest size (a
+        # header-only ACK) over the run
+        smallest = min((f["tcp"]["header_bytes"] for f in core["flows"]), default=28)
+        dur_s = core["duration_ps"] * 1e-12
+        rows["capture"] = sum(int(link_capacity_bps(core["links"][i]) * dur_s / (8 * smallest)) + 1 for i in cap)
     return rows
 
 
@@ -122,13 +130,18 @@ def check(core: dict) -> None:
         return
     parts = sorted(((r * row_bytes(t), t) for t, r in rows.items()), reverse=True)
     big = parts[0][1]
-    field = "sim.trace" if big in ("rtt_trace", "seq_trace", "cc_state") else "sim.sample_interval"
-    detail = ", ".join(f"{t} {rows[t]:,} rows ≈ {gb(b)}" for b, t in parts if b)
-    advice = (
-        "drop that trace or shorten the run"
-        if field == "sim.trace"
-        else "use a longer interval, 'off', or sim.sample_links = 'shared'"
+    field = (
+        "sim.pcap"
+        if big == "capture"
+        else "sim.trace"
+        if big in ("rtt_trace", "seq_trace", "cc_state")
+        else "sim.sample_interval"
     )
+    detail = ", ".join(f"{t} {rows[t]:,} rows ≈ {gb(b)}" for b, t in parts if b)
+    advice = {
+        "sim.pcap": "capture fewer or slower links, or shorten the run",
+        "sim.trace": "drop that trace or shorten the run",
+    }.get(field, "use a longer interval, 'off', or sim.sample_links = 'shared'")
     raise ScenarioError(
         field,
         message=(

@@ -210,6 +210,20 @@ class Result:
             "events": self.events_processed,
         }
 
+    def write_pcaps(self, out: Path) -> list[Path]:
+        """One pcap file per captured link (pcap.py), named after the link."""
+        if "capture" not in self.columns:
+            return []
+        from .pcap import link_file_name, write_link
+
+        core = self.scenario.core
+        files = []
+        for link in core.get("capture_links", []):
+            p = out / link_file_name(core["links"][link]["name"])
+            write_link(p, self.columns["capture"], link, core)
+            files.append(p)
+        return files
+
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.
         Each file is written to a temporary name and renamed into place, so an
@@ -238,6 +252,8 @@ class Result:
         man["files"] = {
             f"{name}.parquet": (out / f"{name}.parquet").stat().st_size for name in TABLES if name in self.columns
         }
+        for f in self.write_pcaps(out):
+            man["files"][f.name] = f.stat().st_size
         tmp = out / ".manifest.json.tmp"
         tmp.write_text(json.dumps(man, indent=2, default=str))
         os.replace(tmp, out / "manifest.json")

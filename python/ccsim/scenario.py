@@ -33,7 +33,7 @@ from .units import PS_PER_S, parse_time
 # Schema pieces
 
 
-SIM_KEYS = {"duration", "seed", "sample_interval", "sample_links", "trace"}
+SIM_KEYS = {"duration", "seed", "sample_interval", "sample_links", "trace", "pcap"}
 TRACE_KINDS = ["rtt", "seq", "cc"]
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
 
@@ -281,6 +281,7 @@ class Scenario:
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
         sample_links = _sample_links(sim.get("sample_links", "all"), net)
+        capture = _pcap_links(sim.get("pcap", []), net, kind)
         core_flows = [
             {
                 "src": f["src"],
@@ -314,9 +315,31 @@ class Scenario:
             "flows": core_flows,
             "udp": udp,
             "trace": {k: k in trace for k in TRACE_KINDS},
+            "capture_links": capture,
         }
         memory.check(core)  # recorded tables that would not fit in memory are refused before the run
         return core
+
+
+def _pcap_links(v, net, kind: str) -> list[int]:
+    """Indices of the links `sim.pcap` names (a list of link names; also
+    'bottleneck' for the forward bottleneck of single_link and the dumbbell
+    kinds)."""
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ScenarioError("sim.pcap", v, "a list of link names such as ['r0->r1'] (or 'bottleneck')")
+    by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
+    alias = {"single_link": "a->b", "dumbbell": "r0->r1", "satellite": "r0->r1", "wireless": "r0->r1"}.get(kind)
+    if alias:
+        by_name.setdefault("bottleneck", by_name[alias])
+    out = []
+    for j, name in enumerate(v):
+        if name not in by_name:
+            shown = ", ".join(list(by_name)[:8]) + (", …" if len(by_name) > 8 else "")
+            raise ScenarioError(f"sim.pcap[{j}]", name, f"the name of a link of this topology ({shown})")
+        out.append(by_name[name])
+    return sorted(set(out))
 
 
 def _sample_links(v, net) -> list[int] | None:
@@ -363,13 +386,20 @@ class Builder:
     """
 
     def __init__(
-        self, duration: str, seed: int = 1, sample_interval: str | None = None, trace: list[str] | None = None
+        self,
+        duration: str,
+        seed: int = 1,
+        sample_interval: str | None = None,
+        trace: list[str] | None = None,
+        pcap: list[str] | None = None,
     ):
         self._d: dict = {"sim": {"duration": duration, "seed": seed}, "tcp": {}, "flows": []}
         if sample_interval is not None:
             self._d["sim"]["sample_interval"] = sample_interval
         if trace is not None:
             self._d["sim"]["trace"] = trace
+        if pcap is not None:
+            self._d["sim"]["pcap"] = pcap
 
     def topology(self, kind: str, **kw) -> Builder:
         self._d["topology"] = {"kind": kind, **kw}

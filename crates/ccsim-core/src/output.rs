@@ -412,6 +412,56 @@ pub static SEQ_TRACE: &[Col<SeqRecord, ()>] = &[
     Col("seq", Get::U(|r, _| r.3)),
 ];
 
+// ------------------------------------------------------------ capture
+
+/// One packet arriving at the far end of a captured link.
+#[derive(Clone, Copy, Debug)]
+pub struct CaptureRow {
+    pub time: SimTime,
+    pub link: u32,
+    pub pkt: crate::packet::Packet,
+    /// SACK blocks of an ACK (segments) and how many.
+    pub nsack: u8,
+    pub sack: [(u64, u64); 4],
+}
+
+fn kind_name(k: crate::packet::PktKind) -> &'static str {
+    use crate::packet::PktKind::*;
+    match k {
+        Data => "data",
+        Ack => "ack",
+        Syn => "syn",
+        SynAck => "synack",
+        Udp => "udp",
+    }
+}
+
+/// The `capture` table: every packet that reached the far end of a captured
+/// link (lost ones excluded), with what a pcap header needs.
+pub static CAPTURE: &[Col<CaptureRow, ()>] = &[
+    Col("time_ns", Get::U(|r, _| r.time / 1000)),
+    Col("link", Get::U(|r, _| r.link as u64)),
+    Col("kind", Get::S(|r, _| kind_name(r.pkt.kind).to_string())),
+    Col("flow", Get::U(|r, _| r.pkt.flow as u64)),
+    Col("conn", Get::U(|r, _| r.pkt.conn as u64)),
+    // data: segment number; ACK: next segment expected
+    Col("seq", Get::U(|r, _| r.pkt.seq)),
+    Col("size", Get::U(|r, _| r.pkt.size as u64)),
+    // data/SYN: TSval; ACK/SYN-ACK: TSecr (ps)
+    Col("ts_ps", Get::U(|r, _| r.pkt.ts)),
+    Col("ecn", Get::U(|r, _| r.pkt.ecn.bits() as u64)),
+    Col("flags", Get::U(|r, _| r.pkt.flags as u64)),
+    Col("nsack", Get::U(|r, _| r.nsack as u64)),
+    Col("sack1_l", Get::U(|r, _| r.sack[0].0)),
+    Col("sack1_r", Get::U(|r, _| r.sack[0].1)),
+    Col("sack2_l", Get::U(|r, _| r.sack[1].0)),
+    Col("sack2_r", Get::U(|r, _| r.sack[1].1)),
+    Col("sack3_l", Get::U(|r, _| r.sack[2].0)),
+    Col("sack3_r", Get::U(|r, _| r.sack[2].1)),
+    Col("sack4_l", Get::U(|r, _| r.sack[3].0)),
+    Col("sack4_r", Get::U(|r, _| r.sack[3].1)),
+];
+
 // ------------------------------------------------------------ cc_state
 
 /// The `cc_state` trace of every flow that keeps one: time_s, flow, cc,

@@ -42,6 +42,9 @@ pub struct Simulation {
     /// Whether the time series samples each link.
     sample_link: Vec<bool>,
     delivered_data_pkts: u64,
+    /// Links whose arrivals are captured (empty: none), and the capture.
+    capture_link: Vec<bool>,
+    capture: Vec<output::CaptureRow>,
 }
 
 impl Simulation {
@@ -102,6 +105,14 @@ impl Simulation {
             fseries: Recorder::new(output::FLOW_SERIES),
             lseries: Recorder::new(&output::link_series()),
             delivered_data_pkts: 0,
+            capture_link: if sc.capture_links.is_empty() {
+                Vec::new()
+            } else {
+                let mut m = vec![false; nl];
+                sc.capture_links.iter().for_each(|&i| m[i as usize] = true);
+                m
+            },
+            capture: Vec::new(),
         })
     }
 
@@ -301,6 +312,9 @@ impl Simulation {
                 self.count_drop(&pkt);
                 continue;
             }
+            if !self.capture_link.is_empty() && self.capture_link[l] {
+                self.record_capture(l, &pkt);
+            }
             let hop = pkt.hop as usize + 1;
             if hop < self.routes.len(pkt.route) {
                 pkt.hop = hop as u16;
@@ -315,6 +329,17 @@ impl Simulation {
             Some(t) => self.sched.reschedule_current(t, Event::LinkArrival(l as u32)),
             None => self.sched.pop_current(),
         }
+    }
+
+    #[inline(never)]
+    fn record_capture(&mut self, l: usize, pkt: &Packet) {
+        let (mut nsack, mut sack) = (0, [(0, 0); 4]);
+        if pkt.kind == crate::packet::PktKind::Ack && pkt.flags & crate::packet::FLAG_SACK != 0 {
+            if let Some((n, b)) = self.flows.get(pkt.flow as usize).and_then(|f| f.sack_blocks(pkt.aux)) {
+                (nsack, sack) = (n, b);
+            }
+        }
+        self.capture.push(output::CaptureRow { time: self.now, link: l as u32, pkt: *pkt, nsack, sack });
     }
 
     fn on_flow_timer(&mut self, f: usize) {
@@ -513,6 +538,10 @@ impl Simulation {
         }
         out.tables.push(output::table("rtt_trace", output::RTT_TRACE, &rtt, &()));
         out.tables.push(output::table("seq_trace", output::SEQ_TRACE, &seq, &()));
+        if !self.capture_link.is_empty() {
+            let cap = std::mem::take(&mut self.capture);
+            out.tables.push(output::table("capture", output::CAPTURE, &cap, &()));
+        }
         out
     }
 }

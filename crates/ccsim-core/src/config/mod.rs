@@ -44,6 +44,10 @@ pub struct Scenario {
     /// Per-event traces (off by default: they grow with every packet).
     #[serde(default)]
     pub trace: TraceCfg,
+    /// Links (indices) whose packets are recorded as they arrive at the far
+    /// end (table `capture`, written out as pcap files by the front end).
+    #[serde(default)]
+    pub capture_links: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -134,6 +138,9 @@ impl Scenario {
         let n = self.nodes.len() as u32;
         for (i, l) in self.links.iter().enumerate() {
             l.validate(i, n)?;
+        }
+        if let Some(&bad) = self.capture_links.iter().find(|&&i| i as usize >= self.links.len()) {
+            return err("capture_links".into(), format!("link {bad} does not exist ({} links)", self.links.len()));
         }
         if let Some(sl) = &self.sample_links {
             if let Some(&bad) = sl.iter().find(|&&i| i as usize >= self.links.len()) {

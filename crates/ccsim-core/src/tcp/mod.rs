@@ -68,6 +68,12 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
+    /// The SACK blocks the receiver filed for ACK `id` (segments, up to
+    /// four), if it is still in the log: what a packet capture writes.
+    pub fn sack_blocks(&self, id: u32) -> Option<(u8, [(u64, u64); 4])> {
+        self.c.rcv.sack_log.iter().find(|e| e.id == id).map(|e| (e.n, e.blocks))
+    }
+
     pub fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32, seed: u64) -> Self {
         let recovery = Recovery::new(&cfg.tcp);
         TcpFlow { c: Conn::new(id, cfg, fwd_route, rev_route, seed), recovery }

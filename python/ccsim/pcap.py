@@ -1,0 +1,147 @@
+"""pcap files of captured links (`sim.pcap`, `ccsim run --pcap`), for
+Wireshark, tcpdump and tcptrace.
+
+Each captured link direction gives one file in the classic pcap format
+with nanosecond timestamps (magic 0xa1b23c4d) and link type RAW (101: the
+record starts with the IPv4 header). A record is a packet as it arrived at
+the link's far end (lost packets are not there), headers only: the snap
+length is the header length and the original length is the packet's size on
+the wire, so readers report the real sizes. The headers are built from the
+simulated packet:
+
+- IPv4: node i has address 10.(i >> 8).(i & 255).1; the ECN field is the
+  packet's codepoint; DF set, TTL 64, the header checksum computed; the
+  identification counts the link's records;
+- TCP: ports 10000 + flow and 20000 + connection number (a repeated
+  transfer's connections are separate streams); initial sequence numbers 0,
+  so byte sequence = segment × mss (the last segment of a file may be
+  shorter); ACK numbers likewise, in bytes, from the receiver's cumulative
+  ACK; flags SYN, SYN-ACK, ACK, ECE and CWR as the simulator set them; the
+  window field says 65535 with window scale 14 announced on SYN and SYN-ACK
+  (the model has no receive window unless `tcp.rwnd` is set); options as
+  sized by the simulator: timestamps (TSval and TSecr in milliseconds, the
+  Linux clock) and SACK blocks in bytes; the SYN and SYN-ACK also carry MSS,
+  SACK-permitted and window scale, which the simulator does not count in
+  their size (their IP length is raised to fit); the TCP checksum is 0
+  (there is no payload to sum);
+- UDP: ports 30000 + source, length from the size.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+
+MAGIC_NS = 0xA1B23C4D
+LINKTYPE_RAW = 101
+
+
+def _addr(node: int) -> bytes:
+    return bytes([10, (node >> 8) & 255, node & 255, 1])
+
+
+def _csum(b: bytes) -> int:
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _ts_option(tsval: int, tsecr: int) -> bytes:
+    return b"\x01\x01" + struct.pack("!BBII", 8, 10, tsval & 0xFFFFFFFF, tsecr & 0xFFFFFFFF)
+
+
+def link_file_name(name: str) -> str:
+    """The file a link's capture goes to: its name with '->' as '-' and any
+    other character outside [A-Za-z0-9._-] as '_'."""
+    s = name.replace("->", "-")
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in s) + ".pcap"
+
+
+def write_link(path: Path, cap: dict, link: int, core: dict) -> int:
+    """Write the records of `link` from the capture columns `cap` to `path`
+    (atomically); return the number of packets."""
+    idx = np.flatnonzero(np.asarray(cap["link"]) == link)
+    lk = core["links"][link]
+    src_ip, dst_ip = _addr(lk["from"]), _addr(lk["to"])
+    flows = core["flows"]
+    parts = [struct.pack("<IHHiIII", MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]
+    for n, i in enumerate(idx.tolist()):
+        kind = cap["kind"][i]
+        size = int(cap["size"][i])
+        t = int(cap["time_ns"][i])
+        ecn = int(cap["ecn"][i])
+        if kind == "udp":
+            l4 = struct.pack("!HHHH", 30000 + int(cap["flow"][i]), 30000 + int(cap["flow"][i]), max(size - 20, 8), 0)
+            proto = 17
+        else:
+            l4 = _tcp(cap, i, kind, flows[int(cap["flow"][i])]["tcp"])
+            proto = 6
+        total = max(size, 20 + len(l4))
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, ecn & 3, total, n & 0xFFFF, 0x4000, 64, proto, 0, src_ip, dst_ip)
+        ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+        rec = ip + l4
+        parts.append(struct.pack("<IIII", t // 10**9, t % 10**9, len(rec), total))
+        parts.append(rec)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(b"".join(parts))
+    os.replace(tmp, path)
+    return len(idx)
+
+
+def _tcp(cap: dict, i: int, kind: str, tcp: dict) -> bytes:
+    mss = int(tcp["mss"])
+    flow, conn = int(cap["flow"][i]), int(cap["conn"][i])
+    sport, dport = 10000 + flow, 20000 + conn
+    if kind in ("ack", "synack"):  # the receiver's direction
+        sport, dport = dport, sport
+    seq_seg = int(cap["seq"][i])
+    ts_ms = int(cap["ts_ps"][i]) // 10**9
+    now_ms = int(cap["time_ns"][i]) // 10**6
+    flags_bits = int(cap["flags"][i])
+    ece, cwr = bool(flags_bits & 1), bool(flags_bits & 2)
+    opts = b""
+    if kind in ("syn", "synack"):
+        opts += struct.pack("!BBH", 2, 4, mss)
+        if tcp.get("sack", "off") != "off":
+            opts += b"\x04\x02"
+        if tcp.get("timestamps"):
+            opts += _ts_option(ts_ms, 0) if kind == "syn" else _ts_option(now_ms, ts_ms)
+        opts += b"\x01\x03\x03\x0e"  # NOP, window scale 14
+    elif tcp.get("timestamps"):
+        # data: TSval = its send time; ACK: TSecr = the echoed TSval
+        opts += _ts_option(ts_ms, 0) if kind == "data" else _ts_option(now_ms, ts_ms)
+    if kind == "ack" and int(cap["nsack"][i]) > 0:
+        n = int(cap["nsack"][i])
+        blocks = b"".join(
+            struct.pack(
+                "!II", (int(cap[f"sack{k}_l"][i]) * mss) & 0xFFFFFFFF, (int(cap[f"sack{k}_r"][i]) * mss) & 0xFFFFFFFF
+            )
+            for k in range(1, n + 1)
+        )
+        opts += b"\x01\x01" + struct.pack("!BB", 5, 2 + 8 * n) + blocks
+    while len(opts) % 4:
+        opts += b"\x01"
+    hl = 20 + len(opts)
+    if kind == "data":
+        seq, ack, fl = seq_seg * mss, 1, 0x10
+    elif kind == "ack":
+        seq, ack, fl = 1, seq_seg * mss, 0x10
+    elif kind == "syn":
+        seq, ack, fl = 0xFFFFFFFF, 0, 0x02  # ISN −1: the first data byte is 0
+    else:  # synack
+        seq, ack, fl = 0, 0, 0x12
+    if ece:
+        fl |= 0x40
+    if cwr:
+        fl |= 0x80
+    return (
+        struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, (hl // 4) << 4, fl, 65535, 0, 0)
+        + opts
+    )
