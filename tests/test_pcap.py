@@ -111,6 +111,13 @@ def test_headers_sizes_flags_options_and_times(tmp_path):
     for v in sacks:
         edges = [int.from_bytes(v[i : i + 4], "big") for i in range(0, len(v), 4)]
         assert all(e % MSS == 0 for e in edges) and all(a < b for a, b in zip(edges[::2], edges[1::2]))
+    # Addresses are the flows' hosts (node i is 10.(i>>8).(i&255).1), ACKs
+    # the other way.
+    core = res.scenario.core
+    hosts = {(core["flows"][f]["src"], core["flows"][f]["dst"]) for f in range(2)}
+    node = lambda a: (a[1] << 8) | a[2]  # noqa: E731
+    assert {(node(ip.src), node(ip.dst)) for ip in data} == hosts
+    assert {(node(ip.dst), node(ip.src)) for _, ip in rev} == hosts
     # IPv4 header checksums are valid.
     for _, ip in fwd[:20]:
         raw = bytes(ip)[: 4 * ip.hl]

@@ -9,8 +9,9 @@ length is the header length and the original length is the packet's size on
 the wire, so readers report the real sizes. The headers are built from the
 simulated packet:
 
-- IPv4: node i has address 10.(i >> 8).(i & 255).1; the ECN field is the
-  packet's codepoint; DF set, TTL 64, the header checksum computed; the
+- IPv4: node i has address 10.(i >> 8).(i & 255).1, and a packet goes from
+  its flow's sending host to the receiving one (an ACK the other way); the
+  ECN field is the packet's codepoint; DF set, TTL 64, the header checksum computed; the
   identification counts the link's records;
 - TCP: ports 10000 + flow and 20000 + connection number (a repeated
   transfer's connections are separate streams); initial sequence numbers 0,
@@ -67,21 +68,25 @@ def write_link(path: Path, cap: dict, link: int, core: dict) -> int:
     """Write the records of `link` from the capture columns `cap` to `path`
     (atomically); return the number of packets."""
     idx = np.flatnonzero(np.asarray(cap["link"]) == link)
-    lk = core["links"][link]
-    src_ip, dst_ip = _addr(lk["from"]), _addr(lk["to"])
-    flows = core["flows"]
+    flows, udp = core["flows"], core.get("udp", [])
     parts = [struct.pack("<IHHiIII", MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]
     for n, i in enumerate(idx.tolist()):
         kind = cap["kind"][i]
         size = int(cap["size"][i])
         t = int(cap["time_ns"][i])
         ecn = int(cap["ecn"][i])
+        fl = int(cap["flow"][i])
         if kind == "udp":
-            l4 = struct.pack("!HHHH", 30000 + int(cap["flow"][i]), 30000 + int(cap["flow"][i]), max(size - 20, 8), 0)
+            l4 = struct.pack("!HHHH", 30000 + fl, 30000 + fl, max(size - 20, 8), 0)
             proto = 17
+            src, dst = udp[fl]["src"], udp[fl]["dst"]
         else:
-            l4 = _tcp(cap, i, kind, flows[int(cap["flow"][i])]["tcp"])
+            l4 = _tcp(cap, i, kind, flows[fl]["tcp"])
             proto = 6
+            src, dst = flows[fl]["src"], flows[fl]["dst"]
+            if kind in ("ack", "synack"):
+                src, dst = dst, src
+        src_ip, dst_ip = _addr(src), _addr(dst)
         total = max(size, 20 + len(l4))
         ip = struct.pack("!BBHHHBBH4s4s", 0x45, ecn & 3, total, n & 0xFFFF, 0x4000, 64, proto, 0, src_ip, dst_ip)
         ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
