@@ -69,35 +69,62 @@ def write_link(path: Path, cap: dict, link: int, core: dict) -> int:
     (atomically); return the number of packets."""
     idx = np.flatnonzero(np.asarray(cap["link"]) == link)
     flows, udp = core["flows"], core.get("udp", [])
+
+    def records():
+        for n, i in enumerate(idx.tolist()):
+            yield _record(cap, i, n, flows, udp)
+
+    return _write(path, records())
+
+
+def write_raw(path: Path, cap: dict, link: int) -> int:
+    """The emulation's capture: the headers as they were on the wire
+    (`capture_raw`: time_ns, link, size, hdr_hex)."""
+    idx = np.flatnonzero(np.asarray(cap["link"]) == link)
+    return _write(
+        path,
+        ((int(cap["time_ns"][i]), bytes.fromhex(cap["hdr_hex"][i]), int(cap["size"][i])) for i in idx.tolist()),
+    )
+
+
+def _write(path: Path, records) -> int:
+    """A pcap file of (time in ns, header bytes, original length) records,
+    written atomically; the number of records."""
     parts = [struct.pack("<IHHiIII", MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]
-    for n, i in enumerate(idx.tolist()):
-        kind = cap["kind"][i]
-        size = int(cap["size"][i])
-        t = int(cap["time_ns"][i])
-        ecn = int(cap["ecn"][i])
-        fl = int(cap["flow"][i])
-        if kind == "udp":
-            l4 = struct.pack("!HHHH", 30000 + fl, 30000 + fl, max(size - 20, 8), 0)
-            proto = 17
-            src, dst = udp[fl]["src"], udp[fl]["dst"]
-        else:
-            l4 = _tcp(cap, i, kind, flows[fl]["tcp"])
-            proto = 6
-            src, dst = flows[fl]["src"], flows[fl]["dst"]
-            if kind in ("ack", "synack"):
-                src, dst = dst, src
-        src_ip, dst_ip = _addr(src), _addr(dst)
-        total = max(size, 20 + len(l4))
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, ecn & 3, total, n & 0xFFFF, 0x4000, 64, proto, 0, src_ip, dst_ip)
-        ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
-        rec = ip + l4
-        parts.append(struct.pack("<IIII", t // 10**9, t % 10**9, len(rec), total))
+    n = 0
+    for t, rec, orig in records:
+        parts.append(struct.pack("<IIII", t // 10**9, t % 10**9, len(rec), max(orig, len(rec))))
         parts.append(rec)
+        n += 1
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as f:
         f.write(b"".join(parts))
     os.replace(tmp, path)
-    return len(idx)
+    return n
+
+
+def _record(cap: dict, i: int, n: int, flows: list, udp: list) -> tuple[int, bytes, int]:
+    """One synthesised record: (time in ns, IPv4 and TCP/UDP headers, IP length)."""
+    kind = cap["kind"][i]
+    size = int(cap["size"][i])
+    t = int(cap["time_ns"][i])
+    ecn = int(cap["ecn"][i])
+    fl = int(cap["flow"][i])
+    if kind == "udp":
+        l4 = struct.pack("!HHHH", 30000 + fl, 30000 + fl, max(size - 20, 8), 0)
+        proto = 17
+        src, dst = udp[fl]["src"], udp[fl]["dst"]
+    else:
+        l4 = _tcp(cap, i, kind, flows[fl]["tcp"])
+        proto = 6
+        src, dst = flows[fl]["src"], flows[fl]["dst"]
+        if kind in ("ack", "synack"):
+            src, dst = dst, src
+    src_ip, dst_ip = _addr(src), _addr(dst)
+    total = max(size, 20 + len(l4))
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, ecn & 3, total, n & 0xFFFF, 0x4000, 64, proto, 0, src_ip, dst_ip)
+    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+    return t, ip + l4, total
 
 
 def _tcp(cap: dict, i: int, kind: str, tcp: dict) -> bytes:

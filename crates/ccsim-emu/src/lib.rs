@@ -127,6 +127,27 @@ struct Fwd {
     lseries: Recorder,
     sample_link: Vec<bool>,
     wire: Option<Vec<WireRow>>,
+    /// Links whose arrivals are captured (`Scenario::capture_links`) and
+    /// the captured packets' headers: (model arrival time, link, IP length,
+    /// the IP and transport headers as they were on the wire).
+    capture: Option<(Vec<bool>, Vec<CapturedHeader>)>,
+}
+
+/// A captured packet: model arrival time, link, IP length, header bytes.
+type CapturedHeader = (SimTime, u32, u32, Vec<u8>);
+
+/// The IP and TCP/UDP header bytes of an IPv4 packet (all of it if shorter).
+fn header_len(b: &[u8]) -> usize {
+    if b.len() < 20 {
+        return b.len();
+    }
+    let ihl = ((b[0] & 0x0f) as usize) * 4;
+    let l4 = match b[9] {
+        6 if b.len() >= ihl + 13 => ((b[ihl + 12] >> 4) as usize) * 4,
+        17 => 8,
+        _ => 0,
+    };
+    (ihl + l4).min(b.len())
 }
 
 impl Fwd {
@@ -218,6 +239,16 @@ impl Fwd {
             if slot.lost {
                 self.free.push(buf);
                 continue;
+            }
+            if let Some((on, rows)) = &mut self.capture {
+                if on[l] {
+                    let b = &self.bufs[buf as usize][..pkt.size as usize];
+                    let mut h = b[..header_len(b)].to_vec();
+                    if pkt.ecn.is_ce() && Ecn::from_bits(h[1]) != Ecn::Ce {
+                        ip::mark_ce(&mut h);
+                    }
+                    rows.push((slot.arrive, l as u32, pkt.size, h));
+                }
             }
             let route = &self.routes[pkt.route as usize];
             let hop = pkt.hop as usize + 1;
@@ -395,6 +426,11 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         lseries: Recorder::new(&output::link_series()),
         sample_link,
         wire: cfg.trace_packets.then(Vec::new),
+        capture: (!sc.capture_links.is_empty()).then(|| {
+            let mut on = vec![false; nl];
+            sc.capture_links.iter().for_each(|&i| on[i as usize] = true);
+            (on, Vec::new())
+        }),
         sc,
     };
     // SAFETY: prctl on the calling thread; a 1 µs timer slack makes ppoll
@@ -490,6 +526,14 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     out.tables.push(stats_table(&mut f.stats, f.flows.len()));
     if let Some(w) = f.wire.take() {
         out.tables.push(wire_table(&w));
+    }
+    if let Some((_, rows)) = f.capture.take() {
+        let mut t = Table::new("capture_raw");
+        t.push("time_ns", Column::U64(rows.iter().map(|r| r.0 / PS_PER_NS).collect()));
+        t.push("link", Column::U64(rows.iter().map(|r| r.1 as u64).collect()));
+        t.push("size", Column::U64(rows.iter().map(|r| r.2 as u64).collect()));
+        t.push("hdr_hex", Column::Str(rows.iter().map(|r| r.3.iter().map(|x| format!("{x:02x}")).collect()).collect()));
+        out.tables.push(t);
     }
     out.delivered_data_pkts = f.stats.pkts_written;
     Ok(out)

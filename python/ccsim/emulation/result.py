@@ -352,6 +352,20 @@ class EmuResult(Result):
         m["emulation"] = self.emulation
         return m
 
+    def write_pcaps(self, out) -> list:
+        """The captured links' packets with the kernel's own headers."""
+        if "capture_raw" not in self.columns:
+            return []
+        from ..pcap import link_file_name, write_raw
+
+        core = self.scenario.core
+        files = []
+        for link in core.get("capture_links", []):
+            p = out / link_file_name(core["links"][link]["name"])
+            write_raw(p, self.columns["capture_raw"], link)
+            files.append(p)
+        return files
+
     def summary_json(self) -> dict:
         f = self.flows
         d = {
