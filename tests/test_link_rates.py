@@ -191,3 +191,29 @@ def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content
     _trace(tmp_path / "link.trace", range(1, 12))
     i = sc.core["links"].index(bott)
     assert ccsim.load(f).core["links"][i]["varying"]["sha256"] != h
+
+
+@pytest.mark.parametrize(
+    "queue, buffer",
+    [(q, "200pkt") for q in ("droptail", "red", "codel", "fq_codel", "pie", "dualpi2")] + [("droptail", "300KB")],
+)
+def test_every_queue_discipline_works_in_front_of_a_trace(tmp_path, queue, buffer):
+    # The 24/6 Mb/s square-wave trace behind each discipline (enqueue-time
+    # and dequeue-time ones): goodput within the trace's capacity, and the
+    # delay-based AQMs keep the RTT far below DropTail's full buffer.
+    lines = [t for ms in range(1, 2001) for t in (ms, ms)] + list(range(2002, 4001, 2))
+    tr = _trace(tmp_path / "step", lines)
+    mean = (2000 * 2 + 1000) * OPP_BITS / 4.0
+    res = (
+        Builder(duration="20s", seed=1)
+        .single_link(delay="20ms", buffer=buffer, trace=tr, queue=queue)
+        .tcp(cc="cubic")
+        .flows(count=2, app="bulk")
+        .build()
+        .run()
+    )
+    g = res.flows["goodput_bps"].sum()
+    assert 0.6 * mean * 1448 / 1500 <= g <= mean * 1448 / 1500, g
+    rtt = res.flows["rtt_mean_s"].mean()
+    if queue in ("codel", "fq_codel", "pie", "dualpi2"):
+        assert rtt < 0.12, rtt  # DropTail's 200 packets at 6 Mb/s alone are 0.4 s
