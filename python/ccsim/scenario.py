@@ -333,11 +333,16 @@ def _pcap_links(v, net, kind: str) -> list[int]:
     alias = {"single_link": "a->b", "dumbbell": "r0->r1", "satellite": "r0->r1", "wireless": "r0->r1"}.get(kind)
     if alias:
         by_name.setdefault("bottleneck", by_name[alias])
+    return _link_indices("sim.pcap", v, by_name)
+
+
+def _link_indices(field: str, names: list[str], by_name: dict[str, int]) -> list[int]:
+    """The sorted, distinct indices of the links `names` names."""
     out = []
-    for j, name in enumerate(v):
+    for j, name in enumerate(names):
         if name not in by_name:
             shown = ", ".join(list(by_name)[:8]) + (", …" if len(by_name) > 8 else "")
-            raise ScenarioError(f"sim.pcap[{j}]", name, f"the name of a link of this topology ({shown})")
+            raise ScenarioError(f"{field}[{j}]", name, f"the name of a link of this topology ({shown})")
         out.append(by_name[name])
     return sorted(set(out))
 
@@ -359,14 +364,7 @@ def _sample_links(v, net) -> list[int] | None:
         raise ScenarioError(
             "sim.sample_links", v, "'all', 'shared' or a non-empty list of link names such as ['r0->r1']"
         )
-    by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
-    out = []
-    for j, name in enumerate(v):
-        if name not in by_name:
-            shown = ", ".join(list(by_name)[:6]) + (", …" if len(by_name) > 6 else "")
-            raise ScenarioError(f"sim.sample_links[{j}]", name, f"the name of a link of this topology ({shown})")
-        out.append(by_name[name])
-    return sorted(set(out))
+    return _link_indices("sim.sample_links", v, {lk["name"]: i for i, lk in enumerate(net.links)})
 
 
 # --------------------------------------------------------------------------
