@@ -113,12 +113,20 @@ def test_seq_trace_from_the_wire_shows_every_segment_and_the_slow_start_rounds()
     assert sorted(sends["seq"].to_list()) == list(range(70)), "each of the 70 segments sent once, loss-free"
     acks = st.filter(pl.col("kind") == "ack")["seq"].to_list()
     assert acks == sorted(acks) and acks[-1] == 70
-    # slow start from IW 10: the data leave in three bursts one RTT apart
-    t = sends["time_s"].to_numpy()
-    gaps = np.diff(t)
-    bursts = 1 + int((gaps > 0.05).sum())
-    assert bursts == 3, gaps[gaps > 0.05]
-    assert all(abs(g - 0.1) < 0.01 for g in gaps[gaps > 0.05])
+    # slow start from IW 10: the data leave in three bursts one RTT apart.
+    # The gaps are real time: a stall of this shared VM can stretch one, and
+    # the run then says so (within_envelope false); a systematic error fails
+    # all three tries (as the min-RTT check above).
+    for attempt in range(3):
+        t = sends["time_s"].to_numpy()
+        gaps = np.diff(t)
+        big = gaps[gaps > 0.05]
+        if len(big) == 2 and all(abs(g - 0.1) < 0.01 for g in big):
+            break
+        assert not r.emulation["within_envelope"] and attempt < 2, (big, r.emulation)
+        r = emulate(sc.with_overrides({"sim.trace": ["seq"]}))
+        st = r.table("seq_trace")
+        sends = st.filter(pl.col("kind") == "send")
     # the wire table holds each packet read and, unless the model dropped it, delivered
     w = r.table("wire")
     assert (w["out"] == 1).sum() <= (w["out"] == 0).sum()
