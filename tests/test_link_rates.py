@@ -217,3 +217,41 @@ def test_every_queue_discipline_works_in_front_of_a_trace(tmp_path, queue, buffe
     rtt = res.flows["rtt_mean_s"].mean()
     if queue in ("codel", "fq_codel", "pie", "dualpi2"):
         assert rtt < 0.12, rtt  # DropTail's 200 packets at 6 Mb/s alone are 0.4 s
+
+
+def test_access_hop_and_wireless_rates_take_schedules_and_the_last_hop_a_trace(tmp_path):
+    tr = _trace(tmp_path / "const", range(1, 1001))  # 12.032 Mb/s
+    common = dict(bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_delay="1ms")
+    sc = (
+        Builder(duration="10s")
+        .topology(
+            "wireless", **common, access_rate=[[0, "1Gbps"], ["5s", "2Mbps"]], wireless_delay="5ms", wireless_trace=tr
+        )
+        .flows(count=1, app="bulk")
+        .build()
+    )
+    links = sc.core["links"]
+    mobile = [lk for lk in links if lk["name"].startswith("wireless")]
+    assert mobile and all(lk["varying"]["kind"] == "trace" and lk["rate_bps"] == 12_032_000 for lk in mobile)
+    access = [lk for lk in links if lk.get("varying", {}).get("kind") == "schedule"]
+    assert access and all(lk["rate_bps"] == 10**9 for lk in access)
+    res = sc.run()
+    # the flow crosses an access link that drops to 2 Mb/s at 5 s and the
+    # 12.032 Mb/s last hop: it delivers at most 5 s × 12.032 + 5 s × 2 Mb/s
+    g = res.flows["goodput_bps"][0] * 10
+    assert g <= (5 * 12.032e6 + 5 * 2e6) * 1448 / 1500
+    assert g >= 0.6 * (5 * 12.032e6 + 5 * 2e6) * 1448 / 1500
+    pl_ = (
+        Builder(duration="2s")
+        .topology(
+            "parking_lot",
+            hops=2,
+            hop_rate=[[0, "10Mbps"], ["1s", "5Mbps"]],
+            hop_delay="5ms",
+            access_rate="1Gbps",
+            access_delay="1ms",
+        )
+        .flows(count=1, app="bulk", path="through")
+        .build()
+    )
+    assert sum(1 for lk in pl_.core["links"] if lk.get("varying", {}).get("kind") == "schedule") == 4

@@ -11,7 +11,7 @@ from ._check import _check_keys, _int, _str
 from .errors import ScenarioError
 from .linkrates import LinkRate, parse_link_rate
 from .netmodels import _loss, _queue, _reorder
-from .units import PS_PER_S, Buffer, parse_buffer, parse_rate, parse_time
+from .units import PS_PER_S, Buffer, parse_buffer, parse_time
 
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
 # Topology builders: kind -> {key: meaning}; flow-group keys are listed under "flows:".
@@ -39,7 +39,8 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
     },
     "wireless": {
         "bottleneck_rate, bottleneck_delay, access_rate, access_delay, buffer, queue": "the wired part, as a dumbbell",
-        "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows",
+        "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows; wireless_rate may be a schedule",
+        "wireless_trace, wireless_trace_offset": "a mahimahi trace for the last hop (both directions) in place of wireless_rate",
         "wireless_loss, wireless_reverse_loss": "loss on the last hop (reverse default: the same model, own stream)",
         "flows: path, direction, rtt": "path 'wireless' (default: src – r0 – r1 – mobile) or 'wired' (cross/reverse traffic on the dumbbell)",
     },
@@ -126,6 +127,8 @@ _EXPLICIT_LINK_KEYS = {
 }
 _WIRELESS_KEYS = _DUMBBELL_KEYS | {
     "wireless_rate",
+    "wireless_trace",
+    "wireless_trace_offset",
     "wireless_delay",
     "wireless_buffer",
     "wireless_loss",
@@ -331,7 +334,7 @@ def _access_and_buffers(t: dict):
     for k, example in (("access_rate", "1Gbps"), ("access_delay", "1ms")):
         if k not in t:
             raise ScenarioError(f"topology.{k}", message=f"topology.{k}: missing; expected e.g. {example!r}")
-    arate = parse_rate("topology.access_rate", t.get("access_rate"))
+    arate = parse_link_rate(t, "topology", "access_rate")
     adelay = parse_time("topology.access_delay", t.get("access_delay"))
     buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
     abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
@@ -376,7 +379,7 @@ def dumbbell(
     )
     wl = None
     if "wireless_rate" in keys:
-        wrate = parse_rate("topology.wireless_rate", t.get("wireless_rate"))
+        wrate = parse_link_rate(t, "topology", "wireless_rate", "wireless_trace")
         wdelay = parse_time("topology.wireless_delay", t.get("wireless_delay"))
         wbuf = parse_buffer("topology.wireless_buffer", t["wireless_buffer"]) if "wireless_buffer" in t else buf
         wloss = _loss("topology.wireless_loss", t.get("wireless_loss"))
@@ -453,7 +456,7 @@ def wireless(t: dict, flows: list[dict], net: Net) -> list[int]:
 def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _PARKING_KEYS)
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
-    hrate = parse_rate("topology.hop_rate", t.get("hop_rate"))
+    hrate = parse_link_rate(t, "topology", "hop_rate")
     hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
     for k in range(hops):
