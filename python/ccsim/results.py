@@ -212,17 +212,26 @@ class Result:
 
     def write_pcaps(self, out: Path) -> list[Path]:
         """One pcap file per captured link (pcap.py), named after the link."""
-        if "capture" not in self.columns:
-            return []
-        from .pcap import link_file_name, write_link
+        from .pcap import link_file_name
 
         core = self.scenario.core
+        if not core.get("capture_links") or not self._has_capture():
+            return []
         files = []
-        for link in core.get("capture_links", []):
+        for link in core["capture_links"]:
             p = out / link_file_name(core["links"][link]["name"])
-            write_link(p, self.columns["capture"], link, core)
+            self._write_link_pcap(p, link)
             files.append(p)
         return files
+
+    def _has_capture(self) -> bool:
+        return "capture" in self.columns
+
+    def _write_link_pcap(self, path: Path, link: int) -> None:
+        """The simulator's capture: headers built from the packets' fields."""
+        from .pcap import write_link
+
+        write_link(path, self.columns["capture"], link, self.scenario.core)
 
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.

@@ -352,19 +352,14 @@ class EmuResult(Result):
         m["emulation"] = self.emulation
         return m
 
-    def write_pcaps(self, out) -> list:
-        """The captured links' packets with the kernel's own headers."""
-        if "capture_raw" not in self.columns:
-            return []
-        from ..pcap import link_file_name, write_raw
+    def _has_capture(self) -> bool:
+        return "capture_raw" in self.columns
 
-        core = self.scenario.core
-        files = []
-        for link in core.get("capture_links", []):
-            p = out / link_file_name(core["links"][link]["name"])
-            write_raw(p, self.columns["capture_raw"], link)
-            files.append(p)
-        return files
+    def _write_link_pcap(self, path, link: int) -> None:
+        """The captured link's packets with the kernel's own headers."""
+        from ..pcap import write_raw
+
+        write_raw(path, self.columns["capture_raw"], link)
 
     def summary_json(self) -> dict:
         f = self.flows
