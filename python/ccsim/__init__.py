@@ -30,6 +30,8 @@ _LAZY = {
     "aggregate": ".experiments.aggregate",
     "plot_sweep": ".experiments.aggregate",
     "background_mix": ".mixes",
+    "Algorithm": ".pyalgo",
+    "register_algorithm": ".pyalgo",
 }
 
 __all__ = ["MODEL_VERSION", "InternalError", "ScenarioError", "__version__", "dump", "run", *_LAZY]

@@ -60,3 +60,78 @@ def forward(config_json: str, fds: list[int], control: RunControl) -> dict[str, 
 def debug_assertions() -> bool: ...
 def routes(scenario_json: str, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The simulator's link path (link indices) from node s to node d for each (s, d)."""
+
+# Python congestion-control algorithms (crates/ccsim-py/src/pyalgo.rs)
+CA_ACK_ECE: int
+
+class Tcp:
+    """The connection as a hook sees it (Linux struct tcp_sock's fields used
+    by congestion modules); valid only during the hook."""
+
+    flow: int
+    now_s: float
+    now_us: int
+    cwnd: int
+    ssthresh: int
+    cwnd_cnt: int
+    cwnd_clamp: int
+    pacing_rate: float | None
+    mark_app_limited: bool
+    in_flight: int
+    pipe: int
+    delivered: int
+    delivered_ce: int
+    lost: int
+    srtt_s: float | None
+    min_rtt_s: float | None
+    prior_cwnd: int
+    mss: int
+    app_limited: bool
+    is_cwnd_limited: bool
+    ca_state: int
+    snd_una: int
+    snd_nxt: int
+    lsndtime_s: float
+    lsndtime_us: int
+    delivered_at_s: float
+    paced: bool
+    ecn_ok: bool
+    def in_slow_start(self) -> bool: ...
+
+class AckSample:
+    acked: int
+    rtt_s: float | None
+    rtt_us: int | None
+    in_flight: int
+
+class RateSample:
+    delivered: int | None
+    interval_s: float
+    rate_pps: float | None
+    is_app_limited: bool
+    acked_sacked: int
+    losses: int
+    prior_in_flight: int
+    rtt_s: float | None
+    prior_delivered: int
+    ece_delta: int
+    tx_in_flight: int
+    lost: int
+    delivered_ce: int
+    delivered_count: int
+    is_ece: bool
+
+def slow_start(tp: Tcp, acked: int) -> int: ...
+def cong_avoid_ai(tp: Tcp, w: int, acked: int) -> None: ...
+def reno_cong_avoid(tp: Tcp, acked: int) -> None: ...
+
+class SteppedSimulation:
+    """A simulation advanced one interval at a time (the Gymnasium environment's core)."""
+
+    now_s: float
+    duration_s: float
+    def __init__(self, scenario_json: str, flow: int) -> None: ...
+    def set_rate(self, bytes_per_s: float) -> None: ...
+    def set_window(self, segments: int) -> None: ...
+    def run_to(self, t_s: float) -> dict[str, Any]: ...
+    def finish(self) -> dict[str, Any]: ...

@@ -8,7 +8,7 @@ import functools
 import json
 from typing import Any
 
-from . import _core, algorithms
+from . import _core, algorithms, pyalgo
 from ._check import _bool, _int, _str
 from .errors import ScenarioError
 from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
@@ -64,7 +64,12 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
     else:
         stack = _str("tcp.stack", tcp_sec.get("stack", "linux"), STACKS)
     cc_v, cc_f = (group["cc"], f"{where}.cc") if "cc" in group else (tcp_sec.get("cc", "newreno"), "tcp.cc")
-    cc = _str(cc_f, cc_v, list(_core.algorithms()))
+    if pyalgo.is_external(cc_v):
+        # a Python algorithm takes the defaults of the built-in that
+        # recovers as it does (Tahoe turns SACK off); it needs no ECN
+        cc = pyalgo.recovery_of(cc_f, cc_v)
+    else:
+        cc = check_algorithm(cc_f, cc_v)
     base = {k: (v, f"tcp.{k} ({stack} stack default)") for k, v in _ordered_defaults(stack, cc).items()}
     opts = merge(where, group, merge("tcp", tcp_sec, base))
     for k in SCOREBOARD_OPTIONS:
@@ -73,6 +78,21 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
             # scoreboard it works on (as deserialize_with_stack in config/tcp.rs).
             opts[k] = (False, opts[k][1])
     return resolve(opts)
+
+
+def check_algorithm(field: str, v: Any) -> str:
+    """A built-in algorithm's name; the error also lists the Python
+    algorithms registered and the 'py:MODULE:CLASS' form."""
+    names = list(_core.algorithms())
+    if isinstance(v, str) and v in names:
+        return v
+    accepted = names + list(pyalgo.registered())
+    if isinstance(v, str):
+        msg = f"{field}: got {v!r}; expected one of {', '.join(repr(c) for c in accepted)}, or 'py:MODULE:CLASS' for an algorithm in Python"
+        from .errors import suggest
+
+        raise ScenarioError(field, message=msg + suggest(v, accepted))
+    return _str(field, v, accepted)
 
 
 def merge(where: str, d: dict, base: dict) -> dict:
@@ -107,7 +127,10 @@ def resolve(opts: dict) -> dict:
         elif t == "choice":
             out[core] = _str(f, v, kind["choices"])
         elif t == "algorithm":
-            out[core] = _str(f, v, list(_core.algorithms()))
+            if pyalgo.is_external(v):
+                out[core], out["cc_external"] = pyalgo.resolve(f, v)
+            else:
+                out[core] = check_algorithm(f, v)
         elif t == "time":
             out[core] = parse_time(f, v, allow_zero=kind["allow_zero"])
         elif t == "ratio":
@@ -116,7 +139,10 @@ def resolve(opts: dict) -> dict:
             out[core] = float(v)
         # preset, params and window: below, once cc and mss are known
     (pv, pf), (mv, mf) = opts["cc_preset"], opts["cc_params"]
-    out["cc_preset"], out["cc_params"] = algorithms.check(out["cc"], pv, pf, mv, mf)
+    if "cc_external" in out:
+        out["cc_preset"], out["cc_params"] = pyalgo.check_params(out["cc_external"], pv, pf, mv, mf)
+    else:
+        out["cc_preset"], out["cc_params"] = algorithms.check(out["cc"], pv, pf, mv, mf)
     v, f = opts["rwnd"]
     if v is None or v == "none":
         out["rwnd_bytes"] = None

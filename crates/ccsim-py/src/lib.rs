@@ -11,6 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::sync::Arc;
 
+mod gym;
+mod pyalgo;
+
 create_exception!(
     _core,
     ScenarioError,
@@ -46,7 +49,7 @@ fn py_bytes<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     .into_any())
 }
 
-fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
     for t in &out.tables {
@@ -71,7 +74,7 @@ fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> 
 
 /// `to_py` with its failures as Python exceptions: a failed allocation is
 /// `MemoryError`, and any panic while converting is `InternalError`.
-fn convert<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn convert<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py, PyDict>> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| to_py(py, out)))
         .unwrap_or_else(|_| Err(InternalError::new_err("simulator core panicked while converting the results")))
 }
@@ -128,13 +131,10 @@ fn run<'py>(
     control: Option<PyRef<'py, PyRunControl>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let json = scenario_json.to_owned();
-    let res = match control {
-        None => guarded(py, move || ccsim_core::run_json(&json).map_err(RunError::Config))?,
-        Some(c) => {
-            let ctl = Arc::clone(&c.inner);
-            guarded(py, move || ccsim_core::run_json_controlled(&json, &ctl))?
-        }
-    };
+    // Python algorithms stop the run through a control on an exception,
+    // so every run has one (it changes no result).
+    let ctl = control.map_or_else(|| Arc::new(ccsim_core::RunControl::new()), |c| Arc::clone(&c.inner));
+    let res = pyalgo::with_run(Arc::clone(&ctl), || guarded(py, move || ccsim_core::run_json_controlled(&json, &ctl)))?;
     match res {
         Ok(out) => convert(py, &out),
         Err(RunError::Config(e)) => Err(ScenarioError::new_err(e.to_string())),
@@ -249,6 +249,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
     // bounds the Python front end checks with the core's own numbers
     m.add("MAX_INITIAL_WINDOW", ccsim_core::config::MAX_INITIAL_WINDOW)?;
+    m.add("CA_ACK_ECE", ccsim_core::cc::CA_ACK_ECE)?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
     m.add_class::<PyRunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
@@ -264,6 +265,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_class::<pyalgo::TcpView>()?;
+    m.add_class::<pyalgo::PyAckSample>()?;
+    m.add_class::<pyalgo::PyRateSample>()?;
+    m.add_class::<gym::SteppedSimulation>()?;
+    m.add_function(wrap_pyfunction!(pyalgo::slow_start, m)?)?;
+    m.add_function(wrap_pyfunction!(pyalgo::cong_avoid_ai, m)?)?;
+    m.add_function(wrap_pyfunction!(pyalgo::reno_cong_avoid, m)?)?;
+    ccsim_core::cc::external::install(Box::new(pyalgo::PyBuilder));
     m.add_function(wrap_pyfunction!(debug_assertions, m)?)?;
     Ok(())
 }

@@ -16,6 +16,7 @@ pub mod bic;
 pub mod copa;
 pub mod cubic;
 pub mod dctcp;
+pub mod external;
 pub mod highspeed;
 pub mod hystart;
 pub mod params;
@@ -300,6 +301,12 @@ pub trait CongestionOps {
     fn vars(&self, _tp: &CcState, _out: &mut Vec<f64>) {}
     /// The algorithm's own phase, if it has one (BBR's mode).
     fn mode(&self) -> Option<&'static str> {
+        None
+    }
+    /// The algorithm as `Any`, for a program that embeds the core and
+    /// talks to an algorithm it built itself (the Gymnasium environment's
+    /// agent); None for the core's own.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
 }

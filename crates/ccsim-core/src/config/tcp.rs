@@ -171,6 +171,12 @@ pub struct TcpCfg {
     pub cc_preset: Option<String>,
     /// Single algorithm parameters, applied over the preset.
     pub cc_params: std::collections::BTreeMap<String, crate::cc::params::Value>,
+    /// Set when `cc` is not one of the core's algorithms but one the
+    /// embedding program builds (a Python class): where to find it and its
+    /// loss recovery (`cc::external`). Written by the front end, not by a
+    /// scenario's author; absent from the JSON of every other flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cc_external: Option<crate::cc::external::ExternalCc>,
     pub mss: u32,
     pub header_bytes: u32,
     pub initial_window: u32,
@@ -287,7 +293,10 @@ impl Default for TcpCfg {
 impl TcpCfg {
     /// The loss recovery without SACK of this flow's algorithm.
     pub fn recovery_flavour(&self) -> crate::cc::params::RecoveryFlavour {
-        crate::cc::recovery_flavour(&self.cc)
+        match &self.cc_external {
+            Some(e) => e.recovery.into(),
+            None => crate::cc::recovery_flavour(&self.cc),
+        }
     }
 
     /// Every option as `stack` sets it for algorithm `cc` (the table in
@@ -308,6 +317,7 @@ impl TcpCfg {
             cc: cc.to_string(),
             cc_preset: None,
             cc_params: Default::default(),
+            cc_external: None,
             mss: 1448,
             header_bytes: 40,
             initial_window: 10,
@@ -407,6 +417,9 @@ impl TcpCfg {
         ] {
             check_time(|| f(&format!("tcp.{k}")), v)?;
         }
+        if t.cc_external.is_some() {
+            return self.validate_external(f);
+        }
         let Some(spec) = crate::cc::spec(&t.cc) else {
             return err(
                 f("tcp.cc"),
@@ -417,6 +430,35 @@ impl TcpCfg {
             return err(f(&format!("tcp.{k}")), m);
         }
         if let Err(b) = super::schema::tcp_rules(t) {
+            return err(f(&format!("tcp.{}", b.option)), format!("got {}; expected {}", b.got, b.expected));
+        }
+        Ok(())
+    }
+
+    /// An algorithm the embedding program builds: its name must not hide a
+    /// built-in, a builder must be installed, and its parameters are its
+    /// own to check (the Python front end does, with the class).
+    fn validate_external(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        if crate::cc::spec(&self.cc).is_some() {
+            return err(
+                f("tcp.cc"),
+                format!("{:?} is a built-in algorithm; an external one needs its own name", self.cc),
+            );
+        }
+        if !crate::cc::external::available() {
+            return err(
+                f("tcp.cc"),
+                format!(
+                    "{:?} is an external algorithm ({}); this program cannot build one (run it through ccsim's Python package)",
+                    self.cc,
+                    self.cc_external.as_ref().map_or("", |e| e.source.as_str())
+                ),
+            );
+        }
+        if self.cc_preset.is_some() {
+            return err(f("tcp.cc_preset"), "an external algorithm has no presets; give cc_params".to_string());
+        }
+        if let Err(b) = super::schema::tcp_rules(self) {
             return err(f(&format!("tcp.{}", b.option)), format!("got {}; expected {}", b.got, b.expected));
         }
         Ok(())

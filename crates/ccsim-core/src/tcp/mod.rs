@@ -74,6 +74,12 @@ impl TcpFlow {
         self.c.rcv.sack_log.iter().find(|e| e.id == id).map(|e| (e.n, e.blocks))
     }
 
+    /// The flow's algorithm as `Any`, when it offers itself so
+    /// (`CongestionOps::as_any_mut`: algorithms an embedding program built).
+    pub fn cc_any(&mut self) -> Option<&mut dyn std::any::Any> {
+        self.c.cc.as_any_mut()
+    }
+
     pub fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32, seed: u64) -> Self {
         let recovery = Recovery::new(&cfg.tcp);
         TcpFlow { c: Conn::new(id, cfg, fwd_route, rev_route, seed), recovery }

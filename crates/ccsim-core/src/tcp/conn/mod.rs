@@ -169,14 +169,17 @@ pub struct Conn {
 impl Conn {
     pub(super) fn new(id: u32, cfg: FlowCfg, fwd_route: u32, rev_route: u32, seed: u64) -> Self {
         let t = &cfg.tcp;
-        let params = cc::params::resolve(
-            cc::spec(&t.cc).expect("algorithm name validated by config"),
-            t.cc_preset.as_deref(),
-            &t.cc_params,
-        )
-        .expect("algorithm parameters validated by config");
-        let rng = crate::rng::Stream::new(seed, crate::rng::StreamKind::Cc, id as u64);
-        let cc = cc::build(&t.cc, &params, rng).expect("algorithm name validated by config");
+        let mut rng = crate::rng::Stream::new(seed, crate::rng::StreamKind::Cc, id as u64);
+        let cc = match &t.cc_external {
+            Some(ext) => cc::external::build(&t.cc, ext, &t.cc_params, id, rng.next_u64())
+                .expect("external builder checked by config"),
+            None => {
+                let spec = cc::spec(&t.cc).expect("algorithm name validated by config");
+                let params = cc::params::resolve(spec, t.cc_preset.as_deref(), &t.cc_params)
+                    .expect("algorithm parameters validated by config");
+                (spec.build)(&params, rng)
+            }
+        };
         let (total_segs, file_bytes) = match cfg.app {
             AppCfg::Bulk | AppCfg::OnOff { .. } | AppCfg::Schedule { .. } => (u64::MAX, None),
             AppCfg::File { bytes } => (bytes.div_ceil(t.mss as u64), Some(bytes)),

@@ -1,0 +1,294 @@
+"""A Gymnasium environment for learning-based congestion control.
+
+``gymnasium.make("ccsim/CongestionControl-v0")`` (after ``import ccsim.gym``)
+or :class:`CongestionControlEnv` directly. One flow of a scenario is the
+agent's; the rest of the scenario (cross traffic, queues, loss, traces) runs
+as configured. A step is one monitor interval: the simulation advances under
+the same core run (it is built once per episode, at ``reset``), and the
+agent's flow sends at the rate (or with the window) the action sets.
+
+Defaults follow Aurora (Jay, Rotman, Godfrey, Schapira & Tamar, "A Deep
+Reinforcement Learning Perspective on Internet Congestion Control", ICML
+2019; its simulator PCC-RL, src/gym/network_sim.py and
+src/common/sender_obs.py): the action scales the sending rate by
+(1 + 0.025·a) for a ≥ 0 and 1/(1 − 0.025·a) below; the observation is a
+history of 10 intervals of (sent latency inflation, latency ratio, send
+ratio), here followed by raw per-interval figures; the reward is
+0.001·(10·packets delivered per second − 1000·mean RTT in s − 2000·loss
+ratio); a monitor interval lasts half the flow's smoothed RTT.
+docs/gym.md has the spaces, units and episode rules.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import _core
+from .errors import ScenarioError
+from .units import parse_rate, parse_time
+
+ENV_ID = "ccsim/CongestionControl-v0"
+
+
+@dataclass(frozen=True)
+class Feature:
+    low: float
+    high: float
+    unit: str
+    doc: str
+
+
+# Every observable of one monitor interval, in the order of the default
+# observation; Aurora's three first (their bounds are Aurora's).
+FEATURES: dict[str, Feature] = {
+    "sent_latency_inflation": Feature(
+        -1.0, 10.0, "", "(mean RTT of the interval's second half of samples − first half) / interval length (Aurora)"
+    ),
+    "latency_ratio": Feature(1.0, 10000.0, "", "mean RTT of the interval / the smallest interval mean so far (Aurora)"),
+    "send_ratio": Feature(
+        0.0, 1000.0, "", "packets sent / packets delivered in the interval, 1 when none delivered (Aurora)"
+    ),
+    "delivery_rate_bps": Feature(0.0, np.inf, "b/s", "payload delivered (acked or SACKed) per second"),
+    "loss_rate": Feature(0.0, 1.0, "", "segments marked lost / (lost + delivered)"),
+    "rtt_min_s": Feature(0.0, np.inf, "s", "smallest RTT sample of the interval (0 when none)"),
+    "rtt_mean_s": Feature(0.0, np.inf, "s", "mean RTT sample of the interval (0 when none)"),
+    "queue_delay_s": Feature(0.0, np.inf, "s", "mean RTT of the interval − the flow's smallest RTT sample so far"),
+    "ecn_fraction": Feature(0.0, 1.0, "", "segments reported CE-marked / segments delivered"),
+}
+AURORA_FEATURES = ("sent_latency_inflation", "latency_ratio", "send_ratio")
+
+# Aurora's step size for the rate (config.DELTA_SCALE).
+AURORA_ALPHA = 0.025
+
+
+def default_scenario() -> dict:
+    """One flow over a 12 Mb/s, 50 ms RTT link with a 1 BDP DropTail buffer,
+    for 30 s (Aurora trained on 100-500 packets/s and 50-500 ms; 12 Mb/s
+    is 1,000 packets/s of 1,500 bytes)."""
+    return {
+        "sim": {"duration": "30s", "seed": 1, "sample_interval": "off"},
+        "topology": {"kind": "single_link", "rate": "12Mbps", "delay": "25ms", "buffer": "1bdp"},
+        "flows": [{"count": 1, "app": "bulk"}],
+    }
+
+
+def aurora_reward(mi: Mapping[str, float]) -> float:
+    """Aurora's reward (PCC-RL network_sim.py, REWARD_SCALE 0.001):
+    10·throughput in packets/s − 1000·mean latency in s − 2000·loss ratio."""
+    return 0.001 * (10.0 * mi["delivered_pps"] - 1e3 * mi["rtt_mean_s"] - 2e3 * mi["loss_rate"])
+
+
+class CongestionControlEnv(gymnasium.Env):
+    """One flow of a ccsim scenario, driven by an agent.
+
+    Parameters
+    ----------
+    scenario: a Scenario, a scenario mapping or a file path (default
+        :func:`default_scenario`); its ``sim.seed`` is replaced by the seed of
+        each ``reset``.
+    flow: index of the controlled flow in the resolved scenario.
+    action: "rate" (default, Aurora) or "window": what the action scales.
+    interval: the monitor interval: "0.5rtt" (default, Aurora: a multiple
+        of the flow's smoothed RTT) or a time such as "20ms".
+    first_interval: the interval before the first RTT sample.
+    history: intervals in the observation (Aurora: 10).
+    features: names of :data:`FEATURES` per interval (default: all).
+    reward: a callable of the interval's figures (see ``info``), default
+        :func:`aurora_reward`.
+    initial_rate / min_rate / max_rate: the rate action's start and bounds.
+    initial_window / min_window / max_window: the window action's (segments).
+    alpha: the step of the multiplicative action (Aurora: 0.025).
+    max_steps: end the episode (truncated) after this many steps; it also
+        ends when the scenario's duration is reached.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        scenario: Any = None,
+        flow: int = 0,
+        action: str = "rate",
+        interval: str = "0.5rtt",
+        first_interval: str = "100ms",
+        history: int = 10,
+        features: tuple[str, ...] | None = None,
+        reward: Callable[[Mapping[str, float]], float] | None = None,
+        initial_rate: str = "3Mbps",
+        min_rate: str = "100kbps",
+        max_rate: str = "10Gbps",
+        initial_window: int = 10,
+        min_window: int = 2,
+        max_window: int = 100_000,
+        alpha: float = AURORA_ALPHA,
+        max_steps: int | None = None,
+    ):
+        from .scenario import Scenario, load
+
+        if scenario is None:
+            scenario = default_scenario()
+        if isinstance(scenario, Mapping):
+            scenario = Scenario(dict(scenario))
+        elif not isinstance(scenario, Scenario):
+            scenario = load(scenario)
+        self._scenario = scenario
+        nflows = len(scenario.core["flows"])
+        if not isinstance(flow, int) or not 0 <= flow < nflows:
+            raise ScenarioError("flow", flow, f"the index of a flow of the scenario, 0..{nflows - 1}")
+        self.flow = flow
+        if action not in ("rate", "window"):
+            raise ScenarioError("action", action, "one of 'rate', 'window'")
+        self.action_kind = action
+        self._interval_rtts: float | None = None
+        self._interval_s: float | None = None
+        if isinstance(interval, str) and interval.strip().endswith("rtt"):
+            try:
+                self._interval_rtts = float(interval.strip()[:-3])
+            except ValueError:
+                raise ScenarioError(
+                    "interval", interval, "a multiple of the smoothed RTT such as '0.5rtt', or a time such as '20ms'"
+                ) from None
+            if not self._interval_rtts > 0:
+                raise ScenarioError("interval", interval, "a multiple of the smoothed RTT > 0")
+        else:
+            self._interval_s = parse_time("interval", interval) * 1e-12
+        self._first_interval_s = parse_time("first_interval", first_interval) * 1e-12
+        if not isinstance(history, int) or history < 1:
+            raise ScenarioError("history", history, "a whole number of intervals ≥ 1")
+        self.history = history
+        self.features = tuple(FEATURES) if features is None else tuple(features)
+        for f in self.features:
+            if f not in FEATURES:
+                raise ScenarioError("features", f, "names from ccsim.gym.FEATURES: " + ", ".join(FEATURES))
+        self.reward_fn = reward or aurora_reward
+        self._rate0 = parse_rate("initial_rate", initial_rate) / 8
+        self._rate_lo = parse_rate("min_rate", min_rate) / 8
+        self._rate_hi = parse_rate("max_rate", max_rate) / 8
+        if not self._rate_lo <= self._rate0 <= self._rate_hi:
+            raise ScenarioError(
+                "initial_rate", initial_rate, f"a rate between min_rate {min_rate} and max_rate {max_rate}"
+            )
+        if not 1 <= min_window <= initial_window <= max_window:
+            raise ScenarioError("initial_window", initial_window, "1 ≤ min_window ≤ initial_window ≤ max_window")
+        self._win0, self._win_lo, self._win_hi = initial_window, min_window, max_window
+        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+            raise ScenarioError("alpha", alpha, "a step in (0, 1)")
+        self.alpha = float(alpha)
+        self.max_steps = max_steps
+
+        lo = np.array([FEATURES[f].low for f in self.features] * history, dtype=np.float32)
+        hi = np.array([FEATURES[f].high for f in self.features] * history, dtype=np.float32)
+        self.observation_space = spaces.Box(lo, hi, dtype=np.float32)
+        # Aurora's action bounds (network_sim.py): effectively unbounded
+        self.action_space = spaces.Box(np.float32(-1e12), np.float32(1e12), shape=(1,), dtype=np.float32)
+        self._sim: Any = None
+
+    # ------------------------------------------------------------------ gym
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        run_seed = int(self.np_random.integers(0, 2**31 - 1))
+        core = json.loads(self._scenario.with_seed(run_seed).to_core_json())
+        tcp = core["flows"][self.flow]["tcp"]
+        tcp.update(cc="agent", cc_preset=None, cc_params={}, cc_external={"source": "agent", "recovery": "newreno"})
+        self._sim = _core.SteppedSimulation(json.dumps(core), self.flow)
+        self._rate, self._win = self._rate0, self._win0
+        self._apply()
+        self._hist = np.tile(np.array([self._neutral(f) for f in self.features], dtype=np.float32), self.history)
+        self._min_lat: float | None = None
+        self._min_rtt: float | None = None
+        self._sent0 = 0
+        self._srtt: float | None = None
+        self._steps = 0
+        return self._hist.copy(), {"now_s": 0.0}
+
+    def step(self, action):
+        if self._sim is None:
+            raise RuntimeError("call reset() before step()")
+        a = float(np.asarray(action, dtype=np.float64).reshape(-1)[0])
+        if not np.isfinite(a):
+            raise ValueError(f"action {action!r}: expected a finite number")
+        step = a * self.alpha
+        scale = (1.0 + step) if step >= 0 else 1.0 / (1.0 - step)
+        if self.action_kind == "rate":
+            self._rate = min(max(self._rate * scale, self._rate_lo), self._rate_hi)
+        else:
+            self._win = int(min(max(round(self._win * scale), self._win_lo), self._win_hi))
+        self._apply()
+        start = self._sim.now_s
+        end = min(start + self._next_interval(), self._sim.duration_s)
+        raw = self._sim.run_to(end)
+        mi = self._figures(raw, end - start)
+        self._hist = np.concatenate([self._hist[len(self.features) :], self._observe(mi)])
+        self._steps += 1
+        truncated = end >= self._sim.duration_s or (self.max_steps is not None and self._steps >= self.max_steps)
+        return self._hist.copy(), float(self.reward_fn(mi)), False, truncated, mi
+
+    # -------------------------------------------------------------- helpers
+
+    def _apply(self):
+        if self.action_kind == "rate":
+            self._sim.set_rate(self._rate)
+        else:
+            self._sim.set_window(self._win)
+
+    def _next_interval(self) -> float:
+        if self._interval_s is not None:
+            return self._interval_s
+        if self._srtt is None:
+            return self._first_interval_s
+        assert self._interval_rtts is not None
+        return max(self._interval_rtts * self._srtt, 1e-6)
+
+    @staticmethod
+    def _neutral(f: str) -> float:
+        return {"latency_ratio": 1.0, "send_ratio": 1.0}.get(f, 0.0)
+
+    def _figures(self, raw: dict, dur: float) -> dict[str, float]:
+        """The interval's figures (Aurora's definitions, sender_obs.py)."""
+        rtts = raw["rtts_s"]
+        if raw["srtt_s"] is not None:
+            self._srtt = raw["srtt_s"]
+        acked, lost, sent = raw["acked"], raw["lost"], raw["data_pkts_sent"] - self._sent0
+        self._sent0 = raw["data_pkts_sent"]
+        mean = float(np.mean(rtts)) if rtts else 0.0
+        if rtts:
+            m = min(rtts)
+            self._min_rtt = m if self._min_rtt is None else min(self._min_rtt, m)
+            self._min_lat = mean if self._min_lat is None else min(self._min_lat, mean)
+        half = len(rtts) // 2
+        increase = float(np.mean(rtts[half:]) - np.mean(rtts[:half])) if half >= 1 else 0.0
+        return {
+            "now_s": raw["now_s"],
+            "interval_s": dur,
+            "sent": sent,
+            "delivered": acked,
+            "lost": lost,
+            "delivered_pps": acked / dur if dur > 0 else 0.0,
+            **({"rate_bps": self._rate * 8} if self.action_kind == "rate" else {"window": self._win}),
+            "sent_latency_inflation": increase / dur if dur > 0 else 0.0,
+            "latency_ratio": mean / self._min_lat if rtts and self._min_lat else 1.0,
+            "send_ratio": sent / acked if acked > 0 and sent < 1000 * acked else 1.0,
+            "delivery_rate_bps": acked * raw["mss"] * 8 / dur if dur > 0 else 0.0,
+            "loss_rate": lost / (lost + acked) if lost + acked > 0 else 0.0,
+            "rtt_min_s": min(rtts) if rtts else 0.0,
+            "rtt_mean_s": mean,
+            "queue_delay_s": max(mean - self._min_rtt, 0.0) if rtts and self._min_rtt is not None else 0.0,
+            "ecn_fraction": min(raw["ce"] / acked, 1.0) if acked > 0 else 0.0,
+        }
+
+    def _observe(self, mi: dict) -> np.ndarray:
+        v = np.array([mi[f] for f in self.features], dtype=np.float64)
+        lo = np.array([FEATURES[f].low for f in self.features])
+        hi = np.array([FEATURES[f].high for f in self.features])
+        return np.clip(v, lo, hi).astype(np.float32)
+
+
+gymnasium.register(id=ENV_ID, entry_point="ccsim.gym:CongestionControlEnv")

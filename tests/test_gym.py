@@ -1,0 +1,109 @@
+"""The Gymnasium environment (ccsim.gym): Gymnasium's own checker, seeded
+determinism, vector environments, and the controlled flow held to the rate
+the agent sets (an outside reference: below the link's rate nothing queues
+or is lost, and the delivery rate is the rate sent)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import ccsim.gym
+import gymnasium
+import numpy as np
+import pytest
+from ccsim.gym import FEATURES, CongestionControlEnv
+from gymnasium.utils.env_checker import check_env
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def short(**kw):
+    sc = ccsim.gym.default_scenario()
+    sc["sim"]["duration"] = "5s"
+    return CongestionControlEnv(scenario=sc, **kw)
+
+
+def rollout(env, actions, seed):
+    obs, _ = env.reset(seed=seed)
+    out = [obs]
+    for a in actions:
+        obs, r, term, trunc, info = env.step(np.array([a], dtype=np.float32))
+        out.append((obs, r, info))
+        if term or trunc:
+            break
+    return out
+
+
+def test_gymnasium_checker_passes():
+    check_env(short())
+
+
+def test_registered_and_made_by_id():
+    env = gymnasium.make(ccsim.gym.ENV_ID, scenario=ccsim.gym.default_scenario(), history=3)
+    assert env.observation_space.shape == (3 * len(FEATURES),)
+
+
+def test_seeded_episodes_are_identical():
+    acts = list(np.random.default_rng(0).uniform(-3, 3, 80))
+    a = rollout(short(), acts, seed=7)
+    b = rollout(short(), acts, seed=7)
+    assert len(a) == len(b) > 50
+    for x, y in zip(a[1:], b[1:]):
+        assert np.array_equal(x[0], y[0]) and x[1] == y[1] and x[2] == y[2]
+
+
+def test_a_constant_rate_below_the_link_is_delivered_without_queue_or_loss():
+    env = short(initial_rate="3Mbps")
+    steps = rollout(env, [0.0] * 10_000, seed=1)
+    infos = [s[2] for s in steps[1:]]
+    late = [i for i in infos if i["now_s"] > 1.0]
+    delivered = sum(i["delivered"] for i in late) * 1448 * 8
+    span = late[-1]["now_s"] - late[0]["now_s"] + late[0]["interval_s"]
+    # the pacing rate counts payload bytes, as Linux's does (tcp_update_skb_after_send
+    # spaces departures by skb->len of the data, headers not included)
+    assert delivered / span == pytest.approx(3e6, rel=0.02)
+    assert sum(i["lost"] for i in infos) == 0
+    assert max(i["queue_delay_s"] for i in late) < 0.002  # no standing queue at a quarter of the link
+
+
+def test_window_action_scales_the_window():
+    env = short(action="window", initial_window=10)
+    env.reset(seed=1)
+    _, _, _, _, info = env.step(np.array([4.0], dtype=np.float32))  # × 1.1
+    assert info["window"] == 11
+    _, _, _, _, info = env.step(np.array([-4.0], dtype=np.float32))  # / 1.1
+    assert info["window"] == 10
+
+
+@pytest.mark.parametrize("vec", [gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv])
+def test_vector_envs(vec):
+    envs = vec([lambda: short(history=2) for _ in range(2)])
+    obs, _ = envs.reset(seed=[3, 3])
+    assert obs.shape == (2, 2 * len(FEATURES))
+    for _ in range(5):
+        obs, r, term, trunc, info = envs.step(np.zeros((2, 1), dtype=np.float32))
+    assert np.array_equal(obs[0], obs[1]) and r[0] == r[1]
+    envs.close()
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ccsim.ScenarioError, match="action"):
+        short(action="speed")
+    with pytest.raises(ccsim.ScenarioError, match="interval"):
+        short(interval="xrtt")
+    with pytest.raises(ccsim.ScenarioError, match="features"):
+        short(features=("nope",))
+    with pytest.raises(ccsim.ScenarioError, match="flow"):
+        short(flow=3)
+
+
+def test_the_example_policy_beats_a_constant_rate_sender():
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_policy.py")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    totals = [float(line.split("total reward")[1].split()[0]) for line in p.stdout.splitlines()]
+    assert totals[1] > 1.5 * totals[0]
+
+
+def test_random_agent_example_runs():
+    p = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_random_agent.py")], capture_output=True, text=True)
+    assert p.returncode == 0 and "steps, total reward" in p.stdout, p.stderr

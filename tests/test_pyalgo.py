@@ -1,0 +1,249 @@
+"""Congestion control written in Python (ccsim.Algorithm), run by the core.
+
+The oracles are the core's own algorithms, which follow Linux: a Python
+port of Linux Reno written with the kernel's helpers must give byte-identical
+result tables to the built-in `reno`, and a port of Linux CUBIC (without
+HyStart, in the kernel's integer arithmetic) to the built-in `cubic` with
+standard slow start."""
+
+import _thread
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import ccsim
+import pytest
+from ccsim import cc
+from helpers import dumbbell
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers")
+
+
+@pytest.fixture(autouse=True)
+def _examples_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+
+
+def same_tables(a, b):
+    """Every result table equal, the `cc` column (the algorithm's name) aside."""
+    for name in TABLES:
+        x, y = a.table(name), b.table(name)
+        if "cc" in x.columns:
+            assert (x["cc"] != y["cc"]).all() or x.height == 0
+            x, y = x.drop("cc"), y.drop("cc")
+        assert x.equals(y), name
+
+
+@pytest.mark.parametrize("loss", [None, {"kind": "bernoulli", "p": 0.01}])
+def test_reno_port_is_byte_identical_to_builtin(loss):
+    builtin = dumbbell(duration="20s", tcp={"cc": "reno"})
+    port = dumbbell(duration="20s", tcp={"cc": "py:pyreno:PyReno"})
+    if loss:
+        builtin = builtin.with_overrides({"topology.loss": loss})
+        port = port.with_overrides({"topology.loss": loss})
+    a, b = builtin.run(), port.run()
+    assert set(b.flows["cc"]) == {"pyreno"}
+    assert a.flows["retransmits"].sum() > 0, "the scenario must exercise loss recovery"
+    same_tables(a, b)
+
+
+@pytest.mark.parametrize("loss", [None, {"kind": "bernoulli", "p": 0.01}, {"kind": "bernoulli", "p": 0.08}])
+def test_cubic_port_agrees_with_builtin_to_the_last_packet(loss):
+    builtin = dumbbell(duration="20s", tcp={"cc": "cubic", "cc_preset": "no_hystart"})
+    port = dumbbell(duration="20s", tcp={"cc": "py:pycubic:PyCubic"})
+    if loss:
+        builtin = builtin.with_overrides({"topology.loss": loss})
+        port = port.with_overrides({"topology.loss": loss})
+    a, b = builtin.run(), port.run()
+    if loss and loss["p"] > 0.05:
+        # the RTO path (set_state(CA_LOSS) resets the curve) is exercised
+        assert a.flows["timeouts"].sum() > 0
+    same_tables(a, b)
+
+
+def test_cubic_port_parameters_reach_the_constructor():
+    a = dumbbell(n=2, duration="10s", tcp={"cc": "cubic", "cc_preset": "no_hystart", "cc_params": {"beta": 0.5}}).run()
+    b = dumbbell(n=2, duration="10s", tcp={"cc": "py:pycubic:PyCubic", "cc_params": {"beta": 0.5}}).run()
+    same_tables(a, b)
+
+
+class HalfReno(ccsim.Algorithm):
+    """Reno that backs off to 3/4 instead of 1/2 (an invented variant)."""
+
+    name = "halfreno"
+
+    def ssthresh(self, tp):
+        return max(tp.cwnd * 3 // 4, 2)
+
+    def cong_avoid(self, tp, acked):
+        cc.reno_cong_avoid(tp, acked)
+
+
+def test_registered_class_runs_by_name_and_backs_off_by_its_own_rule():
+    ccsim.register_algorithm(HalfReno)
+    sc = dumbbell(n=1, duration="20s", tcp={"cc": "halfreno"}, sample_interval="10ms")
+    r = sc.run()
+    assert r.flows["cc"].to_list() == ["halfreno"]
+    # every reduction goes to 3/4 of the window (the cwnd series: the sample
+    # after a fast retransmit holds ssthresh = floor(3/4 · cwnd) or more)
+    ev = r.events.filter(r.events["kind"] == "fast_retransmit")
+    assert ev.height > 0
+    s = r.flow_series
+    drops = [(w0, w1) for w0, w1 in zip(s["cwnd"][:-1], s["cwnd"][1:]) if w1 < w0]
+    assert drops and all(w1 >= w0 * 3 // 4 - 1 for w0, w1 in drops)
+
+
+def test_builtin_names_are_refused_for_python_classes():
+    class Cubic(ccsim.Algorithm):
+        name = "cubic"
+
+        def ssthresh(self, tp):
+            return 2
+
+        def cong_avoid(self, tp, acked):
+            pass
+
+    with pytest.raises(TypeError, match="built-in"):
+        ccsim.register_algorithm(Cubic)
+
+
+def _run_module(tmp_path, monkeypatch, source, **tcp):
+    (tmp_path / "useralgo.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("useralgo", None)
+    return dumbbell(n=2, duration="5s", tcp={"cc": "py:useralgo:Algo", **tcp}).run()
+
+
+HEAD = "import ccsim\nfrom ccsim import cc\nclass Algo(ccsim.Algorithm):\n    name = 'algo'\n"
+
+
+def test_an_exception_in_a_hook_is_the_users_own_with_flow_and_time(tmp_path, monkeypatch):
+    src = HEAD + (
+        "    def ssthresh(self, tp):\n        return max(tp.cwnd // 2, 2)\n"
+        "    def cong_avoid(self, tp, acked):\n"
+        "        if tp.now_s > 1.5:\n            raise ZeroDivisionError('my bug')\n"
+        "        cc.reno_cong_avoid(tp, acked)\n"
+    )
+    with pytest.raises(ZeroDivisionError, match="my bug") as ei:
+        _run_module(tmp_path, monkeypatch, src)
+    notes = " ".join(getattr(ei.value, "__notes__", []))
+    assert "algo.cong_avoid()" in notes and "flow " in notes and "simulated time 1.5" in notes
+    # the user's own frame is in the traceback
+    assert any(f.name == "cong_avoid" and str(f.path).endswith("useralgo.py") for f in ei.traceback)
+
+
+@pytest.mark.parametrize(
+    "body, exc, match",
+    [
+        ("    def ssthresh(self, tp):\n        return 'two'\n", TypeError, r"algo\.ssthresh\(\) returned two"),
+        ("    def ssthresh(self, tp):\n        return 0\n", ValueError, r"algo\.ssthresh\(\) returned 0"),
+        ("    def ssthresh(self, tp):\n        tp.cwnd = 3\n        return 2\n", AttributeError, "read-only"),
+    ],
+)
+def test_bad_ssthresh_is_a_clear_error(tmp_path, monkeypatch, body, exc, match):
+    src = HEAD + body + "    def cong_avoid(self, tp, acked):\n        cc.reno_cong_avoid(tp, acked)\n"
+    with pytest.raises(exc, match=match):
+        _run_module(tmp_path, monkeypatch, src)
+
+
+@pytest.mark.parametrize(
+    "stmt, exc, match",
+    [
+        ("tp.cwnd = 0", ValueError, r"tp\.cwnd = 0: expected a whole number of segments in \[1,"),
+        ("tp.cwnd = 2.5", TypeError, r"tp\.cwnd = 2\.5 \(float\)"),
+        ("tp.pacing_rate = -1.0", ValueError, r"tp\.pacing_rate = -1"),
+    ],
+)
+def test_bad_window_written_by_a_hook_is_refused_on_the_users_line(tmp_path, monkeypatch, stmt, exc, match):
+    src = (
+        HEAD + f"    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        {stmt}\n"
+    )
+    with pytest.raises(exc, match=match) as ei:
+        _run_module(tmp_path, monkeypatch, src)
+    assert ei.traceback[-1].name == "cong_avoid"
+
+
+def test_scenario_errors_name_the_field(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc: cannot load 'py:nosuchmodule:X'"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "py:nosuchmodule:X"})
+    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc: got 'py:pyreno'; expected 'py:MODULE:CLASS'"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "py:pyreno"})
+    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_params: .*does not fit PyReno"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "py:pyreno:PyReno", "cc_params": {"beta": 0.5}})
+    with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc_preset: got 'linux'; expected none"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "py:pycubic:PyCubic", "cc_preset": "linux"})
+    (tmp_path / "notalgo.py").write_text("class X:\n    pass\n")
+    with pytest.raises(ccsim.ScenarioError, match="not a subclass of ccsim.Algorithm"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "py:notalgo:X"})
+    with pytest.raises(ccsim.ScenarioError, match="py:MODULE:CLASS"):
+        dumbbell(n=1, duration="1s", tcp={"cc": "pyrenoo"})
+
+
+def test_a_class_without_required_hooks_is_refused():
+    class NoAvoid(ccsim.Algorithm):
+        def ssthresh(self, tp):
+            return 2
+
+    with pytest.raises(TypeError, match="cong_avoid.*or cong_control"):
+        ccsim.register_algorithm(NoAvoid)
+
+
+def test_ctrl_c_stops_a_run_inside_python_hooks():
+    sc = dumbbell(n=10, duration="600s", tcp={"cc": "py:pyreno:PyReno"}, sample_interval="off")
+    t = threading.Timer(1.0, _thread.interrupt_main)
+    t.start()
+    with pytest.raises(KeyboardInterrupt):
+        sc.run()
+    t.cancel()
+
+
+def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
+    """From a TOML file through the CLI, a sweep on the process pool and on
+    Dask (worker processes import the module): the same numbers."""
+    (tmp_path / "pyreno.py").write_text((EXAMPLES / "pyreno.py").read_text())
+    sc = dumbbell(n=3, duration="5s", tcp={"cc": "py:pyreno:PyReno"})
+    (tmp_path / "base.toml").write_text(sc.to_toml())
+    (tmp_path / "sweep.toml").write_text(
+        'base = "base.toml"\nseeds = 1\n[grid]\n"topology.buffer" = ["0.5bdp", "1bdp"]\n'
+    )
+    env = {"PATH": str(Path(sys.executable).parent)}
+    ccsim_bin = str(Path(sys.executable).parent / "ccsim")
+    one = subprocess.run(
+        [ccsim_bin, "run", "base.toml", "--no-write", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert one.returncode == 0, one.stderr
+    single = json.loads(one.stdout)
+    out = {}
+    for how, args in (("pool", ["-j", "2"]), ("dask", ["--dask", "local"])):
+        p = subprocess.run(
+            [ccsim_bin, "sweep", "sweep.toml", "--out", how, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert p.returncode == 0, p.stderr
+        q = subprocess.run(
+            [
+                ccsim_bin,
+                "query",
+                how,
+                'SELECT "topology.buffer" AS b, id, goodput_bps, retransmits FROM flows ORDER BY 1, 2',
+                "--json",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert q.returncode == 0, q.stderr
+        out[how] = json.loads(q.stdout)
+    assert out["pool"] == out["dask"]
+    # the sweep's 1 BDP run is the CLI's single run, flow by flow
+    sweep_1bdp = [(r["goodput_bps"], r["retransmits"]) for r in out["pool"] if r["b"] == "1bdp"]
+    assert sweep_1bdp == [(f["goodput_bps"], f["retransmits"]) for f in single["flows"]]
