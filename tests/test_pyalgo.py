@@ -247,3 +247,30 @@ def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
     # the sweep's 1 BDP run is the CLI's single run, flow by flow
     sweep_1bdp = [(r["goodput_bps"], r["retransmits"]) for r in out["pool"] if r["b"] == "1bdp"]
     assert sweep_1bdp == [(f["goodput_bps"], f["retransmits"]) for f in single["flows"]]
+
+
+def _readme_blocks(marker):
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    found = [b for b in blocks if marker in b]
+    assert len(found) == 1, marker
+    return found[0]
+
+
+@pytest.mark.parametrize("marker, expect", [("register_algorithm", "halfreno"), ("ccsim.gym", "final rate")])
+def test_readme_snippets_run_as_scripts_and_in_a_notebook(tmp_path, marker, expect):
+    import nbformat
+    from nbclient import NotebookClient
+
+    code = _readme_blocks(marker)
+    (tmp_path / "examples").symlink_to(EXAMPLES)
+    (tmp_path / "snippet.py").write_text(code)
+    p = subprocess.run([sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert expect in p.stdout
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(code))
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    out = "".join(o.get("text", "") for o in nb.cells[0].outputs)
+    assert expect in out

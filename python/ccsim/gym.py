@@ -105,6 +105,8 @@ class CongestionControlEnv(gymnasium.Env):
     initial_rate / min_rate / max_rate: the rate action's start and bounds.
     initial_window / min_window / max_window: the window action's (segments).
     alpha: the step of the multiplicative action (Aurora: 0.025).
+    action_bound: the action Box is [−bound, bound] (Aurora: 10¹²; a
+        Gaussian policy learns better with a small one, such as 4).
     max_steps: end the episode (truncated) after this many steps; it also
         ends when the scenario's duration is reached.
     """
@@ -128,6 +130,7 @@ class CongestionControlEnv(gymnasium.Env):
         min_window: int = 2,
         max_window: int = 100_000,
         alpha: float = AURORA_ALPHA,
+        action_bound: float = 1e12,
         max_steps: int | None = None,
     ):
         from .scenario import Scenario, load
@@ -186,8 +189,12 @@ class CongestionControlEnv(gymnasium.Env):
         lo = np.array([FEATURES[f].low for f in self.features] * history, dtype=np.float32)
         hi = np.array([FEATURES[f].high for f in self.features] * history, dtype=np.float32)
         self.observation_space = spaces.Box(lo, hi, dtype=np.float32)
-        # Aurora's action bounds (network_sim.py): effectively unbounded
-        self.action_space = spaces.Box(np.float32(-1e12), np.float32(1e12), shape=(1,), dtype=np.float32)
+        if not (isinstance(action_bound, (int, float)) and 0 < action_bound < np.inf):
+            raise ScenarioError("action_bound", action_bound, "a finite number > 0")
+        # Aurora's (network_sim.py): effectively unbounded
+        self.action_space = spaces.Box(
+            np.float32(-action_bound), np.float32(action_bound), shape=(1,), dtype=np.float32
+        )
         self._sim: Any = None
 
     # ------------------------------------------------------------------ gym

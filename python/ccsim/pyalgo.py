@@ -171,19 +171,25 @@ def _load(source: str) -> type[Algorithm]:
 
 
 def _sha256(cls: type) -> str:
-    """Of the file defining the class (its whole module), else of the
-    class's own source, else empty."""
+    """Of the file defining the class (its whole module); for a class with
+    no file (a notebook cell), of its source or else its methods' bytecode
+    and constants, so that an edited class never shares a run's identity."""
     try:
         path = inspect.getsourcefile(cls)
         if path and os.path.isfile(path):
             with open(path, "rb") as fh:
                 return hashlib.sha256(fh.read()).hexdigest()
-    except TypeError:
+    except (OSError, TypeError):
         pass
     try:
         return hashlib.sha256(inspect.getsource(cls).encode()).hexdigest()
     except (OSError, TypeError):
-        return ""
+        pass
+    parts = []
+    for k, v in sorted(vars(cls).items()):
+        code = getattr(v, "__code__", None)
+        parts.append(repr((k, code.co_code, code.co_consts) if code is not None else (k, v)))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def is_external(value: Any) -> bool:
