@@ -194,12 +194,20 @@ def test_a_class_without_required_hooks_is_refused():
 
 
 def test_ctrl_c_stops_a_run_inside_python_hooks():
+    import signal
+
+    # Python's own SIGINT handler (an earlier test's import of
+    # dask_jobqueue.runner replaces it with one that exits)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     sc = dumbbell(n=10, duration="600s", tcp={"cc": "py:pyreno:PyReno"}, sample_interval="off")
     t = threading.Timer(1.0, _thread.interrupt_main)
     t.start()
-    with pytest.raises(KeyboardInterrupt):
-        sc.run()
-    t.cancel()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sc.run()
+    finally:
+        t.cancel()
+        signal.signal(signal.SIGINT, old)
 
 
 def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
