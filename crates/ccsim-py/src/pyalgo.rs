@@ -653,34 +653,7 @@ impl PyBuilder {
 
 /// A placeholder state for a view before its first hook.
 fn blank_state() -> CcState {
-    CcState {
-        now: 0,
-        cwnd: 1,
-        ssthresh: u32::MAX,
-        cwnd_cnt: 0,
-        cwnd_clamp: u32::MAX,
-        in_flight: 0,
-        srtt: None,
-        min_rtt: None,
-        prior_cwnd: 1,
-        mss: 0,
-        delivered: 0,
-        delivered_ce: 0,
-        pipe: 0,
-        pacing_rate: None,
-        app_limited: false,
-        snd_una: 0,
-        snd_nxt: 0,
-        ca_state: CaState::Open,
-        delivered_at: 0,
-        lsndtime: 0,
-        paced: false,
-        ssthresh_from_cwnd: true,
-        mark_app_limited: false,
-        lost: 0,
-        is_cwnd_limited: false,
-        ecn_ok: false,
-    }
+    CcState { cwnd: 1, ssthresh: u32::MAX, cwnd_clamp: u32::MAX, prior_cwnd: 1, ..Default::default() }
 }
 
 impl Builder for PyBuilder {

@@ -30,8 +30,9 @@ use crate::units::SimTime;
 use params::{AlgoSpec, Params};
 
 /// The part of the connection an algorithm may read and change (Linux's
-/// `tcp_sock` subset used by congestion modules).
-#[derive(Clone, Debug)]
+/// `tcp_sock` subset used by congestion modules). `Default` is all zeros
+/// (Open state, no samples): a placeholder to fill, not a connection.
+#[derive(Clone, Debug, Default)]
 pub struct CcState {
     pub now: SimTime,
     /// Congestion window, segments (snd_cwnd).
@@ -123,8 +124,9 @@ impl CcState {
 }
 
 /// Linux's congestion states (enum tcp_ca_state), in the kernel's order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaState {
+    #[default]
     Open,
     Disorder,
     Cwr,
