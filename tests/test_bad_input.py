@@ -457,3 +457,35 @@ def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tm
     _one_line_exit2(_cli("run", scen, "--no-write", env={"CCSIM_MAX_FILE_BYTES": "100B"}), "larger than the limit")
     r = subprocess.run([sys.executable, "-m", "ccsim.fuzz", "1", "--seed", "-1"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--seed" in r.stderr, r.stderr
+
+
+def test_a_timeout_that_cannot_be_meant_and_a_dask_address_that_is_none_are_one_line(tmp_path):
+    """--timeout -1 and nan were accepted (and ignored by a dry run);
+    --dask bogus ended in a ValueError traceback from distributed."""
+    sweep = str(ROOT / "examples" / "sweep_buffers.toml")
+    for t in ("-1", "nan", "0"):
+        _one_line_exit2(_cli("sweep", sweep, "--dry-run", "--timeout", t), "--timeout", f"got '{t}'", "> 0")
+    from ccsim.experiments.executors import Dask
+
+    with pytest.raises(ScenarioError, match=r"--dask: cannot reach the Dask scheduler at 'bogus'"):
+        Dask("bogus", 1)
+
+
+@pytest.mark.parametrize("name", ["a->b", "x,y", " "])
+def test_node_names_that_would_make_link_names_ambiguous_are_refused(name):
+    """Links are named "a->b" in every table and in sim.sample_links and
+    sim.pcap (comma-separated): a node called "a->b" made two links share a
+    name, and sample_links silently picked the idle one."""
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {
+            "kind": "explicit",
+            "nodes": ["a", name, "b"],
+            "links": [{"from": "a", "to": name, "rate": "10Mbps", "delay": "1ms"}],
+        },
+        "flows": [{"src": "a", "dst": name}],
+    }
+    with pytest.raises(
+        ScenarioError, match=r"topology\.nodes: got .*expected a non-empty node name without '->' or ','"
+    ):
+        Scenario(raw)

@@ -177,24 +177,28 @@ def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
 
 def test_stacks_table_lists_every_option_the_stacks_set_differently():
     """docs/scenario.md's Stacks table against the core's
-    TcpCfg::for_stack: every option whose value differs between linux and
-    ns2 has a row, and each row's two cells are the stacks' values."""
-    from ccsim.tcp_options import STACK_DEFAULTS
+    TcpCfg::for_stack: one column per stack, every option whose value
+    differs between any two stacks has a row, and each cell is that
+    stack's value."""
+    from ccsim.tcp_options import STACK_DEFAULTS, STACKS
 
     md = (ROOT / "docs" / "scenario.md").read_text()
     text = md[md.index("### Stacks") :]
-    rows = {}
+    header, rows = None, {}
     for line in text.splitlines():
-        if line.startswith("| `"):
+        if line.startswith("| option |"):
+            header = [c.strip().strip("`") for c in line.strip("|").split("|")][1:-1]
+        elif line.startswith("| `"):
             cells = [c.strip() for c in line.strip("|").split("|")]
-            rows[cells[0].strip("`")] = (cells[1], cells[2])
+            rows[cells[0].strip("`")] = cells[1 : 1 + len(STACKS)]
         elif rows and not line.startswith("|"):
             break
-    lx, ns = STACK_DEFAULTS["linux"], STACK_DEFAULTS["ns2"]
-    differ = {k for k in lx if lx[k] != ns[k] and k != "stack"}
+    assert header == STACKS
+    first = STACK_DEFAULTS[STACKS[0]]
+    differ = {k for k in first if k != "stack" and len({repr(STACK_DEFAULTS[st][k]) for st in STACKS}) > 1}
     assert differ <= set(rows), sorted(differ - set(rows))
-    for k, (a, b) in rows.items():
-        assert (_cell_value(a), _cell_value(b)) == (lx[k], ns[k]), k
+    for k, cells in rows.items():
+        assert [_cell_value(c) for c in cells] == [STACK_DEFAULTS[st][k] for st in STACKS], k
 
 
 def test_every_test_the_docs_cite_exists():

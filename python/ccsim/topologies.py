@@ -497,6 +497,10 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
     if len(set(nodes)) != len(nodes):
         raise ScenarioError("topology.nodes", nodes, "node names without duplicates")
     for n in nodes:
+        if not n.strip() or "->" in n or "," in n:
+            # a link is named "a->b" (results, sim.sample_links, sim.pcap, where
+            # "," separates names): "a->b" as a node would make two links share a name
+            raise ScenarioError("topology.nodes", n, "a non-empty node name without '->' or ','")
         net.node(n)
     links = t.get("links")
     if not isinstance(links, list) or not links:

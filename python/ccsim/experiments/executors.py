@@ -269,7 +269,7 @@ class Dask:
         else:
             try:
                 self.client = Client(address, timeout="10s")
-            except OSError as e:
+            except (OSError, ValueError, TypeError) as e:  # unreachable, or not an address ('bogus')
                 from ..errors import ScenarioError
 
                 raise ScenarioError(

@@ -25,6 +25,10 @@ from pathlib import Path
 from typing import Any
 
 MODES = ("smoke", "quick", "full")
+# The ns-2 the papers of 2004 ran: the ns-2.27 release (2004-01-18), whose
+# defaults the core's "ns2-2.27" stack holds (minrto_ 1 s, rtxcur_init_ 6 s,
+# numdupacksFrac_ 100, windowInit_ 2, singledup_ 1, syn_ true; docs/scenario.md).
+NS2_OF_2004 = "ns2-2.27"
 VERDICTS = ("reproduced", "partly", "not reproduced")
 
 

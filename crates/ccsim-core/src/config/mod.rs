@@ -135,6 +135,10 @@ impl Scenario {
         if self.nodes.is_empty() {
             return err("nodes".into(), "at least one node is required");
         }
+        if let Some(n) = self.nodes.iter().find(|n| n.trim().is_empty() || n.contains("->") || n.contains(',')) {
+            // links are named "a->b" in every table and selector
+            return err("nodes".into(), format!("node name {n:?}: expected a non-empty name without '->' or ','"));
+        }
         let n = self.nodes.len() as u32;
         for (i, l) in self.links.iter().enumerate() {
             l.validate(i, n)?;

@@ -72,7 +72,7 @@ pub struct Opt {
 pub const TCP: &[Opt] = {
     use Kind::*;
     &[
-    Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x) or 'ns2' (ns-2.35); options set explicitly override it (docs/scenario.md)" },
+    Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2", "ns2-2.27"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x), 'ns2' (ns-2.35) or 'ns2-2.27' (ns-2.27, 2004); options set explicitly override it (docs/scenario.md)" },
     Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr, dctcp, prague, copa ('ccsim list cc')" },
     Opt { name: "cc_preset", core: "cc_preset", kind: Preset, unit: "", doc: "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults" },
     Opt { name: "cc_params", core: "cc_params", kind: Params, unit: "", doc: "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')" },
@@ -92,6 +92,7 @@ pub const TCP: &[Opt] = {
     Opt { name: "delack_count", core: "delack_count", kind: Int { lo: 1, hi: 1_000 }, unit: "segments", doc: "full-sized segments per delayed ACK" },
     Opt { name: "handshake", core: "handshake", kind: Bool, unit: "", doc: "open with SYN / SYN-ACK (one RTT) before data" },
     Opt { name: "dupthresh", core: "dupthresh", kind: Int { lo: 1, hi: 1_000 }, unit: "ACKs", doc: "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)" },
+    Opt { name: "dupthresh_frac", core: "dupthresh_frac", kind: Int { lo: 0, hi: 1_000_000 }, unit: "segments", doc: "sack = 'sack1' only: the threshold is max(dupthresh, cwnd / dupthresh_frac), 0 = off (ns-2 numdupacksFrac_: 100 in ns-2.27, off in 2.35)" },
     Opt { name: "abc_limit", core: "abc_limit", kind: Int { lo: 0, hi: u32::MAX as u64 }, unit: "segments", doc: "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)" },
     Opt { name: "sack", core: "sack", kind: Choice(&["off", "rfc6675", "sack1"]), unit: "", doc: "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)" },
     Opt { name: "receiver_sack", core: "receiver_sack", kind: Bool, unit: "", doc: "the receiver sends SACK blocks when sack is on; false: a sink without SACK (ns-2's plain TCPSink behind a Sack1 sender; a Linux sender would negotiate SACK off instead: set sack = 'off')" },

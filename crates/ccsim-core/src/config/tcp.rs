@@ -45,6 +45,11 @@ pub enum Stack {
     Linux,
     /// ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc, tcp-sink.cc).
     Ns2,
+    /// ns-2.27 defaults (the release of 2004-01-18; ns-2.26 of 2003-02-27
+    /// differs only in NewReno's newreno_changes1_ and
+    /// partial_window_deflation_, both 0 there): what papers of 2004 ran.
+    #[serde(rename = "ns2-2.27")]
+    Ns2_27,
 }
 
 /// What an ACK credits to window growth (`TcpCfg::growth_per`).
@@ -200,6 +205,10 @@ pub struct TcpCfg {
     pub delack_count: u32,
     pub handshake: bool,
     pub dupthresh: u32,
+    /// Sack1 only: the fast-retransmit threshold grows with the window,
+    /// max(dupthresh, ⌊cwnd / dupthresh_frac⌋) (ns-2 `numdupacksFrac_`,
+    /// `TcpAgent::numdupacks`); 0 = off.
+    pub dupthresh_frac: u32,
     /// Appropriate Byte Counting limit L in slow start, segments per ACK
     /// (RFC 3465 §2.3; RFC 5681 eq. 2 is L = 1); 0 = no limit (Linux).
     pub abc_limit: u32,
@@ -334,6 +343,7 @@ impl TcpCfg {
             delack_count: 2,
             handshake: false,
             dupthresh: 3,
+            dupthresh_frac: 0,
             abc_limit: 0,
             sack: if sack_ok { SackCfg::Rfc6675 } else { SackCfg::Off },
             sack_blocks: 3,
@@ -365,39 +375,53 @@ impl TcpCfg {
             undo: sack_ok,
             frto: sack_ok,
         };
+        // ns-2.35: Agent/TCP with Agent/TCPSink (tcl/lib/ns-default.tcl).
+        // Not taken: window_ 20 (every study sets its own; use rwnd).
+        let ns2 = TcpCfg {
+            mss: 1000,          // packetSize_ 1000
+            header_bytes: 40,   // tcpip_base_hdr_size_ 40
+            initial_window: 2,  // windowInit_ 2
+            handshake: true,    // syn_ true
+            timestamps: false,  // timestamps_ false
+            sack: SackCfg::Off, // Agent/TCP/Sack1 is a separate agent
+            prr: false,
+            dsack: false,
+            rack: false,
+            tlp: false,
+            undo: false,
+            frto: false,
+            limited_transmit: true,             // singledup_ 1
+            abc_limit: 1,                       // opencwnd: +1 per ACK in slow start
+            growth_per: GrowthPer::Ack,         // opencwnd: per ACK, increase_num_ 1
+            cwnd_limited_gate: false,           // opencwnd on every new ACK
+            rto_ssthresh: RtoSsthresh::Ns2,     // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
+            delayed_ack: false,                 // Agent/TCPSink ACKs every packet
+            delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
+            delack_timer: DelackTimer::Fixed,
+            quickack: 0,
+            rto: RtoModel::Ns2,
+            min_rto_ps: 200 * PS_PER_MS,          // minrto_ 0.2
+            initial_rto_ps: 3 * PS_PER_S,         // rtxcur_init_ 3.0
+            max_rto_ps: 60 * PS_PER_S,            // maxrto_ 60
+            clock_granularity_ps: 10 * PS_PER_MS, // tcpTick_ 0.01
+            impatient: true,                      // Newreno newreno_changes1_ 1
+            ..linux.clone()
+        };
         match stack {
             Stack::Linux => linux,
-            // ns-2.35: Agent/TCP with Agent/TCPSink (tcl/lib/ns-default.tcl).
-            // Not taken: window_ 20 (every study sets its own; use rwnd).
-            Stack::Ns2 => TcpCfg {
-                mss: 1000,          // packetSize_ 1000
-                header_bytes: 40,   // tcpip_base_hdr_size_ 40
-                initial_window: 2,  // windowInit_ 2
-                handshake: true,    // syn_ true
-                timestamps: false,  // timestamps_ false
-                sack: SackCfg::Off, // Agent/TCP/Sack1 is a separate agent
-                prr: false,
-                dsack: false,
-                rack: false,
-                tlp: false,
-                undo: false,
-                frto: false,
-                limited_transmit: true,             // singledup_ 1
-                abc_limit: 1,                       // opencwnd: +1 per ACK in slow start
-                growth_per: GrowthPer::Ack,         // opencwnd: per ACK, increase_num_ 1
-                cwnd_limited_gate: false,           // opencwnd on every new ACK
-                rto_ssthresh: RtoSsthresh::Ns2,     // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
-                delayed_ack: false,                 // Agent/TCPSink ACKs every packet
-                delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
-                delack_timer: DelackTimer::Fixed,
-                quickack: 0,
-                rto: RtoModel::Ns2,
-                min_rto_ps: 200 * PS_PER_MS,          // minrto_ 0.2
-                initial_rto_ps: 3 * PS_PER_S,         // rtxcur_init_ 3.0
-                max_rto_ps: 60 * PS_PER_S,            // maxrto_ 60
-                clock_granularity_ps: 10 * PS_PER_MS, // tcpTick_ 0.01
-                impatient: true,                      // Newreno newreno_changes1_ 1
-                ..linux
+            Stack::Ns2 => ns2,
+            // ns-2.27 (CVS tag of 2004-01-18), tcl/lib/ns-default.tcl where it
+            // differs from ns-2.35 in what ccsim models; windowInit_ 2
+            // (2001-05-26), syn_ true (2001-05-17), singledup_ 1
+            // (2001-11-28), tcpTick_ 0.01 (2002-03-07), rfc2988_ true
+            // (2002-03-07), newreno_changes1_ 1 and partial_window_deflation_
+            // 1 are as in ns-2.35 already.
+            Stack::Ns2_27 => TcpCfg {
+                min_rto_ps: PS_PER_S,           // minrto_ 1 ("set to 1 on 2001/05/14"; 0.2 from 2004-10-14)
+                initial_rto_ps: 6 * PS_PER_S,   // rtxcur_init_ 6.0
+                max_rto_ps: 100_000 * PS_PER_S, // maxrto_ 100000
+                dupthresh_frac: 100,            // numdupacksFrac_ 100 ("Added 2002/10/18"; -1 in 2.35)
+                ..ns2
             },
         }
     }

@@ -164,6 +164,45 @@ fn sack1_pipe_counts_acks() {
 }
 
 #[test]
+fn sack1_threshold_grows_with_the_window_as_ns2_27() {
+    // ns-2.27 numdupacksFrac_ 100: numdupacks(cwnd_) = max(3, 500 / 100)
+    // = 5 (tcp.cc TcpAgent::numdupacks). Below it each duplicate ACK sends
+    // one new segment (singledup_: send_one, cwnd_ + dupacks_); the 5th
+    // enters recovery with pipe_ = maxseq_ − highest_ack_ − 5
+    // (tcp-sack1.cc) and retransmits the first hole.
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Sack1, |t| {
+        t.initial_window = 500;
+        t.limited_transmit = true;
+        t.dupthresh_frac = 100;
+    });
+    f.start(0, &mut out);
+    assert_eq!(f.c.snd_max, 500);
+    for k in 1..=4u64 {
+        out.clear();
+        ack(&mut f, MS, 0, &[(1, 1 + k)], &mut out);
+        assert!(!f.c.in_recovery, "dup ACK {k}");
+        assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![499 + k], "dup ACK {k}");
+    }
+    out.clear();
+    ack(&mut f, MS, 0, &[(1, 6)], &mut out);
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.sack1_pipe, 504 - 5);
+    assert_eq!(out.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0]);
+    // ns-2.35 (numdupacksFrac_ −1): the 3rd duplicate ACK.
+    let mut f = flow(None, SackCfg::Sack1, |t| {
+        t.initial_window = 500;
+        t.limited_transmit = true;
+    });
+    f.start(0, &mut out);
+    for k in 1..=3u64 {
+        ack(&mut f, MS, 0, &[(1, 1 + k)], &mut out);
+    }
+    assert!(f.c.in_recovery);
+    assert_eq!(f.c.sack1_pipe, 502 - 3);
+}
+
+#[test]
 fn prr_follows_rfc6937_proportional_part() {
     // RFC 6937 §3: while pipe > ssthresh, sndcnt = ceil(prr_delivered ·
     // ssthresh / RecoverFS) − prr_out. Window of 20, one loss (segment 0):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ...mixes import background_mix, web_sessions
+from ..base import NS2_OF_2004
 
 MSS = 1000
 PKT = MSS + 40 + 12  # payload + TCP/IP header + timestamp option
@@ -147,7 +148,7 @@ def scenario(
             "bdp_rtt": "mean",
             "access_buffer": "1000000pkt",
         },
-        "tcp": {"stack": "ns2", "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"},
+        "tcp": {"stack": NS2_OF_2004, "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"},
         "flows": flows,
     }
 

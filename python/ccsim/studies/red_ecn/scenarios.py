@@ -3,6 +3,8 @@ queue disciplines and thresholds, and the constants the claims use."""
 
 from __future__ import annotations
 
+from ..base import NS2_OF_2004
+
 RATE = 1.5e6  # bottleneck, bit/s
 PKT = 1500  # bytes on the wire (1460 payload + 40 header)
 PAYLOAD = 1460
@@ -57,11 +59,9 @@ def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
             "queue": {"kind": "red", "min_th": 9, "max_th": 27, "ecn": True, "mark_p": 0.1},
         },
         "tcp": {
-            "stack": "ns2",
+            "stack": NS2_OF_2004,
             "cc": "newreno",
             "mss": PAYLOAD,
-            "initial_window": 1,
-            "limited_transmit": False,
             "rwnd": "10000pkt",
         },
         "flows": [

@@ -3,6 +3,8 @@ as ccsim scenario mappings, and the lists each section runs."""
 
 from __future__ import annotations
 
+from ..base import NS2_OF_2004
+
 PKT = 1500  # bytes on the wire: 1448 payload + 40 TCP/IP + 12 timestamp option
 MSS = 1448
 PAYLOAD = MSS / PKT  # payload share of a full packet
@@ -37,7 +39,7 @@ COLORS = {
 OPTS = ("cc", "cc_preset", "delayed_ack", "sack")
 
 
-def variant_options(variant: str, stack: str = "ns2", dack: bool = True) -> dict:
+def variant_options(variant: str, stack: str = NS2_OF_2004, dack: bool = True) -> dict:
     """The TCP options of a variant: cc, cc_preset, delayed_ack, sack. A
     name ending in '_nodack' turns delayed ACKs off. On the linux stack the
     algorithms run with their Linux parameters (no preset) and 'SACK' is
@@ -67,14 +69,14 @@ def _derive(label_key: str, key: str, stack: str):
     return f
 
 
-def derived_options(group: int, stack: str = "ns2", label_key: str | None = None) -> dict:
+def derived_options(group: int, stack: str = NS2_OF_2004, label_key: str | None = None) -> dict:
     """Derived sweep entries setting flows[group]'s TCP options from the
     variant at `label_key` (default: flows[group].label)."""
     lk = label_key or f"flows[{group}].label"
     return {f"flows[{group}].{k}": _derive(lk, k, stack) for k in OPTS}
 
 
-def tcp_common(stack: str = "ns2") -> dict:
+def tcp_common(stack: str = NS2_OF_2004) -> dict:
     return {
         "stack": stack,
         "cc": "newreno",

@@ -588,18 +588,32 @@ impl Conn {
         self.snd_max < self.send_limit && self.snd_max < self.snd_una + wnd
     }
 
+    /// The fast-retransmit threshold now: `dupthresh`, or for Sack1 with
+    /// `dupthresh_frac` the larger of it and cwnd / dupthresh_frac (ns-2
+    /// `TcpAgent::numdupacks(cwnd_)`, which only tcp-sack1.cc calls).
+    #[inline]
+    pub(super) fn dupthresh(&self) -> u32 {
+        let t = &self.cfg.tcp;
+        if t.dupthresh_frac > 0 && self.sack == SackCfg::Sack1 {
+            t.dupthresh.max(self.tp.cwnd / t.dupthresh_frac)
+        } else {
+            t.dupthresh
+        }
+    }
+
     /// Window for sending outside recovery: cwnd (plus RFC 3042's allowance
     /// of one new segment per each of the first two duplicate ACKs), capped
-    /// by the receiver's window.
+    /// by the receiver's window. With a threshold that grows with the
+    /// window (`dupthresh_frac`), ns-2's `send_one` allowance: one new
+    /// segment per duplicate ACK below the threshold (cwnd + dupacks_).
     #[inline]
     pub(super) fn send_window(&self) -> u64 {
         let mut w = self.tp.cwnd as u64;
-        if self.cfg.tcp.limited_transmit
-            && !self.in_recovery
-            && self.dupacks > 0
-            && self.dupacks < self.cfg.tcp.dupthresh
-        {
-            w += self.dupacks.min(2) as u64;
+        if self.cfg.tcp.limited_transmit && !self.in_recovery && self.dupacks > 0 {
+            let thresh = self.dupthresh();
+            if self.dupacks < thresh {
+                w += if self.cfg.tcp.dupthresh_frac > 0 { self.dupacks } else { self.dupacks.min(2) } as u64;
+            }
         }
         w.min(self.rwnd_segs as u64)
     }

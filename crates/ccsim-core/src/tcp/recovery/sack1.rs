@@ -49,7 +49,7 @@ impl Sack1 {
         let ssthresh = c.begin_recovery(now, win, CaState::Recovery);
         c.mark_in_recovery(now);
         // pipe = maxseq − highest_ack − numdupacks
-        c.sack1_pipe = (c.snd_max - c.snd_una) as i64 - c.cfg.tcp.dupthresh as i64;
+        c.sack1_pipe = (c.snd_max - c.snd_una) as i64 - c.dupthresh() as i64;
         if !c.cc_owns_cwnd {
             c.tp.cwnd = ssthresh.max(1);
             c.tp.cwnd_cnt = 0;
@@ -81,7 +81,7 @@ impl Sack1 {
             if c.sb.sacked_out > 0 {
                 c.clear_scoreboard();
             }
-        } else if a.is_dup && c.dupacks == c.cfg.tcp.dupthresh && c.passed_recover(a.ack) {
+        } else if a.is_dup && c.dupacks == c.dupthresh() && c.passed_recover(a.ack) {
             self.enter(c, now, out);
         }
         step
