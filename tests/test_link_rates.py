@@ -255,3 +255,37 @@ def test_access_hop_and_wireless_rates_take_schedules_and_the_last_hop_a_trace(t
         .build()
     )
     assert sum(1 for lk in pl_.core["links"] if lk.get("varying", {}).get("kind") == "schedule") == 4
+
+
+def test_parking_lot_hops_replay_a_trace(tmp_path):
+    """hop_trace: every hop replays the trace, in both directions. With a
+    constant trace (one 1504-byte opportunity per millisecond; a waiting
+    packet takes the 4 bytes a 1500-byte one leaves) each hop carries
+    12.032 Mb/s of wire bytes when busy: the through flow and that hop's
+    cross flow together get 12.032 Mb/s × 1448/1500 of payload, less only
+    what filling the pipe costs. (Per-flow shares differ from a fixed
+    12.032 Mb/s hop's: a packet waits for the next opportunity, so the
+    flows' losses fall differently; one flow alone agrees within 0.1 %,
+    test_a_constant_trace_is_a_fixed_link_of_its_mean_rate.)"""
+    tr = _trace(tmp_path / "const", range(1, 1001))
+
+    def scenario(**hop):
+        return (
+            Builder(duration="20s", seed=1)
+            .topology(
+                "parking_lot", hops=2, hop_delay="10ms", access_rate="1Gbps", access_delay="1ms", buffer="60pkt", **hop
+            )
+            .flows(count=1, path="through")
+            .flows(count=1, path="cross")
+            .build()
+        )
+
+    sc = scenario(hop_trace=tr)
+    hops = [lk for lk in sc.core["links"] if lk["name"] in ("r0->r1", "r1->r0", "r1->r2", "r2->r1")]
+    assert len(hops) == 4 and all(lk["varying"]["kind"] == "trace" for lk in hops)
+    g = sc.run().flows["goodput_bps"].to_numpy()  # through, cross hop 1, cross hop 2
+    cap = 12_032_000 * 1448 / 1500
+    for hop_total in (g[0] + g[1], g[0] + g[2]):
+        assert 0.97 * cap <= hop_total <= 1.001 * cap, (g, cap)
+    with pytest.raises(ScenarioError, match="topology.hop_trace: a trace sets the rate"):
+        scenario(hop_trace=tr, hop_rate="10Mbps")

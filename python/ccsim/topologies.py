@@ -34,6 +34,7 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
     },
     "parking_lot": {
         "hops, hop_rate, hop_delay": "N router-to-router hops r0 – … – rN",
+        "hop_trace, hop_trace_offset": "a mahimahi trace in place of hop_rate, replayed by every hop in both directions from the same offset",
         "access_rate, access_delay, access_buffer, buffer, queue": "access links and hop queues",
         "flows: path": "'through' (all hops), 'cross' (one flow per hop, C1's direction), 'cross_reverse'",
     },
@@ -98,6 +99,8 @@ _PARKING_KEYS = {
     "hops",
     "hop_rate",
     "hop_delay",
+    "hop_trace",
+    "hop_trace_offset",
     "access_rate",
     "access_delay",
     "buffer",
@@ -456,7 +459,7 @@ def wireless(t: dict, flows: list[dict], net: Net) -> list[int]:
 def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _PARKING_KEYS)
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
-    hrate = parse_link_rate(t, "topology", "hop_rate")
+    hrate = parse_link_rate(t, "topology", "hop_rate", "hop_trace")
     hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
     for k in range(hops):
