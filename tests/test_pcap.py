@@ -69,6 +69,13 @@ def test_records_match_the_links_counts_and_the_senders_sequence_trace(tmp_path)
     dropped = sum((sent - seen).values())
     assert not (seen - sent), "every captured segment was sent by the simulator"
     assert dropped == links["r0->r1"]["drops"], (dropped, links["r0->r1"]["drops"])
+    # The drops file holds exactly the segments the senders sent that the
+    # link did not deliver: the multiset difference, and the link's count.
+    drops = _read(out / "r0-r1.drops.pcap")
+    assert len(drops) == links["r0->r1"]["drops"] + links["r0->r1"]["losses"]
+    in_drops = Counter((ip.data.sport - 10000, ip.data.seq) for _, ip in drops)
+    assert in_drops == sent - seen
+    assert len(_read(out / "r1-r0.drops.pcap")) == links["r1->r0"]["drops"] + links["r1->r0"]["losses"]
     # ACKs: every ACK number the senders received, in bytes.
     acks = Counter((int(f), int(s) * MSS) for f, k, s in st.select("flow", "kind", "seq").rows() if k == "ack")
     cap_acks = Counter(

@@ -33,7 +33,7 @@ TABLE_SHAPE = {
     "cc_state": (4, 4),
     "rtt_trace": (3, 0),
     "seq_trace": (3, 1),
-    "capture": (18, 1),
+    "capture": (18, 2),
 }
 ENV = "CCSIM_MAX_MEMORY"
 
@@ -108,11 +108,14 @@ def estimate_rows(core: dict) -> dict[str, int]:
             rows["seq_trace"] = 2 * p  # every segment sent and every ACK received
     cap = core.get("capture_links") or []
     if cap:
-        # at most the link's capacity in packets of the smallest size (a
-        # header-only ACK) over the run
+        # arrivals: at most the link's capacity in packets of the smallest
+        # size (a header-only ACK) over the run; drops and losses: taken as
+        # as many again (an estimate, not a bound: what a link can be
+        # offered is bounded only by what its senders inject)
         smallest = min((f["tcp"]["header_bytes"] for f in core["flows"]), default=28)
         dur_s = core["duration_ps"] * 1e-12
-        rows["capture"] = sum(int(link_capacity_bps(core["links"][i]) * dur_s / (8 * smallest)) + 1 for i in cap)
+        total = sum(2 * (int(link_capacity_bps(core["links"][i]) * dur_s / (8 * smallest)) + 1) for i in cap)
+        rows["capture"] = total
     return rows
 
 

@@ -64,10 +64,12 @@ def link_file_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in s) + ".pcap"
 
 
-def write_link(path: Path, cap: dict, link: int, core: dict) -> int:
-    """Write the records of `link` from the capture columns `cap` to `path`
+def write_link(path: Path, cap: dict, link: int, core: dict, events: tuple[str, ...]) -> int:
+    """Write the records of `link` whose `event` is one of `events`
+    ("arrival", "drop", "loss") from the capture columns `cap` to `path`
     (atomically); return the number of packets."""
-    idx = np.flatnonzero(np.asarray(cap["link"]) == link)
+    ev = np.asarray(cap["event"], dtype=object)
+    idx = np.flatnonzero((np.asarray(cap["link"]) == link) & np.isin(ev, list(events)))
     flows, udp = core["flows"], core.get("udp", [])
 
     def records():

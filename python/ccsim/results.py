@@ -211,7 +211,9 @@ class Result:
         }
 
     def write_pcaps(self, out: Path) -> list[Path]:
-        """One pcap file per captured link (pcap.py), named after the link."""
+        """Per captured link (pcap.py): `<link>.pcap`, the packets that
+        reached its far end, and `<link>.drops.pcap`, those its queue dropped
+        or its loss model lost, where the capture has them."""
         from .pcap import link_file_name
 
         core = self.scenario.core
@@ -222,6 +224,9 @@ class Result:
             p = out / link_file_name(core["links"][link]["name"])
             self._write_link_pcap(p, link)
             files.append(p)
+            d = p.with_name(p.name[: -len(".pcap")] + ".drops.pcap")
+            if self._write_link_drops(d, link):
+                files.append(d)
         return files
 
     def _has_capture(self) -> bool:
@@ -231,7 +236,15 @@ class Result:
         """The simulator's capture: headers built from the packets' fields."""
         from .pcap import write_link
 
-        write_link(path, self.columns["capture"], link, self.scenario.core)
+        write_link(path, self.columns["capture"], link, self.scenario.core, ("arrival",))
+
+    def _write_link_drops(self, path: Path, link: int) -> bool:
+        """The packets the link dropped or lost; False where the capture has
+        none to give (the emulation records arrivals only)."""
+        from .pcap import write_link
+
+        write_link(path, self.columns["capture"], link, self.scenario.core, ("drop", "loss"))
+        return True
 
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.

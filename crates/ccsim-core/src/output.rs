@@ -419,10 +419,22 @@ pub static SEQ_TRACE: &[Col<SeqRecord, ()>] = &[
 pub struct CaptureRow {
     pub time: SimTime,
     pub link: u32,
+    pub event: CaptureEvent,
     pub pkt: crate::packet::Packet,
     /// SACK blocks of an ACK (segments) and how many.
     pub nsack: u8,
     pub sack: [(u64, u64); 4],
+}
+
+/// What happened to a captured packet at its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureEvent {
+    /// It reached the link's far end.
+    Arrival,
+    /// The link's queue refused or dropped it (at the time of the drop).
+    Drop,
+    /// The link's loss model lost it (at the time it would have arrived).
+    Loss,
 }
 
 fn kind_name(k: crate::packet::PktKind) -> &'static str {
@@ -437,10 +449,22 @@ fn kind_name(k: crate::packet::PktKind) -> &'static str {
 }
 
 /// The `capture` table: every packet that reached the far end of a captured
-/// link (lost ones excluded), with what a pcap header needs.
+/// link, and every one the link dropped or lost, with what a pcap header needs.
 pub static CAPTURE: &[Col<CaptureRow, ()>] = &[
     Col("time_ns", Get::U(|r, _| r.time / 1000)),
     Col("link", Get::U(|r, _| r.link as u64)),
+    // arrival (at the far end), drop (by the queue), loss (on the wire)
+    Col(
+        "event",
+        Get::S(|r, _| {
+            match r.event {
+                CaptureEvent::Arrival => "arrival",
+                CaptureEvent::Drop => "drop",
+                CaptureEvent::Loss => "loss",
+            }
+            .to_string()
+        }),
+    ),
     Col("kind", Get::S(|r, _| kind_name(r.pkt.kind).to_string())),
     Col("flow", Get::U(|r, _| r.pkt.flow as u64)),
     Col("conn", Get::U(|r, _| r.pkt.conn as u64)),

@@ -125,7 +125,7 @@ impl Simulation {
     fn forward(&mut self, pkt: Packet) {
         let l = self.routes.link(pkt.route, pkt.hop);
         match self.links[l].enqueue(self.now, pkt) {
-            Admission::Dropped => self.count_drop(&pkt),
+            Admission::Dropped => self.count_drop(l, &pkt, output::CaptureEvent::Drop),
             Admission::Accepted(_) => {
                 if self.links[l].dequeue_time() {
                     return self.after_service(l);
@@ -142,7 +142,7 @@ impl Simulation {
     #[inline(never)]
     fn after_service(&mut self, l: usize) {
         while let Some(p) = self.links[l].pop_dropped() {
-            self.count_drop(&p);
+            self.count_drop(l, &p, output::CaptureEvent::Drop);
         }
         if let Some(t) = self.links[l].arm() {
             self.sched.schedule(t, Event::LinkArrival(l as u32));
@@ -152,8 +152,13 @@ impl Simulation {
         }
     }
 
+    /// A packet link `l` dropped from its queue or lost on the wire: count
+    /// it against its flow, and capture it if the link is captured.
     #[inline]
-    fn count_drop(&mut self, pkt: &Packet) {
+    fn count_drop(&mut self, l: usize, pkt: &Packet, why: output::CaptureEvent) {
+        if !self.capture_link.is_empty() && self.capture_link[l] {
+            self.record_capture(l, pkt, why);
+        }
         if pkt.kind == PktKind::Udp {
             self.udp[pkt.flow as usize].stats.pkts_dropped += 1;
         } else {
@@ -309,11 +314,11 @@ impl Simulation {
         while let Some(slot) = self.links[l].pop_arrived(self.now) {
             let mut pkt = slot.pkt;
             if slot.lost {
-                self.count_drop(&pkt);
+                self.count_drop(l, &pkt, output::CaptureEvent::Loss);
                 continue;
             }
             if !self.capture_link.is_empty() && self.capture_link[l] {
-                self.record_capture(l, &pkt);
+                self.record_capture(l, &pkt, output::CaptureEvent::Arrival);
             }
             let hop = pkt.hop as usize + 1;
             if hop < self.routes.len(pkt.route) {
@@ -332,14 +337,14 @@ impl Simulation {
     }
 
     #[inline(never)]
-    fn record_capture(&mut self, l: usize, pkt: &Packet) {
+    fn record_capture(&mut self, l: usize, pkt: &Packet, event: output::CaptureEvent) {
         let (mut nsack, mut sack) = (0, [(0, 0); 4]);
         if pkt.kind == crate::packet::PktKind::Ack && pkt.flags & crate::packet::FLAG_SACK != 0 {
             if let Some((n, b)) = self.flows.get(pkt.flow as usize).and_then(|f| f.sack_blocks(pkt.aux)) {
                 (nsack, sack) = (n, b);
             }
         }
-        self.capture.push(output::CaptureRow { time: self.now, link: l as u32, pkt: *pkt, nsack, sack });
+        self.capture.push(output::CaptureRow { time: self.now, link: l as u32, event, pkt: *pkt, nsack, sack });
     }
 
     fn on_flow_timer(&mut self, f: usize) {

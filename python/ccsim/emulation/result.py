@@ -361,6 +361,10 @@ class EmuResult(Result):
 
         write_raw(path, self.columns["capture_raw"], link)
 
+    def _write_link_drops(self, path, link: int) -> bool:
+        """The forwarder records arrivals only: no drops file."""
+        return False
+
     def summary_json(self) -> dict:
         f = self.flows
         d = {
