@@ -22,7 +22,19 @@ import polars as pl
 
 from ..experiments.sweep import Sweep
 from ..metrics import binned_rate
-from .base import NS2_OF_2004, Check, Choice, Claim, Experiment, Figure, Study, StudyData, save_figure, verdict_from
+from .base import (
+    NS2_OF_2004,
+    Check,
+    Choice,
+    Claim,
+    Experiment,
+    Figure,
+    Study,
+    StudyData,
+    ns2_2004_choice,
+    save_figure,
+    verdict_from,
+)
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
 HDR = 40  # ns-2 TCP/IP header and plain ACK size
@@ -198,17 +210,12 @@ class Asymmetric(Study):
                 "the paper says only that the link is asymmetric",
             ),
             Choice("queue limit", "50 packets", "ns-2's default queue limit_"),
-            Choice(
+            ns2_2004_choice(
                 "TCP defaults",
                 "ns-2.27: initial window 2, limited transmit, SYN, tick 10 ms, minrto 1 s",
-                "the paper gives only the window, packet size, application and duration. ns-2.27 (January 2004) was "
-                "the release of the paper's year; its defaults, read from that release's tcl/lib/ns-default.tcl "
-                "(docs/scenario.md, Stacks), differ from ns-2.35's in minrto_ 1 s (0.2 s only from 2004-10-14), "
-                "rtxcur_init_ 6 s, maxrto_ 100000 s and Sack1's numdupacksFrac_ 100; windowInit_ 2, singledup_ 1 and "
-                "syn_ true were already the defaults. Earlier versions of this report ran ns-2.35's values with "
-                "initial window 1 and no limited transmit, wrongly called the 2004 defaults; corrected after those "
-                "results were seen",
-                after_results=True,
+                "ns-2.35's values with initial window 1, no limited transmit and no SYN, wrongly called the 2004 "
+                "defaults",
+                lead="the paper gives only the window, packet size, application and duration. ",
             ),
             Choice(
                 "samples of the P-Q check",

@@ -43,6 +43,20 @@ class Choice:
     after_results: bool = False
 
 
+def ns2_2004_choice(name: str, value: str, before: str, lead: str = "") -> Choice:
+    """The choice of ns-2.27's defaults for a paper of 2004 (`NS2_OF_2004`),
+    said the same way in every ns-2 study's report; `before` is what earlier
+    versions of the report ran, `lead` what the paper itself says."""
+    why = (
+        f"{lead}ns-2.27 (January 2004) was the release of the paper's year; its defaults, read from that "
+        "release's tcl/lib/ns-default.tcl (docs/scenario.md, Stacks), differ from ns-2.35's in minrto_ 1 s "
+        "(0.2 s only from 2004-10-14), rtxcur_init_ 6 s, maxrto_ 100000 s and Sack1's numdupacksFrac_ 100; "
+        f"windowInit_ 2, singledup_ 1 and syn_ true were already the defaults. Earlier versions of this report "
+        f"ran {before}; changed after those results were seen"
+    )
+    return Choice(name, value, why, after_results=True)
+
+
 @dataclass
 class Verdict:
     claim: str

@@ -10,7 +10,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ...mixes import background_mix, mix_summary
-from ..base import Choice, Claim, Experiment, Study, StudyData
+from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -175,15 +175,7 @@ class Pacing(Checks, Figures, Study):
 
     def choices(self) -> list[Choice]:
         return [
-            Choice(
-                "ns-2 version",
-                "ns-2.27 (stack ns2-2.27)",
-                "ns-2.27 (January 2004) was the release of the paper's year; its defaults, read from that release's "
-                "tcl/lib/ns-default.tcl (docs/scenario.md, Stacks), differ from ns-2.35's in minrto_ 1 s (0.2 s "
-                "only from 2004-10-14), rtxcur_init_ 6 s, maxrto_ 100000 s and Sack1's numdupacksFrac_ 100. "
-                "Earlier versions of this report ran ns-2.35's defaults; changed after those results were seen",
-                after_results=True,
-            ),
+            ns2_2004_choice("ns-2 version", "ns-2.27 (stack ns2-2.27)", "ns-2.35's defaults"),
             Choice(
                 "background RTTs",
                 f"uniform in [{BG_RTT[0]}, {BG_RTT[1]}]",

@@ -9,7 +9,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ...metrics import binned_rate, jain
-from ..base import Choice, Claim, Experiment, Study, StudyData
+from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -138,16 +138,11 @@ class RedEcn(Checks, Figures, Study):
                 "the rate that makes the paper's ideal GEff "
                 "0.9533 with 1460-byte payloads in 1500-byte packets; the packet size is not given",
             ),
-            Choice(
+            ns2_2004_choice(
                 "TCP defaults",
                 "ns-2.27: no delayed ACK, initial window 2, limited transmit, SYN, Sack1, minrto 1 s, tick 10 ms",
-                "the paper ran ns-2 and states no TCP parameters. ns-2.27 (January 2004) was the release of the "
-                "paper's year; its defaults, read from that release's tcl/lib/ns-default.tcl (docs/scenario.md, "
-                "Stacks), differ from ns-2.35's in minrto_ 1 s (0.2 s only from 2004-10-14), rtxcur_init_ 6 s, "
-                "maxrto_ 100000 s and Sack1's numdupacksFrac_ 100; windowInit_ 2, singledup_ 1 and syn_ true were "
-                "already the defaults. Earlier versions of this report ran ns-2.35's values with initial window 1 and"
-                " no limited transmit, wrongly called the 2004 defaults; corrected after those results were seen",
-                after_results=True,
+                "ns-2.35's values with initial window 1 and no limited transmit, wrongly called the 2004 defaults",
+                lead="the paper ran ns-2 and states no TCP parameters. ",
             ),
             Choice("receiver window", "10 000 packets", "larger than any window the 72-packet queue allows"),
             Choice(

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from ...experiments.sweep import Sweep
-from ..base import Choice, Claim, Experiment, Figure, Study, StudyData
+from ..base import Choice, Claim, Experiment, Figure, Study, StudyData, ns2_2004_choice
 from .scenarios import (
     LINUX_VARIANTS,
     MSS,
@@ -193,15 +193,7 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
 
     def choices(self) -> list[Choice]:
         return [
-            Choice(
-                "ns-2 version",
-                "ns-2.27 (stack ns2-2.27)",
-                "ns-2.27 (January 2004) was the release of the paper's year; its defaults, read from that release's "
-                "tcl/lib/ns-default.tcl (docs/scenario.md, Stacks), differ from ns-2.35's in minrto_ 1 s (0.2 s "
-                "only from 2004-10-14), rtxcur_init_ 6 s, maxrto_ 100000 s and Sack1's numdupacksFrac_ 100. "
-                "Earlier versions of this report ran ns-2.35's defaults; changed after those results were seen",
-                after_results=True,
-            ),
+            ns2_2004_choice("ns-2 version", "ns-2.27 (stack ns2-2.27)", "ns-2.35's defaults"),
             Choice(
                 "packet size",
                 f"{MSS}-byte segments + 40-byte TCP/IP header + 12-byte timestamp option = 1500 bytes",
