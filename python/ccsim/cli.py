@@ -157,7 +157,9 @@ def cmd_sweep(a) -> int:
 
     sw = Sweep.from_file(a.file)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
-    timeout = _seconds("--timeout", a.timeout) if a.timeout else None  # checked before a dry run too
+    from .units import parse_wall_seconds
+
+    timeout = parse_wall_seconds("--timeout", a.timeout) if a.timeout else None  # checked before a dry run too
     if a.dry_run:
         d = dry_run(sw, out)
         status = 2 if d["invalid"] else 0  # a sweep with invalid points would not run as written
@@ -370,21 +372,6 @@ def cmd_plot_sweep(a) -> int:
     _sweep_figure(c, a.x, a.y, a.reduce, a.hue, a.facet, out, a.title)
     print(out)
     return 0
-
-
-def _seconds(field: str, v: str) -> float:
-    """A wall time in seconds ("600") or as a time ("10min"), finite and > 0."""
-    import math
-
-    from .units import PS_PER_S, parse_time
-
-    try:
-        x = float(v)
-    except ValueError:
-        return parse_time(field, v, allow_zero=False) / PS_PER_S
-    if not (math.isfinite(x) and x > 0):
-        raise ScenarioError(field, v, "a wall time in seconds > 0 (e.g. 600) or a time such as '10min'")
-    return x
 
 
 def _jobs(a) -> int:

@@ -67,6 +67,18 @@ def parse_time(field: str, value, *, allow_zero: bool = True) -> int:
     return ps
 
 
+def parse_wall_seconds(field: str, v: str) -> float:
+    """A wall time in seconds ("600") or as a time ("10min"), finite and > 0
+    (the CLI's --timeout)."""
+    try:
+        x = float(v)
+    except ValueError:
+        return parse_time(field, v, allow_zero=False) / PS_PER_S
+    if not (math.isfinite(x) and x > 0):
+        raise ScenarioError(field, v, "a wall time in seconds > 0 (e.g. 600) or a time such as '10min'")
+    return x
+
+
 def parse_size(field: str, value) -> int:
     """Size string -> bytes (int, > 0)."""
     x = _parse(field, value, _SIZE_UNITS, "size", "100KB")
