@@ -46,7 +46,38 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "codel", "fq_codel", "pie", "dualpi2"]
+QUEUE_KINDS = [
+    "droptail",
+    "netem",
+    "red",
+    "gentle_red",
+    "adaptive_red",
+    "feng_red",
+    "codel",
+    "fq_codel",
+    "pie",
+    "dualpi2",
+]
+# netem's default limit (iproute2 tc/q_netem.c, netem_parse_opt: limit 1000):
+# the buffer of a 'netem' queue when the scenario gives none.
+NETEM_DEFAULT_BUFFER = "1000pkt"
+SHAPER_KINDS = ["htb", "tbf"]
+# Token-bucket shapers (Linux tc on a veth, no serialisation of its own), with
+# the defaults of Mininet's TCLink (mininet/link.py, TCIntf.bwCmds): HTB
+# 'rate R burst 15k' (tc reads 15k as 15 × 1024 bytes, iproute2 get_size) and
+# tc's cburst = ceil/HZ + mtu = 1600 bytes (tc/q_htb.c, mtu 1600; HZ is 10^9
+# with high-resolution timers, /proc/net/psched); TBF 'burst 15000'. Both
+# count the 14-byte Ethernet header of each packet (skb->len on a veth).
+SHAPER_DOC: dict[str, str] = {
+    "kind": "'htb' (Mininet's default: send while both buckets hold ≥ 0 tokens, charge after) or 'tbf' (send when the bucket holds the packet's cost)",
+    "burst": "depth of the rate bucket (htb default '15360B', tbf default '15000B')",
+    "cburst": "htb only: depth of the ceil bucket (default '1600B', tc's default)",
+    "overhead": "bytes counted on top of each packet (default 14, Ethernet on a veth)",
+}
+SHAPER_DEFAULTS = {
+    "htb": {"burst": "15360B", "cburst": "1600B", "overhead": 14},
+    "tbf": {"burst": "15000B", "overhead": 14},
+}
 # PIE options (RFC 8033 defaults). The buffer is its hard limit.
 PIE_DOC: dict[str, str] = {
     "target": "QDELAY_REF, the target queueing delay",
@@ -163,9 +194,9 @@ def _queue(field: str, v) -> dict:
     if not isinstance(v, dict):
         raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
     kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
-    if kind == "droptail":
+    if kind in ("droptail", "netem"):
         _check_keys(field, v, {"kind"})
-        return {"kind": "droptail"}
+        return {"kind": kind}
     if kind == "pie":
         _check_keys(field, v, {"kind", *PIE_DOC})
         out: dict[str, Any] = {"kind": "pie"}
@@ -309,6 +340,31 @@ def _reorder(field: str, v) -> dict | None:
         )
     if out["probability"] == 0 and out["jitter_ps"] == 0:
         raise ScenarioError(field, v, "jitter > 0 or probability > 0 (an empty table reorders nothing; leave it out)")
+    return out
+
+
+def _shaper(field: str, v) -> dict | None:
+    """A token-bucket shaper in place of the link's serialising transmitter:
+    'htb', 'tbf' or a table {kind = ..., burst, cburst, overhead}."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        v = {"kind": v}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, f"a shaper kind ({', '.join(SHAPER_KINDS)}) or a table with 'kind'")
+    kind = _str(f"{field}.kind", v.get("kind"), SHAPER_KINDS)
+    d = SHAPER_DEFAULTS[kind]
+    _check_keys(field, v, {"kind", *d})
+    out: dict[str, Any] = {
+        "rule": kind,
+        "burst_bytes": parse_size(f"{field}.burst", v.get("burst", d["burst"])),
+        "overhead_bytes": _int(f"{field}.overhead", v.get("overhead", d["overhead"]), lo=0, hi=1000),
+    }
+    if kind == "htb":
+        out["cburst_bytes"] = parse_size(f"{field}.cburst", v.get("cburst", d["cburst"]))
+    for k in ("burst", "cburst"):
+        if out.get(f"{k}_bytes", 0) > 2**30:
+            raise ScenarioError(f"{field}.{k}", v.get(k), "a bucket of at most 1 GiB")
     return out
 
 

@@ -280,6 +280,7 @@ class Scenario:
         base_rtts = builder(topo, flows, net)
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
+        topologies.check_shapers(net, max_pkt)
         sample_links = _sample_links(sim.get("sample_links", "all"), net)
         capture = _pcap_links(sim.get("pcap", []), net, kind)
         core_flows = [

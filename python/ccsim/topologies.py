@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ._check import _check_keys, _int, _str
 from .errors import ScenarioError
 from .linkrates import LinkRate, parse_link_rate
-from .netmodels import _loss, _queue, _reorder
+from .netmodels import NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
 from .units import PS_PER_S, Buffer, parse_buffer, parse_time
 
 TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
@@ -22,6 +22,7 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "buffer, queue, loss": "forward direction (buffer default '1bdp', queue default 'droptail')",
         "reverse_rate, reverse_delay, reverse_buffer, reverse_loss": "the b → a direction (default: as forward, no loss)",
         "reorder, reverse_reorder": "netem-like reordering of a direction: {jitter = '2ms'} (extra delay uniform in 0..jitter per packet) and/or {probability = 0.01, delay = '5ms'}; later packets overtake the delayed ones",
+        "shaper, reverse_shaper": "a token-bucket shaper in place of the serialising transmitter, as Linux tc on a veth: 'htb' (Mininet's TCLink), 'tbf' or a table {kind, burst, cburst, overhead}; reverse_shaper defaults to shaper (docs/scenario.md)",
         "flows: direction": "'forward' (a → b) or 'reverse'",
     },
     "dumbbell": {
@@ -30,6 +31,7 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
         "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
         "reorder, reverse_reorder": "reordering on the bottleneck's two directions (as single_link)",
+        "shaper, reverse_shaper": "a token-bucket shaper on the bottleneck's directions (as single_link)",
         "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution or {spread = [a, b]} sets the access delays",
     },
     "parking_lot": {
@@ -49,13 +51,15 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
     },
     "explicit": {
-        "nodes, links": "[[topology.links]] tables: a, b, rate (or a schedule), trace, trace_offset, delay, buffer, queue, loss, reorder and reverse_* options",
+        "nodes, links": "[[topology.links]] tables: a, b, rate (or a schedule), trace, trace_offset, delay, buffer, queue, loss, reorder, shaper and reverse_* options",
         "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
         "flows: src, dst": "node names",
     },
 }
 
 _SINGLE_KEYS = {
+    "shaper",
+    "reverse_shaper",
     "kind",
     "rate",
     "trace",
@@ -75,6 +79,8 @@ _SINGLE_KEYS = {
     "reverse_reorder",
 }
 _DUMBBELL_KEYS = {
+    "shaper",
+    "reverse_shaper",
     "kind",
     "bottleneck_rate",
     "trace",
@@ -110,6 +116,8 @@ _PARKING_KEYS = {
 }
 _EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
 _EXPLICIT_LINK_KEYS = {
+    "shaper",
+    "reverse_shaper",
     "a",
     "b",
     "rate",
@@ -182,6 +190,7 @@ class Net:
         loss: dict,
         name: str | None = None,
         reorder: dict | None = None,
+        shaper: dict | None = None,
     ) -> int:
         ia, ib = self.node(a), self.node(b)
         lr = rate if isinstance(rate, LinkRate) else LinkRate(rate)
@@ -198,6 +207,8 @@ class Net:
         )
         if reorder:
             self.links[-1]["reorder"] = reorder
+        if shaper:
+            self.links[-1]["shaper"] = shaper
         i = len(self.links) - 1
         self.pending_buffers.append((i, buf, buf_field))
         return i
@@ -222,8 +233,9 @@ class Net:
         rev_name=None,
         reorder=None,
         rev_reorder=None,
+        shapers=(None, None),
     ):
-        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name, reorder)
+        f = self.add(a, b, rate, delay, buf, buf_field, queue, loss or {"kind": "none"}, name, reorder, shapers[0])
         r = self.add(
             b,
             a,
@@ -235,6 +247,7 @@ class Net:
             rev_loss or {"kind": "none"},
             rev_name,
             rev_reorder,
+            shapers[1],
         )
         return f, r
 
@@ -246,7 +259,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
         if buf.kind == "pkt":
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
-            if q["kind"] in ("codel", "fq_codel", "dualpi2"):
+            if q["kind"] in ("codel", "fq_codel", "dualpi2", "netem"):
                 raise ScenarioError(
                     fld,
                     message=(
@@ -294,6 +307,48 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
     return parse_time("topology.bdp_rtt", v, allow_zero=False)
 
 
+def _default_buffer(queue: dict) -> str:
+    """The buffer a direction gets when the scenario writes none: one BDP,
+    or netem's own default limit for a 'netem' queue."""
+    return NETEM_DEFAULT_BUFFER if queue["kind"] == "netem" else "1bdp"
+
+
+def _shapers(t: dict, where: str, rate: LinkRate, rrate: LinkRate) -> tuple[dict | None, dict | None]:
+    """The (forward, reverse) shapers of a duplex link: `shaper`, and
+    `reverse_shaper` defaulting to it (Mininet's TCLink shapes both ends)."""
+    out = []
+    for key, r in (("shaper", rate), ("reverse_shaper", rrate)):
+        v = t.get(key, t.get("shaper") if key == "reverse_shaper" else None)
+        field = f"{where}.{key}" if key in t else f"{where}.shaper"
+        sh = _shaper(field, v)
+        if sh is not None and r.varying is not None:
+            raise ScenarioError(
+                field, message=f"{field}: a shaper runs at a fixed rate; it cannot shape a trace or a rate schedule"
+            )
+        if sh is not None:
+            sh["_field"] = field  # for check_shapers' error; removed there
+        out.append(sh)
+    return out[0], out[1]
+
+
+def check_shapers(net: Net, max_pkt: int) -> None:
+    """A TBF shaper must hold one whole packet (Linux's tbf drops a packet
+    larger than its bucket)."""
+    for link in net.links:
+        sh = link.get("shaper")
+        if not sh:
+            continue
+        field = sh.pop("_field") + ".burst"
+        if sh["rule"] == "tbf" and sh["burst_bytes"] < max_pkt + sh["overhead_bytes"]:
+            raise ScenarioError(
+                field,
+                message=(
+                    f"{field}: {sh['burst_bytes']} bytes cannot hold one packet ({max_pkt} bytes + "
+                    f"{sh['overhead_bytes']} of overhead; Linux's tbf drops such packets); expected a larger burst"
+                ),
+            )
+
+
 # Topology builders: add nodes/links, place each flow (src, dst) and
 # return the flows' base (propagation) RTTs in ps, or None if unknown.
 
@@ -302,8 +357,8 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, _SINGLE_KEYS)
     rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
-    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
     queue = _queue("topology.queue", t.get("queue", "droptail"))
+    buf = parse_buffer("topology.buffer", t.get("buffer", _default_buffer(queue)))
     rrate = parse_link_rate(t, "topology", "reverse_rate", "reverse_trace", default=rate)
     rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
     rbuf = parse_buffer("topology.reverse_buffer", t["reverse_buffer"]) if "reverse_buffer" in t else buf
@@ -323,6 +378,7 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
         rev_loss=_loss("topology.reverse_loss", t.get("reverse_loss")),
         reorder=_reorder("topology.reorder", t.get("reorder")),
         rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")),
+        shapers=_shapers(t, "topology", rate, rrate),
     )
     for f in flows:
         d = _str(f"{f['where']}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
@@ -339,10 +395,10 @@ def _access_and_buffers(t: dict):
             raise ScenarioError(f"topology.{k}", message=f"topology.{k}: missing; expected e.g. {example!r}")
     arate = parse_link_rate(t, "topology", "access_rate")
     adelay = parse_time("topology.access_delay", t.get("access_delay"))
-    buf = parse_buffer("topology.buffer", t.get("buffer", "1bdp"))
+    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    buf = parse_buffer("topology.buffer", t.get("buffer", _default_buffer(queue)))
     abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
     abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
-    queue = _queue("topology.queue", t.get("queue", "droptail"))
     return arate, adelay, buf, abuf, abuf_field, queue
 
 
@@ -379,6 +435,7 @@ def dumbbell(
         rev_loss=rloss,
         reorder=_reorder("topology.reorder", t.get("reorder")),
         rev_reorder=_reorder("topology.reverse_reorder", t.get("reverse_reorder")),
+        shapers=_shapers(t, "topology", brate, rrate),
     )
     wl = None
     if "wireless_rate" in keys:
@@ -516,9 +573,10 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
         if a == b:
             raise ScenarioError(f"{w}.b", b, "a node other than a")
         rate = parse_link_rate(l, w, "rate", "trace")
+        rrate = parse_link_rate(l, w, "reverse_rate", "reverse_trace", default=rate)
         delay = parse_time(f"{w}.delay", l.get("delay"))
-        buf = parse_buffer(f"{w}.buffer", l.get("buffer", "1bdp"))
         queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
+        buf = parse_buffer(f"{w}.buffer", l.get("buffer", _default_buffer(queue)))
         net.duplex(
             a,
             b,
@@ -528,13 +586,14 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
             f"{w}.buffer",
             queue,
             _loss(f"{w}.loss", l.get("loss")),
-            rev_rate=parse_link_rate(l, w, "reverse_rate", "reverse_trace", default=rate),
+            rev_rate=rrate,
             rev_delay=parse_time(f"{w}.reverse_delay", l["reverse_delay"]) if "reverse_delay" in l else None,
             rev_buf=parse_buffer(f"{w}.reverse_buffer", l["reverse_buffer"]) if "reverse_buffer" in l else None,
             rev_buf_field=f"{w}.reverse_buffer",
             rev_loss=_loss(f"{w}.reverse_loss", l.get("reverse_loss")),
             reorder=_reorder(f"{w}.reorder", l.get("reorder")),
             rev_reorder=_reorder(f"{w}.reverse_reorder", l.get("reverse_reorder")),
+            shapers=_shapers(l, w, rate, rrate),
         )
     for f in flows:
         w = f["where"]

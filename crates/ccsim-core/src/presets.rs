@@ -75,6 +75,7 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
                 loss: LossCfg::None,
                 reorder: Default::default(),
                 varying: None,
+                shaper: None,
             });
         }
     };

@@ -329,13 +329,16 @@ def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
     SYN), and the SYN is smaller than any data packet, so this sample is the
     connection's minimum on an idle path. The SYN carries MSS (4), SACK
     permitted with timestamps (12) and window scale (4) options: 60 bytes with
-    timestamps, 52 without (Linux ``tcp_syn_options``)."""
+    timestamps, 52 without (Linux ``tcp_syn_options``). A shaped link
+    (``shaper``) has no serialization: its packets cross a veth at once."""
     syn = 60 if t["timestamps"] else 52
     links = core["links"]
     fwd, rev = route
-    return sum(links[i]["delay_ps"] * 1e-12 + syn * 8 / link_capacity_bps(links[i]) for i in fwd) + sum(
-        links[i]["delay_ps"] * 1e-12 + syn * 8 / link_capacity_bps(links[i]) for i in rev
-    )
+
+    def one_way(lk: dict) -> float:
+        return lk["delay_ps"] * 1e-12 + (0.0 if lk.get("shaper") else syn * 8 / link_capacity_bps(lk))
+
+    return sum(one_way(links[i]) for i in [*fwd, *rev])
 
 
 class EmuResult(Result):

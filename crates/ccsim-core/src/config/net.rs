@@ -23,6 +23,25 @@ pub struct LinkCfg {
     /// is its nominal capacity: the trace's mean, the schedule's first rate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub varying: Option<VaryingRate>,
+    /// A token-bucket shaper in place of the serialising transmitter
+    /// (Linux `tc` HTB or TBF on a veth, as Mininet's `TCLink`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperCfg>,
+}
+
+/// A token-bucket shaper at the link's rate (link/transmitter.rs `BucketTx`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperCfg {
+    pub rule: crate::link::BucketRule,
+    /// Depth of the rate bucket, bytes (HTB `burst`, TBF `burst`).
+    pub burst_bytes: u64,
+    /// Depth of HTB's ceil bucket, bytes (`cburst`); None for TBF.
+    #[serde(default)]
+    pub cburst_bytes: Option<u64>,
+    /// Bytes the shaper counts on top of each packet (link-layer header).
+    #[serde(default)]
+    pub overhead_bytes: u32,
 }
 
 /// A link direction whose rate varies (link/trace.rs, link/transmitter.rs).
@@ -91,6 +110,12 @@ pub enum QueueCfg {
         #[serde(default)]
         limit_bytes: Option<u64>,
     },
+    /// Linux netem's queue (`net/sched/sch_netem.c`, `netem_enqueue`): a
+    /// packet is refused when the packets the link holds — waiting,
+    /// shaped and in the delay line, until they reach the far end — number
+    /// `limit_pkts` (netem keeps a packet through its delay; tc's default
+    /// limit is 1000).
+    Netem { limit_pkts: u32 },
     /// The RED family (queue/red.rs); None values are set automatically
     /// from the link as ns-2's initialize_params does.
     Red {
@@ -365,8 +390,13 @@ impl LinkCfg {
     /// service times and a capacity (what RED's automatic parameters, the
     /// utilisation and the `rate_bps` column read).
     pub fn transmitter(&self) -> crate::link::Transmitter {
-        use crate::link::{trace::TraceTx, ScheduleTx, Transmitter};
+        use crate::link::{trace::TraceTx, BucketTx, ScheduleTx, Transmitter};
         match &self.varying {
+            None if self.shaper.is_some() => {
+                let s = self.shaper.as_ref().unwrap();
+                let depths: Vec<u64> = std::iter::once(s.burst_bytes).chain(s.cburst_bytes).collect();
+                Transmitter::Bucket(Box::new(BucketTx::new(self.rate_bps, s.rule, &depths, s.overhead_bytes)))
+            }
             None => Transmitter::fixed(self.rate_bps),
             Some(VaryingRate::Trace { loaded, offset_ps, .. }) => {
                 let t = loaded.clone().expect("Scenario::load_traces ran before the links are built");
@@ -436,6 +466,9 @@ impl LinkCfg {
                 }
             }
         }
+        if let Some(s) = &self.shaper {
+            s.validate(&f, self.varying.is_some())?;
+        }
         self.queue.validate(&f)?;
         self.loss.validate(&f)?;
         let r = &self.reorder;
@@ -465,6 +498,37 @@ fn check_t_update(f: &dyn Fn(&str) -> String, t: SimTime) -> Result<(), ConfigEr
     Ok(())
 }
 
+/// Deepest shaper bucket accepted, bytes (1 GiB).
+pub const MAX_BURST_BYTES: u64 = 1 << 30;
+
+impl ShaperCfg {
+    /// `f` names a field of the link; `varying`: the link's rate varies.
+    pub fn validate(&self, f: &dyn Fn(&str) -> String, varying: bool) -> Result<(), ConfigError> {
+        if varying {
+            return err(f("shaper"), "a shaper runs at a fixed rate; it cannot be combined with a trace or a schedule");
+        }
+        use crate::link::BucketRule;
+        match (self.rule, self.cburst_bytes) {
+            (BucketRule::Htb, None) => return err(f("shaper.cburst"), "HTB needs cburst (the ceil bucket's depth)"),
+            (BucketRule::Tbf, Some(_)) => return err(f("shaper.cburst"), "TBF has one bucket; cburst is HTB's"),
+            _ => {}
+        }
+        for (k, v) in [("burst", Some(self.burst_bytes)), ("cburst", self.cburst_bytes)] {
+            match v {
+                Some(0) => return err(f(&format!("shaper.{k}")), "must be ≥ 1 byte (got 0)"),
+                Some(b) if b > MAX_BURST_BYTES => {
+                    return err(f(&format!("shaper.{k}")), format!("must be ≤ {MAX_BURST_BYTES} bytes (got {b})"))
+                }
+                _ => {}
+            }
+        }
+        if self.overhead_bytes > 1_000 {
+            return err(f("shaper.overhead"), format!("must be ≤ 1000 bytes (got {})", self.overhead_bytes));
+        }
+        Ok(())
+    }
+}
+
 impl QueueCfg {
     /// `f` names a field of the link this queue belongs to.
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
@@ -474,6 +538,11 @@ impl QueueCfg {
                     return err(f("queue"), "droptail needs limit_pkts or limit_bytes");
                 }
                 if let Some(0) = limit_pkts {
+                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+                }
+            }
+            QueueCfg::Netem { limit_pkts } => {
+                if *limit_pkts == 0 {
                     return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
                 }
             }
@@ -690,7 +759,9 @@ impl QueueCfg {
             QueueCfg::Droptail { limit_bytes, .. }
             | QueueCfg::Red { limit_bytes, .. }
             | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
-            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2 { .. } => None,
+            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2 { .. } | QueueCfg::Netem { .. } => {
+                None
+            }
         }
     }
 }

@@ -25,7 +25,7 @@ mod reorder;
 pub mod trace;
 mod transmitter;
 pub use reorder::Reorder;
-pub use transmitter::{ScheduleTx, Transmitter};
+pub use transmitter::{BucketRule, BucketTx, ScheduleTx, Transmitter};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Slot {
@@ -307,6 +307,7 @@ impl Link {
                     waiting_bytes: self.waiting_bytes,
                     idle,
                     idle_since: self.busy_until,
+                    held_pkts: (self.ring.len() + self.reorder.as_deref().map_or(0, |r| r.len())) as u32,
                 };
                 let Discipline::Enqueue(disc) = &mut self.disc else {
                     unreachable!("dequeue-time links returned above")
@@ -602,6 +603,7 @@ mod tests {
     use super::*;
     use crate::packet::PktKind;
     use crate::queue::DropTail;
+    use crate::units::PS_PER_MS;
 
     fn pkt(size: u32) -> Packet {
         Packet::new(PktKind::Data, 0, 0, 0, size, 0)
@@ -629,6 +631,34 @@ mod tests {
             assert_eq!(l.queue_at(ser), (1, 1500));
             assert_eq!(l.queue_at(2 * ser), (0, 0));
         }
+    }
+
+    #[test]
+    fn netem_limit_counts_the_packets_in_the_delay_line() {
+        // 12 Mb/s (1 ms per 1500 B), 10 ms of delay, one packet offered per
+        // ms: nothing ever waits, but about 11 are on their way at once.
+        let run = |disc: Discipline| {
+            let mut l =
+                Link::new("l".into(), 0, 1, Transmitter::fixed(12_000_000), 10 * PS_PER_MS, disc, LossModel::None);
+            let mut refused = 0;
+            for k in 0..30u64 {
+                let now = k * PS_PER_MS;
+                while l.pop_arrived(now).is_some() {}
+                if matches!(l.enqueue(now, pkt(1500)), Admission::Dropped) {
+                    refused += 1;
+                }
+            }
+            refused
+        };
+        let dt = Discipline::Enqueue(Box::new(DropTail { limit_pkts: Some(5), limit_bytes: None }));
+        assert_eq!(run(dt), 0, "DropTail counts waiting packets only");
+        // netem with limit 5: packets k = 0..4 are admitted; from then on a
+        // packet is held 11 ms (1 ms on the wire + 10 ms), so the link holds
+        // 5 until the first arrives at 11 ms: k = 5..10 are refused, k = 11
+        // is admitted, and so on (5 admitted per 11 ms).
+        let nm = Discipline::Enqueue(Box::new(crate::queue::Netem { limit_pkts: 5 }));
+        // Admitted: k = 0..4, 11..15, 22..26; refused: the other 15.
+        assert_eq!(run(nm), 15);
     }
 
     #[test]

@@ -28,6 +28,82 @@ pub enum Transmitter {
     Trace(Box<TraceTx>),
     /// A piecewise-constant rate, outages (rate 0) included.
     Schedule(Box<ScheduleTx>),
+    /// A token-bucket shaper in front of a link with no serialisation of
+    /// its own (Linux `tc` HTB or TBF on a veth pair, as Mininet's `TCLink`).
+    Bucket(Box<BucketTx>),
+}
+
+/// Which test a token-bucket shaper applies before it releases a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BucketRule {
+    /// Linux `net/sched/sch_htb.c` (`htb_class_mode`, with the module's
+    /// default `htb_hysteresis = 0`): a class may send while every bucket
+    /// holds zero or more tokens; the packet is charged after, so a bucket
+    /// may go negative by up to one packet (`htb_accnt_tokens`,
+    /// `htb_accnt_ctokens`). Two buckets: `rate` with `burst`, `ceil` (the
+    /// same rate here) with `cburst`.
+    Htb,
+    /// Linux `net/sched/sch_tbf.c` (`tbf_dequeue`): a packet leaves only
+    /// when the bucket holds its whole cost.
+    Tbf,
+}
+
+/// A token-bucket shaper: tokens are picoseconds of transmission at `rate`
+/// (as Linux keeps them in nanoseconds), each bucket capped at its depth;
+/// a packet costs its size plus `overhead` bytes (the link-layer header the
+/// qdisc counts: 14 bytes of Ethernet on a veth) at `rate`. The packet leaves
+/// the shaper at the first instant the rule allows and reaches the far end
+/// after the link's delay alone: the veth behind the shaper has no
+/// serialisation time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BucketTx {
+    rate_bps: u64,
+    overhead: u32,
+    rule: BucketRule,
+    /// Depth of each bucket, ps (one for TBF, `burst` and `cburst` for HTB).
+    caps: Vec<i64>,
+    /// Tokens of each bucket at `t_c`, ps (may be negative under HTB).
+    toks: Vec<i64>,
+    /// Time of the last release (Linux's `t_c`).
+    t_c: SimTime,
+}
+
+impl BucketTx {
+    /// A shaper of `rate_bps` with buckets of `depths` bytes, full at time 0.
+    pub fn new(rate_bps: u64, rule: BucketRule, depths: &[u64], overhead: u32) -> Self {
+        let caps: Vec<i64> = depths.iter().map(|&b| Self::ps(b, rate_bps)).collect();
+        BucketTx { rate_bps, overhead, rule, toks: caps.clone(), caps, t_c: 0 }
+    }
+
+    /// Picoseconds `bytes` take at `rate` (rounded up, as serialisation).
+    fn ps(bytes: u64, rate: u64) -> i64 {
+        (bytes as u128 * 8 * PS_PER_S as u128).div_ceil(rate as u128) as i64
+    }
+
+    /// When a packet of `bytes` that may leave at `start` leaves: the first
+    /// instant ≥ `start` (and ≥ the last release) at which every bucket,
+    /// refilled since the last release, passes the rule; then each bucket is
+    /// capped at its depth and charged the packet's cost.
+    pub fn transmit(&mut self, start: SimTime, bytes: u32) -> (SimTime, SimTime) {
+        let cost = Self::ps(bytes as u64 + self.overhead as u64, self.rate_bps);
+        let need = match self.rule {
+            BucketRule::Htb => 0,
+            BucketRule::Tbf => cost,
+        };
+        let wait = self.toks.iter().map(|&t| (need - t).max(0)).max().unwrap_or(0) as SimTime;
+        let t = start.max(self.t_c + wait);
+        let refill = (t - self.t_c).min(i64::MAX as SimTime) as i64;
+        for (tok, &cap) in self.toks.iter_mut().zip(&self.caps) {
+            *tok = tok.saturating_add(refill).min(cap) - cost;
+        }
+        self.t_c = t;
+        (t, t)
+    }
+
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
 }
 
 /// A rate that changes at given instants: `steps[k] = (from, b/s)`, the
@@ -121,6 +197,7 @@ impl Transmitter {
             Transmitter::Rate(r) => (start, start + serialization_ps(bytes, *r)),
             Transmitter::Trace(t) => t.transmit(start, waited, bytes),
             Transmitter::Schedule(s) => s.transmit(start, bytes),
+            Transmitter::Bucket(b) => b.transmit(start, bytes),
         }
     }
 
@@ -133,15 +210,18 @@ impl Transmitter {
             Transmitter::Rate(r) => *r,
             Transmitter::Trace(t) => t.mean_bps(),
             Transmitter::Schedule(s) => s.initial_bps(),
+            Transmitter::Bucket(b) => b.rate_bps(),
         }
     }
 
-    /// Bits the transmitter can send in [0, end] when its rate varies
-    /// (utilisation is measured against these); None at a fixed rate, where
+    /// Bits the transmitter can send in [0, end] when its rate varies or
+    /// its packets take no time on the wire (a shaper: rate × end);
+    /// utilisation is measured against these. None at a fixed rate, where
     /// utilisation is the busy time's share.
     pub fn varying_capacity_bits(&self, end: SimTime) -> Option<f64> {
         match self {
             Transmitter::PerByte(_) | Transmitter::Rate(_) => None,
+            Transmitter::Bucket(b) => Some(b.rate_bps() as f64 * end as f64 / PS_PER_S as f64),
             Transmitter::Trace(t) => Some(t.capacity_bits_until(end)),
             Transmitter::Schedule(s) => Some(s.capacity_bits_until(end)),
         }
@@ -190,5 +270,71 @@ mod tests {
         // Capacity in [0, 35 ms]: 12 Mb/s × 20 ms + 0 + 12 Mb/s × 5 ms.
         let s = schedule(&[(0, 12_000_000), (20 * MS, 0), (30 * MS, 12_000_000)]);
         assert_eq!(s.capacity_bits_until(35 * MS), 300_000.0);
+    }
+
+    /// Departures of `n` packets of `bytes` all offered at `at`.
+    fn departures(b: &mut BucketTx, at: SimTime, n: usize, bytes: u32) -> Vec<SimTime> {
+        (0..n).map(|_| b.transmit(at, bytes).0).collect()
+    }
+
+    /// The most wire bytes (`cost` each) that leave in any window of `w` ps.
+    fn most_in_window(deps: &[SimTime], w: SimTime, cost: u64) -> u64 {
+        let mut j = 0;
+        let mut best = 0;
+        for i in 0..deps.len() {
+            while deps[i] - deps[j] > w {
+                j += 1;
+            }
+            best = best.max((i - j + 1) as u64 * cost);
+        }
+        best
+    }
+
+    #[test]
+    fn htb_sends_while_its_buckets_are_not_negative_and_keeps_its_rate() {
+        // Mininet's TCLink at 10 Mb/s: HTB rate 10 Mbit, burst 15k (15,360
+        // bytes), cburst 1600 bytes (tc's default), 14 bytes of Ethernet
+        // counted per 1500-byte packet: 1514 bytes = 1.2112 ms of tokens.
+        const COST: SimTime = 1_211_200_000;
+        let mut b = BucketTx::new(10_000_000, BucketRule::Htb, &[15_360, 1_600], 14);
+        let d = departures(&mut b, 0, 1000, 1500);
+        // The ceil bucket (1600 B = 1.28 ms) is the shallower: the first
+        // packet leaves it 0.0688 ms, the second may still go (≥ 0) and
+        // takes it to −1.1424 ms; from then on one packet per 1.2112 ms.
+        assert_eq!(&d[..3], &[0, 0, 1_142_400_000]);
+        assert!(d.windows(2).skip(2).all(|w| w[1] - w[0] == COST));
+        // Long run: exactly the configured rate in wire bytes.
+        let secs = (d[999] - d[2]) as f64 / PS_PER_S as f64;
+        assert!((997.0 * 1514.0 * 8.0 / secs - 10e6).abs() < 1e-3);
+        // Short windows: never more than the arrival curve cburst + one
+        // packet + rate × w, and that bound is reached at the start.
+        for w in [0, COST / 2, COST, 10 * COST, 500 * COST] {
+            let bound = 1600 + 1514 + (w as u128 * 10_000_000 / 8 / PS_PER_S as u128) as u64;
+            assert!(most_in_window(&d, w, 1514) <= bound, "window {w}");
+        }
+        assert_eq!(most_in_window(&d, 0, 1514), 2 * 1514);
+        // After an idle second the buckets are full again, not fuller.
+        let later = d[999] + PS_PER_S;
+        assert_eq!(&departures(&mut b, later, 3, 1500)[..], &[later, later, later + 1_142_400_000]);
+    }
+
+    #[test]
+    fn tbf_sends_a_packet_only_when_it_holds_its_whole_cost() {
+        // Mininet's use_tbf at 10 Mb/s: burst 15000 bytes; 1514-byte cost.
+        const COST: SimTime = 1_211_200_000;
+        let mut b = BucketTx::new(10_000_000, BucketRule::Tbf, &[15_000], 14);
+        let d = departures(&mut b, 0, 500, 1500);
+        // 15000 // 1514 = 9 leave at once, leaving 1374 bytes of tokens;
+        // the 10th waits for 140 more bytes (0.112 ms), then one per cost.
+        assert!(d[..9].iter().all(|&t| t == 0));
+        assert_eq!(d[9], 112_000_000);
+        assert!(d.windows(2).skip(9).all(|w| w[1] - w[0] == COST));
+        for w in [0, COST, 7 * COST, 300 * COST] {
+            let bound = 15_000 + (w as u128 * 10_000_000 / 8 / PS_PER_S as u128) as u64;
+            assert!(most_in_window(&d, w, 1514) <= bound, "window {w}");
+        }
+        // A packet offered later than the bucket allows leaves when offered.
+        let t = d[499] + 10 * COST;
+        assert_eq!(b.transmit(t, 1500), (t, t));
     }
 }

@@ -33,6 +33,9 @@ pub struct QueueState {
     pub idle: bool,
     /// When the transmitter last went idle (meaningful when `idle`).
     pub idle_since: SimTime,
+    /// Every packet the link holds and has not delivered: waiting, in
+    /// service and in the delay line (netem's count).
+    pub held_pkts: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +113,33 @@ impl QueueDisc for DropTail {
     }
 }
 
+/// netem's tail drop: refuse a packet when the link already holds
+/// `limit_pkts` packets, counting those in the delay line
+/// (`QueueCfg::Netem`).
+#[derive(Clone, Copy, Debug)]
+pub struct Netem {
+    pub limit_pkts: u32,
+}
+
+impl QueueDisc for Netem {
+    fn name(&self) -> &'static str {
+        "netem"
+    }
+    fn admit(&mut self, _now: SimTime, q: QueueState, _pkt: &Packet) -> Verdict {
+        if q.held_pkts >= self.limit_pkts {
+            Verdict::Drop
+        } else {
+            Verdict::Enqueue
+        }
+    }
+    fn limit_pkts(&self) -> Option<u32> {
+        Some(self.limit_pkts)
+    }
+    fn limit_bytes(&self) -> Option<u64> {
+        None
+    }
+}
+
 /// A discipline that decides when a packet leaves (CoDel): it holds the
 /// waiting packets, and the link asks it for the next one whenever the
 /// transmitter is free. Dropped packets are handed back in `drops` so the
@@ -154,6 +184,7 @@ impl Discipline {
             QueueCfg::Droptail { limit_pkts, limit_bytes } => {
                 Discipline::Enqueue(Box::new(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes }))
             }
+            QueueCfg::Netem { limit_pkts } => Discipline::Enqueue(Box::new(Netem { limit_pkts: *limit_pkts })),
             QueueCfg::Red { .. } => Discipline::Enqueue(Box::new(Red::new(RedParams::from_link(l), rng()))),
             QueueCfg::Pie {
                 limit_pkts,

@@ -237,7 +237,13 @@ mod tests {
         let mut drops_after = 0;
         for i in 0..20_000u64 {
             let now = i * MS / 100; // 100 arrivals per ms, 200 ms
-            let qs = QueueState { waiting_pkts: 100, waiting_bytes: 150_000, idle: false, idle_since: now + 100 * MS };
+            let qs = QueueState {
+                waiting_pkts: 100,
+                waiting_bytes: 150_000,
+                idle: false,
+                idle_since: now + 100 * MS,
+                held_pkts: 0,
+            };
             let v = q.admit(now, qs, &pkt);
             if v == Verdict::Drop {
                 if now < 150 * MS {
@@ -267,7 +273,13 @@ mod tests {
         let mut drops = 0u64;
         for i in 0..n {
             let now = i * MS / 100;
-            let qs = QueueState { waiting_pkts: 20, waiting_bytes: 30_000, idle: false, idle_since: now + 20 * MS };
+            let qs = QueueState {
+                waiting_pkts: 20,
+                waiting_bytes: 30_000,
+                idle: false,
+                idle_since: now + 20 * MS,
+                held_pkts: 0,
+            };
             drops += (q.admit(now, qs, &pkt) == Verdict::Drop) as u64;
         }
         let rate = drops as f64 / n as f64;
@@ -283,7 +295,7 @@ mod tests {
         q.burst_allowance = 0;
         let pkt = Packet::new(PktKind::Data, 0, 0, 0, 1500, 0);
         for i in 0..1000u64 {
-            let qs = QueueState { waiting_pkts: 2, waiting_bytes: 3000, idle: false, idle_since: i + 1 };
+            let qs = QueueState { waiting_pkts: 2, waiting_bytes: 3000, idle: false, idle_since: i + 1, held_pkts: 0 };
             assert_eq!(q.admit(i, qs, &pkt), Verdict::Enqueue);
         }
     }

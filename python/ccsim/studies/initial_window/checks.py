@@ -9,8 +9,10 @@ import polars as pl
 
 from ..base import Check, StudyData, verdict_from
 from .scenarios import (
+    LINK_NAME,
     MISSING,
     MSS,
+    SENSITIVITIES,
     SIZE,
     _mean,
     _one,
@@ -27,6 +29,7 @@ class Checks:
         except MISSING as e:
             checks, meas = [Check("the rule's cells are in this mode's grid", False, f"missing: {e}")], {}
         v = verdict_from(claim, checks, meas, why_not=why_not)
+        self._sensitivities(data, exp, fn, v)
         tk = (self.fct if exp.startswith("iw1") else self.convergence)(data, kernel_exp) if kernel_exp else None
         if tk is None or tk.height == 0:
             why = data.plan["emulation"] or "not in this mode's kernel grid"
@@ -45,6 +48,25 @@ class Checks:
         v.reason += ". Kernel: " + "; ".join(f"{mark(c)} {c.what}" + (f" ({c.detail})" if c.detail else "") for c in kc)
         v.measured |= {f"kernel_{k}": x for k, x in km.items()}
         return v
+
+    def _sensitivities(self, data: StudyData, exp: str, fn, v) -> None:
+        """The claim's checks on each sensitivity set-up of `exp`, appended
+        to the verdict's reason (the verdict itself is the primary's)."""
+        for sexp, link in SENSITIVITIES.get(exp, []):
+            t = (self.fct if exp.startswith("iw1") else self.convergence)(data, sexp)
+            if t is None or t.height == 0:
+                continue
+            try:
+                sc, sm = fn(t)
+            except MISSING:
+                continue
+            held = sum(c.ok for c in sc)
+            v.reason += (
+                f". On the {LINK_NAME[link]}: {held} of {len(sc)} checks hold ("
+                + "; ".join(f"{'✓' if c.ok else '✗'} {c.what}" + (f" ({c.detail})" if c.detail else "") for c in sc)
+                + ")"
+            )
+            v.measured |= {f"{link}_{k}": x for k, x in sm.items()}
 
     def _iw1a(self, data):
         def rule(t):

@@ -20,10 +20,38 @@ BAND = 0.10  # convergence band: ±10 % of the mean over the second half
 DIP_S = 2  # T_conv ignores excursions from the band of at most this many 1-s bins
 
 
-def base(duration_s: float, app: dict, sample: str) -> dict:
+# The link of each set-up. "mininet" is the primary: Mininet's
+# TCLink(bw=R, delay=D) with its defaults (mininet/link.py, TCIntf.bwCmds and
+# delayCmds), on both ends of the link: an HTB class 'rate R burst 15k' (tc's
+# cburst 1600 B) with a netem child 'delay D' whose default limit of 1000
+# packets counts the packets in its delay line; the veth behind it has no
+# serialisation. The sensitivities: the serialising link with a DropTail of
+# 1 BDP (this study's set-up before the Mininet link existed), and the
+# Mininet shaper with shallow DropTail queues (waiting packets only; a netem
+# limit of 10 would count the ~12 packets a 15 ms delay line holds at 10 Mb/s).
+LINKS: dict[str, dict] = {
+    "mininet": {"shaper": "htb", "queue": "netem", "buffer": "1000pkt"},
+    "bdp": {"queue": "droptail", "buffer": "1bdp"},
+    "q10": {"shaper": "htb", "queue": "droptail", "buffer": "10pkt"},
+    "q025": {"shaper": "htb", "queue": "droptail", "buffer": "0.25bdp"},
+}
+LINK_NAME = {
+    "mininet": "Mininet's default link",
+    "bdp": "serialising link, 1-BDP DropTail",
+    "q10": "Mininet's shaper, 10-packet DropTail",
+    "q025": "Mininet's shaper, 0.25-BDP DropTail",
+}
+# The sensitivity experiments of each primary experiment, with their link.
+SENSITIVITIES: dict[str, list[tuple[str, str]]] = {
+    "iw1": [("iw1_bdp", "bdp"), ("iw1_q10", "q10"), ("iw1_q025", "q025")],
+    "iw2": [("iw2_bdp", "bdp"), ("iw2_q10", "q10")],
+}
+
+
+def base(duration_s: float, app: dict, sample: str, link: str = "mininet") -> dict:
     return {
         "sim": {"duration": f"{duration_s:g}s", "seed": 1, "sample_interval": sample},
-        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "15ms", "buffer": "1bdp"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "15ms", **LINKS[link]},
         "tcp": {"stack": "linux", "cc": "cubic", "mss": MSS, "initial_window": 10, "handshake": True},
         "flows": [{"count": 1, "label": "cubic", **app}],
     }

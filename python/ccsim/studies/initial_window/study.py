@@ -15,7 +15,9 @@ from .scenarios import (
     BAND,
     CC_ZIP,
     DIP_S,
+    LINK_NAME,
     MSS,
+    SENSITIVITIES,
     SIZE,
     VARIANTS,
     _settle,
@@ -118,6 +120,13 @@ class InitialWindow(Checks, Figures, Study):
                 "its own); rate and one-way delay RTT/2 in both directions",
             ),
             (
+                "link",
+                "Mininet's TCLink(bw, delay) with its defaults (mininet/link.py): on each end an HTB class "
+                "'rate R burst 15k' (tc's cburst 1600 B; 14 B of Ethernet counted per packet) feeding a veth "
+                "with no serialisation, and a netem 'delay RTT/2' whose default limit of 1000 packets counts "
+                "the packets in its delay line (ccsim: shaper = 'htb', queue = 'netem', buffer = '1000pkt')",
+            ),
+            (
                 "TCP",
                 f"ccsim's linux stack: SACK, timestamps, MSS {MSS} B, delayed ACK with quick-ACK, RACK-TLP, "
                 "handshake on (as every kernel connection)",
@@ -129,7 +138,12 @@ class InitialWindow(Checks, Figures, Study):
             ),
             ("IW1", f"{SIZE:,} B (iperf3's 100K), IW {plan['iw1']}, RTT {plan['rtt']} ms, rates {plan['rate1']} Mb/s"),
             ("IW2", f"{plan['dur2']:g} s bulk, IW {plan['iw2']}, RTT {plan['rtt2']} ms, rates {plan['rate2']} Mb/s"),
-            ("queue", "DropTail of 1 BDP (packets of 1500 B); sensitivity: 1000 packets"),
+            (
+                "sensitivities",
+                "IW1 and IW2 on a serialising link with a 1-BDP DropTail (this study's set-up before it had "
+                "Mininet's link) and on Mininet's shaper with a 10-packet DropTail; IW1 also with a 0.25-BDP "
+                "DropTail and with 100,000-byte transfers; each claim lists its checks on each",
+            ),
             (
                 "FCT",
                 "fct_data: first data byte to the last byte at the receiver (the paper's 'start of the transfer'); "
@@ -153,7 +167,13 @@ class InitialWindow(Checks, Figures, Study):
                 "the paper writes 100 KB; with IW 10, 70 segments fit in three slow-start "
                 "flights (10 + 20 + 40) but 71 need a fourth, one RTT more",
             ),
-            Choice("queue", "1 BDP, and a 1000-packet sensitivity run", "not given in the paper"),
+            Choice(
+                "link and queue",
+                "Mininet's default TCLink (HTB shaper, netem delay and its 1000-packet limit); sensitivities: "
+                "1 BDP on a serialising link, 10 packets and 0.25 BDP behind the shaper",
+                "the paper ran Mininet and gives no queue size, so Mininet's defaults apply; until this "
+                "link model existed the study ran a 1-BDP DropTail on a serialising link, kept as a sensitivity",
+            ),
             Choice("MSS", f"{MSS} bytes (1500-byte packets with timestamps)", "not given; Linux's default on Ethernet"),
             Choice(
                 "repetitions",
@@ -182,13 +202,12 @@ class InitialWindow(Checks, Figures, Study):
         ]
 
     # ---- experiments
-    def _iw1(self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, buffer="1bdp", backend="sim", ccs=VARIANTS):
+    def _iw1(self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, link="mininet", backend="sim", ccs=VARIANTS):
         zip_ = {k: [v[VARIANTS.index(c)] for c in ccs] for k, v in CC_ZIP.items()}
         app = {"app": "file", "size": f"{size}B"}
         return Sweep(
-            base(5.0, app, "10ms"),
+            base(5.0, app, "10ms", link),
             name=f"initial_window.{name}",
-            set={"topology.buffer": buffer},
             grid={
                 "tcp.initial_window": iws,
                 "topology.delay": [f"{r / 2:g}ms" for r in rtts],
@@ -200,29 +219,40 @@ class InitialWindow(Checks, Figures, Study):
         )
 
     def experiments(self, plan: dict) -> list[Experiment]:
-        iw1 = self._iw1(plan, "iw1", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=plan["seeds"])
-        q1000 = self._iw1(
-            plan, "iw1_q1000", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=[1], buffer="1000pkt"
-        )
-        b100k = self._iw1(
-            plan, "iw1_100000", iws=plan["iw1"], rtts=plan["rtt"], rates=plan["rate1"], seeds=[1], size=100_000
-        )
-        iw2 = Sweep(
-            base(plan["dur2"], {"app": "bulk"}, "100ms"),
-            name="initial_window.iw2",
-            grid={
-                "tcp.initial_window": plan["iw2"],
-                "topology.delay": [f"{r / 2:g}ms" for r in plan["rtt2"]],
-                "topology.rate": [f"{r}Mbps" for r in plan["rate2"]],
-            },
-            zip=dict(CC_ZIP),
-            seeds=[1],
-        )
+        grid1 = {"iws": plan["iw1"], "rtts": plan["rtt"], "rates": plan["rate1"]}
+        b100k = self._iw1(plan, "iw1_100000", **grid1, seeds=[1], size=100_000)
+
+        def iw2(name, link="mininet"):
+            return Sweep(
+                base(plan["dur2"], {"app": "bulk"}, "100ms", link),
+                name=f"initial_window.{name}",
+                grid={
+                    "tcp.initial_window": plan["iw2"],
+                    "topology.delay": [f"{r / 2:g}ms" for r in plan["rtt2"]],
+                    "topology.rate": [f"{r}Mbps" for r in plan["rate2"]],
+                },
+                zip=dict(CC_ZIP),
+                seeds=[1],
+            )
+
         exps = [
-            Experiment("iw1", "IW1: 100 KB transfers (simulated)", iw1),
-            Experiment("iw1_q1000", "IW1 with a 1000-packet queue (simulated)", q1000),
+            Experiment(
+                "iw1", "IW1: 100 KB transfers (simulated)", self._iw1(plan, "iw1", **grid1, seeds=plan["seeds"])
+            ),
+            *(
+                Experiment(
+                    e,
+                    f"IW1 sensitivity: {LINK_NAME[link]} (simulated)",
+                    self._iw1(plan, e, **grid1, seeds=[1], link=link),
+                )
+                for e, link in SENSITIVITIES["iw1"]
+            ),
             Experiment("iw1_100000", "IW1 with 100,000-byte transfers (simulated)", b100k),
-            Experiment("iw2", "IW2: long transfers (simulated)", iw2),
+            Experiment("iw2", "IW2: long transfers (simulated)", iw2("iw2")),
+            *(
+                Experiment(e, f"IW2 sensitivity: {LINK_NAME[link]} (simulated)", iw2(e, link))
+                for e, link in SENSITIVITIES["iw2"]
+            ),
         ]
         if plan["emulation"] is None:
             e = plan["emu_iw1"]
@@ -249,7 +279,7 @@ class InitialWindow(Checks, Figures, Study):
                         "iw2_emu",
                         "IW2 on the kernel",
                         Sweep(
-                            base(e2["dur"], {"app": "bulk"}, "100ms"),
+                            base(e2["dur"], {"app": "bulk"}, "100ms", "mininet"),
                             name="initial_window.iw2_emu",
                             grid={
                                 "tcp.initial_window": e2["iw"],

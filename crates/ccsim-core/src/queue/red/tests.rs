@@ -35,7 +35,7 @@ fn pkt(size: u32, ect: bool) -> Packet {
 }
 
 fn q(n: u32) -> QueueState {
-    QueueState { waiting_pkts: n, waiting_bytes: n as u64 * 500, idle: false, idle_since: 0 }
+    QueueState { waiting_pkts: n, waiting_bytes: n as u64 * 500, idle: false, idle_since: 0, held_pkts: 0 }
 }
 
 /// Mean number of arrivals between early drops implied by the count
@@ -159,7 +159,7 @@ fn idle_time_decays_the_average() {
     let now = 10 * PS_PER_S;
     r.admit(
         now,
-        QueueState { waiting_pkts: 0, waiting_bytes: 0, idle: true, idle_since: now - idle_ps },
+        QueueState { waiting_pkts: 0, waiting_bytes: 0, idle: true, idle_since: now - idle_ps, held_pkts: 0 },
         &pkt(500, false),
     );
     let want = before * (1.0 - w).powi(126);
