@@ -3,17 +3,18 @@
 //! units (bits per second, picoseconds, bytes, segments). Unknown fields are
 //! refused, and `validate` re-checks every value so a bad scenario built by
 //! hand from Python (or JSON) gets an error naming the field, never a panic.
-//! One file per section (net: links, queues, losses; tcp; traffic: flows,
+//! One file per section (net: links and queues; loss; tcp; traffic: flows,
 //! applications, UDP), each type validating itself.
 
+mod loss;
 mod net;
 pub mod schema;
 mod tcp;
 mod traffic;
 
+pub use loss::LossCfg;
 pub use net::{
-    load_trace, EcnMask, LinkCfg, LossCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MAX_TRACE_BYTES,
-    MIN_T_UPDATE_PS,
+    load_trace, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MAX_TRACE_BYTES, MIN_T_UPDATE_PS,
 };
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg,
