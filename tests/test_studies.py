@@ -23,7 +23,18 @@ import polars as pl
 import pytest
 from ccsim import metrics, studies
 from ccsim.studies import asymmetric, red_ecn, westwood
-from ccsim.studies.base import VERDICTS, Check, Choice, Claim, Experiment, Figure, Study, Verdict, verdict_from
+from ccsim.studies.base import (
+    VERDICTS,
+    Check,
+    Choice,
+    Claim,
+    Experiment,
+    Figure,
+    Study,
+    Verdict,
+    verdict_from,
+    with_stability,
+)
 from helpers import single_link
 
 # ---------------------------------------------------------------- the verdict rule
@@ -134,6 +145,47 @@ def test_synthetic_study_reaches_every_verdict_and_reports(tmp_path):
     assert "nobody, a test, 2026" in text and "everything" in text and "two seeds" in text
     again = studies.run_study(_Toy(), "smoke", tmp_path)
     assert again.computed == 0 and [v.verdict for v in again.verdicts] == list(VERDICTS)
+
+
+def test_a_check_counts_only_if_it_holds_pooled_and_on_a_clear_majority_of_seeds():
+    a, b = Check("a", True), Check("b", True)
+    pooled = verdict_from("x", [a, b], {})
+
+    def seed(*oks):
+        return verdict_from("x", [Check(w, ok) for w, ok in zip("ab", oks)], {})
+
+    # b holds on 2 of 3 seeds (a clear majority): reproduced, 2 of 3 seeds with every check
+    v = with_stability(pooled, {1: seed(True, True), 2: seed(True, False), 3: seed(True, True)})
+    assert v.verdict == "reproduced" and v.stability["checks"] == {"a": 3, "b": 2} and v.seeds_text() == "2/3"
+    # b on 1 of 3 (and a seed whose rule could not be evaluated counts as failing): partly, and said why
+    v = with_stability(pooled, {1: seed(True, True), 2: seed(True, False), 3: None})
+    assert v.verdict == "partly" and v.stability["checks"] == {"a": 2, "b": 1}
+    assert "counted as failing: b" in v.reason and "✓ b 1/3" in v.reason
+    # a check failing pooled fails whatever the seeds say
+    v = with_stability(verdict_from("x", [a, Check("b", False)], {}), {1: seed(True, True), 2: seed(True, True)})
+    assert v.verdict == "partly"
+
+
+class _FlipToy(_Toy):
+    """The toy's experiment with a claim that holds on one of its two seeds."""
+
+    def claims(self):
+        def ev(data):
+            seeds = data.campaign("e").ok_runs["seed"].to_list()
+            return verdict_from("flip", [Check("ran seed 1", 1 in seeds)], {"seeds": len(seeds)})
+
+        return [Claim("flip", "holds on seed 1", "seed 1 is among the runs", ev)]
+
+
+def test_a_verdict_that_flips_with_the_seed_is_not_reproduced(tmp_path):
+    o = studies.run_study(_FlipToy(), "smoke", tmp_path)
+    (v,) = o.verdicts
+    assert v.verdict == "not reproduced" and v.stability == {
+        "seeds": [1, 2],
+        "checks": {"ran seed 1": 1},
+        "all_held": 1,
+    }
+    assert "| **not reproduced** | 1/2 |" in o.report_md.read_text()
 
 
 # ---------------------------------------------------------------- the studies at smoke size

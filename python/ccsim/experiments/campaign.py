@@ -87,6 +87,16 @@ class Campaign:
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
         self._con: Any = None  # a duckdb connection, opened on first query
 
+    def restricted(self, seed: int) -> Campaign:
+        """The same campaign seen through the runs of one seed only (queries,
+        tables and `runs` alike)."""
+        import copy
+
+        c = copy.copy(self)
+        c.runs = self.runs.filter(pl.col("seed") == seed)
+        c._con = None
+        return c
+
     @property
     def ok_runs(self) -> pl.DataFrame:
         return self.runs.filter(pl.col("status") == "ok")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ScenarioError
-from .base import MODES, VERDICTS, Study, StudyData, Verdict
+from .base import MODES, VERDICTS, Study, StudyData, Verdict, with_stability
 
 # name -> module (in the order of the index page)
 REGISTRY = {
@@ -109,10 +109,14 @@ def run_study(
         campaigns[e.name] = open_campaign(root / "campaigns" / e.name)
     data = StudyData(mode=mode, plan=plan, campaigns=campaigns)
     verdicts = []
+    seeds = data.seeds()
+    per_seed = {s: data.for_seed(s) for s in seeds}
     for cl in study.claims():
         v = cl.evaluate(data)
         if v.claim != cl.id:
             raise RuntimeError(f"study {name}: claim {cl.id} returned a verdict for {v.claim}")
+        if len(seeds) > 1:
+            v = with_stability(v, {s: _evaluate_or_none(cl, d) for s, d in per_seed.items()})
         verdicts.append(v)
     figdir = root / "figures"
     figdir.mkdir(exist_ok=True)
@@ -124,7 +128,16 @@ def run_study(
     html, md = write_report(study, data, verdicts, figures, timing, root)
     (root / "claims.json").write_text(
         json.dumps(
-            [{"claim": v.claim, "verdict": v.verdict, "reason": v.reason, "measured": v.measured} for v in verdicts],
+            [
+                {
+                    "claim": v.claim,
+                    "verdict": v.verdict,
+                    "reason": v.reason,
+                    "measured": v.measured,
+                    "stability": v.stability,
+                }
+                for v in verdicts
+            ],
             indent=2,
             default=str,
         )
@@ -132,6 +145,17 @@ def run_study(
     return StudyOutcome(
         name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md
     )
+
+
+def _evaluate_or_none(claim, data):
+    """A claim evaluated on one seed's results, or None when its rule needs
+    cells that seed's results do not have (a lookup that finds nothing)."""
+    import polars as pl
+
+    try:
+        return claim.evaluate(data)
+    except (KeyError, IndexError, ValueError, ZeroDivisionError, pl.exceptions.ColumnNotFoundError):
+        return None
 
 
 def _sweep_digest(sweep) -> str:

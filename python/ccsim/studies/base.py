@@ -30,6 +30,10 @@ MODES = ("smoke", "quick", "full")
 # numdupacksFrac_ 100, windowInit_ 2, singledup_ 1, syn_ true; docs/scenario.md).
 NS2_OF_2004 = "ns2-2.27"
 VERDICTS = ("reproduced", "partly", "not reproduced")
+# A check counts for a claim's verdict only if it holds on at least this
+# share of the seeds the study ran (a clear majority), as well as on the
+# results pooled over them.
+CLEAR_MAJORITY = 2 / 3
 
 
 @dataclass(frozen=True)
@@ -57,18 +61,6 @@ def ns2_2004_choice(name: str, value: str, before: str, lead: str = "") -> Choic
     return Choice(name, value, why, after_results=True)
 
 
-@dataclass
-class Verdict:
-    claim: str
-    verdict: str  # one of VERDICTS
-    measured: dict[str, Any]  # the numbers the rule looked at
-    reason: str  # printed beside the verdict
-
-    def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
-
-
 @dataclass(frozen=True)
 class Check:
     """One condition of a claim's rule: what it tests, whether it held, and the numbers."""
@@ -78,6 +70,66 @@ class Check:
     detail: str = ""
 
 
+@dataclass
+class Verdict:
+    claim: str
+    verdict: str  # one of VERDICTS
+    measured: dict[str, Any]  # the numbers the rule looked at
+    reason: str  # printed beside the verdict
+    checks: list[Check] = field(default_factory=list)  # the rule's checks on the pooled results
+    # Seed stability (`with_stability`): the seeds, and per check on how many
+    # of them it held; None when the study ran one seed.
+    stability: dict[str, Any] | None = None
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
+
+    def seeds_text(self) -> str:
+        """The claim's stability figure: on how many seeds every check held."""
+        if not self.stability:
+            return "1 seed"
+        return f"{self.stability['all_held']}/{len(self.stability['seeds'])}"
+
+
+def _verdict_of(ok: Sequence[bool]) -> str:
+    n = sum(ok)
+    return VERDICTS[0] if n == len(ok) else VERDICTS[1] if n else VERDICTS[2]
+
+
+def with_stability(pooled: Verdict, per_seed: dict[int, Verdict | None]) -> Verdict:
+    """The verdict with its seed stability: each check of the pooled
+    verdict also evaluated on every seed alone (None: the rule could not be
+    evaluated on that seed's results, counted as not holding). A check
+    counts as holding only if it holds pooled and on at least
+    `CLEAR_MAJORITY` of the seeds, so a verdict that flips with the seed is
+    not reproduced."""
+    n = len(per_seed)
+    held = []
+    for c in pooled.checks:
+        k = sum(1 for v in per_seed.values() if v is not None and any(x.what == c.what and x.ok for x in v.checks))
+        held.append(k)
+    all_held = sum(1 for v in per_seed.values() if v is not None and v.checks and all(x.ok for x in v.checks))
+    ok = [c.ok and k >= CLEAR_MAJORITY * n for c, k in zip(pooled.checks, held)]
+    verdict = _verdict_of(ok) if pooled.checks else pooled.verdict
+    parts = [f"{'✓' if c.ok else '✗'} {c.what} {k}/{n}" for c, k in zip(pooled.checks, held)]
+    reason = (
+        pooled.reason + f". Seeds ({', '.join(map(str, per_seed))}), each check on each seed alone: " + "; ".join(parts)
+    )
+    weak = [c.what for c, k in zip(pooled.checks, held) if c.ok and k < CLEAR_MAJORITY * n]
+    if weak:
+        reason += (
+            f". Held pooled but on fewer than {CLEAR_MAJORITY:.0%} of the seeds, so counted as failing: "
+            + "; ".join(weak)
+        )
+    stability = {
+        "seeds": list(per_seed),
+        "checks": {c.what: k for c, k in zip(pooled.checks, held)},
+        "all_held": all_held,
+    }
+    return Verdict(pooled.claim, verdict, pooled.measured, reason, pooled.checks, stability)
+
+
 def verdict_from(claim: str, checks: Sequence[Check], measured: dict[str, Any], why_not: str = "") -> Verdict:
     """All checks hold → reproduced; at least one → partly; none → not
     reproduced. The reason lists every check with its outcome; `why_not`
@@ -85,12 +137,12 @@ def verdict_from(claim: str, checks: Sequence[Check], measured: dict[str, Any], 
     n_ok = sum(c.ok for c in checks)
     if not checks:
         raise ValueError(f"claim {claim}: a rule needs at least one check")
-    v = VERDICTS[0] if n_ok == len(checks) else VERDICTS[1] if n_ok else VERDICTS[2]
+    v = _verdict_of([c.ok for c in checks])
     parts = [f"{'✓' if c.ok else '✗'} {c.what}" + (f" ({c.detail})" if c.detail else "") for c in checks]
     reason = "; ".join(parts)
     if n_ok < len(checks) and why_not:
         reason += f". Likely reason: {why_not}"
-    return Verdict(claim, v, measured, reason)
+    return Verdict(claim, v, measured, reason, list(checks))
 
 
 @dataclass
@@ -132,6 +184,25 @@ class StudyData:
         if key not in self.cache:
             self.cache[key] = fn()
         return self.cache[key]
+
+    def seeds(self) -> list[int]:
+        """The seeds of the experiments that ran more than one (empty if
+        none did)."""
+        out: set[int] = set()
+        for c in self.campaigns.values():
+            s = set(c.ok_runs["seed"].to_list()) if "seed" in c.ok_runs.columns else set()
+            if len(s) > 1:
+                out |= s
+        return sorted(out)
+
+    def for_seed(self, seed: int) -> StudyData:
+        """The same data with every experiment that ran `seed` cut to that
+        seed's runs; experiments run on one seed only are kept whole."""
+        cut = {}
+        for name, c in self.campaigns.items():
+            seeds = set(c.ok_runs["seed"].to_list()) if "seed" in c.ok_runs.columns else set()
+            cut[name] = c.restricted(seed) if len(seeds) > 1 and seed in seeds else c
+        return StudyData(mode=self.mode, plan=self.plan, campaigns=cut)
 
 
 class Study(ABC):

@@ -103,8 +103,10 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         + "</tr><tr>"
         + "".join(f"<td class='{_vclass(v)}'>{counts[v]}</td>" for v in VERDICTS)
         + "</tr></table>",
-        "<h2 id='claims'>Claims</h2><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
-        "<th>measured and why</th></tr>",
+        "<h2 id='claims'>Claims</h2><p class='meta'>seeds: on how many of the seeds every check of the rule "
+        "held (each check must hold pooled and on a clear majority of seeds for the claim to count as reproduced)"
+        "</p><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
+        "<th>seeds</th><th>measured and why</th></tr>",
     ]
     for v in verdicts:
         c = claims[v.claim]
@@ -114,7 +116,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         )
         h.append(
             f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
-            f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td>"
+            f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td><td>{html.escape(v.seeds_text())}</td>"
             f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
             + (f"<br>{links}" if links else "")
             + "</td></tr>"
@@ -162,8 +164,11 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         "",
         "## Claims",
         "",
-        "| id | the paper says | rule | verdict | measured and why |",
-        "|---|---|---|---|---|",
+        "Seeds: on how many of the seeds every check of the rule held (each check must hold pooled and on a "
+        "clear majority of seeds for the claim to count as reproduced).",
+        "",
+        "| id | the paper says | rule | verdict | seeds | measured and why |",
+        "|---|---|---|---|---|---|",
     ]
     for v in verdicts:
         c = claims[v.claim]
@@ -171,7 +176,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures)
         )
         m.append(
-            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | "
+            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | {v.seeds_text()} | "
             f"{cell(v.reason)} — {cell(_measured_text(v.measured))}{' — ' + links if links else ''} |"
         )
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]
