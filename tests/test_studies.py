@@ -166,6 +166,22 @@ def test_a_check_counts_only_if_it_holds_pooled_and_on_a_clear_majority_of_seeds
     assert v.verdict == "partly"
 
 
+def test_a_claims_seeds_are_those_of_the_experiments_it_reads_memos_included():
+    from ccsim.studies.base import StudyData
+
+    class _C:
+        def __init__(self, seeds):
+            self.ok_runs = pl.DataFrame({"seed": seeds})
+
+    d = StudyData("quick", {}, {"a": _C([1, 2, 3]), "b": _C([1, 2, 3, 4, 5]), "c": _C([1])})
+    d.memo("from a", lambda: d.campaign("a"))
+    d.accessed = set()
+    d.memo("from a", lambda: None)  # a cache hit still says what it was built from
+    d.campaign("c")
+    assert d.accessed == {"a", "c"} and d.seeds(d.accessed) == [1, 2, 3]
+    assert d.seeds(["b"]) == [1, 2, 3, 4, 5] and d.seeds(["c"]) == [] and d.seeds() == [1, 2, 3]
+
+
 class _FlipToy(_Toy):
     """The toy's experiment with a claim that holds on one of its two seeds."""
 

@@ -109,14 +109,18 @@ def run_study(
         campaigns[e.name] = open_campaign(root / "campaigns" / e.name)
     data = StudyData(mode=mode, plan=plan, campaigns=campaigns)
     verdicts = []
-    seeds = data.seeds()
-    per_seed = {s: data.for_seed(s) for s in seeds}
+    per_seed: dict[int, StudyData] = {}  # one seed's data, shared by the claims
     for cl in study.claims():
+        data.accessed = set()
         v = cl.evaluate(data)
         if v.claim != cl.id:
             raise RuntimeError(f"study {name}: claim {cl.id} returned a verdict for {v.claim}")
+        # the seeds common to the multi-seed experiments this claim read
+        seeds = data.seeds(data.accessed)
         if len(seeds) > 1:
-            v = with_stability(v, {s: _evaluate_or_none(cl, d) for s, d in per_seed.items()})
+            for s in seeds:
+                per_seed.setdefault(s, data.for_seed(s))
+            v = with_stability(v, {s: _evaluate_or_none(cl, per_seed[s]) for s in seeds})
         verdicts.append(v)
     figdir = root / "figures"
     figdir.mkdir(exist_ok=True)

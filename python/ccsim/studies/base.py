@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,39 +168,51 @@ class Figure:
 
 @dataclass
 class StudyData:
-    """What claims and figures read: one opened campaign per experiment."""
+    """What claims and figures read: one opened campaign per experiment.
+    `accessed` collects the experiments read since it was last cleared
+    (through `campaign`, or through a `memo` built from them), so that a
+    claim's seed stability is judged on the experiments it reads."""
 
     mode: str
     plan: dict
     campaigns: dict[str, Any]
     cache: dict = field(default_factory=dict)
+    accessed: set[str] = field(default_factory=set)
 
     def campaign(self, name: str):
         if name not in self.campaigns:
             raise KeyError(f"no experiment {name!r}; experiments: {', '.join(self.campaigns)}")
+        self.accessed.add(name)
         return self.campaigns[name]
 
     def memo(self, key: str, fn: Callable[[], Any]) -> Any:
         if key not in self.cache:
-            self.cache[key] = fn()
-        return self.cache[key]
+            outer, self.accessed = self.accessed, set()
+            try:
+                value = fn()
+            finally:
+                used, self.accessed = self.accessed, outer | self.accessed
+            self.cache[key] = (value, used)
+        value, used = self.cache[key]
+        self.accessed |= used
+        return value
 
-    def seeds(self) -> list[int]:
-        """The seeds of the experiments that ran more than one (empty if
-        none did)."""
-        out: set[int] = set()
-        for c in self.campaigns.values():
-            s = set(c.ok_runs["seed"].to_list()) if "seed" in c.ok_runs.columns else set()
-            if len(s) > 1:
-                out |= s
-        return sorted(out)
+    def _seeds_of(self, name: str) -> set[int]:
+        c = self.campaigns[name]
+        return set(c.ok_runs["seed"].to_list()) if "seed" in c.ok_runs.columns else set()
+
+    def seeds(self, names: Iterable[str] | None = None) -> list[int]:
+        """The seeds every experiment among `names` (default: all) that ran
+        more than one seed has in common; empty if none ran more than one."""
+        sets = [s for n in (self.campaigns if names is None else names) if len(s := self._seeds_of(n)) > 1]
+        return sorted(set.intersection(*sets)) if sets else []
 
     def for_seed(self, seed: int) -> StudyData:
-        """The same data with every experiment that ran `seed` cut to that
-        seed's runs; experiments run on one seed only are kept whole."""
+        """The same data with every experiment that ran `seed` among others
+        cut to that seed's runs; the rest are kept whole."""
         cut = {}
         for name, c in self.campaigns.items():
-            seeds = set(c.ok_runs["seed"].to_list()) if "seed" in c.ok_runs.columns else set()
+            seeds = self._seeds_of(name)
             cut[name] = c.restricted(seed) if len(seeds) > 1 and seed in seeds else c
         return StudyData(mode=self.mode, plan=self.plan, campaigns=cut)
 
