@@ -78,14 +78,14 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             }
         if mode == "quick":
             return {
-                "describe": "W1, W2, W4–W6 at the paper's 1000 s; W3 and W7 300 s; fewer seeds (W1 3, W4 5, "
-                "W5 2, W7 2) and fewer points (W3 N = 1, 2, 3, 5, 7, 10; W4 d = 0.1 … 100 ms in 6 "
+                "describe": "W1, W2, W4–W6 at the paper's 1000 s; W3 and W7 300 s; fewer seeds (W1, W2, W5 and "
+                "W7 3, W4 5) and fewer points (W3 N = 1, 2, 3, 5, 7, 10; W4 d = 0.1 … 100 ms in 6 "
                 "steps; W5 d = 10 ms … 1 s in 4)",
                 "w1_dur": 1000.0,
                 "w1_seeds": [1, 2, 3],
                 "w2_dur": 1000.0,
                 "w2_ms": [10, 20, 40, 60, 100, 150, 200],
-                "w2_seeds": [1],
+                "w2_seeds": [1, 2, 3],
                 "w3_dur": 300.0,
                 "w3_hops": [1, 2, 3, 5, 7, 10],
                 "w4_dur": 1000.0,
@@ -93,12 +93,12 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
                 "w4_seeds": [1, 2, 3, 4, 5],
                 "w5_dur": 1000.0,
                 "w5_bad": [10.0, 100.0, 300.0, 1000.0],
-                "w5_seeds": [1, 2],
+                "w5_seeds": [1, 2, 3],
                 "w6_dur": 1000.0,
                 "w7_dur": 300.0,
                 "w7_rtts": [40, 80, 160],
                 "w7_ps": [0.002, 0.005, 0.01, 0.02, 0.04],
-                "w7_seeds": [1, 2],
+                "w7_seeds": [1, 2, 3],
             }
         if mode == "full":
             return {
