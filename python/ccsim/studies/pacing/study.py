@@ -76,7 +76,8 @@ class Pacing(Checks, Figures, Study):
         if mode == "quick":
             return {
                 "describe": "runs shortened to 40 s (P1, P3) and 50 s (P2) measured over their second half, one "
-                "seed (P3: three, its shares move with the seed); P2 at RTT ratios 1 and 6 (100 %) and ratio 6 at 50 % and 25 % for the paper's "
+                "seed (P3: three, its shares move with the seed); P2 at RTT ratios 1 and 6 (100 %) and "
+                "ratio 6 at 50 % and 25 % for the paper's "
                 "variants, the LW 38 and Linux-pacing columns on the headline cell (RTT ratio 6, "
                 "100 %); convergence runs of 120 s for HSTCP and paced HSTCP at equal RTTs",
                 "rates": RATES,
