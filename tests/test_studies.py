@@ -182,6 +182,50 @@ def test_a_claims_seeds_are_those_of_the_experiments_it_reads_memos_included():
     assert d.seeds(["b"]) == [1, 2, 3, 4, 5] and d.seeds(["c"]) == [] and d.seeds() == [1, 2, 3]
 
 
+def test_a3_fwd_and_the_saturation_check_can_fail(monkeypatch):
+    """Checks once true by construction: A3-fwd (the same BER on the same
+    packet size) now counts queue drops, and red_ecn (i)'s saturation is
+    judged where mark_p still changes the marking; both fail when the
+    numbers say so."""
+    a = asymmetric.STUDY
+
+    def losses(fwd_sack):
+        return lambda data: pl.DataFrame(
+            {"variant": ["newreno", "sack_plain_sink", "sack"], "fwd": [0.010, fwd_sack, 0.010], "rev": [0.0] * 3}
+        )
+
+    monkeypatch.setattr(type(a), "_loss_means", staticmethod(losses(0.0105)))
+    assert a._a3_fwd(None).verdict == "reproduced"
+    monkeypatch.setattr(type(a), "_loss_means", staticmethod(losses(0.015)))
+    assert a._a3_fwd(None).verdict == "not reproduced"
+
+    r = red_ecn.STUDY
+
+    def per_run(gains):
+        rows = []
+        for kind in ("red", "gentle_red"):
+            for m, e in zip([0.1, 0.2, 0.3, 0.4, 1.0], gains):
+                rows.append(
+                    {
+                        "topology.queue.kind": kind,
+                        "topology.queue.mark_p": m,
+                        "ecn_bps": e,
+                        "sack_bps": 1e6 - e,
+                        "jain_ecn": e / 1e6,
+                    }
+                )
+        return lambda data, exp: pl.DataFrame(rows)
+
+    class _D:
+        plan = {"mark_ps": [0.1, 0.2, 0.3, 0.4, 1.0]}
+
+    sat = lambda v: next(c for c in v.checks if c.what.startswith("gain saturates"))  # noqa: E731
+    monkeypatch.setattr(type(r), "per_run", staticmethod(per_run([1e5, 3e5, 4e5, 4.2e5, 4.2e5])))
+    assert sat(r._claim_i(_D())).ok
+    monkeypatch.setattr(type(r), "per_run", staticmethod(per_run([1e5, 1.2e5, 2e5, 4e5, 4e5])))
+    assert not sat(r._claim_i(_D())).ok
+
+
 class _FlipToy(_Toy):
     """The toy's experiment with a claim that holds on one of its two seeds."""
 

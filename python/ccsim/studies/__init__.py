@@ -91,7 +91,9 @@ def run_study(
     for e in exps:
         _retire_stale(root / "campaigns" / e.name, e.sweep)
         try:
-            rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet)
+            # runs of an older model version are moved to stale/ and recomputed: a study's report
+            # always describes the model that wrote it
+            rep = run_sweep(e.sweep, root / "campaigns" / e.name, jobs=jobs, dask=dask, quiet=quiet, rerun_stale=True)
         except SweepFailed as err:  # raised again below as this study's error
             rep = err.report
         runs += rep.total

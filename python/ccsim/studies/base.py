@@ -151,6 +151,14 @@ class Claim:
     statement: str  # the paper's statement, in English
     rule: str  # the verdict rule in words (fixed before results)
     evaluate: Callable[[StudyData], Verdict]
+    # A rule changed after results were seen: what changed and why (the
+    # report prints it beside the rule); empty for a rule fixed beforehand.
+    changed_after_results: str = ""
+
+    def rule_text(self) -> str:
+        if not self.changed_after_results:
+            return self.rule
+        return f"{self.rule} [Rule changed after results were seen: {self.changed_after_results}]"
 
 
 @dataclass

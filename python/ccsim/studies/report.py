@@ -115,7 +115,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             for f in claim_figures(v.claim, figures)
         )
         h.append(
-            f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule)}</td>"
+            f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule_text())}</td>"
             f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td><td>{html.escape(v.seeds_text())}</td>"
             f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
             + (f"<br>{links}" if links else "")
@@ -176,7 +176,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures)
         )
         m.append(
-            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule)} | **{v.verdict}** | {v.seeds_text()} | "
+            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule_text())} | **{v.verdict}** | {v.seeds_text()} | "
             f"{cell(v.reason)} — {cell(_measured_text(v.measured))}{' — ' + links if links else ''} |"
         )
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]

@@ -242,8 +242,32 @@ class Checks:
             pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean()
         )
         at = {float(r["topology.queue.mark_p"]): r for r in g.iter_rows(named=True)}
-        v0, vmid, vmax = vals[0], vals[len(vals) // 2], vals[-1]
-        lower, upper = at[vmid]["ecn_bps"] - at[v0]["ecn_bps"], at[vmax]["ecn_bps"] - at[vmid]["ecn_bps"]
+        v0, vmax = vals[0], vals[-1]
+        # Saturation is judged where a larger mark_p can still change what is marked: gentle RED between
+        # max_p and the largest probability it reaches at QL 36 (RED's p_b never exceeds max_p, and above
+        # p_gentle every mark_p marks the same packets, so a comparison there could not fail).
+        p_gentle = 0.1 + 0.9 * (36 - 27) / 27
+        inside = [x for x in vals if x <= p_gentle + 1e-9]
+        gent = (
+            pr.filter(pl.col("topology.queue.kind") == "gentle_red")
+            .group_by("topology.queue.mark_p")
+            .agg(pl.col("ecn_bps").mean())
+        )
+        ge = {float(r["topology.queue.mark_p"]): r["ecn_bps"] for r in gent.iter_rows(named=True)}
+        if len(inside) >= 3:
+            a, b, c = inside[0], inside[len(inside) // 2], inside[-1]
+            lower, upper = ge[b] - ge[a], ge[c] - ge[b]
+            sat = Check(
+                "gain saturates (gentle RED, where mark_p still matters)",
+                upper < lower,
+                f"+{lower / 1e3:.0f} kb/s from {a:g} to {b:g}, {upper / 1e3:+.0f} kb/s from {b:g} to {c:g}",
+            )
+        else:
+            sat = Check(
+                "gain saturates (gentle RED, where mark_p still matters)",
+                False,
+                f"needs three mark_p values in [0.1, {p_gentle:.2f}]; this mode has {inside}",
+            )
         v = verdict_from(
             "i",
             [
@@ -262,12 +286,7 @@ class Checks:
                     at[vmax]["sack_bps"] < at[v0]["sack_bps"],
                     f"{at[v0]['sack_bps'] / 1e3:.0f} → {at[vmax]['sack_bps'] / 1e3:.0f} kb/s",
                 ),
-                Check(
-                    "gain saturates",
-                    upper < lower,
-                    f"+{lower / 1e3:.0f} kb/s from {v0:g} to {vmid:g}, "
-                    f"{upper / 1e3:+.0f} kb/s from {vmid:g} to {vmax:g}",
-                ),
+                sat,
             ],
             {f"ecn_kbps_{v:g}": at[v]["ecn_bps"] / 1e3 for v in vals}
             | {f"sack_kbps_{v:g}": at[v]["sack_bps"] / 1e3 for v in vals}
@@ -275,7 +294,6 @@ class Checks:
         )
         # The largest probability the queues can reach at QL 36: RED's p_b ≤ max_p = 0.1; gentle RED's rises
         # from max_p at max_th = 27 towards 1 at 2·max_th = 54, but the hard limit 36 stops the average there.
-        p_gentle = 0.1 + 0.9 * (36 - 27) / 27
         v.reason += (
             f". Saturation has a plain cause here: an early-drop probability never exceeds max_p = 0.1 "
             f"with RED or {p_gentle:.2f} with gentle RED at QL 36 (the hard limit stops the average "

@@ -152,23 +152,30 @@ class W1:
     def _w1e(self, data: StudyData):
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
         dur = data.plan["w1_dur"]
-        meas, lr = {}, {}
+        meas = {}
         for v in ("newreno", "westwoodplus"):
             x = s.filter(pl.col("variant") == v)
-            off = float(self._half_quarters(x, dur, False)["ssthresh"].mean())
-            on = float(self._half_quarters(x, dur, True)["ssthresh"].mean())
-            lr[v] = abs(math.log(on / off))
-            meas |= {f"{v}_ssthresh_off": off, f"{v}_ssthresh_on": on}
+            off = self._half_quarters(x, dur, False)["ssthresh"]
+            on = self._half_quarters(x, dur, True)["ssthresh"]
+            meas |= {
+                f"{v}_cv_on": float(on.std() / on.mean()),
+                f"{v}_p10_on_over_off": float(on.quantile(0.10) / off.mean()),
+            }
+        cv_w, cv_n = meas["westwoodplus_cv_on"], meas["newreno_cv_on"]
+        p_w, p_n = meas["westwoodplus_p10_on_over_off"], meas["newreno_p10_on_over_off"]
         return verdict_from(
             "W1e",
             [
                 Check(
-                    "Westwood+ |log(ON/OFF)| < NewReno's",
-                    lr["westwoodplus"] < lr["newreno"],
-                    f"Westwood+ ON/OFF {meas['westwoodplus_ssthresh_on']:.1f}/"
-                    f"{meas['westwoodplus_ssthresh_off']:.1f}, NewReno "
-                    f"{meas['newreno_ssthresh_on']:.1f}/{meas['newreno_ssthresh_off']:.1f}",
-                )
+                    "ON: Westwood+ ssthresh varies less (coefficient of variation)",
+                    cv_w < cv_n,
+                    f"{cv_w:.2f} vs {cv_n:.2f}",
+                ),
+                Check(
+                    "ON: Westwood+'s low ssthresh (10th percentile over the OFF mean) falls less",
+                    p_w > p_n,
+                    f"{p_w:.2f} vs {p_n:.2f}",
+                ),
             ],
             meas,
             why_not="under ACK compression Westwood+'s estimate still follows its goodput, which "
