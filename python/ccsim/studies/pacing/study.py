@@ -243,6 +243,13 @@ class Pacing(Checks, Figures, Study):
                 "same stack, pacing = 'linux' (tcp_pacing_ca_ratio 120 %, ss ratio 200 %, TSO autosizing on)",
                 "how a Linux sender would pace the same window",
             ),
+            Choice(
+                "P2 run length (quick)",
+                "50 s, measured over the second half",
+                "the paper runs 200 s; quick mode first ran P2 shorter and it was set to 50 s after those results "
+                "were seen (the high-speed flows had not converged); --full runs the paper's 200 s",
+                after_results=True,
+            ),
         ]
 
     # ---- experiments

@@ -258,6 +258,15 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
                 "(Westwood+ and NewReno with delayed ACKs)",
                 "the headline experiments",
             ),
+            Choice(
+                "Vegas model",
+                "ns-2's tcp-vegas.cc (the 'paper' preset: mean RTT of the round, slow-start exit by 1/8, loss "
+                "cuts ¼, growth on the round's deciding ACK)",
+                "the paper ran ns-2's Vegas; the study's first runs used ccsim's Linux-style Vegas (tcp_vegas.c) "
+                "and it was switched to ns-2's, then corrected (a cwnd stuck at 1 after a timeout), after those "
+                "results were seen",
+                after_results=True,
+            ),
         ]
 
     def experiments(self, plan: dict) -> list[Experiment]:

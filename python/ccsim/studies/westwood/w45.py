@@ -87,10 +87,27 @@ class W45:
 
         return data.memo("w4ssthresh", build)
 
+    def w4_reduction_interval(self, data: StudyData, variant: str, d: str) -> float:
+        """W4, the flow under study at BAD duration `d`: mean seconds between
+        its window reductions (fast retransmits and timeouts), over seeds."""
+        f = (
+            data.campaign("w4")
+            .query("SELECT run_id, fast_retransmits + timeouts AS cuts, start_s FROM flows WHERE id = 0")
+            .join(self.runs(data, "w4"), on="run_id")
+        )
+        f = f.filter((pl.col("flows[0].label") == variant) & (pl.col("topology.wireless_loss.bad") == d))
+        dur = data.plan["w4_dur"]
+        return float(((dur - f["start_s"]) / f["cuts"].cast(pl.Float64)).mean())
+
     def _w4c(self, data: StudyData):
         m = self.w4_ssthresh(data)
         bdp = 2e6 * 0.25 / (PKT * 8)
         wp, nr = m["westwoodplus"], m["newreno"]
+        # NewReno's ssthresh settles where halving every T seconds balances the growth in T: with
+        # ssthresh s and growth g packets/s, s = (s + g·T)/2, so s = g·T. ns-2 grows cwnd by 1/cwnd per
+        # ACK, and with delayed ACKs an RTT brings cwnd/2 ACKs: g = 1/2 packet per RTT.
+        t_cut = self.w4_reduction_interval(data, "newreno", m["_d"])
+        g = 0.5 / 0.25
         return verdict_from(
             "W4c",
             [
@@ -101,9 +118,15 @@ class W45:
                 ),
                 Check("NewReno < BDP/4", nr < bdp / 4, f"{nr:.1f} packets"),
             ],
-            {"ssthresh_westwoodplus": wp, "ssthresh_newreno": nr},
-            why_not="the rule averages ssthresh over the whole run, GOOD periods of recovery included; the paper "
-            "reads it off a trace",
+            {"ssthresh_westwoodplus": wp, "ssthresh_newreno": nr, "newreno_seconds_between_cuts": t_cut},
+            why_not=f"at d = {m['_d']} a BAD period spans about {2e6 * float(m['_d'][:-2]) / 1e3 / (PKT * 8):.1f} "
+            "of the flow's packets at 2 Mb/s and loses "
+            f"each with 0.1, so NewReno's window is cut only every {t_cut:.1f} s (fast retransmits and timeouts, "
+            f"mean over seeds); growing half a packet per 250 ms RTT under delayed ACKs ({g:g} packets/s), it "
+            f"regains about {g * t_cut:.0f} packets between cuts, and halving every T s against growth g·T "
+            f"settles ssthresh near g·T = {g * t_cut:.0f} packets (measured {nr:.1f}), above BDP/4 = "
+            f"{bdp / 4:.1f}; staying below BDP/4 takes a cut at least every {bdp / 4 / g:.1f} s, i.e. more "
+            "losses per BAD period than this channel makes",
         )
 
     def _w4d(self, data: StudyData):
