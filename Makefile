@@ -46,9 +46,12 @@ build: develop
 
 # The main job: the quick reproduction of every study that is ready
 # (experiments as resumable campaigns, claims with verdicts, HTML and
-# Markdown reports, an index page). A few minutes on two cores.
+# Markdown reports, an index page), then the verdict table of
+# docs/verdicts.md regenerated from the reports. About half an hour on two
+# cores (docs/performance.md).
 run: develop
 	$(VENV)/bin/ccsim study all --quick --out results/studies
+	$(VENV)/bin/python -m ccsim.studies.verdicts results/studies quick docs/verdicts.md
 	@echo
 	@echo "open results/studies/index.html"
 
