@@ -307,3 +307,29 @@ def test_no_source_file_is_over_800_lines():
     files = list(PKG.rglob("*.py")) + list((ROOT / "crates").glob("*/src/**/*.rs"))
     long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text().splitlines())) > 800}
     assert long == {}, long
+
+
+def test_the_verdict_table_is_generated_and_the_study_docs_agree_with_it():
+    """docs/verdicts.md is `make run`'s rendering of the reports' claims.json
+    (python/ccsim/studies/verdicts.py), not a hand-kept list: it is exactly
+    the rendering of its own rows, it lists every claim of every study with
+    the statement the code holds, and docs/studies.md keeps no tallies of its
+    own and names no claim with another verdict ('**IW1-a partly.**')."""
+    import re
+
+    from ccsim import studies
+    from ccsim.studies import verdicts
+
+    text = (ROOT / "docs" / "verdicts.md").read_text()
+    rows, mode, model_version = verdicts.parse(text)
+    assert verdicts.render(rows, mode, model_version) == text
+    code = {(n, c.id): c.statement.replace("|", "/") for n in studies.names() for c in studies.get(n).claims()}
+    assert {(r["study"], r["claim"]): r["statement"] for r in rows} == code
+    doc = (ROOT / "docs" / "studies.md").read_text()
+    assert not re.findall(r"\d+ reproduced, \d+ partly", doc), "docs/studies.md: tallies belong in docs/verdicts.md"
+    verdict_of = {r["claim"]: r["verdict"] for r in rows}
+    for claim, said in re.findall(r"\*\*([A-Za-z0-9-]+) (reproduced|partly|not reproduced)\b", doc):
+        if claim in verdict_of:
+            assert verdict_of[claim] == said, (
+                f"docs/studies.md says {claim} {said}; docs/verdicts.md: {verdict_of[claim]}"
+            )

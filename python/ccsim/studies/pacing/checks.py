@@ -62,7 +62,13 @@ class Checks:
             "congestion later: at 2.5 Gb/s its first loss comes at about twice the window an "
             "unpaced flow reaches, and a Sack1 recovery of that many losses ends in timeouts "
             "with back-off, seconds without sending; a short run measured from its midpoint "
-            "still carries that episode, the paper's 100–200 s window does not",
+            "still carries that episode, the paper's 100–200 s window does not. ns-2.27's Sack1 "
+            "(tcp-sack1.cc, partial_ack_ false) would do the same: it restarts the retransmission timer "
+            "on every partial ACK and lowers pipe_ by two, as ccsim does, but never detects a lost "
+            "retransmission, so a burst of thousands of losses ends in a timeout there too; and a pacer "
+            "of one segment every srtt/cwnd sends one segment per RTT after a timeout (cwnd 1), no "
+            "faster than slow start. What ccsim cannot check is the authors' own pacer (not part of "
+            "ns-2), e.g. whether it paced retransmissions",
         )
 
     def _claim_p2a(self, data: StudyData):
