@@ -161,6 +161,7 @@ def test_a_check_counts_only_if_it_holds_pooled_and_on_a_clear_majority_of_seeds
     v = with_stability(pooled, {1: seed(True, True), 2: seed(True, False), 3: None})
     assert v.verdict == "partly" and v.stability["checks"] == {"a": 2, "b": 1}
     assert "counted as failing: b" in v.reason and "✓ b 1/3" in v.reason
+    assert "could not be evaluated on seed 3 alone" in v.reason
     # a check failing pooled fails whatever the seeds say
     v = with_stability(verdict_from("x", [a, Check("b", False)], {}), {1: seed(True, True), 2: seed(True, True)})
     assert v.verdict == "partly"

@@ -116,6 +116,9 @@ def with_stability(pooled: Verdict, per_seed: dict[int, Verdict | None]) -> Verd
     reason = (
         pooled.reason + f". Seeds ({', '.join(map(str, per_seed))}), each check on each seed alone: " + "; ".join(parts)
     )
+    missing = [str(sd) for sd, v in per_seed.items() if v is None]
+    if missing:
+        reason += f". The rule could not be evaluated on seed {', '.join(missing)} alone (cells it needs are missing)"
     weak = [c.what for c, k in zip(pooled.checks, held) if c.ok and k < CLEAR_MAJORITY * n]
     if weak:
         reason += (

@@ -96,7 +96,9 @@ class W2:
     def _w2_at20(self, data: StudyData) -> pl.DataFrame:
         t = self.w2_table(data)
         m = 20 if 20 in data.plan["w2_ms"] else data.plan["w2_ms"][0]
-        return t.filter((pl.col("m") == m) & (pl.col("seed") == data.plan["w2_seeds"][0]))
+        # one run, as the paper's sequence plot: the first seed of those these data hold (so that the
+        # claim evaluated on one seed's data reads that seed's run)
+        return t.filter((pl.col("m") == m) & (pl.col("seed") == t["seed"].min()))
 
     def _w2c(self, data: StudyData):
         t = self._w2_at20(data)
