@@ -114,7 +114,9 @@ def with_stability(pooled: Verdict, per_seed: dict[int, Verdict | None]) -> Verd
     verdict = _verdict_of(ok) if pooled.checks else pooled.verdict
     parts = [f"{'✓' if c.ok else '✗'} {c.what} {k}/{n}" for c, k in zip(pooled.checks, held)]
     reason = (
-        pooled.reason + f". Seeds ({', '.join(map(str, per_seed))}), each check on each seed alone: " + "; ".join(parts)
+        pooled.reason.rstrip(". ")
+        + f". Seeds ({', '.join(map(str, per_seed))}), each check on each seed alone: "
+        + "; ".join(parts)
     )
     missing = [str(sd) for sd, v in per_seed.items() if v is None]
     if missing:
