@@ -502,6 +502,19 @@ def test_initial_window_round_arithmetic_and_variants():
         "cubic_paced": ("cubic", "linux", True, 1448),
         "bbr": ("bbr", "linux", True, 1448),
     }
+    # the primary set-up is Mininet's TCLink(bw, delay) on both ends: tc's HTB (burst 15k = 15,360 B,
+    # cburst 1600 B, 14 B of Ethernet) and netem's 1000-packet limit; the 1-BDP serialising link and the
+    # shallow DropTails are sensitivities
+    exps = {e.name: e.sweep for e in iw.STUDY.experiments(iw.STUDY.plan("smoke"))}
+    links = next(exps["iw1"].points()).scenario().core["links"]
+    assert [lk["shaper"] for lk in links] == [
+        {"rule": "htb", "burst_bytes": 15_360, "cburst_bytes": 1600, "overhead_bytes": 14}
+    ] * 2
+    assert [lk["queue"] for lk in links] == [{"kind": "netem", "limit_pkts": 1000}] * 2
+    bdp = next(exps["iw1_bdp"].points()).scenario().core["links"][0]
+    assert "shaper" not in bdp and bdp["queue"]["kind"] == "droptail"
+    q10 = next(exps["iw1_q10"].points()).scenario().core["links"][0]
+    assert q10["shaper"]["rule"] == "htb" and q10["queue"] == {"kind": "droptail", "limit_pkts": 10}
 
 
 def test_initial_window_simulated_fct_follows_slow_start_rounds():
