@@ -679,3 +679,36 @@ def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path):
     assert not (tmp_path / "x.csv").exists() and not (tmp_path / "x.db").exists()
     assert run_files(out) == ref  # the campaign is byte for byte what the sweep wrote
     assert c.query("EXPLAIN SELECT count(*) FROM flows").height >= 1
+
+
+def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path):
+    """Two sweeps into one folder used to both compute everything and remove
+    each other's files; a writer now holds an exclusive lock on the folder
+    for its lifetime, and a second one is refused naming the holder. The lock
+    dies with its process, and the same process may sweep the folder again."""
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=[1], grid={}), out)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(out / '.lock')!r}, os.O_RDWR)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "os.ftruncate(fd, 0); os.write(fd, b'4242')\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(store.CampaignError, match=r"another ccsim process \(pid 4242\) is writing"):
+            run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out)
+    finally:
+        holder.kill()
+        holder.wait()
+    rep = run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out)  # free again
+    assert rep.computed == 1 and open_campaign(out).ok_runs.height == 2
+    assert run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out).computed == 0  # and again, in the same process

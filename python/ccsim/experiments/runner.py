@@ -156,135 +156,139 @@ def run_sweep(
     rep = SweepReport(total=len(sweep), out=Path(out))
     bad = validate(sweep, keep_going=keep_going)
     store = Store(out, create=True)
-    stale = store.stale_runs()
-    if stale:
-        if not rerun_stale:
-            man = store.manifest(stale[0])
-            raise CampaignError(
-                str(out),
-                message=(
-                    f"{out}: holds {len(stale)} runs made by model version {man.get('model_version')} "
-                    f"(ccsim {man.get('ccsim_version')}); this is model version {model_tag()['model_version']} "
-                    f"(ccsim {model_tag()['ccsim_version']}). Results of different models are never mixed: "
-                    "use --rerun-stale to move the old runs to stale/ and recompute, or another --out"
-                ),
-            )
-        store.move_stale(stale)
-    store.repair()
-    store.add_sweep(sweep.describe())
-    for pt, err in bad:
-        store.append(
-            {
-                "run_id": None,
-                "params": pt.params,
-                "status": "invalid",
-                "kind": "scenario",
-                "error": str(err),
-                **model_tag(),
-                "finished_unix": time.time(),
-            }
-        )
-        rep.invalid.append(str(err))
-    catalogued = {hash((e["run_id"], params_key(e["params"]))) for e in store.entries() if e.get("status") == "ok"}
-    n_bad = len(bad)
-    del bad
-
-    show = enabled(quiet) if progress is None else progress
-    bar = SweepProgress(rep.total - n_bad, show)
-    inflight: dict[str, tuple[list[dict], Scenario]] = {}  # run_id -> (points' params, scenario)
-
-    def existing(rid: str, params: dict) -> None:
-        rep.existing += 1
-        if hash((rid, params_key(params))) not in catalogued:
-            store.append(ok_entry(rid, params, store.manifest(rid)))
-        bar.update(True)
-
-    def tasks():
-        for pt, sc, err in _resolved(sweep):
-            if err is not None:
-                continue
-            rid = run_id(sc.core, sweep.backend)
-            if rid in inflight:  # another point resolved to the same run: record it with that run
-                inflight[rid][0].append(pt.params)
-            elif store.has_run(rid):
-                existing(rid, pt.params)
-            else:
-                inflight[rid] = ([pt.params], sc)
-                task = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
-                if sweep.backend != "sim":
-                    task.update(backend=sweep.backend, raw=sc.raw, source=sc.source)
-                yield task
-
-    if sweep.backend == "emulation":
-        # The machine is the instrument: one emulated run at a time, in this
-        # process (it needs root; docs/emulation.md).
-        if dask:
-            raise CampaignError(
-                "dask",
-                message="an emulation sweep runs on this machine, one run at a time; "
-                "--dask is not accepted (run the sweep on each machine instead)",
-            )
-        from ..emulation import available
-
-        why = available()
-        if why:
-            raise CampaignError("backend", message=f"backend 'emulation': {why}")
-        executor, jobs = "serial", 1
-    ex = executors.make(executor, jobs, dask)
     try:
-        for res in ex.map(tasks()):
-            rid = res["run_id"]
-            points, sc = inflight.pop(rid)
-            if res["status"] == "ok":
-                man = {
-                    "run_id": rid,
-                    "params": points[0],
-                    "seed": sc.seed,
+        stale = store.stale_runs()
+        if stale:
+            if not rerun_stale:
+                man = store.manifest(stale[0])
+                raise CampaignError(
+                    str(out),
+                    message=(
+                        f"{out}: holds {len(stale)} runs made by model version {man.get('model_version')} "
+                        f"(ccsim {man.get('ccsim_version')}); this is model version {model_tag()['model_version']} "
+                        f"(ccsim {model_tag()['ccsim_version']}). Results of different models are never mixed: "
+                        "use --rerun-stale to move the old runs to stale/ and recompute, or another --out"
+                    ),
+                )
+            store.move_stale(stale)
+        store.repair()
+        store.add_sweep(sweep.describe())
+        for pt, err in bad:
+            store.append(
+                {
+                    "run_id": None,
+                    "params": pt.params,
+                    "status": "invalid",
+                    "kind": "scenario",
+                    "error": str(err),
                     **model_tag(),
-                    "source": sc.source,
-                    "scenario": sc.raw,
-                    "resolved": sc.core,
-                    "stats": res["stats"],
-                    "tables": sorted(res["files"]),
-                    "created_unix": time.time(),
+                    "finished_unix": time.time(),
                 }
-                store.write_run(rid, res["files"], man)
-                for p in points:
-                    store.append(ok_entry(rid, p, man))
-                rep.computed += 1
-                rep.sim_s += res["stats"]["sim_time_s"]
-                bar.update(True, res["stats"]["sim_time_s"])
-            else:
-                for p in points:
-                    entry = {
-                        "run_id": rid,
-                        "params": p,
-                        "status": "failed",
-                        "kind": res["kind"],
-                        "error": res["error"],
-                        **model_tag(),
-                        "finished_unix": time.time(),
-                    }
-                    store.append(entry)
-                    rep.failed.append(entry)
-                bar.update(False)
-    finally:
-        ex.close()
-        bar.close()
-        store.close()
-        if store.tmp_dir.exists() and not any(store.tmp_dir.iterdir()):
-            store.tmp_dir.rmdir()
-    rep.wall_s = time.monotonic() - t0
-    if len(sweep.seeds) > 1:
-        w = identical_seeds(sweep, Store(out, readonly=True))
-        if w:
-            import warnings
+            )
+            rep.invalid.append(str(err))
+        catalogued = {hash((e["run_id"], params_key(e["params"]))) for e in store.entries() if e.get("status") == "ok"}
+        n_bad = len(bad)
+        del bad
 
-            rep.warnings.append(w)
-            warnings.warn(w, IdenticalSeedsWarning, stacklevel=2)
-    if not rep.ok and not keep_going:
-        raise SweepFailed(rep)
-    return rep
+        show = enabled(quiet) if progress is None else progress
+        bar = SweepProgress(rep.total - n_bad, show)
+        inflight: dict[str, tuple[list[dict], Scenario]] = {}  # run_id -> (points' params, scenario)
+
+        def existing(rid: str, params: dict) -> None:
+            rep.existing += 1
+            if hash((rid, params_key(params))) not in catalogued:
+                store.append(ok_entry(rid, params, store.manifest(rid)))
+            bar.update(True)
+
+        def tasks():
+            for pt, sc, err in _resolved(sweep):
+                if err is not None:
+                    continue
+                rid = run_id(sc.core, sweep.backend)
+                if rid in inflight:  # another point resolved to the same run: record it with that run
+                    inflight[rid][0].append(pt.params)
+                elif store.has_run(rid):
+                    existing(rid, pt.params)
+                else:
+                    inflight[rid] = ([pt.params], sc)
+                    task = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+                    if sweep.backend != "sim":
+                        task.update(backend=sweep.backend, raw=sc.raw, source=sc.source)
+                    yield task
+
+        if sweep.backend == "emulation":
+            # The machine is the instrument: one emulated run at a time, in this
+            # process (it needs root; docs/emulation.md).
+            if dask:
+                raise CampaignError(
+                    "dask",
+                    message="an emulation sweep runs on this machine, one run at a time; "
+                    "--dask is not accepted (run the sweep on each machine instead)",
+                )
+            from ..emulation import available
+
+            why = available()
+            if why:
+                raise CampaignError("backend", message=f"backend 'emulation': {why}")
+            executor, jobs = "serial", 1
+        ex = executors.make(executor, jobs, dask)
+        try:
+            for res in ex.map(tasks()):
+                rid = res["run_id"]
+                points, sc = inflight.pop(rid)
+                if res["status"] == "ok":
+                    man = {
+                        "run_id": rid,
+                        "params": points[0],
+                        "seed": sc.seed,
+                        **model_tag(),
+                        "source": sc.source,
+                        "scenario": sc.raw,
+                        "resolved": sc.core,
+                        "stats": res["stats"],
+                        "tables": sorted(res["files"]),
+                        "created_unix": time.time(),
+                    }
+                    store.write_run(rid, res["files"], man)
+                    for p in points:
+                        store.append(ok_entry(rid, p, man))
+                    rep.computed += 1
+                    rep.sim_s += res["stats"]["sim_time_s"]
+                    bar.update(True, res["stats"]["sim_time_s"])
+                else:
+                    for p in points:
+                        entry = {
+                            "run_id": rid,
+                            "params": p,
+                            "status": "failed",
+                            "kind": res["kind"],
+                            "error": res["error"],
+                            **model_tag(),
+                            "finished_unix": time.time(),
+                        }
+                        store.append(entry)
+                        rep.failed.append(entry)
+                    bar.update(False)
+        finally:
+            ex.close()
+            bar.close()
+            store.close()
+            if store.tmp_dir.exists() and not any(store.tmp_dir.iterdir()):
+                store.tmp_dir.rmdir()
+        rep.wall_s = time.monotonic() - t0
+        if len(sweep.seeds) > 1:
+            w = identical_seeds(sweep, Store(out, readonly=True))
+            if w:
+                import warnings
+
+                rep.warnings.append(w)
+                warnings.warn(w, IdenticalSeedsWarning, stacklevel=2)
+        if not rep.ok and not keep_going:
+            raise SweepFailed(rep)
+        return rep
+    finally:
+        store.close()
+        store.release()
 
 
 class IdenticalSeedsWarning(UserWarning):

@@ -74,6 +74,7 @@ class Store:
         self.catalogue_path = self.root / "catalogue.jsonl"
         self.meta_path = self.root / "campaign.json"
         self._fd: int | None = None
+        self._lock_fd: int | None = None
         if not self.meta_path.exists():
             if not create:
                 raise CampaignError(
@@ -93,10 +94,50 @@ class Store:
         self.meta = json.loads(self.meta_path.read_text())
         if readonly:
             return
+        self._lock_fd = self._lock()
         self._cut_torn_line()
         self.runs_dir.mkdir(exist_ok=True)
         if self.tmp_dir.exists():  # runs cut off by a crash: never read, now removed
             shutil.rmtree(self.tmp_dir)
+
+    def _lock(self) -> int | None:
+        """Hold an exclusive lock on the folder for as long as this writer
+        lives (released by the kernel when the process ends, however it
+        ends), so that a second sweep into the same folder is refused instead
+        of recomputing everything and removing the first one's files. On a
+        folder that cannot be written (read-only media) no lock is taken:
+        nothing will be written there."""
+        import fcntl
+
+        path = self.root / ".lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise CampaignError(
+                str(self.root),
+                message=(
+                    f"{self.root}: another ccsim process (pid {holder}) is writing to this campaign; wait for it "
+                    "to finish, or choose another --out (queries may read it meanwhile)"
+                ),
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
+
+    def release(self) -> None:
+        """Release the writer's lock (the process's end releases it too)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __del__(self):
+        self.release()
 
     # ---- metadata
     def _write_meta(self, meta: dict) -> None:
