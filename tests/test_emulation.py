@@ -186,6 +186,48 @@ def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
     assert not [d for d in devs_after if DEV_RE.match(d) and DEV_RE.match(d).group(1) in runs]
 
 
+def test_cleanup_touches_a_run_only_when_its_registered_owner_is_gone(tmp_path, monkeypatch):
+    """The owner of a run holds a flock on its registry file for its life:
+    cleanup takes a run for dead only when that lock can be taken (a live
+    owner in another PID namespace, where its pid means nothing, is safe),
+    and never touches a run the registry does not know. A drawn run id that
+    another run holds is drawn again (O_EXCL)."""
+    from ccsim.emulation import netns
+
+    monkeypatch.setattr(netns, "REGISTRY", tmp_path)
+    (tmp_path / "aaaaaa.pid").write_text("1\n")  # pid 1 is alive, but nobody holds the lock: gone
+    assert netns._owner_gone("aaaaaa")
+    assert not netns._owner_gone("bbbbbb")  # unknown to the registry: left alone
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, time\n"
+            f"fd = os.open({str(tmp_path / 'cccccc.pid')!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert not netns._owner_gone("cccccc")  # held: alive, whatever its pid
+    finally:
+        holder.kill()
+        holder.wait()
+    assert netns._owner_gone("cccccc")
+    tb = netns.Testbed(run="cccccc")
+    tb.__enter__()  # the id is taken (the file exists): another is drawn
+    try:
+        assert tb.run != "cccccc" and (tmp_path / f"{tb.run}.pid").read_text().strip() == str(os.getpid())
+        assert not netns._owner_gone(tb.run)
+    finally:
+        (tmp_path / f"{tb.run}.pid").unlink()
+        os.close(tb._lock_fd)
+
+
 def test_unsupported_features_are_refused_by_name():
     from ccsim.scenario import Scenario
 

@@ -19,8 +19,10 @@ cores, and how the kernel and the simulator differ.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -272,8 +274,9 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
             "spin_ns": int(spin_us * 1000),
             "trace_packets": bool((core.get("trace") or {}).get("seq")),
         }
-        tmp = Path(f"/tmp/ccsim-emu-{tb.run}")
-        tmp.mkdir(parents=True, exist_ok=True)
+        # the agents' result files: a private directory (mkdtemp, mode 0700), removed on every path
+        tmp = Path(tempfile.mkdtemp(prefix=f"ccsim-emu-{tb.run}-"))
+        tb.on_close.append(lambda: shutil.rmtree(tmp, ignore_errors=True))
         n_agents = 2 * len(flows)
         epoch = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((0.4 + 0.06 * n_agents) * 1e9)
         cfg["epoch_ns"] = epoch
@@ -421,9 +424,6 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                     "netstat": tb.netstat(h),
                 }
             )
-        for leftover in tmp.glob("*"):
-            leftover.unlink()
-        tmp.rmdir()
     w1, c1 = time.perf_counter(), time.process_time()
     raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup, routes=_flow_routes(core))
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)

@@ -5,9 +5,12 @@ Safety rules (this is root work on a shared machine):
 - every namespace is named ``ccsim-<run>-<k>`` and every TUN device
   ``ccs<run><k>``, where ``<run>`` is the run's 6-hex-digit id; nothing else
   is ever created, changed or removed;
-- a run registers itself in ``/run/ccsim-emu/<run>.pid``; a later start (and
-  ``ccsim emulate --cleanup``) removes the namespaces of runs whose process
-  is gone (a crash or SIGKILL), never those of a live run;
+- a run reserves its id by creating ``/run/ccsim-emu/<run>.pid`` with
+  ``O_EXCL`` and holds an exclusive ``flock`` on it for its whole life; a
+  later start (and ``ccsim emulate --cleanup``) removes the namespaces of a
+  run only if that file exists and its lock can be taken — the owner is gone
+  (a crash or SIGKILL), whatever PID namespace it ran in. Namespaces with our
+  names but no registry entry have an unknown owner and are left alone;
 - the TUN devices are not persistent: they vanish with the file descriptors
   that the run's process holds, so they cannot outlive it; the addresses live
   only inside the namespaces, so no traffic reaches the host's interfaces.
@@ -58,21 +61,22 @@ def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return p
 
 
-def _alive(pid: int) -> bool:
+def _owner_gone(run: str) -> bool:
+    """True when run `run` is registered and its owner no longer holds the
+    registry file's lock (the kernel drops a flock when its holder ends,
+    however it ends); False for a live run and for one this host's registry
+    does not know (its owner is unknown: never touched)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        fd = os.open(REGISTRY / f"{run}.pid", os.O_RDONLY)
+    except OSError:
         return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _owner(run: str) -> int | None:
     try:
-        return int((REGISTRY / f"{run}.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # releases the probe's lock too
+    return True
 
 
 def list_namespaces() -> list[str]:
@@ -109,10 +113,8 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
         if only_run is not None:
             if run != only_run:
                 continue
-        else:
-            pid = _owner(run)
-            if pid is not None and _alive(pid):
-                continue
+        elif not _owner_gone(run):
+            continue
         delete_namespace(ns)
         removed.append(ns)
     # TUN devices left in the root namespace (not moved yet when a run died)
@@ -128,8 +130,7 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
         run = m.group(1)
         if only_run is not None and run != only_run:
             continue
-        pid = _owner(run)
-        if only_run is None and pid is not None and _alive(pid):
+        if only_run is None and not _owner_gone(run):
             continue
         sh("ip", "link", "delete", dev, check=False)
         removed.append(dev)
@@ -138,8 +139,7 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
             run = f.stem
             if only_run is not None and run != only_run:
                 continue
-            pid = _owner(run)
-            if only_run is not None or pid is None or not _alive(pid):
+            if only_run is not None or _owner_gone(run):
                 if not any((m := NS_RE.match(n)) is not None and m.group(1) == run for n in list_namespaces()):
                     f.unlink(missing_ok=True)
     return removed
@@ -161,10 +161,23 @@ class Testbed:
 
     run: str = field(default_factory=lambda: secrets.token_hex(3))
     hosts: list[Host] = field(default_factory=list)
+    # run when the testbed closes, on every path (the agents' files)
+    on_close: list = field(default_factory=list)
+    _lock_fd: int = -1
 
     def __enter__(self) -> Testbed:
         REGISTRY.mkdir(parents=True, exist_ok=True)
-        (REGISTRY / f"{self.run}.pid").write_text(f"{os.getpid()}\n")
+        for _ in range(16):  # a drawn id that another run holds is drawn again
+            try:
+                fd = os.open(REGISTRY / f"{self.run}.pid", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+                break
+            except FileExistsError:
+                self.run = secrets.token_hex(3)
+        else:
+            raise RuntimeError(f"could not reserve an emulation run id in {REGISTRY}")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
         return self
 
     def __exit__(self, *exc) -> None:
@@ -262,5 +275,11 @@ class Testbed:
                 except OSError:
                     pass
                 h.fd = -1
+        for fn in self.on_close:
+            fn()
+        self.on_close.clear()
         cleanup_stale(only_run=self.run)
         (REGISTRY / f"{self.run}.pid").unlink(missing_ok=True)
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
