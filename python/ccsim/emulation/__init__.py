@@ -437,7 +437,13 @@ def _flow_routes(core: dict) -> dict[int, tuple[list[int], list[int]]]:
 
 
 def _await_ready(p: subprocess.Popen, timeout: float = 10.0) -> None:
-    line = p.stdout.readline() if p.stdout else ""
+    """Wait for an agent's 'ready' line, at most `timeout` seconds."""
+    import select
+
+    if p.stdout is None or not select.select([p.stdout], [], [], timeout)[0]:
+        p.kill()
+        raise EmulationError(f"an agent did not start within {timeout:g} s")
+    line = p.stdout.readline()
     if line.strip() != "ready":
         p.kill()
         err = p.stderr.read() if p.stderr else ""
