@@ -247,6 +247,14 @@ def test_unsupported_features_are_refused_by_name():
     sc2 = single().with_overrides({"tcp.delayed_ack": False})
     assert any(b.startswith("flows[0].tcp.delayed_ack = False") for b in check_supported(sc2.core))
     assert check_supported(single().core) == []
+    # what ip would refuse half-way through the set-up is refused before anything is created: a packet
+    # above a TUN device's 65,535-byte MTU, an rto_min the route cannot hold (whole milliseconds)
+    big = single().with_overrides({"tcp.mss": 65495, "topology.buffer": "100pkt"})
+    assert any("tcp.mss = 65495" in b and "mss ≤ 65483" in b for b in check_supported(big.core))
+    for rto in ("1.5ms", "50us"):
+        b = check_supported(single().with_overrides({"tcp.min_rto": rto}).core)
+        assert any("tcp.min_rto" in x and "whole number of ms" in x for x in b), rto
+    assert check_supported(single().with_overrides({"tcp.min_rto": "10ms"}).core) == []
 
 
 def test_without_root_the_cli_says_so_and_exits_2(monkeypatch, capsys):

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import _core
-from .errors import InternalError, ScenarioError
+from .errors import EmulationError, InternalError, ScenarioError
 
 
 def _fmt_table(headers: list[str], rows: list[list]) -> str:
@@ -768,6 +768,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except InternalError as e:
         print(f"ccsim: internal error: {e}", file=sys.stderr)
+        return 2
+    except EmulationError as e:
+        print(f"ccsim: emulation failed: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader went away (`ccsim list cc | head`): not an error of ours;

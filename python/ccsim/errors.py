@@ -28,6 +28,11 @@ class ScenarioError(_CoreScenarioError):
 InternalError = _CoreInternalError
 
 
+class EmulationError(RuntimeError):
+    """The emulated run could not be carried out (set-up or an agent failed);
+    ``str(e)`` says what failed and why."""
+
+
 def suggest(name, options) -> str:
     """' (did you mean 'x'?)' when `name` is close to one of `options`
     (difflib's ratio ≥ 0.6, the closest first), else ''."""

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from .. import _core
-from ..errors import ScenarioError
+from ..errors import EmulationError, ScenarioError
 from ..topologies import link_capacity_bps
 from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
@@ -154,6 +154,18 @@ def check_supported(core: dict) -> list[str]:
             bad.append(
                 f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'"
             )
+        top = TUN_MAX_MTU - 40 - (12 if t["timestamps"] else 0)
+        if t["mss"] > top:
+            bad.append(
+                f"flows[{i}].tcp.mss = {t['mss']}: its packets ({_mss_mtu(t)} bytes) exceed a TUN device's "
+                f"largest MTU ({TUN_MAX_MTU}); accepted: mss ≤ {top}"
+            )
+        rto_ms = t["min_rto_ps"] / 1e9
+        if rto_ms != 200 and (rto_ms < 1 or rto_ms != int(rto_ms)):
+            bad.append(
+                f"flows[{i}].tcp.min_rto = {rto_ms:g}ms: the kernel takes a route's rto_min in whole "
+                "milliseconds; accepted: a whole number of ms ≥ 1ms"
+            )
         if t["header_bytes"] != 40:
             bad.append(
                 f"flows[{i}].tcp.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40"
@@ -190,12 +202,12 @@ def check_supported(core: dict) -> list[str]:
     return bad
 
 
+# A TUN device's largest MTU (IP_MAX_MTU in the kernel's tun driver).
+TUN_MAX_MTU = 65535
+
+
 def _mss_mtu(t: dict) -> int:
     return t["mss"] + 40 + (12 if t["timestamps"] else 0)
-
-
-class EmulationError(RuntimeError):
-    """The emulated run could not be carried out (set-up or an agent failed)."""
 
 
 def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):

@@ -29,6 +29,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import EmulationError
+
 REGISTRY = Path("/run/ccsim-emu")
 NS_RE = re.compile(r"^ccsim-([0-9a-f]{6})-(\d+)$")
 DEV_RE = re.compile(r"^ccs([0-9a-f]{6})(\d+)$")
@@ -57,7 +59,7 @@ def check_available() -> None:
 def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     p = subprocess.run(list(args), capture_output=True, text=True)
     if check and p.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)}: {p.stderr.strip() or p.stdout.strip()}")
+        raise EmulationError(f"{' '.join(args)}: {p.stderr.strip() or p.stdout.strip()}")
     return p
 
 
@@ -174,7 +176,7 @@ class Testbed:
             except FileExistsError:
                 self.run = secrets.token_hex(3)
         else:
-            raise RuntimeError(f"could not reserve an emulation run id in {REGISTRY}")
+            raise EmulationError(f"could not reserve an emulation run id in {REGISTRY}")
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
