@@ -2,6 +2,7 @@
 accepted - never a panic, a hang or a silently wrong run."""
 
 import json
+import os
 import textwrap
 
 import ccsim
@@ -287,6 +288,14 @@ def test_non_utf8_file_is_one_line(tmp_path):
 def test_a_symlink_to_a_device_is_refused_before_reading(tmp_path):
     f = tmp_path / "zero.toml"
     f.symlink_to("/dev/zero")
+    _one_line_exit2(_cli("run", str(f)), "not a regular file")
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    # opened without blocking and checked on the descriptor: a FIFO with no
+    # writer (or one swapped in after a stat) cannot hang the run
+    f = tmp_path / "pipe.toml"
+    os.mkfifo(f)
     _one_line_exit2(_cli("run", str(f)), "not a regular file")
 
 

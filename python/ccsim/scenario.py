@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import stat
 import tomllib
 from pathlib import Path
@@ -497,17 +498,20 @@ def read_text(path: str | Path, what: str = "scenario file") -> str:
     p = Path(path)
     limit = max_file_bytes()
     try:
-        st = p.stat()
-        if not stat.S_ISREG(st.st_mode):
-            raise ScenarioError(str(p), message=f"{p}: cannot read {what}: not a regular file")
-        if st.st_size > limit:
-            raise ScenarioError(
-                str(p),
-                message=(
-                    f"{p}: {what} of {st.st_size} bytes is larger than the limit of {limit} (CCSIM_MAX_FILE_BYTES)"
-                ),
-            )
-        with open(p, "rb") as f:
+        # open first, without blocking (a FIFO swapped in after a stat would
+        # otherwise hang the open), then check what was opened
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise ScenarioError(str(p), message=f"{p}: cannot read {what}: not a regular file")
+            if st.st_size > limit:
+                raise ScenarioError(
+                    str(p),
+                    message=(
+                        f"{p}: {what} of {st.st_size} bytes is larger than the limit of {limit} (CCSIM_MAX_FILE_BYTES)"
+                    ),
+                )
             raw = f.read(limit + 1)
     except OSError as e:
         raise ScenarioError(str(p), message=f"{p}: cannot read {what}: {e.strerror}") from None
