@@ -277,6 +277,23 @@ def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path):
     assert ccsim.read(out).get("seq_trace", pl.DataFrame()).height == 0, "the earlier run's trace is gone"
 
 
+def test_a_run_into_a_users_folder_never_removes_files_it_did_not_write(tmp_path):
+    """Files named like ccsim's (a plot, a table this run does not write) in
+    a folder without a ccsim manifest are the user's: untouched. In a ccsim
+    results folder only what its manifest lists, and its plots, are
+    replaced."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "cwnd.pdf").write_text("my slides")
+    (out / "events.parquet").write_text("my data")
+    sc = tmp_path / "s.toml"
+    ccsim.dump(ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "1s"}), sc)
+    assert cli("run", str(sc), "--out", str(out), "--no-plots").returncode == 0
+    assert (out / "cwnd.pdf").read_text() == "my slides"
+    assert "events.parquet" in json.loads((out / "manifest.json").read_text())["files"]  # this run wrote it
+    assert not (out / ".manifest.prev.json").exists()
+
+
 def test_bench_refuses_zero_repeats_in_one_line():
     r = cli("bench", "--repeat", "0")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "--repeat" in r.stderr

@@ -253,17 +253,24 @@ class Result:
         results."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        # The manifest goes first and comes back last, listing every file with
-        # its size: a folder whose write was interrupted has no manifest, or
-        # one that does not match its files, and `read` refuses it.
-        (out / "manifest.json").unlink(missing_ok=True)
+        # The manifest goes first (set aside, not lost, until the new one
+        # lands) and comes back last, listing every file with its size: a
+        # folder whose write was interrupted has no manifest, or one that
+        # does not match its files, and `read` refuses it.
+        man_path, prev_path = out / "manifest.json", out / ".manifest.prev.json"
+        if man_path.exists():
+            os.replace(man_path, prev_path)
         # Nothing of an earlier run in this folder may stay beside the new
-        # tables: its other tables and its plots are removed.
-        for name in TABLES:
-            if name not in self.columns:
-                (out / f"{name}.parquet").unlink(missing_ok=True)
-        for name in PLOT_FILES:
-            (out / name).unlink(missing_ok=True)
+        # tables: the files its manifest lists and, as it was ccsim's folder,
+        # its plots are removed. Files the folder held that no ccsim manifest
+        # lists are the user's and are never touched.
+        earlier = _listed_files(prev_path)
+        if earlier is not None:
+            for name in earlier:
+                if Path(name).name == name and name != "manifest.json":
+                    (out / name).unlink(missing_ok=True)
+            for name in PLOT_FILES:
+                (out / name).unlink(missing_ok=True)
         for name in TABLES:
             if name not in self.columns:
                 continue
@@ -278,8 +285,20 @@ class Result:
             man["files"][f.name] = f.stat().st_size
         tmp = out / ".manifest.json.tmp"
         tmp.write_text(json.dumps(man, indent=2, default=str))
-        os.replace(tmp, out / "manifest.json")
+        os.replace(tmp, man_path)
+        prev_path.unlink(missing_ok=True)
         return out
+
+
+def _listed_files(manifest: Path) -> list[str] | None:
+    """The files an earlier run's manifest lists, or None when the folder
+    holds no ccsim manifest (or an unreadable one: then nothing is taken for
+    ours)."""
+    try:
+        files = json.loads(manifest.read_text()).get("files")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return [str(k) for k in files] if isinstance(files, dict) else None
 
 
 def run_scenario(sc: Scenario, control=None) -> Result:
