@@ -291,6 +291,11 @@ def test_a_symlink_to_a_device_is_refused_before_reading(tmp_path):
     _one_line_exit2(_cli("run", str(f)), "not a regular file")
 
 
+def test_a_set_path_thousands_of_levels_deep_is_one_line():
+    deep = "a." * 3000 + "b=1"
+    _one_line_exit2(_cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--set", deep), "3001 parts", "at most 16")
+
+
 def test_a_fifo_is_refused_without_blocking(tmp_path):
     # opened without blocking and checked on the descriptor: a FIFO with no
     # writer (or one swapped in after a stat) cannot hang the run

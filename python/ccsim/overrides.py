@@ -16,14 +16,24 @@ from typing import Any
 from .errors import ScenarioError
 
 _SEG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|[0-9]+)\])?")
+# The deepest path a scenario has is a handful of keys
+# (topology.links[0].queue.kind); a longer one is a mistake, and thousands of
+# levels would exhaust Python's recursion when the mapping is copied.
+MAX_PATH_PARTS = 16
 
 
 def parse_path(path: str) -> list[tuple[str, str | None]]:
     """'flows[0].count' -> [('flows', '0'), ('count', None)]."""
     if not isinstance(path, str) or not path:
         raise ScenarioError("path", path, "a dotted scenario path such as 'tcp.cc' or 'flows[0].count'")
+    parts = path.split(".")
+    if len(parts) > MAX_PATH_PARTS:
+        raise ScenarioError(
+            path[:60] + "…",
+            message=f"{path[:60]}…: a scenario path of {len(parts)} parts; expected at most {MAX_PATH_PARTS}",
+        )
     segs = []
-    for part in path.split("."):
+    for part in parts:
         m = _SEG.fullmatch(part)
         if not m:
             raise ScenarioError(
