@@ -712,3 +712,21 @@ def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path):
     rep = run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out)  # free again
     assert rep.computed == 1 and open_campaign(out).ok_runs.height == 2
     assert run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out).computed == 0  # and again, in the same process
+
+
+def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path):
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=[1], grid={}), out)
+    c = open_campaign(out)
+    for y in ("runs.status", "flows.label"):
+        with pytest.raises(store.CampaignError, match="expected a numeric column of"):
+            c.per_run(y)
+    sw = tmp_path / "emu.toml"
+    base = tmp_path / "base.toml"
+    ccsim.dump(ccsim.Scenario.from_dict(TINY), base)
+    sw.write_text('backend = "emulation"\nbase = "base.toml"\n[grid]\n"tcp.cc" = ["cubic", "bbr"]\n')
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(sw), "--out", str(tmp_path / "e"), "--dry-run"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "estimated wall time" in r.stdout and "one emulated run at a time" in r.stdout

@@ -180,7 +180,9 @@ def cmd_sweep(a) -> int:
                 "records them and runs the rest)",
                 file=sys.stderr,
             )
-        if d["cpu_s_estimate"] is not None:
+        if d["backend"] == "emulation":
+            print(f"estimated wall time: {_fmt_dur(d['cpu_s_estimate'])} (real time, one emulated run at a time)")
+        elif d["cpu_s_estimate"] is not None:
             rates = d["cpu_s_per_sim_s"]
             print(
                 f"estimated CPU time: {_fmt_dur(d['cpu_s_estimate'])} for {d['sim_seconds']:,.0f} simulated s "

@@ -245,6 +245,9 @@ class Campaign:
                     message=f"by: {by!r}: a 'runs.' metric has one value per run; "
                     "'by' groups the rows of a result table (flows, links, ...)",
                 )
+            numeric = [c for c, t in self.runs.schema.items() if t.is_numeric() and c not in keys]
+            if not self.runs.schema[col].is_numeric():
+                raise CampaignError("y", y, f"a numeric column of runs: {', '.join(numeric)}")
             return self.ok_runs.select(keys + [pl.col(col).alias(y)])
         frame = self.table(table)
         own = [c for c in frame.columns if c not in keys]
@@ -253,6 +256,9 @@ class Campaign:
         for b in by:
             if b not in own:
                 raise CampaignError("by", b, f"a column of {table} to group by: {', '.join(own)}{suggest(b, own)}")
+        if not (frame.schema[col].is_numeric() or frame.schema[col] == pl.Boolean):
+            nums = [c for c in own if frame.schema[c].is_numeric()]
+            raise CampaignError("y", y, f"a numeric column of {table}: {', '.join(nums)}")
         v = pl.col(col).cast(pl.Float64)
         aggs = {
             "mean": v.mean(),
