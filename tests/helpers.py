@@ -1,3 +1,7 @@
+import contextlib
+import subprocess
+import sys
+
 from ccsim import Builder
 
 
@@ -43,3 +47,29 @@ TINY = {
     "tcp": {"cc": "newreno"},
     "flows": [{"count": 2, "app": "bulk", "start": {"dist": "uniform", "min": "0s", "max": "200ms"}}],
 }
+
+
+@contextlib.contextmanager
+def flock_held(path, content: str = ""):
+    """Another process holding an exclusive flock on `path` (created if
+    missing, `content` written into it) until the block ends."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, time\n"
+            f"fd = os.open({str(path)!r}, os.O_RDWR | os.O_CREAT)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            f"os.ftruncate(fd, 0); os.write(fd, {content.encode()!r})\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from ccsim.emulation import available, check_supported, emulate
 from ccsim.emulation.netns import DEV_RE, NS_RE, list_namespaces, sh
+from helpers import flock_held
 
 ROOT = Path(__file__).resolve().parent.parent
 WHY = available()
@@ -198,25 +199,8 @@ def test_cleanup_touches_a_run_only_when_its_registered_owner_is_gone(tmp_path, 
     (tmp_path / "aaaaaa.pid").write_text("1\n")  # pid 1 is alive, but nobody holds the lock: gone
     assert netns._owner_gone("aaaaaa")
     assert not netns._owner_gone("bbbbbb")  # unknown to the registry: left alone
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, time\n"
-            f"fd = os.open({str(tmp_path / 'cccccc.pid')!r}, os.O_RDWR | os.O_CREAT)\n"
-            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-            "print('locked', flush=True)\n"
-            "time.sleep(60)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with flock_held(tmp_path / "cccccc.pid"):
         assert not netns._owner_gone("cccccc")  # held: alive, whatever its pid
-    finally:
-        holder.kill()
-        holder.wait()
     assert netns._owner_gone("cccccc")
     tb = netns.Testbed(run="cccccc")
     tb.__enter__()  # the id is taken (the file exists): another is drawn

@@ -28,7 +28,7 @@ from ccsim.experiments.campaign import open_campaign
 from ccsim.experiments.runner import SweepFailed, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
 from ccsim.overrides import parse_assignment, set_path
-from helpers import TINY
+from helpers import TINY, flock_held
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -688,27 +688,9 @@ def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path):
     dies with its process, and the same process may sweep the folder again."""
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=[1], grid={}), out)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, os, sys, time\n"
-            f"fd = os.open({str(out / '.lock')!r}, os.O_RDWR)\n"
-            "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-            "os.ftruncate(fd, 0); os.write(fd, b'4242')\n"
-            "print('locked', flush=True)\n"
-            "time.sleep(60)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with flock_held(out / ".lock", "4242"):
         with pytest.raises(store.CampaignError, match=r"another ccsim process \(pid 4242\) is writing"):
             run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out)
-    finally:
-        holder.kill()
-        holder.wait()
     rep = run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out)  # free again
     assert rep.computed == 1 and open_campaign(out).ok_runs.height == 2
     assert run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out).computed == 0  # and again, in the same process

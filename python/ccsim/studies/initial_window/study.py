@@ -218,22 +218,27 @@ class InitialWindow(Checks, Figures, Study):
             backend=backend,
         )
 
+    @staticmethod
+    def _iw2(name, *, iws, rtts, rates, dur, link="mininet", backend="sim"):
+        return Sweep(
+            base(dur, {"app": "bulk"}, "100ms", link),
+            name=f"initial_window.{name}",
+            grid={
+                "tcp.initial_window": iws,
+                "topology.delay": [f"{r / 2:g}ms" for r in rtts],
+                "topology.rate": [f"{r}Mbps" for r in rates],
+            },
+            zip=dict(CC_ZIP),
+            seeds=[1],
+            backend=backend,
+        )
+
     def experiments(self, plan: dict) -> list[Experiment]:
         grid1 = {"iws": plan["iw1"], "rtts": plan["rtt"], "rates": plan["rate1"]}
         b100k = self._iw1(plan, "iw1_100000", **grid1, seeds=[1], size=100_000)
 
         def iw2(name, link="mininet"):
-            return Sweep(
-                base(plan["dur2"], {"app": "bulk"}, "100ms", link),
-                name=f"initial_window.{name}",
-                grid={
-                    "tcp.initial_window": plan["iw2"],
-                    "topology.delay": [f"{r / 2:g}ms" for r in plan["rtt2"]],
-                    "topology.rate": [f"{r}Mbps" for r in plan["rate2"]],
-                },
-                zip=dict(CC_ZIP),
-                seeds=[1],
-            )
+            return self._iw2(name, iws=plan["iw2"], rtts=plan["rtt2"], rates=plan["rate2"], dur=plan["dur2"], link=link)
 
         exps = [
             Experiment(
@@ -278,16 +283,12 @@ class InitialWindow(Checks, Figures, Study):
                     Experiment(
                         "iw2_emu",
                         "IW2 on the kernel",
-                        Sweep(
-                            base(e2["dur"], {"app": "bulk"}, "100ms", "mininet"),
-                            name="initial_window.iw2_emu",
-                            grid={
-                                "tcp.initial_window": e2["iw"],
-                                "topology.delay": [f"{r / 2:g}ms" for r in e2["rtt"]],
-                                "topology.rate": [f"{r}Mbps" for r in e2["rate"]],
-                            },
-                            zip=dict(CC_ZIP),
-                            seeds=[1],
+                        self._iw2(
+                            "iw2_emu",
+                            iws=e2["iw"],
+                            rtts=e2["rtt"],
+                            rates=e2["rate"],
+                            dur=e2["dur"],
                             backend="emulation",
                         ),
                     )
