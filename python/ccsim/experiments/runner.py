@@ -160,7 +160,7 @@ def run_sweep(
         stale = store.stale_runs()
         if stale:
             if not rerun_stale:
-                man = store.manifest(stale[0])
+                man = store.summary(stale[0])
                 raise CampaignError(
                     str(out),
                     message=(
@@ -197,7 +197,7 @@ def run_sweep(
         def existing(rid: str, params: dict) -> None:
             rep.existing += 1
             if hash((rid, params_key(params))) not in catalogued:
-                store.append(ok_entry(rid, params, store.manifest(rid)))
+                store.append(ok_entry(rid, params, store.summary(rid)))
             bar.update(True)
 
         def tasks():

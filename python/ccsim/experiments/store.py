@@ -75,6 +75,11 @@ class Store:
         self.meta_path = self.root / "campaign.json"
         self._fd: int | None = None
         self._lock_fd: int | None = None
+        # manifest summaries (everything but the resolved scenario, which can
+        # be tens of MB for a big traffic mix) by run id, with the (mtime,
+        # size) they were read at: a sweep consults each several times (stale
+        # check, repair, resume), and parsing is what costs
+        self._summaries: dict[str, tuple[tuple[int, int], dict]] = {}
         if not self.meta_path.exists():
             if not create:
                 raise CampaignError(
@@ -215,9 +220,9 @@ class Store:
         e.g. by a power cut, counts as missing and is recomputed)."""
         d = self.runs_dir / rid
         try:
-            files = json.loads((d / "manifest.json").read_text())["files"]
+            files = self.summary(rid)["files"]
             return all((d / name).stat().st_size == size for name, size in files.items())
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, TypeError):
             return False
 
     def run_dir(self, rid: str) -> Path:
@@ -243,6 +248,22 @@ class Store:
     def manifest(self, rid: str) -> dict:
         return json.loads((self.runs_dir / rid / "manifest.json").read_text())
 
+    def summary(self, rid: str) -> dict:
+        """A run's manifest without its resolved scenario, parsed once while
+        the file is unchanged; OSError or ValueError when it cannot be read."""
+        path = self.runs_dir / rid / "manifest.json"
+        st = path.stat()
+        key = (st.st_mtime_ns, st.st_size)
+        hit = self._summaries.get(rid)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        man = json.loads(path.read_text())
+        if not isinstance(man, dict):
+            raise ValueError(f"{path}: not a mapping")
+        light = {k: v for k, v in man.items() if k != "scenario"}
+        self._summaries[rid] = (key, light)
+        return light
+
     def repair(self) -> int:
         """Catalogue runs whose folder exists but whose line was lost in a crash."""
         known = {(e["run_id"], params_key(e["params"])) for e in self.entries() if e.get("status") == "ok"}
@@ -250,7 +271,7 @@ class Store:
         for d in sorted(self.runs_dir.iterdir()):
             if not self.has_run(d.name):
                 continue
-            man = self.manifest(d.name)
+            man = self.summary(d.name)
             params = man.get("params", {})
             if (d.name, params_key(params)) not in known:
                 self.append(ok_entry(d.name, params, man))
@@ -266,7 +287,7 @@ class Store:
         out = []
         for d in sorted(self.runs_dir.iterdir()):
             try:
-                man = json.loads((d / "manifest.json").read_text())
+                man = self.summary(d.name)
             except (OSError, ValueError):
                 continue
             if not isinstance(man, dict):
