@@ -560,17 +560,9 @@ def cmd_emulate(a) -> int:
         print(json.dumps(res.summary_json(), default=str))
     else:
         _print_summary(res)
-        e = res.emulation
-        print(
-            f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
-            f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
-            f"drops outside the model {e['unmodelled_drops']}"
-        )
-        print(
-            "within the emulation envelope"
-            if e["within_envelope"]
-            else "OUTSIDE the emulation envelope: " + "; ".join(e["problems"])
-        )
+        from .emulation.result import envelope_text
+
+        print(envelope_text(res.emulation))
         print(f"results written to {out}/")
     return 0
 

@@ -19,6 +19,8 @@ cores, and how the kernel and the simulator differ.
 from __future__ import annotations
 
 import json
+import math
+import os
 import shutil
 import subprocess
 import sys
@@ -210,10 +212,13 @@ def _mss_mtu(t: dict) -> int:
     return t["mss"] + 40 + (12 if t["timestamps"] else 0)
 
 
-def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
+def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None):
     """Run scenario `sc` through the kernel's TCP; returns an `EmuResult`.
     Raises `EmulationUnavailable` without root or TUN, `ScenarioError` for
-    features the backend does not run (all of them, named)."""
+    features the backend does not run (all of them, named). `twin`: the
+    simulator's result of the same scenario and seed with a handshake
+    (`compare` passes its own); the min-RTT self-check runs it here when it
+    needs it and none is given."""
     from .result import EmuResult, build_tables
 
     check_available()
@@ -378,6 +383,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
             for p in procs[len(flows) :]:
                 _await_ready(p)
             late_setup = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - epoch
+            cpu0 = _cpu_now(procs)
             fwd.start()
             all_files = all(f["app"]["kind"] == "file" for f in flows)
             deadline = epoch + duration_ns
@@ -396,6 +402,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+            other_cpu = _other_cpu(cpu0)
         except BaseException:
             ctl.cancel()
             for p in procs:
@@ -437,8 +444,80 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0):
                 }
             )
     w1, c1 = time.perf_counter(), time.process_time()
-    raw, emu = build_tables(core, box["raw"], agents, hosts, late_setup_ns=late_setup, routes=_flow_routes(core))
+
+    def twin_min_rtts() -> list[float]:
+        from ..results import run_scenario
+        from .compare import sim_twin
+
+        r = twin if twin is not None else run_scenario(sim_twin(sc))
+        return [float(x) for x in r.flows["rtt_min_s"]]
+
+    raw, emu = build_tables(
+        core,
+        box["raw"],
+        agents,
+        hosts,
+        late_setup_ns=late_setup,
+        routes=_flow_routes(core),
+        twin_min_rtts=twin_min_rtts,
+        other_cpu=other_cpu,
+    )
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
+
+
+def _busy_cpu_s() -> tuple[float, float]:
+    """All CPUs so far, s, from /proc/stat's first line: time busy on this
+    machine (user + nice + system + irq + softirq) and time stolen (the
+    hypervisor ran another guest on this machine's virtual CPUs)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = v
+    hz = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / hz, steal / hz
+
+
+def _pid_cpu_s(pid: int) -> float:
+    """A live process's CPU time so far (utime + stime of /proc/PID/stat), s."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_now(procs: list[subprocess.Popen]) -> tuple[float, tuple[float, float], float, float, float]:
+    t = os.times()
+    return (
+        time.perf_counter(),
+        _busy_cpu_s(),
+        time.process_time(),
+        t.children_user + t.children_system,
+        sum(_pid_cpu_s(p.pid) for p in procs),
+    )
+
+
+def _other_cpu(cpu0: tuple[float, tuple[float, float], float, float, float]) -> dict:
+    """CPU time others took while the run's clock ran, since `cpu0` (taken
+    when the forwarder started; the agents have all been waited for):
+    `other_cpu_s`, the machine's busy time less this process (the
+    forwarder) and the agents (it includes the kernel's own work for the
+    run's packets in softirq and kernel threads, which no process is charged
+    for), and `steal_s`, time the hypervisor gave to other guests. The load
+    average misses bursts shorter than its 5 s sampling; these do not."""
+    w0, (busy0, steal0), own0, children0, agents0 = cpu0
+    t = os.times()
+    wall = time.perf_counter() - w0
+    busy1, steal1 = _busy_cpu_s()
+    agents = t.children_user + t.children_system - children0 - agents0
+    other = busy1 - busy0 - (time.process_time() - own0) - agents
+    cap = wall * (os.cpu_count() or 1)
+    return {
+        "other_cpu_s": other,
+        "other_cpu_share": other / cap if cap > 0 else math.nan,
+        "steal_s": steal1 - steal0,
+        "steal_share": (steal1 - steal0) / cap if cap > 0 else math.nan,
+    }
 
 
 def _flow_routes(core: dict) -> dict[int, tuple[list[int], list[int]]]:

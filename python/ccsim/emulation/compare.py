@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .result import envelope_text
+
 METRICS = [
     ("goodput_bps", "goodput (Mb/s)", 1e-6),
     ("throughput_bps", "throughput (Mb/s)", 1e-6),
@@ -42,7 +44,7 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
 
     twin = sim_twin(sc)
     sims = [run_scenario(twin.with_seed(sc.seed + k)) for k in range(repeat)]
-    emus = [emulate(sc, spin_us=spin_us) for _ in range(repeat)]
+    emus = [emulate(sc, spin_us=spin_us, twin=sims[0]) for _ in range(repeat)]
     nflows = sims[0].flows.height
     rows = []
     for fid in range(nflows):
@@ -120,11 +122,6 @@ def format_report(rep: dict) -> str:
     for r in rep["rows"]:
         lines.append(f"{r['flow']:>4}  {r['label']:<34} {r['sim']:>12.4g} {r['emu']:>12.4g} {r['ratio']:>7.3f}")
     for k, e in enumerate(rep["emulation"]):
-        ok = "within envelope" if e["within_envelope"] else "OUTSIDE envelope: " + "; ".join(e["problems"])
-        lines.append(
-            f"emulation {k}: lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
-            f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
-            f"unmodelled drops {e['unmodelled_drops']}; {ok}"
-        )
+        lines.append(f"emulation {k}: {envelope_text(e)}")
     lines.append(rep["note"])
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -53,7 +53,17 @@ def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
     return out
 
 
-def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, late_setup_ns: int, routes: dict):
+def build_tables(
+    core: dict,
+    fwd_raw: dict,
+    agents: dict,
+    hosts: list[dict],
+    *,
+    late_setup_ns: int,
+    routes: dict,
+    twin_min_rtts: Callable[[], list[float]] | None = None,
+    other_cpu: dict | None = None,
+):
     """Turn the forwarder's tables and the agents' JSON into result tables
     and the run's self-validation block."""
     flows = core["flows"]
@@ -154,8 +164,7 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         f_cols["fct_s"].append(fct)
         f_cols["fct_data_s"].append(fct_data)
         f_cols["start_late_s"].append(snd.get("start_late_ns", 0) * 1e-9)
-        if not math.isnan(min_rtt):
-            rtt_checks.append(min_rtt - base)
+        rtt_checks.append((min_rtt, base, *_min_rtt_slack(core, routes[i], t, f, flows)))
         for ts, info in samples:
             s_cols["time_s"].append(ts * 1e-9)
             s_cols["flow"].append(i)
@@ -206,14 +215,14 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         int(h.get("tx_dropped", 0)) + int(h.get("rx_dropped", 0)) for h in hosts
     )
     lat99 = q(99)
-    rtt_err = max((abs(x) for x in rtt_checks), default=math.nan)
+    rtt_err = max((abs(m - b) for m, b, *_ in rtt_checks if not math.isnan(m)), default=math.nan)
     problems = []
     if unmodelled:
         problems.append(f"{unmodelled} packets dropped outside the model (TUN queues or writes)")
-    if not math.isnan(lat99) and lat99 > 0.5e-3:
-        problems.append(f"forwarder lateness p99 {lat99 * 1e3:.3f} ms > 0.5 ms")
-    if not math.isnan(rtt_err) and rtt_err > 0.5e-3:
-        problems.append(f"measured min RTT differs from the configured by {rtt_err * 1e3:.3f} ms > 0.5 ms")
+    if not math.isnan(lat99) and lat99 > LATENESS_MAX_S:
+        problems.append(f"forwarder lateness p99 {lat99 * 1e3:.3f} ms > {LATENESS_MAX_S * 1e3:g} ms")
+    rtt_problems, twin_judged = judge_min_rtts(rtt_checks, twin_min_rtts)
+    problems += rtt_problems
     if late_setup_ns > 0:
         problems.append(f"set-up finished {late_setup_ns / 1e6:.1f} ms after time 0")
     problems += errors
@@ -226,7 +235,9 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
         "lateness_judged_until_s": judge_until,
         "lateness_max_whole_run_s": one("lateness_max_s"),
         "min_rtt_error_max_s": rtt_err,
+        "min_rtt_judged_by_twin": twin_judged,
         "unmodelled_drops": unmodelled,
+        **(other_cpu or {}),
         "foreign_pkts": int(one("foreign")),
         "unroutable_pkts": int(one("unroutable")),
         "within_envelope": not problems,
@@ -269,6 +280,9 @@ def build_tables(core: dict, fwd_raw: dict, agents: dict, hosts: list[dict], *, 
             "lateness_max_s": [emu["lateness_max_s"]],
             "min_rtt_error_max_s": [emu["min_rtt_error_max_s"]],
             "unmodelled_drops": [emu["unmodelled_drops"]],
+            "other_cpu_s": [emu.get("other_cpu_s", math.nan)],
+            "other_cpu_share": [emu.get("other_cpu_share", math.nan)],
+            "steal_s": [emu.get("steal_s", math.nan)],
             "kernel": [emu["kernel"]],
             "problems": ["; ".join(problems) or "-"],
         }
@@ -320,6 +334,94 @@ def _seq_trace(core: dict, wire_raw: list, hosts: list[dict]) -> dict[str, list]
         out["kind"].append(kind)
         out["seq"].append(seq)
     return out
+
+
+LATENESS_MAX_S = 0.5e-3  # the envelope's bound on forwarder lateness (p99)
+MIN_RTT_TOL_S = 0.5e-3  # the envelope's bound on a flow's min RTT above what the model says
+
+
+def _min_rtt_slack(
+    core: dict, route: tuple[list[int], list[int]], t: dict, flow: dict, flows: list[dict]
+) -> tuple[float, bool]:
+    """How far above the configured minimum a flow's min RTT may lie, and
+    whether no other flow started before it (its handshake met an idle
+    path). The slack is the envelope's 0.5 ms, plus, when any other flow
+    has started by then, one full packet in service on every serialising
+    link of its path (its SYN or SYN-ACK can find another flow's packet on
+    the wire: 0.6 ms at 20 Mb/s)."""
+    first = not any(g["start_ps"] < flow["start_ps"] for g in flows)
+    if not any(g is not flow and g["start_ps"] <= flow["start_ps"] for g in flows):
+        return MIN_RTT_TOL_S, first
+    pkt = t["mss"] + 40 + (12 if t["timestamps"] else 0)
+    links = core["links"]
+    fwd, rev = route
+    ser = sum(0.0 if links[i].get("shaper") else pkt * 8 / link_capacity_bps(links[i]) for i in [*fwd, *rev])
+    return MIN_RTT_TOL_S + ser, first
+
+
+def judge_min_rtts(
+    checks: list[tuple[float, float, float, bool]], twin_min_rtts: Callable[[], list[float]] | None
+) -> tuple[list[str], list[int]]:
+    """The min-RTT check, per flow, from (measured, configured, slack):
+    below the configured minimum by more than the tolerance is always wrong
+    (no packet crosses faster than the model's propagation); above it by
+    more than `slack` is wrong for a flow that no flow started before,
+    since its handshake met an idle path. A flow that started after others
+    may meet their standing queue, so it is judged against the simulator's
+    twin of the same scenario and seed (`twin_min_rtts`, run only when
+    needed): wrong only if above both the configured minimum and the
+    twin's min RTT by more than the slack. `checks` holds per flow
+    (measured, configured, slack, no flow started before it). Returns the
+    problems and the flows judged by the twin."""
+    problems, by_twin = [], []
+    twin: list[float] | None = None
+    for i, (m, base, slack, first) in enumerate(checks):
+        if math.isnan(m):
+            continue
+        if m < base - MIN_RTT_TOL_S:
+            problems.append(
+                f"flow {i}: min RTT {m * 1e3:.3f} ms is below the configured {base * 1e3:.3f} ms "
+                f"by more than {MIN_RTT_TOL_S * 1e3:g} ms"
+            )
+            continue
+        if m <= base + slack:
+            continue
+        if first or twin_min_rtts is None:
+            problems.append(
+                f"flow {i}: min RTT {m * 1e3:.3f} ms exceeds the configured {base * 1e3:.3f} ms by more than "
+                f"{slack * 1e3:.3f} ms"
+            )
+            continue
+        if twin is None:
+            twin = twin_min_rtts()
+        by_twin.append(i)
+        ref = max(base, twin[i])
+        if m > ref + slack:
+            problems.append(
+                f"flow {i}: min RTT {m * 1e3:.3f} ms exceeds both the configured {base * 1e3:.3f} ms and the "
+                f"simulator's twin {twin[i] * 1e3:.3f} ms by more than {slack * 1e3:.3f} ms"
+            )
+    return problems, by_twin
+
+
+def envelope_text(e: dict) -> str:
+    """One line on an emulated run's self-check, for the CLI and compare."""
+    ok = (
+        "within the emulation envelope"
+        if e["within_envelope"]
+        else "OUTSIDE the emulation envelope: " + "; ".join(e["problems"])
+    )
+    other = ""
+    if "other_cpu_s" in e:
+        other = (
+            f"; CPU taken by others {e['other_cpu_s']:.2f} s ({e['other_cpu_share']:.0%} of the machine), "
+            f"stolen by the hypervisor {e['steal_s']:.2f} s ({e['steal_share']:.0%})"
+        )
+    return (
+        f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
+        f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "
+        f"drops outside the model {e['unmodelled_drops']}{other}; {ok}"
+    )
 
 
 def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:

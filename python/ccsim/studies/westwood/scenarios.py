@@ -8,6 +8,7 @@ from ..base import NS2_OF_2004
 PKT = 1500  # bytes on the wire: 1448 payload + 40 TCP/IP + 12 timestamp option
 MSS = 1448
 PAYLOAD = MSS / PKT  # payload share of a full packet
+WIRELESS_BPS = 2e6  # the W4 last hop: "a 2 Mbps link" (Section 3.4.1)
 
 # Variant -> the TCP options it changes over the common [tcp] table, per stack.
 VARIANTS = {
@@ -246,7 +247,7 @@ def w4_scenario(dur: float, bad_ms: float = 10.0, traffic: bool = False) -> dict
             "access_delay": "1ms",
             "buffer": "208pkt",
             "access_buffer": "2000pkt",
-            "wireless_rate": "2Mbps",
+            "wireless_rate": f"{WIRELESS_BPS / 1e6:g}Mbps",
             "wireless_delay": "20ms",
             "wireless_buffer": "40pkt",
             "wireless_loss": two_state(bad_ms),

@@ -15,8 +15,10 @@ from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
     LOSSY_NAMES,
     LOSSY_STYLE,
+    PAYLOAD,
     PKT,
     W45_VARIANTS,
+    WIRELESS_BPS,
 )
 
 
@@ -65,12 +67,34 @@ class W45:
     def _w4a(self, data: StudyData):
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
         checks, g = self._ahead(t, "westwoodplus", "newreno", 0.70, 2.30, "Westwood+")
-        v = verdict_from("W4a", checks, {f"gain_{d:g}ms": x for d, x in g})
+        v = verdict_from("W4a", checks, {f"gain_{d:g}ms": x for d, x in g}, why_not=self._ceiling(t, "newreno", 0.70))
         tl = self.lossy_gp(data, "w4_linux", "topology.wireless_loss.bad")
         v.reason += (
             ". Linux stack: Westwood+ vs NewReno " + self._gain_text(self._gains(tl, "westwoodplus", "newreno")) + "."
         )
         return v
+
+    @staticmethod
+    def _ceiling(t: pl.DataFrame, base: str, lo: float) -> str:
+        """Why a gain of `lo` cannot be reached at small d: the d at which
+        `base` already delivers more than the link's payload rate / (1 + lo),
+        so that the gain would put the other variant above the link."""
+        cap = WIRELESS_BPS * PAYLOAD
+        full = [
+            (float(r["bad_ms"]), float(r["mean"]))
+            for r in t.filter(pl.col("variant") == base).sort("bad_ms").iter_rows(named=True)
+            if r["mean"] * (1 + lo) > cap
+        ]
+        if not full:
+            return ""
+        shares = ", ".join(f"{d:g} ms {gp / cap:.0%}" for d, gp in full)
+        return (
+            f"at d = {shares} of the {WIRELESS_BPS / 1e6:g} Mb/s link's payload rate ({cap / 1e6:.2f} Mb/s) is "
+            f"already {base}'s goodput, so a gain of {lo:.0%} there would put the other variant above the link: "
+            "a channel that is loss-free for 1 s and lossy for only d loses too few packets at small d for the "
+            "paper's low end; the paper's figure must come from a channel that held NewReno further below the "
+            "link at small d (the paper does not name its ns-2 error model). The top end is not explained"
+        )
 
     def _w4b(self, data: StudyData):
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
@@ -106,7 +130,7 @@ class W45:
 
     def _w4c(self, data: StudyData):
         m = self.w4_ssthresh(data)
-        bdp = 2e6 * 0.25 / (PKT * 8)
+        bdp = WIRELESS_BPS * 0.25 / (PKT * 8)
         wp, nr = m["westwoodplus"], m["newreno"]
         # NewReno's ssthresh settles where halving every T seconds balances the growth in T: with
         # ssthresh s and growth g packets/s, s = (s + g·T)/2, so s = g·T. ns-2 grows cwnd by 1/cwnd per
@@ -124,7 +148,7 @@ class W45:
                 Check("NewReno < BDP/4", nr < bdp / 4, f"{nr:.1f} packets"),
             ],
             {"ssthresh_westwoodplus": wp, "ssthresh_newreno": nr, "newreno_seconds_between_cuts": t_cut},
-            why_not=f"at d = {m['_d']} a BAD period spans about {2e6 * float(m['_d'][:-2]) / 1e3 / (PKT * 8):.1f} "
+            why_not=f"at d = {m['_d']} a BAD period spans about {WIRELESS_BPS * float(m['_d'][:-2]) / 1e3 / (PKT * 8):.1f} "
             "of the flow's packets at 2 Mb/s and loses "
             f"each with 0.1, so NewReno's window is cut only every {t_cut:.1f} s (fast retransmits and timeouts, "
             f"mean over seeds); growing half a packet per 250 ms RTT under delayed ACKs ({g:g} packets/s), it "
