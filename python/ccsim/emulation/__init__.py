@@ -383,7 +383,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
             for p in procs[len(flows) :]:
                 _await_ready(p)
             late_setup = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - epoch
-            cpu0 = _cpu_now(procs)
+            cpu0 = _cpu_now()
             fwd.start()
             all_files = all(f["app"]["kind"] == "file" for f in flows)
             deadline = epoch + duration_ns
@@ -402,7 +402,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
-            other_cpu = _other_cpu(cpu0)
+            other_cpu = _other_cpu(cpu0, [p.pid for p in procs])
         except BaseException:
             ctl.cancel()
             for p in procs:
@@ -465,58 +465,59 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
 
 
-def _busy_cpu_s() -> tuple[float, float]:
-    """All CPUs so far, s, from /proc/stat's first line: time busy on this
-    machine (user + nice + system + irq + softirq) and time stolen (the
-    hypervisor ran another guest on this machine's virtual CPUs)."""
+def _steal_s() -> float:
+    """Time the hypervisor gave other guests on this machine's virtual CPUs
+    so far, s (/proc/stat's first line, the eighth field, `steal`)."""
     with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:9]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = v
+        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_by_process(exclude: int) -> dict[int, float]:
+    """CPU time of every process but `exclude` (this one, whose children are
+    the agents), s: utime + stime + cutime + cstime of /proc/PID/stat, so a
+    child that ended and was waited for stays counted in its parent. Kernel
+    threads are included (softirq work for the run's packets lands there)."""
+    out = {}
     hz = os.sysconf("SC_CLK_TCK")
-    return (user + nice + system + irq + softirq) / hz, steal / hz
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == exclude:
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                v = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        out[int(d)] = sum(int(x) for x in v[11:15]) / hz
+    return out
 
 
-def _pid_cpu_s(pid: int) -> float:
-    """A live process's CPU time so far (utime + stime of /proc/PID/stat), s."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu_now() -> tuple[float, float, dict[int, float]]:
+    return time.perf_counter(), _steal_s(), _cpu_by_process(os.getpid())
 
 
-def _cpu_now(procs: list[subprocess.Popen]) -> tuple[float, tuple[float, float], float, float, float]:
-    t = os.times()
-    return (
-        time.perf_counter(),
-        _busy_cpu_s(),
-        time.process_time(),
-        t.children_user + t.children_system,
-        sum(_pid_cpu_s(p.pid) for p in procs),
-    )
-
-
-def _other_cpu(cpu0: tuple[float, tuple[float, float], float, float, float]) -> dict:
+def _other_cpu(cpu0: tuple[float, float, dict[int, float]], agents: list[int]) -> dict:
     """CPU time others took while the run's clock ran, since `cpu0` (taken
     when the forwarder started; the agents have all been waited for):
-    `other_cpu_s`, the machine's busy time less this process (the
-    forwarder) and the agents (it includes the kernel's own work for the
-    run's packets in softirq and kernel threads, which no process is charged
-    for), and `steal_s`, time the hypervisor gave to other guests. The load
-    average misses bursts shorter than its 5 s sampling; these do not."""
-    w0, (busy0, steal0), own0, children0, agents0 = cpu0
-    t = os.times()
+    `other_cpu_s`, the CPU every other process used meanwhile (each
+    process's utime + stime + its waited children's, from /proc; the agents
+    are this process's children and left out), and `steal_s`, time the
+    hypervisor gave to other guests. The load average misses bursts shorter
+    than its 5 s sampling; these do not. Per process and not the machine's
+    busy time less ours: /proc/stat counts in scheduler ticks, which miss
+    the forwarder's short timer-driven bursts (measured: it reported less
+    busy time than this process alone used)."""
+    w0, steal0, by0 = cpu0
     wall = time.perf_counter() - w0
-    busy1, steal1 = _busy_cpu_s()
-    agents = t.children_user + t.children_system - children0 - agents0
-    other = busy1 - busy0 - (time.process_time() - own0) - agents
+    by1 = _cpu_by_process(os.getpid())
+    mine = set(agents)
+    other = sum(c - by0.get(pid, 0.0) for pid, c in by1.items() if pid not in mine)
+    steal = _steal_s() - steal0
     cap = wall * (os.cpu_count() or 1)
     return {
         "other_cpu_s": other,
         "other_cpu_share": other / cap if cap > 0 else math.nan,
-        "steal_s": steal1 - steal0,
-        "steal_share": (steal1 - steal0) / cap if cap > 0 else math.nan,
+        "steal_s": steal,
+        "steal_share": steal / cap if cap > 0 else math.nan,
     }
 
 
