@@ -277,21 +277,79 @@ def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path):
     assert ccsim.read(out).get("seq_trace", pl.DataFrame()).height == 0, "the earlier run's trace is gone"
 
 
-def test_a_run_into_a_users_folder_never_removes_files_it_did_not_write(tmp_path):
-    """Files named like ccsim's (a plot, a table this run does not write) in
-    a folder without a ccsim manifest are the user's: untouched. In a ccsim
-    results folder only what its manifest lists, and its plots, are
-    replaced."""
+def test_a_run_into_a_users_folder_never_replaces_files_it_did_not_write(tmp_path):
+    """Files named like ccsim's (a plot, a table) in a folder without a ccsim
+    manifest are the user's: the run refuses in one line, naming them, and
+    touches nothing. The user's other files stay beside a run's results."""
     out = tmp_path / "mine"
     out.mkdir()
     (out / "cwnd.pdf").write_text("my slides")
     (out / "events.parquet").write_text("my data")
     sc = tmp_path / "s.toml"
     ccsim.dump(ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "1s"}), sc)
+    r = cli("run", str(sc), "--out", str(out), "--no-plots")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+    assert "cwnd.pdf" in r.stderr and "events.parquet" in r.stderr and "not written by a ccsim run" in r.stderr
+    assert (out / "cwnd.pdf").read_text() == "my slides" and (out / "events.parquet").read_text() == "my data"
+    assert sorted(x.name for x in out.iterdir()) == ["cwnd.pdf", "events.parquet"]
+    # a folder with the user's notes only: the run writes beside them
+    (out / "cwnd.pdf").unlink()
+    (out / "events.parquet").unlink()
+    (out / "notes.txt").write_text("mine")
     assert cli("run", str(sc), "--out", str(out), "--no-plots").returncode == 0
-    assert (out / "cwnd.pdf").read_text() == "my slides"
-    assert "events.parquet" in json.loads((out / "manifest.json").read_text())["files"]  # this run wrote it
-    assert not (out / ".manifest.prev.json").exists()
+    assert (out / "notes.txt").read_text() == "mine"
+    assert not (out / ".manifest.prev.json").exists() and not (out / ".ccsim-staging").exists()
+
+
+def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp_path, monkeypatch):
+    from ccsim import results
+
+    out = tmp_path / "o"
+    first = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s"}).run()
+    first.write(out)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    second = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "3s"}).run()
+    # the disk fills after the first table: one line, the earlier run intact
+    real = pl.DataFrame.write_parquet
+    calls = []
+
+    def full_disk(self, path, *a, **k):
+        calls.append(path)
+        if len(calls) > 1:
+            raise OSError(28, "No space left on device")
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_disk)
+    with pytest.raises(OSError, match="the earlier results there are untouched"):
+        second.write(out)
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+    # Ctrl-C while the tables are written: the same
+    calls.clear()
+
+    def interrupted(self, path, *a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        second.write(out)
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+    assert ccsim.read(out)["manifest"]["scenario"]["sim"]["duration"] == "2s"
+    # killed in the middle of the swap (the staged write complete, two of its
+    # files moved in): the next read finishes the swap and sees the new run
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    real_swap = results._finish_swap
+    monkeypatch.setattr(results, "_finish_swap", lambda out: None)
+    second.write(out)
+    stage = out / results.STAGING
+    moved = [f for f in sorted(stage.iterdir()) if f.suffix == ".parquet"][:2]
+    (out / "manifest.json").rename(out / ".manifest.prev.json")
+    for f in moved:
+        f.rename(out / f.name)
+    monkeypatch.setattr(results, "_finish_swap", real_swap)
+    d = ccsim.read(out)
+    assert d["manifest"]["scenario"]["sim"]["duration"] == "3s"
+    assert d["flows"].equals(second.flows)
+    assert not stage.exists() and not (out / ".manifest.prev.json").exists()
 
 
 def test_bench_refuses_zero_repeats_in_one_line():

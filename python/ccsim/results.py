@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -248,46 +249,93 @@ class Result:
 
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.
-        Each file is written to a temporary name and renamed into place, so an
-        interrupted write never leaves a truncated file or damages earlier
-        results."""
+
+        The files are written into a staging folder inside it first
+        (`.ccsim-staging`) and swapped in only when all are complete, so an
+        interruption or a full disk at any moment leaves the earlier results
+        whole: before the swap they are untouched; during it, the staged
+        write is complete and the next write or read finishes the swap.
+        Only files an earlier ccsim manifest lists (and its plots) are ever
+        replaced or removed; a file of the user's named like one of ours, in
+        a folder no ccsim run wrote, makes the write refuse, naming it."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        # The manifest goes first (set aside, not lost, until the new one
-        # lands) and comes back last, listing every file with its size: a
-        # folder whose write was interrupted has no manifest, or one that
-        # does not match its files, and `read` refuses it.
-        man_path, prev_path = out / "manifest.json", out / ".manifest.prev.json"
-        if man_path.exists():
-            os.replace(man_path, prev_path)
-        # Nothing of an earlier run in this folder may stay beside the new
-        # tables: the files its manifest lists and, as it was ccsim's folder,
-        # its plots are removed. Files the folder held that no ccsim manifest
-        # lists are the user's and are never touched.
-        earlier = _listed_files(prev_path)
-        if earlier is not None:
-            for name in earlier:
-                if Path(name).name == name and name != "manifest.json":
-                    (out / name).unlink(missing_ok=True)
-            for name in PLOT_FILES:
-                (out / name).unlink(missing_ok=True)
-        for name in TABLES:
-            if name not in self.columns:
-                continue
-            tmp = out / f".{name}.parquet.tmp"
-            self.table(name).write_parquet(tmp)
-            os.replace(tmp, out / f"{name}.parquet")
-        man = self.manifest()
-        man["files"] = {
-            f"{name}.parquet": (out / f"{name}.parquet").stat().st_size for name in TABLES if name in self.columns
-        }
-        for f in self.write_pcaps(out):
-            man["files"][f.name] = f.stat().st_size
-        tmp = out / ".manifest.json.tmp"
-        tmp.write_text(json.dumps(man, indent=2, default=str))
-        os.replace(tmp, man_path)
-        prev_path.unlink(missing_ok=True)
+        _finish_swap(out)  # an earlier write interrupted while swapping in
+        stage = out / STAGING
+        if stage.exists():  # an earlier write interrupted before its swap: dropped
+            shutil.rmtree(stage)
+        stage.mkdir()
+        try:
+            names = [name for name in TABLES if name in self.columns]
+            for name in names:
+                self.table(name).write_parquet(stage / f"{name}.parquet")
+            man = self.manifest()
+            man["files"] = {f"{name}.parquet": (stage / f"{name}.parquet").stat().st_size for name in names}
+            for f in self.write_pcaps(stage):
+                man["files"][f.name] = f.stat().st_size
+            _refuse_users_files(out, [*man["files"], *PLOT_FILES])
+            tmp = stage / ".manifest.json.tmp"
+            tmp.write_text(json.dumps(man, indent=2, default=str))
+            os.replace(tmp, stage / "manifest.json")  # the staged write is complete
+        except BaseException as e:
+            shutil.rmtree(stage, ignore_errors=True)
+            if isinstance(e, Exception) and not isinstance(e, ScenarioError):
+                raise OSError(
+                    f"could not write the results into {out} ({e}); the earlier results there are untouched"
+                ) from e
+            raise
+        _finish_swap(out)
         return out
+
+
+# The folder inside a results folder where a write stages its files.
+STAGING = ".ccsim-staging"
+
+
+def _refuse_users_files(out: Path, names: list[str]) -> None:
+    """A write may replace only what an earlier ccsim run wrote there: in a
+    folder without a ccsim manifest, a file named like one of ours is the
+    user's, and the write stops before touching anything."""
+    if (out / "manifest.json").exists() or (out / ".manifest.prev.json").exists():
+        return
+    clash = sorted(n for n in names if (out / n).exists())
+    if clash:
+        raise ScenarioError(
+            str(out),
+            message=(
+                f"{out}: holds {', '.join(clash[:3])}{' …' if len(clash) > 3 else ''}, not written by a ccsim run "
+                "(the folder has no manifest.json); a run would replace it: choose another --out, or move the "
+                "file away"
+            ),
+        )
+
+
+def _finish_swap(out: Path) -> None:
+    """Swap a complete staged write in (idempotent, so an interrupted swap is
+    finished by the next write or read): the earlier run's manifest is set
+    aside, the files it lists and its plots are removed, the staged files
+    move in, the new manifest last."""
+    stage = out / STAGING
+    new_man = stage / "manifest.json"
+    if not new_man.is_file():
+        return
+    man_path, prev_path = out / "manifest.json", out / ".manifest.prev.json"
+    if man_path.exists():
+        os.replace(man_path, prev_path)
+    new = _listed_files(new_man) or []
+    earlier = _listed_files(prev_path)
+    if earlier is not None:
+        for name in earlier:
+            if Path(name).name == name and name != "manifest.json" and name not in new:
+                (out / name).unlink(missing_ok=True)
+        for name in PLOT_FILES:
+            (out / name).unlink(missing_ok=True)
+    for name in new:
+        if Path(name).name == name and (stage / name).exists():
+            os.replace(stage / name, out / name)
+    os.replace(new_man, man_path)
+    prev_path.unlink(missing_ok=True)
+    shutil.rmtree(stage, ignore_errors=True)
 
 
 def _listed_files(manifest: Path) -> list[str] | None:
@@ -395,6 +443,10 @@ def read(out_dir: str | Path) -> dict[str, Any]:
     """Read the tables a run wrote (name -> DataFrame) plus 'manifest' (a dict)."""
     out = Path(out_dir)
     mpath = out / "manifest.json"
+    try:
+        _finish_swap(out)  # a write interrupted while swapping in
+    except OSError:
+        pass  # read-only media: read what is there
     if not mpath.is_file():
         raise ScenarioError(
             str(out),
