@@ -404,6 +404,14 @@ def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path):
     res = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s"}).run()
     res.write(out)
     assert set(ccsim.read(out)) >= {"flows", "links", "manifest"}
+    # a byte flipped on disk, the size unchanged: the manifest's SHA-256 finds it
+    good = (out / "links.parquet").read_bytes()
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0xFF
+    (out / "links.parquet").write_bytes(bytes(bad))
+    with pytest.raises(ccsim.ScenarioError, match="links.parquet does not match the manifest"):
+        ccsim.read(out)
+    (out / "links.parquet").write_bytes(good)
     # a later write killed after replacing one table: old manifest, new file
     (out / "flows.parquet").write_bytes((out / "flows.parquet").read_bytes() + b"x")
     with pytest.raises(ccsim.ScenarioError, match="does not match the manifest"):

@@ -627,10 +627,32 @@ def test_a_damaged_run_folder_is_recomputed(tmp_path):
     before = run_files(out)
     victim = sorted((out / "runs").iterdir())[0]
     (victim / "flows.parquet").write_bytes(b"")  # what a power cut can leave
-    c = open_campaign(out)
+    with pytest.warns(UserWarning, match=victim.name):
+        c = open_campaign(out)
     assert c.ok_runs.height == 3 and c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
     rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     assert rep.computed == 1 and run_files(out) == before
+
+
+def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(tmp_path):
+    # a bad disk flips bytes without changing the size: the manifest's
+    # SHA-256 finds it; the campaign opens without that run, warning with
+    # its id, and a resume recomputes the same bytes
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    ref = run_files(out)
+    victim = sorted((out / "runs").iterdir())[0]
+    f = victim / "flows.parquet"
+    data = bytearray(f.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    f.write_bytes(bytes(data))
+    with pytest.warns(UserWarning, match=f"damaged.*{victim.name}"):
+        c = open_campaign(out)
+    assert c.ok_runs.height == 3 and victim.name not in c.ok_runs["run_id"].to_list()
+    assert c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
+    rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    assert rep.computed == 1 and rep.existing == 3
+    assert run_files(out) == ref
 
 
 def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
@@ -641,7 +663,8 @@ def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
     ref = run_files(out)
     victim = sorted((out / "runs").iterdir())[0]
     (victim / "manifest.json").write_text("")
-    c = open_campaign(out)
+    with pytest.warns(UserWarning, match=victim.name):
+        c = open_campaign(out)
     assert c.ok_runs.height == 3 and victim.name not in c.ok_runs["run_id"].to_list()
     assert c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 3
     rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")

@@ -12,6 +12,7 @@ one row), ``forwarder``, ``hosts`` and, with the seq trace, ``wire``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -273,6 +274,7 @@ class Result:
             man["files"] = {f"{name}.parquet": (stage / f"{name}.parquet").stat().st_size for name in names}
             for f in self.write_pcaps(stage):
                 man["files"][f.name] = f.stat().st_size
+            man["sha256"] = {name: file_sha256(stage / name) for name in man["files"]}
             _refuse_users_files(out, [*man["files"], *PLOT_FILES])
             tmp = stage / ".manifest.json.tmp"
             tmp.write_text(json.dumps(man, indent=2, default=str))
@@ -286,6 +288,15 @@ class Result:
             raise
         _finish_swap(out)
         return out
+
+
+def file_sha256(path: Path) -> str:
+    """A file's SHA-256, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
 
 
 # The folder inside a results folder where a write stages its files.
@@ -459,10 +470,11 @@ def read(out_dir: str | Path) -> dict[str, Any]:
     except (ValueError, OSError) as e:
         raise ScenarioError(str(out), message=f"{out}: manifest.json is unreadable ({e})") from None
     files = man.get("files")
+    hashes = man.get("sha256") or {}
     if files is not None:  # folders written before the list was kept are read as they are
         for fname, size in files.items():
             f = out / fname
-            if not f.is_file() or f.stat().st_size != size:
+            if not f.is_file() or f.stat().st_size != size or (fname in hashes and file_sha256(f) != hashes[fname]):
                 raise ScenarioError(
                     str(out),
                     message=(

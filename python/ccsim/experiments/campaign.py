@@ -12,6 +12,7 @@ every finished run.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,15 @@ class Campaign:
         for e in self.store.entries():
             latest[(e.get("run_id"), params_key(e["params"]))] = e
         # a finished run folder is the truth: a failure line older than its success does not count
-        rows = [e for e in latest.values() if not (e.get("status") == "ok" and not self.store.has_run(e["run_id"]))]
+        damaged = sorted({e["run_id"] for e in latest.values() if e.get("status") == "ok"} - self._intact(latest))
+        if damaged:
+            warnings.warn(
+                f"{self.path}: {len(damaged)} finished runs are damaged (a file missing or not matching its "
+                f"manifest's size or SHA-256) and left out: {', '.join(damaged[:5])}"
+                f"{' …' if len(damaged) > 5 else ''}; run the sweep again to recompute them",
+                stacklevel=2,
+            )
+        rows = [e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)]
         params = _param_columns([e["params"] for e in rows])
         data = {
             "run_id": [e.get("run_id") for e in rows],
@@ -86,6 +95,9 @@ class Campaign:
         self.axes = [k for k in params]
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
         self._con: Any = None  # a duckdb connection, opened on first query
+
+    def _intact(self, latest: dict) -> set[str]:
+        return {e["run_id"] for e in latest.values() if e.get("status") == "ok" and self.store.has_run(e["run_id"])}
 
     def restricted(self, seed: int) -> Campaign:
         """The same campaign seen through the runs of one seed only (queries,

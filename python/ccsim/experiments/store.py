@@ -10,17 +10,18 @@ Layout (``ccsim sweep FILE --out DIR``)::
 
 A run folder is written under ``tmp/`` and renamed into ``runs/`` in one
 step, so ``runs/<id>/`` either is complete or does not exist; its manifest
-records every file's size, and a folder whose files do not match (damaged
-after the fact) counts as missing. Catalogue lines are appended (one
+records every file's size and SHA-256, and a folder whose files do not
+match (damaged after the fact) counts as missing. Catalogue lines are appended (one
 ``write`` each) only after the rename; a line cut short by a crash is
 ignored when read and cut off before the next append, and a finished run
 whose line was lost is re-catalogued from its manifest. Nothing is fsync'ed:
 a killed process loses nothing the kernel already has; after a power cut
-the size check finds damaged runs. Only the client process writes here.
+the size and hash checks find damaged runs. Only the client process writes here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ from typing import Any
 
 from .. import _core
 from ..errors import ScenarioError
+from ..results import file_sha256
 from .sweep import canonical_json
 
 FORMAT = 1
@@ -80,6 +82,9 @@ class Store:
         # size) they were read at: a sweep consults each several times (stale
         # check, repair, resume), and parsing is what costs
         self._summaries: dict[str, tuple[tuple[int, int], dict]] = {}
+        # files whose SHA-256 was checked, by (path, mtime, size): each is
+        # read once per process
+        self._hashed: dict[tuple[str, int, int], bool] = {}
         if not self.meta_path.exists():
             if not create:
                 raise CampaignError(
@@ -216,14 +221,31 @@ class Store:
     # ---- runs
     def has_run(self, rid: str) -> bool:
         """A finished run: its folder is in runs/ and every file the manifest
-        names has the size recorded there (a folder damaged after the fact,
-        e.g. by a power cut, counts as missing and is recomputed)."""
+        names has the size and the SHA-256 recorded there (a folder damaged
+        after the fact, by a power cut or a bad disk, counts as missing and
+        is recomputed). Each file is hashed once per process while its size
+        and mtime stay the same. Runs written before hashes were recorded
+        are checked by size alone."""
         d = self.runs_dir / rid
         try:
-            files = self.summary(rid)["files"]
-            return all((d / name).stat().st_size == size for name, size in files.items())
-        except (OSError, ValueError, KeyError, TypeError):
+            man = self.summary(rid)
+            files, hashes = man["files"], man.get("sha256") or {}
+            for name, size in files.items():
+                st = (d / name).stat()
+                if st.st_size != size:
+                    return False
+                if name in hashes and not self._hash_ok(d / name, st, hashes[name]):
+                    return False
+            return True
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return False
+
+    def _hash_ok(self, path: Path, st: os.stat_result, want: str) -> bool:
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        ok = self._hashed.get(key)
+        if ok is None:
+            ok = self._hashed[key] = file_sha256(path) == want
+        return ok
 
     def run_dir(self, rid: str) -> Path:
         return self.runs_dir / rid
@@ -237,7 +259,11 @@ class Store:
         tmp.mkdir()
         for name, data in files.items():
             (tmp / f"{name}.parquet").write_bytes(data)
-        manifest = {**manifest, "files": {f"{name}.parquet": len(data) for name, data in files.items()}}
+        manifest = {
+            **manifest,
+            "files": {f"{name}.parquet": len(data) for name, data in files.items()},
+            "sha256": {f"{name}.parquet": hashlib.sha256(data).hexdigest() for name, data in files.items()},
+        }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
         final = self.runs_dir / rid
         if final.exists():  # damaged (has_run said no): replace it

@@ -137,6 +137,7 @@ class W45:
         # ACK, and with delayed ACKs an RTT brings cwnd/2 ACKs: g = 1/2 packet per RTT.
         t_cut = self.w4_reduction_interval(data, "newreno", m["_d"])
         g = 0.5 / 0.25
+        bad_pkts = WIRELESS_BPS * float(m["_d"][:-2]) / 1e3 / (PKT * 8)
         return verdict_from(
             "W4c",
             [
@@ -148,8 +149,8 @@ class W45:
                 Check("NewReno < BDP/4", nr < bdp / 4, f"{nr:.1f} packets"),
             ],
             {"ssthresh_westwoodplus": wp, "ssthresh_newreno": nr, "newreno_seconds_between_cuts": t_cut},
-            why_not=f"at d = {m['_d']} a BAD period spans about {WIRELESS_BPS * float(m['_d'][:-2]) / 1e3 / (PKT * 8):.1f} "
-            "of the flow's packets at 2 Mb/s and loses "
+            why_not=f"at d = {m['_d']} a BAD period spans about {bad_pkts:.1f} "
+            f"of the flow's packets at {WIRELESS_BPS / 1e6:g} Mb/s and loses "
             f"each with 0.1, so NewReno's window is cut only every {t_cut:.1f} s (fast retransmits and timeouts, "
             f"mean over seeds); growing half a packet per 250 ms RTT under delayed ACKs ({g:g} packets/s), it "
             f"regains about {g * t_cut:.0f} packets between cuts, and halving every T s against growth g·T "
