@@ -655,6 +655,26 @@ def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(
     assert run_files(out) == ref
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
+def test_a_campaign_on_read_only_media_answers_queries_and_a_sweep_with_nothing_to_compute(tmp_path):
+    src, ro = tmp_path / "src", tmp_path / "ro"
+    ro.mkdir()
+    run_sweep(tiny_sweep(seeds=1), src / "c", executor="serial")
+    ref = {p.relative_to(src): p.read_bytes() for p in sorted(src.rglob("*")) if p.is_file()}
+    subprocess.run(["mount", "--bind", str(src), str(ro)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True)
+        c = open_campaign(ro / "c")
+        assert c.query("SELECT count(DISTINCT run_id) AS n FROM flows")["n"][0] == 4
+        rep = run_sweep(tiny_sweep(seeds=1), ro / "c", executor="serial")
+        assert rep.ok and rep.existing == 4 and rep.computed == 0 and "read-only" in rep.warnings[0]
+        with pytest.raises(store.CampaignError, match=r"cannot be written .* 4 of its 8 runs are not there"):
+            run_sweep(tiny_sweep(seeds=2), ro / "c", executor="serial")
+    finally:
+        subprocess.run(["umount", str(ro)], check=True)
+    assert {p.relative_to(src): p.read_bytes() for p in sorted(src.rglob("*")) if p.is_file()} == ref
+
+
 def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
     # a power cut can leave a run folder with an empty manifest.json: the
     # campaign still opens (without that run), and a resume recomputes it

@@ -4,6 +4,7 @@ arrives. See docs/experiments.md for the semantics."""
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +118,38 @@ def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
     return bad
 
 
+def _read_only_sweep(sweep: Sweep, out: Path, rep: SweepReport, bad: list, t0: float) -> SweepReport:
+    """A sweep over a campaign that cannot be written (read-only media, no
+    permission): it succeeds, writing nothing, when every run is already
+    there and made by this model; otherwise it stops with one line saying how
+    many runs are missing or stale."""
+    store = Store(out, readonly=True)
+    stale = store.stale_runs()
+    missing = 0
+    for _pt, sc, err in _resolved(sweep):
+        if err is not None:
+            continue
+        if store.has_run(run_id(sc.core, sweep.backend)):
+            rep.existing += 1
+        else:
+            missing += 1
+    if missing or stale:
+        raise CampaignError(
+            str(out),
+            message=(
+                f"{out}: cannot be written (read-only media or no permission), and "
+                + (f"{missing} of its {len(sweep)} runs are not there" if missing else "")
+                + (" and " if missing and stale else "")
+                + (f"{len(stale)} runs were made by another model version" if stale else "")
+                + "; copy the campaign to writable storage to compute them"
+            ),
+        )
+    rep.invalid = [str(err) for _, err in bad]
+    rep.warnings.append(f"{out} is read-only: every run was already there; nothing was written")
+    rep.wall_s = time.monotonic() - t0
+    return rep
+
+
 def run_sweep(
     sweep: Sweep,
     out: str | Path,
@@ -155,6 +188,8 @@ def run_sweep(
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
     bad = validate(sweep, keep_going=keep_going)
+    if (Path(out) / "campaign.json").exists() and not os.access(out, os.W_OK):
+        return _read_only_sweep(sweep, Path(out), rep, bad, t0)
     store = Store(out, create=True)
     try:
         stale = store.stale_runs()
