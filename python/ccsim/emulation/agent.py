@@ -111,6 +111,22 @@ def tcp_info(s: socket.socket) -> dict:
     return {k: d[k] for k in KEEP}
 
 
+# TCP_CC_INFO (include/uapi/linux/tcp.h) answers with the algorithm's own
+# state; for bbr, struct tcp_bbr_info (tcp_bbr.c bbr_get_info): bw as two
+# u32 halves in bytes/s, min_rtt in us, pacing and cwnd gains in BBR_UNIT
+# (256) = 1.
+TCP_CC_INFO = 26
+BBR_INFO_FMT = "=5I"
+
+
+def bbr_info(s: socket.socket) -> dict:
+    raw = s.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, struct.calcsize(BBR_INFO_FMT))
+    if len(raw) < struct.calcsize(BBR_INFO_FMT):
+        return {}
+    lo, hi, _min_rtt, pacing_gain, cwnd_gain = struct.unpack(BBR_INFO_FMT, raw)
+    return {"bbr_bw": (hi << 32) | lo, "bbr_pacing_gain": pacing_gain, "bbr_cwnd_gain": cwnd_gain}
+
+
 def write_json(path: str, obj: dict) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -134,6 +150,7 @@ def sender(a) -> None:
             # argument would be read as a signed C int and overflow
             s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, struct.pack("=I", 0xFFFFFFFE))
         out["cc"] = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).rstrip(b"\0").decode()
+        is_bbr = out["cc"] == "bbr"
         stop = threading.Event()
         samples = out["samples"]
 
@@ -145,7 +162,10 @@ def sender(a) -> None:
                 if stop.is_set() or now_ns() > deadline:
                     break
                 try:
-                    samples.append([now_ns() - a.epoch, tcp_info(s)])
+                    info = tcp_info(s)
+                    if is_bbr:
+                        info.update(bbr_info(s))
+                    samples.append([now_ns() - a.epoch, info])
                 except OSError:
                     break
 

@@ -19,7 +19,9 @@ flow_series (every ``sim.sample_interval``, from ``TCP_INFO``): ``cwnd``
 ``srtt_s``, ``rto_s``, ``inflight_bytes`` ((unacked − sacked − lost +
 retrans) × mss, Linux's ``tcp_packets_in_flight``), ``delivered_bytes``
 (``tcpi_bytes_acked``), ``snd_una`` (the same in segments), ``bytes_sent``,
-``retransmits``, ``ca_state``, ``pacing_rate_bps``, ``delivery_rate_bps``.
+``retransmits``, ``ca_state``, ``pacing_rate_bps``, ``delivery_rate_bps``;
+for a BBR flow also ``bbr_bw_bps``, ``bbr_pacing_gain`` and ``bbr_cwnd_gain``
+(``TCP_CC_INFO``, Linux ``bbr_get_info``; NaN for other algorithms).
 """
 
 from __future__ import annotations
@@ -110,6 +112,9 @@ def build_tables(
             "ca_state",
             "pacing_rate_bps",
             "delivery_rate_bps",
+            "bbr_bw_bps",
+            "bbr_pacing_gain",
+            "bbr_cwnd_gain",
         )
     }
     t_cols: dict[str, list] = {
@@ -182,6 +187,9 @@ def build_tables(
             s_cols["ca_state"].append(info["ca_state"])
             s_cols["pacing_rate_bps"].append(info["pacing_rate"] * 8.0)
             s_cols["delivery_rate_bps"].append(info["delivery_rate"] * 8.0)
+            s_cols["bbr_bw_bps"].append(info["bbr_bw"] * 8.0 if "bbr_bw" in info else math.nan)
+            s_cols["bbr_pacing_gain"].append(info["bbr_pacing_gain"] / 256 if "bbr_pacing_gain" in info else math.nan)
+            s_cols["bbr_cwnd_gain"].append(info["bbr_cwnd_gain"] / 256 if "bbr_cwnd_gain" in info else math.nan)
         if size is not None:
             t_cols["flow"].append(i)
             t_cols["label"].append(f.get("label", ""))
