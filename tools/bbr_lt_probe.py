@@ -56,12 +56,14 @@ def main() -> int:
     ap.add_argument("--sample", default="20ms")
     ap.add_argument("--pinned", type=float, default=0.5)
     ap.add_argument("--no-kernel", action="store_true")
+    ap.add_argument("--out", default="results/validation/bbr_lt_probe", help="where both runs are written")
     a = ap.parse_args()
     sc = dumbbell("100Mbps", a.rtt_ms, "1bdp", a.seconds, n_flows("bbr", a.flows)).with_overrides(
         {"sim.sample_interval": a.sample}
     )
     sc = sc.with_seed(a.seed)
     sim = run_scenario(sim_twin(sc).with_overrides({"sim.trace": ["cc"]}))
+    sim.write(Path(a.out) / "sim")
     t_from = a.seconds / 3
     cs = sim.table("cc_state").filter((pl.col("cause") == "sample") & (pl.col("time_s") >= t_from))
     rows = []
@@ -81,6 +83,7 @@ def main() -> int:
         )
     if not a.no_kernel:
         emu = emulate(sc, twin=sim)
+        emu.write(Path(a.out) / "linux")
         fs = emu.flow_series.filter(pl.col("time_s") >= t_from)
         g_emu = late_goodputs(emu)
         for f in range(a.flows):

@@ -87,6 +87,7 @@ pub const TCP: &[Opt] = {
     Opt { name: "clock_granularity", core: "clock_granularity_ps", kind: Time { allow_zero: true }, unit: "time", doc: "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_" },
     Opt { name: "max_cwnd", core: "max_cwnd", kind: IntOrNone { lo: 1, hi: u32::MAX as u64 }, unit: "segments", doc: "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap" },
     Opt { name: "rwnd", core: "rwnd_bytes", kind: Window, unit: "bytes", doc: "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited" },
+    Opt { name: "rcv_autotune", core: "rcv_autotune", kind: Bool, unit: "", doc: "the receiver's window opens as Linux's: 64 KB in the SYN-ACK (tcp_select_initial_window), raised by 2 MSS per segment with a quick ACK each time (tcp_grow_window) up to a clamp that receive-buffer autotuning sets to twice what the application read in the last RTT (tcp_rcv_space_adjust); within rwnd when set" },
     Opt { name: "delayed_ack", core: "delayed_ack", kind: Bool, unit: "", doc: "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)" },
     Opt { name: "delack_timeout", core: "delack_timeout_ps", kind: Time { allow_zero: false }, unit: "time", doc: "delayed-ACK timer" },
     Opt { name: "delack_count", core: "delack_count", kind: Int { lo: 1, hi: 1_000 }, unit: "segments", doc: "full-sized segments per delayed ACK" },

@@ -199,6 +199,11 @@ pub struct TcpCfg {
     pub max_cwnd: Option<u32>,
     /// Receiver's advertised window in bytes; None = unlimited.
     pub rwnd_bytes: Option<u64>,
+    /// The receiver's window opens as Linux's does (tcp/rcvwnd.rs): 64 KB in
+    /// the SYN-ACK, raised per segment up to a clamp that receive-buffer
+    /// autotuning doubles with what the application read in each RTT, and
+    /// a quick ACK for each raise. Within `rwnd_bytes` when that is set.
+    pub rcv_autotune: bool,
     pub delayed_ack: bool,
     pub delack_timeout_ps: SimTime,
     /// Full-sized segments per delayed ACK (RFC 5681: 2).
@@ -338,6 +343,7 @@ impl TcpCfg {
             clock_granularity_ps: PS_PER_MS,
             max_cwnd: None,
             rwnd_bytes: None,
+            rcv_autotune: true, // tcp_moderate_rcvbuf = 1, tcp_rmem = 4096 131072 6291456
             delayed_ack: true,
             delack_timeout_ps: 200 * PS_PER_MS,
             delack_count: 2,
@@ -396,6 +402,7 @@ impl TcpCfg {
             cwnd_limited_gate: false,           // opencwnd on every new ACK
             rto_ssthresh: RtoSsthresh::Ns2,     // timeout(): slowdown(CLOSE_SSTHRESH_HALF|...)
             delayed_ack: false,                 // Agent/TCPSink ACKs every packet
+            rcv_autotune: false,                // TCPSink advertises no window (the sender's window_ caps)
             delack_timeout_ps: 100 * PS_PER_MS, // TCPSink/DelAck interval_
             delack_timer: DelackTimer::Fixed,
             quickack: 0,

@@ -35,6 +35,7 @@ mod pacing;
 mod rack;
 pub mod ranges;
 mod rate;
+mod rcvwnd;
 mod receiver;
 mod recovery;
 pub mod rtt;
@@ -323,6 +324,7 @@ impl TcpFlow {
             return;
         }
         c.stats.acks_received += 1;
+        c.take_window(pkt);
         let ack = pkt.seq;
         c.trace_seq(now, 2, ack);
         let prior_in_flight = c.in_flight();

@@ -4,6 +4,7 @@
 //! §4.3) and the ECN echo (RFC 3168 §6.1.3).
 
 use super::ranges::RangeSet;
+use super::rcvwnd::RcvWindow;
 use super::types::SackEntry;
 use crate::cc::CwndEvent;
 use crate::config::{sack_option_bytes, DelackTimer, EcnFeedback, SackCfg, TcpCfg};
@@ -141,6 +142,10 @@ pub(super) struct Receiver {
     pub(super) dsack: Option<u64>,
     /// Duplicate segments received (D-SACKed or not).
     pub(super) dup_segs: u64,
+    /// Linux's window growth (`tcp.rcv_autotune`), and the right edge
+    /// (segments) each ACK in flight offers, by ACK id, for the sender.
+    wnd: Option<RcvWindow>,
+    wnd_log: VecDeque<(u32, u64)>,
 }
 
 impl Receiver {
@@ -152,7 +157,29 @@ impl Receiver {
             _ => t.quickack,
         };
         let quick = if t.delack_timer == DelackTimer::Linux { 0 } else { quota };
-        Receiver { quickack_left: quick, quickack_quota: quota, ..Default::default() }
+        let wnd = t.rcv_autotune.then(|| RcvWindow::new(t.mss));
+        Receiver { quickack_left: quick, quickack_quota: quota, wnd, ..Default::default() }
+    }
+
+    /// The window the SYN-ACK offers (segments), when the receiver models
+    /// Linux's window growth.
+    pub(super) fn initial_window_segs(&self) -> Option<u32> {
+        self.wnd.as_ref().map(RcvWindow::initial_segs)
+    }
+
+    /// The right edge (segments) the ACK with id `id` offered, for the
+    /// sender reading it (older entries, of ACKs lost or overtaken, go).
+    pub(super) fn take_window(&mut self, id: u32) -> Option<u64> {
+        while self.wnd_log.front().is_some_and(|&(i, _)| i < id) {
+            self.wnd_log.pop_front();
+        }
+        match self.wnd_log.front() {
+            Some(&(i, edge)) if i == id => {
+                self.wnd_log.pop_front();
+                Some(edge)
+            }
+            _ => None,
+        }
     }
 
     /// Linux tcp_event_data_recv for in-order data: the first segment
@@ -268,6 +295,9 @@ impl Receiver {
                 self.sack_log.push_back(e);
             }
         }
+        if let Some(w) = &mut self.wnd {
+            self.wnd_log.push_back((self.ack_id, w.advertise(self.rcv_nxt)));
+        }
         self.last_ack_sent = self.rcv_nxt;
         p
     }
@@ -289,7 +319,9 @@ impl Receiver {
     ///
     /// `payload` is the segment's data bytes; `srtt` stands for the
     /// receiving socket's RTT, which Linux takes from the handshake (the
-    /// sender's smallest RTT here).
+    /// sender's smallest RTT here); `rcv_rtt` for its running estimate from
+    /// timestamps (tcp_rcv_rtt_measure_ts: queueing included; the sender's
+    /// smoothed RTT here), which paces receive-buffer autotuning.
     pub(super) fn on_segment(
         &mut self,
         now: SimTime,
@@ -297,6 +329,7 @@ impl Receiver {
         payload: u32,
         t: &TcpCfg,
         srtt: Option<SimTime>,
+        rcv_rtt: Option<SimTime>,
         scratch: &mut Vec<(u64, u64)>,
     ) -> Option<Option<u64>> {
         let seq = pkt.seq;
@@ -330,6 +363,15 @@ impl Receiver {
                 // and tcp_cleanup_rbuf sends it once the application has read
                 // the data, taken here to be at once.
                 immediate |= payload < t.mss;
+            }
+            // tcp_grow_window runs for segments of 128 bytes or more; a
+            // raise of the window is ACKed at once (icsk_ack.quick |= 1: an
+            // even quick-ACK count gains one, so raises keep the count from
+            // falling while the window opens).
+            if let Some(w) = &mut self.wnd {
+                if payload >= 128 && w.on_in_order(now, self.rcv_nxt, rcv_rtt) {
+                    self.quickack_left |= 1;
+                }
             }
             if self.quickack_left > 0 {
                 self.quickack_left -= 1;

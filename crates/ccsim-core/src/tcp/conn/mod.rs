@@ -23,7 +23,7 @@ use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
 use super::types::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use super::undo::Undo;
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
-use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TS_OPTION_BYTES};
+use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TcpCfg, TS_OPTION_BYTES};
 use crate::config::{EcnCodepoint, EcnFeedback, RtoModel};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
@@ -187,10 +187,9 @@ impl Conn {
             AppCfg::Repeat { .. } => (0, Some(0)),
         };
         let clamp = t.max_cwnd.unwrap_or(u32::MAX);
-        let rwnd_segs = match t.rwnd_bytes {
-            None => u32::MAX,
-            Some(b) => (b / t.mss as u64).min(u32::MAX as u64) as u32,
-        };
+        let rcv = Receiver::new(t);
+        // The SYN-ACK's window caps the first flight (Linux: 45 segments of 1448).
+        let rwnd_segs = rwnd_cap_segs(t).min(rcv.initial_window_segs().unwrap_or(u32::MAX));
         let tp = CcState {
             now: 0,
             cwnd: t.initial_window.min(clamp),
@@ -276,7 +275,7 @@ impl Conn {
             syn_retransmitted: false,
             first_send: None,
             first_data: None,
-            rcv: Receiver::new(t),
+            rcv,
             completed_at: None,
             stats: FlowStats::default(),
             events: Vec::new(),
@@ -601,6 +600,15 @@ impl Conn {
         }
     }
 
+    /// An ACK's window (`tcp.rcv_autotune`): the right edge it offered, as
+    /// a limit on the segments beyond its cumulative ACK, within `rwnd`.
+    pub(in crate::tcp) fn take_window(&mut self, pkt: &Packet) {
+        if let Some(edge) = self.rcv.take_window(pkt.aux) {
+            let offered = edge.saturating_sub(pkt.seq).min(u32::MAX as u64) as u32;
+            self.rwnd_segs = rwnd_cap_segs(&self.cfg.tcp).min(offered);
+        }
+    }
+
     /// Window for sending outside recovery: cwnd (plus RFC 3042's allowance
     /// of one new segment per each of the first two duplicate ACKs), capped
     /// by the receiver's window. With a threshold that grows with the
@@ -649,7 +657,15 @@ impl Conn {
         if self.rcv.ack_before_ce_change(pkt, &self.cfg.tcp) {
             self.send_ack(None, out);
         }
-        let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, self.rtt.min_rtt, &mut self.sb.new_blocks);
+        let ack_now = self.rcv.on_segment(
+            now,
+            pkt,
+            payload,
+            &self.cfg.tcp,
+            self.rtt.min_rtt,
+            self.rtt.srtt,
+            &mut self.sb.new_blocks,
+        );
         self.stats.dup_segs_received += self.rcv.dup_segs - dups;
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {
             self.completed_at = Some(now);
@@ -659,5 +675,14 @@ impl Conn {
         if let Some(trigger) = ack_now {
             self.send_ack(trigger, out);
         }
+    }
+}
+
+
+/// `rwnd` in whole segments (no limit when unset).
+fn rwnd_cap_segs(t: &TcpCfg) -> u32 {
+    match t.rwnd_bytes {
+        None => u32::MAX,
+        Some(b) => (b / t.mss as u64).min(u32::MAX as u64) as u32,
     }
 }
