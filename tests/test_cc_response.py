@@ -52,6 +52,9 @@ def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **par
         cc_preset=preset,
         cc_params=params,
         initial_ssthresh=max(int(2 * expected_w), 20),
+        # the response function is the sender's: no receive window (a Linux
+        # receiver's tcp_rmem[2] of 6 MB would cap the largest windows here)
+        rcv_autotune=False,
     )
     b.flows(app="bulk")
     res = b.build().run()

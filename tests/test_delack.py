@@ -12,6 +12,9 @@ MSS = 1448
 
 
 def _file(segs, extra_bytes=0, **tcp):
+    # The quick-ACK quota and the timers alone: the receive window's raises
+    # add immediate ACKs of their own (tests/test_rcvwnd.py).
+    tcp.setdefault("rcv_autotune", False)
     sc = single_link(
         duration="3s",
         rate="100Mbps",
@@ -80,7 +83,13 @@ def test_quickack_is_granted_again_after_idle(timer, want):
         buffer="1000pkt",
         sample_interval="off",
         flows=[dict(app="schedule", on=[["0s", "0.0003s"], ["2s", "2.0003s"]])],
-        tcp=dict(cc="newreno", rwnd="16pkt", quickack=8 if timer == "fixed" else 16, delack_timer=timer),
+        tcp=dict(
+            cc="newreno",
+            rwnd="16pkt",
+            quickack=8 if timer == "fixed" else 16,
+            delack_timer=timer,
+            rcv_autotune=False,
+        ),
     )
     f = sc.run().flows.row(0, named=True)
     assert f["data_pkts_sent"] == 20

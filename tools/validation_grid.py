@@ -16,8 +16,7 @@ import sys
 from pathlib import Path
 
 import ccsim
-from ccsim.emulation import emulate
-from ccsim.emulation.compare import sim_twin
+from ccsim.emulation import emulate, sim_twin
 from ccsim.results import run_scenario
 
 

@@ -27,8 +27,7 @@ from pathlib import Path
 import ccsim
 import numpy as np
 import polars as pl
-from ccsim.emulation import emulate
-from ccsim.emulation.compare import sim_twin
+from ccsim.emulation import emulate, sim_twin
 from ccsim.results import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -447,7 +447,6 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
 
     def twin_min_rtts() -> list[float]:
         from ..results import run_scenario
-        from .compare import sim_twin
 
         r = twin if twin is not None else run_scenario(sim_twin(sc))
         return [float(x) for x in r.flows["rtt_min_s"]]
@@ -463,6 +462,14 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
         other_cpu=other_cpu,
     )
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
+
+
+def sim_twin(sc):
+    """The simulated twin of an emulated scenario: the same with
+    ``tcp.handshake = true`` (the kernel always opens with a handshake)."""
+    if sc.raw.get("tcp", {}).get("handshake") is True:
+        return sc
+    return sc.with_overrides({"tcp.handshake": True})
 
 
 def _steal_s() -> float:

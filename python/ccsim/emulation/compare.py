@@ -27,12 +27,6 @@ METRICS = [
 ]
 
 
-def sim_twin(sc):
-    if sc.raw.get("tcp", {}).get("handshake") is True:
-        return sc
-    return sc.with_overrides({"tcp.handshake": True})
-
-
 def _mean(vals: list[float]) -> float:
     v = [x for x in vals if x is not None and not math.isnan(x)]
     return float(np.mean(v)) if v else math.nan
@@ -40,7 +34,7 @@ def _mean(vals: list[float]) -> float:
 
 def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0) -> dict:
     from ..results import run_scenario
-    from . import emulate
+    from . import emulate, sim_twin
 
     twin = sim_twin(sc)
     sims = [run_scenario(twin.with_seed(sc.seed + k)) for k in range(repeat)]

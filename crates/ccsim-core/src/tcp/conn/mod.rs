@@ -678,7 +678,6 @@ impl Conn {
     }
 }
 
-
 /// `rwnd` in whole segments (no limit when unset).
 fn rwnd_cap_segs(t: &TcpCfg) -> u32 {
     match t.rwnd_bytes {
