@@ -245,9 +245,10 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
             mtu[f["src"]] = max(mtu.get(f["src"], 0), _mss_mtu(t))
             mtu[f["dst"]] = max(mtu.get(f["dst"], 0), _mss_mtu(t))
         # socket buffers: 4 × an upper bound of any path's BDP (fastest link ×
-        # twice the sum of all delays), at least Linux's default 6 MB
+        # twice the sum of all delays), at least Linux 6.18's tcp_rmem[2] of
+        # 32 MB, which the simulator's receive window assumes (tcp/rcvwnd.rs)
         rtt_bound = 2 * sum(l["delay_ps"] for l in core["links"]) * 1e-12
-        buf_max = int(max(6 << 20, 4 * max(link_capacity_bps(lk) for lk in core["links"]) / 8 * rtt_bound))
+        buf_max = int(max(32 << 20, 4 * max(link_capacity_bps(lk) for lk in core["links"]) / 8 * rtt_bound))
         common = {
             "net.ipv6.conf.all.disable_ipv6": "1",
             "net.ipv6.conf.default.disable_ipv6": "1",

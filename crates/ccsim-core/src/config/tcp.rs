@@ -343,7 +343,7 @@ impl TcpCfg {
             clock_granularity_ps: PS_PER_MS,
             max_cwnd: None,
             rwnd_bytes: None,
-            rcv_autotune: true, // tcp_moderate_rcvbuf = 1, tcp_rmem = 4096 131072 6291456
+            rcv_autotune: true, // tcp_moderate_rcvbuf = 1, tcp_rmem = 4096 131072 33554432
             delayed_ack: true,
             delack_timeout_ps: 200 * PS_PER_MS,
             delack_count: 2,

@@ -17,7 +17,7 @@
 //!   in it, the space becomes `copied` and the clamp the window of a buffer
 //!   sized for rcvwin = 2·copied ("DRS is always one RTT late") plus twice
 //!   rcvwin·(copied − old)/old ("slow start: allow the sender to double its
-//!   rate"), up to the window of `tcp_rmem[2]` = 6291456 bytes.
+//!   rate"), up to the window of `tcp_rmem[2]` = 33554432 bytes.
 //! - `__tcp_select_window` / `tcp_select_window`: an ACK offers
 //!   `rcv_ssthresh` rounded down to whole MSS beyond rcv_nxt, and never
 //!   moves the right edge back.
@@ -43,9 +43,11 @@
 
 use crate::units::SimTime;
 
-/// tcp_rmem[1] and tcp_rmem[2]: the default and largest receive buffers.
+/// tcp_rmem[1] and tcp_rmem[2]: the default and largest receive buffers
+/// (Linux 6.18: 131072 and 33554432, since "tcp: increase tcp_rmem[2] to
+/// 32 MB"; /proc/sys/net/ipv4/tcp_rmem of the kernel validated against).
 const RMEM_DEFAULT: u64 = 131_072;
-const RMEM_MAX: u64 = 6_291_456;
+const RMEM_MAX: u64 = 33_554_432;
 /// TCP_INIT_CWND: rcvq_space starts at 10 segments.
 const INIT_SPACE_SEGS: u64 = 10;
 
