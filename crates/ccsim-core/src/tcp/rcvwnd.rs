@@ -56,7 +56,7 @@ const INIT_SPACE_SEGS: u64 = 10;
 /// been measured, then the measured one.
 #[inline]
 fn win_from_space(space: u64, ratio: u64) -> u64 {
-    space * ratio >> 8
+    (space * ratio) >> 8
 }
 const DEFAULT_RATIO: u64 = 128;
 const MEASURED_RATIO: u64 = 157;

@@ -5,6 +5,7 @@
 
 use super::ranges::RangeSet;
 use super::rcvwnd::RcvWindow;
+use super::rtt::RttEstimator;
 use super::types::SackEntry;
 use crate::cc::CwndEvent;
 use crate::config::{sack_option_bytes, DelackTimer, EcnFeedback, SackCfg, TcpCfg};
@@ -317,21 +318,21 @@ impl Receiver {
     /// at once, `None` when it is delayed (the delayed-ACK timer is armed
     /// here). `scratch` is a reusable buffer.
     ///
-    /// `payload` is the segment's data bytes; `srtt` stands for the
-    /// receiving socket's RTT, which Linux takes from the handshake (the
-    /// sender's smallest RTT here); `rcv_rtt` for its running estimate from
-    /// timestamps (tcp_rcv_rtt_measure_ts: queueing included; the sender's
-    /// smoothed RTT here), which paces receive-buffer autotuning.
+    /// `payload` is the segment's data bytes. `rtt` is the flow's RTT
+    /// estimator: its smallest RTT stands for the receiving socket's RTT,
+    /// which Linux takes from the handshake, and its smoothed RTT for the
+    /// receiver's running estimate from timestamps (tcp_rcv_rtt_measure_ts:
+    /// queueing included), which paces receive-buffer autotuning.
     pub(super) fn on_segment(
         &mut self,
         now: SimTime,
         pkt: &Packet,
         payload: u32,
         t: &TcpCfg,
-        srtt: Option<SimTime>,
-        rcv_rtt: Option<SimTime>,
+        rtt: &RttEstimator,
         scratch: &mut Vec<(u64, u64)>,
     ) -> Option<Option<u64>> {
+        let (srtt, rcv_rtt) = (rtt.min_rtt, rtt.srtt);
         let seq = pkt.seq;
         // RFC 7323 §4.3: TS.Recent comes from the segment that covers
         // Last.ACK.sent, so a delayed ACK echoes the earliest segment it acks,

@@ -657,15 +657,7 @@ impl Conn {
         if self.rcv.ack_before_ce_change(pkt, &self.cfg.tcp) {
             self.send_ack(None, out);
         }
-        let ack_now = self.rcv.on_segment(
-            now,
-            pkt,
-            payload,
-            &self.cfg.tcp,
-            self.rtt.min_rtt,
-            self.rtt.srtt,
-            &mut self.sb.new_blocks,
-        );
+        let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, &self.rtt, &mut self.sb.new_blocks);
         self.stats.dup_segs_received += self.rcv.dup_segs - dups;
         if self.rcv.rcv_nxt > before && self.completed_at.is_none() && self.rcv.rcv_nxt >= self.total_segs {
             self.completed_at = Some(now);
