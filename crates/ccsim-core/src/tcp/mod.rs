@@ -378,6 +378,7 @@ impl TcpFlow {
             is_dup,
             acked_sacked,
             sacked: new_sacked,
+            newly_lost: newly_lost > 0,
             orig_acked: c.ack_orig,
             ts_ecr,
             ece,

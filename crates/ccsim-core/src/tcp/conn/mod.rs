@@ -46,6 +46,9 @@ pub(super) struct AckInfo {
     pub acked_sacked: u64,
     /// Segments newly SACKed.
     pub sacked: u64,
+    /// This ACK marked segments lost (Linux rs->losses > 0, `newly_lost`
+    /// of tcp_cwnd_reduction).
+    pub newly_lost: bool,
     /// A newly delivered segment at or below `recover` was never
     /// retransmitted (Linux FLAG_ORIG_SACK_ACKED).
     pub orig_acked: bool,

@@ -26,7 +26,9 @@ pub(in crate::tcp) struct Rfc6675 {
     // RFC 6937 PRR
     prr_delivered: u64,
     pub(in crate::tcp) prr_out: u64,
-    recover_fs: u64,
+    /// cwnd when the recovery began (Linux tp->prior_cwnd, where RFC 6937
+    /// has RecoverFS, the flight size).
+    prior_cwnd: u64,
     /// F-RTO is running in this loss phase (Linux tp->frto).
     frto: bool,
     /// F-RTO step 2b: this ACK sends new data, not retransmissions.
@@ -105,8 +107,9 @@ impl Rfc6675 {
 
     /// RFC 6675 §5 entry (steps 4.1–4.5); with PRR, RFC 6937 takes over the
     /// window from this ACK on.
-    fn enter(&mut self, c: &mut Conn, now: SimTime, delivered: u64, out: &mut Vec<Packet>) {
+    fn enter(&mut self, c: &mut Conn, now: SimTime, delivered: u64, progress: bool, out: &mut Vec<Packet>) {
         let flight = ((c.snd_max - c.snd_una) as u32).saturating_sub(c.lt_sent);
+        let prior_cwnd = c.tp.cwnd as u64;
         let ssthresh = c.begin_recovery(now, flight, CaState::Recovery);
         c.mark_in_recovery(now);
         c.sb.high_rxt = c.snd_una;
@@ -119,12 +122,12 @@ impl Rfc6675 {
         }
         self.prr_delivered = 0;
         self.prr_out = 0;
-        self.recover_fs = c.snd_max - c.snd_una;
+        self.prior_cwnd = prior_cwnd;
         if c.cc_owns_cwnd {
             return;
         }
         if c.cfg.tcp.prr {
-            self.prr_update(c, delivered);
+            self.prr_update(c, delivered, progress);
         } else {
             c.tp.cwnd = ssthresh.max(1);
             c.tp.cwnd_cnt = 0;
@@ -137,16 +140,21 @@ impl Rfc6675 {
         }
     }
 
-    /// RFC 6937 PRR with the slow-start reduction bound, per ACK in recovery.
-    fn prr_update(&mut self, c: &mut Conn, delivered: u64) {
+    /// RFC 6937 PRR per ACK in recovery, as Linux 6.x's tcp_cwnd_reduction:
+    /// above ssthresh, ⌈prr_delivered · ssthresh / prior_cwnd⌉ − prr_out
+    /// (Linux divides by the cwnd at entry, RFC 6937 by RecoverFS); at or
+    /// below it, packet conservation, plus the slow-start reduction bound's
+    /// one extra segment only on an ACK that advanced snd_una and marked no
+    /// new loss (`progress`: FLAG_SND_UNA_ADVANCED && !newly_lost).
+    fn prr_update(&mut self, c: &mut Conn, delivered: u64, progress: bool) {
         self.prr_delivered += delivered;
         let pipe = c.pipe() as i64;
         let ssthresh = c.tp.ssthresh as i64;
         let mut sndcnt = if pipe > ssthresh {
-            let fs = self.recover_fs.max(1) as i64;
+            let fs = self.prior_cwnd.max(1) as i64;
             (self.prr_delivered as i64 * ssthresh + fs - 1) / fs - self.prr_out as i64
         } else {
-            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + 1;
+            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + progress as i64;
             (ssthresh - pipe).min(limit)
         };
         sndcnt = sndcnt.max(0);
@@ -188,7 +196,7 @@ impl Rfc6675 {
             }
             if c.in_recovery {
                 if c.cfg.tcp.prr && !c.cc_owns_cwnd {
-                    self.prr_update(c, a.acked_sacked);
+                    self.prr_update(c, a.acked_sacked, a.newly > 0 && !a.newly_lost);
                 }
                 return step;
             }
@@ -208,7 +216,7 @@ impl Rfc6675 {
             // RFC 6675 §5.1: no new recovery until HighACK ≥ RecoveryPoint.
             && (!c.recover_valid || c.snd_una >= c.recover)
         {
-            self.enter(c, now, a.acked_sacked, out);
+            self.enter(c, now, a.acked_sacked, a.newly > 0 && !a.newly_lost, out);
             step.grow = false;
         }
         step
@@ -277,7 +285,7 @@ impl Rfc6675 {
     /// recovery, crediting one delivered segment to PRR as Linux does.
     pub(super) fn on_rack_timeout(&mut self, c: &mut Conn, now: SimTime, _lost: u32, out: &mut Vec<Packet>) {
         if !c.in_recovery && !self.in_loss && c.snd_una < c.snd_max && (!c.recover_valid || c.snd_una >= c.recover) {
-            self.enter(c, now, 1, out);
+            self.enter(c, now, 1, false, out);
         }
     }
 
