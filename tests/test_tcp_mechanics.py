@@ -65,6 +65,34 @@ def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses():
     assert g["fast_retransmits"] == 1 and g["timeouts"] == 0
 
 
+def test_prr_sends_one_retransmission_per_duplicate_ack_as_linux():
+    # Linux 6.x tcp_cwnd_reduction grants the slow-start bound's extra
+    # segment only on an ACK that advanced snd_una without new loss, so a
+    # duplicate ACK releases one segment. The kernel's Reno, 100 KB at
+    # 10 Mb/s, 20 ms, 1-BDP queue (wire trace through the emulation,
+    # docs/validation.md): 6 losses, retransmitted at 105.1 (60), 106.2 (61),
+    # 126.5 (64), 128.2 (65 and 68) and 147.8 ms (69) after the SYN; FCT 0.1792 s.
+    sc = single_link(
+        duration="3s",
+        rate="10Mbps",
+        delay="10ms",
+        buffer="1bdp",
+        sample_interval="off",
+        trace=["seq"],
+        tcp=dict(cc="reno", handshake=True),
+        flows=[dict(app="file", size="100KB")],
+    )
+    r = sc.run()
+    st = r.table("seq_trace")
+    t0 = st["time_s"].min()
+    rx = st.filter(pl.col("kind") == "rexmit")
+    got = [(round((t - t0) * 1000, 1), q) for t, q in zip(rx["time_s"], rx["seq"])]
+    kernel = [(105.1, 60), (106.2, 61), (126.5, 64), (128.2, 65), (128.2, 68), (147.8, 69)]
+    assert [q for _, q in got] == [q for _, q in kernel]
+    assert all(abs(a - b) <= 1.0 for (a, _), (b, _) in zip(got, kernel)), got
+    assert r.flows["fct_s"][0] == pytest.approx(0.1792, rel=0.02)
+
+
 def test_prr_keeps_sending_through_recovery():
     # RFC 6937 §1: PRR spreads the window reduction over the recovery round
     # instead of going silent until pipe falls to ssthresh (RFC 6675). With
