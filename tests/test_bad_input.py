@@ -503,3 +503,104 @@ def test_node_names_that_would_make_link_names_ambiguous_are_refused(name):
         ScenarioError, match=r"topology\.nodes: got .*expected a non-empty node name without '->' or ','"
     ):
         Scenario(raw)
+
+
+def test_parallel_links_between_two_nodes_get_distinct_names():
+    """Two links between the same nodes were both named "a->b": the second
+    pair's rows were unaddressable and tables keyed by name merged them.
+    The k-th link of a name is now "a->b#k", and sim.sample_links and
+    sim.pcap accept it."""
+    link = {"a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms", "buffer": "20pkts"}
+    raw = {
+        "sim": {"duration": "200ms", "sample_links": ["a->b#2"], "pcap": ["a->b#2"]},
+        "topology": {"kind": "explicit", "nodes": ["a", "b"], "links": [link, dict(link, rate="20Mbps")]},
+        "flows": [{"src": "a", "dst": "b"}],
+    }
+    core = json.loads(Scenario(raw).to_core_json())
+    names = [lk["name"] for lk in core["links"]]
+    assert names == ["a->b", "b->a", "a->b#2", "b->a#2"]
+    assert core["sample_links"] == [2]
+    assert core["capture_links"] == [2]
+
+
+RPC = {
+    # the probe's RPC-like mix: 64 flows of 1 KB transfers with no think time
+    # at 10 Gb/s make ~1.2 M transfers (and as many 'completed' events) per
+    # simulated second
+    "sim": {"duration": "12s"},
+    "topology": {
+        "kind": "dumbbell",
+        "bottleneck_rate": "10Gbps",
+        "bottleneck_delay": "10us",
+        "access_rate": "10Gbps",
+        "access_delay": "1us",
+    },
+    "flows": [{"count": 64, "app": "repeat", "size": "1KB", "think": "0s"}],
+}
+
+
+def test_transfers_and_their_events_are_in_the_memory_estimate(monkeypatch):
+    """The RPC mix ended in a Rust allocation abort even with
+    CCSIM_MAX_MEMORY=200MB: `transfers` and `events` were not estimated.
+    The bound: every 1 KB transfer needs one packet of the shared 10 Gb/s
+    bottleneck, so at most 10 Gb/s × 12 s / (8 × (1000 + header)) of them."""
+    from ccsim import memory
+
+    sc = Scenario.from_dict(dict(RPC, sim={"duration": "200ms"}))
+    est = memory.estimate_rows(sc.core)
+    wire = 1000 + sc.core["flows"][0]["tcp"]["header_bytes"]
+    assert est["transfers"] == int(10e9 * 0.2 / (8 * wire)) + 1
+    res = sc.run()
+    done = res.transfers.filter(res.transfers["end_s"].is_not_nan()).height
+    assert done <= est["transfers"] and done > 0.8 * est["transfers"]  # the link was busy: the bound is tight
+    monkeypatch.setenv("CCSIM_MAX_MEMORY", "200MB")
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(RPC)
+    assert e.value.field == "flows" and "transfers" in str(e.value) and "0.2 GB" in str(e.value)
+
+
+def test_a_run_whose_tables_outgrow_the_limit_is_stopped_with_one_line(tmp_path):
+    """What no estimate can bound (a timer storm of RTOs of 1 µs records a
+    timeout event each microsecond) is watched while the run goes: the core
+    stops it past CCSIM_MAX_MEMORY with one line naming the table; a sweep
+    records the run as failed, never as done."""
+    storm = (
+        '[sim]\nduration = "5s"\n[topology]\nkind = "single_link"\nrate = "10Mbps"\ndelay = "10ms"\n'
+        '[tcp]\nmin_rto = "1us"\nmax_rto = "1us"\ninitial_rto = "1us"\n[[flows]]\ncount = 4\n'
+    )
+    f = tmp_path / "storm.toml"
+    f.write_text(storm)
+    env = {"CCSIM_MAX_MEMORY": "50MB"}
+    r = _cli("run", str(f), "--out", str(tmp_path / "o"), env=env)
+    _one_line_exit2(r, "events", "where the run was stopped", "tcp.max_rto", "CCSIM_MAX_MEMORY")
+    assert not (tmp_path / "o" / "manifest.json").exists()
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('base = "storm.toml"\nseeds = [1]\n[grid]\n"tcp.cc" = ["newreno"]\n')
+    r = _cli("sweep", str(sweep), "--out", str(tmp_path / "c"), env=env)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    q = _cli(
+        "query", str(tmp_path / "c"), "SELECT status, error LIKE '%where the run was stopped%' AS stopped FROM runs"
+    )
+    assert "failed" in q.stdout and "true" in q.stdout, q.stdout
+
+
+@pytest.mark.parametrize(
+    "flow, field, words",
+    [
+        ({"app": "onoff", "on": "1ps", "off": "1s"}, "flows[0].on", "at least 1 µs"),
+        ({"app": "onoff", "on": "1s", "off": {"dist": "uniform", "min": "1ps", "max": "1us"}}, "flows[0].off", "1 µs"),
+        ({"app": "cbr", "rate": "1Mbps", "on": "1s", "off": "100ns"}, "flows[0].off", "1 µs"),
+        ({"app": "cbr", "rate": "100Tbps", "packet_size": "40B"}, "flows[0].rate", "at most 320 Gb/s"),
+    ],
+)
+def test_timers_that_would_make_an_event_storm_are_refused(flow, field, words):
+    """ON/OFF periods of a picosecond (one event per state) and a CBR source
+    faster than a packet per nanosecond hung a run; RTO bounds below 1 µs
+    (below what Linux's tcp_rto_min_us can express) are refused by the core's
+    schema (tcp.min_rto, see test_house)."""
+    raw = {"sim": {"duration": "1s"}, "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"}}
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(dict(raw, flows=[flow]))
+    assert e.value.field == field and words in str(e.value), str(e.value)
+    with pytest.raises(ScenarioError, match=r"tcp\.max_rto: got '999ns'; expected a time ≥ 1us"):
+        Scenario.from_dict(dict(raw, flows=[{}], tcp={"max_rto": "999ns"}))

@@ -277,7 +277,7 @@ def test_python_checks_every_tcp_option_by_the_cores_schema():
         "int_or_none": lambda k: k["hi"] + 1,
         "choice": lambda k: "no-such-value",
         "algorithm": lambda k: "no-such-algorithm",
-        "time": lambda k: "0s" if not k["allow_zero"] else "-1s",
+        "time": lambda k: "-1s" if k["min_ps"] == 0 else f"{k['min_ps'] - 1}ps",
         "ratio": lambda k: k["max"] * 2,
         "bool": lambda k: "yes",
     }

@@ -21,6 +21,10 @@ class RunControl:
     def cancel(self) -> None:
         """Ask the run to stop; it raises RunCancelled within milliseconds."""
     def cancelled(self) -> bool: ...
+    def set_memory_limit(self, bytes: int) -> None:
+        """Stop the run (ScenarioError, worded by ccsim.memory.exceeded) once its
+        recorded tables and the packets its links hold take more than `bytes`
+        (0: no limit)."""
 
 def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]:
     """Run a resolved scenario (JSON). Returns {"tables": {name: [(column, dtype, data)]},
@@ -58,6 +62,9 @@ def forward(config_json: str, fds: list[int], control: RunControl) -> dict[str, 
     Returns the dictionary of `run` with tables links, link_series and forwarder."""
 
 def debug_assertions() -> bool: ...
+def growing_tables() -> list[tuple[str, int]]:
+    """Bytes per row of each table that grows with a run ("packets_held": per packet a link holds)."""
+
 def routes(scenario_json: str, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The simulator's link path (link indices) from node s to node d for each (s, d)."""
 

@@ -113,7 +113,9 @@ def cmd_run(a) -> int:
     formats = _plot_formats(a.plot_format)
     if not a.no_write:
         _check_out(out)
-    ctl = _core.RunControl()
+    from . import memory
+
+    ctl = memory.new_control()
     try:
         with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
             res = interruptible(lambda: run_scenario(sc, control=ctl), ctl)

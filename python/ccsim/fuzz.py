@@ -14,8 +14,12 @@ run breaks (an empty list when it holds them all):
   an FCT ≥ the one-way propagation delay; cwnd ≥ 1 at every sample;
 - determinism: the same scenario and seed give identical flow tables.
 
-``python -m ccsim.fuzz N [--seed S] [--out DIR]`` (``make fuzz``) runs N
-cases and writes each failing scenario as a TOML file that reproduces it.
+- budgets: a case over BUDGET_S of wall time or over the memory limit
+  (MEMORY_BUDGET unless $CCSIM_MAX_MEMORY says otherwise) fails.
+
+``python -m ccsim.fuzz N [--seed S] [--out DIR] [--budget S]`` (``make fuzz``)
+runs N cases and writes each failing scenario as a TOML file that
+reproduces it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,12 @@ import numpy as np
 from . import algorithms
 from .topologies import link_capacity_bps
 
-QUEUES = ["droptail", "red", "codel", "fq_codel", "pie"]
+QUEUES = ["droptail", "red", "adaptive_red", "codel", "fq_codel", "pie", "dualpi2"]
+# a case's wall time and memory (the checked build is ~3× slower than release;
+# the longest generated case takes a few seconds there)
+BUDGET_S = 60.0
+MEMORY_BUDGET = "2GB"
+KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
 # every algorithm the core knows, but Tahoe-recovery ones (the generator draws SACK modes)
 CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe"]
 
@@ -60,14 +69,19 @@ def _loss(rng):
 
 
 def _flow(rng, topo_kind: str) -> dict:
-    app = rng.choice(["bulk", "bulk", "file", "onoff", "repeat", "cbr"])
+    app = rng.choice(["bulk", "bulk", "file", "onoff", "repeat", "web", "schedule", "cbr"])
     f: dict = {"count": int(rng.integers(1, 4))}
     if app == "file":
         f.update(app="file", size=f"{int(rng.choice([10, 50, 200, 1000]))}KB")
     elif app == "onoff":
-        f.update(app="onoff", on="200ms", off="200ms")
+        # ON periods down to the shortest mean accepted (1 µs)
+        f.update(app="onoff", on=str(rng.choice(["1us", "3ms", "200ms"])), off="200ms")
     elif app == "repeat":
-        f.update(app="repeat", size="30KB", think="100ms")
+        f.update(app="repeat", size=str(rng.choice(["1B", "1KB", "30KB"])), think=str(rng.choice(["0s", "100ms"])))
+    elif app == "web":
+        f.update(app="web", think="200ms")
+    elif app == "schedule":
+        f.update(app="schedule", on=[["0s", "300ms"], ["600s", "601s"]] if rng.random() < 0.3 else [["100ms", "1s"]])
     elif app == "cbr":
         f = {"app": "cbr", "rate": "500kbps", "packet_size": "1000B"}
         return f
@@ -96,46 +110,66 @@ def _tcp(rng) -> dict:
         t["initial_window"] = int(rng.choice([1, 4, 10, 50]))
     if rng.random() < 0.2:
         t["handshake"] = True
+    # timers and sizes at or near the bounds the schema accepts
+    if rng.random() < 0.1:
+        t["min_rto"] = str(rng.choice(["1us", "1ms", "10ms"]))
+    if rng.random() < 0.05:
+        t["initial_rto"] = str(rng.choice(["1us", "10ms"]))
+    if rng.random() < 0.1:
+        t["delack_timeout"] = str(rng.choice(["1ps", "1us", "500ms"]))
+    if rng.random() < 0.05:
+        t["initial_window"] = int(rng.choice([1000, 100_000]))
+    if rng.random() < 0.05:
+        t["mss"] = int(rng.choice([1, 9000]))
     return t
 
 
-def generate(rng: np.random.Generator) -> dict:
-    """A random valid scenario mapping (units as strings, as in a file)."""
-    kind = str(rng.choice(["single_link", "dumbbell", "parking_lot"]))
+def _rate_or_schedule(rng) -> str | list:
+    """A fixed rate, or (15 %) a schedule with a step and an outage."""
+    if rng.random() < 0.85:
+        return _rate(rng)
+    return [[0, _rate(rng)], ["300ms", 0], ["400ms", _rate(rng)]]
+
+
+def _queue(rng) -> dict:
     q = str(rng.choice(QUEUES))
     queue: dict[str, Any] = {"kind": q}
     if q == "red" and rng.random() < 0.5:
         queue.update(gentle=True)
     if q in ("red", "codel", "pie") and rng.random() < 0.3:
         queue["ecn"] = True
-    buffer = str(rng.choice(["5pkt", "20pkt", "0.5bdp", "1bdp", "4bdp"]))
+    if q == "pie" and rng.random() < 0.3:
+        queue["t_update"] = "1us"  # the shortest update period accepted
+    return queue
+
+
+def _topology(rng, kind: str, buffer: str, queue: dict) -> dict:
     if kind == "single_link":
         topo: dict = {
             "kind": kind,
-            "rate": _rate(rng),
+            "rate": _rate_or_schedule(rng),
             "delay": f"{int(rng.choice([1, 5, 20, 50]))}ms",
             "buffer": buffer,
             "queue": queue,
         }
-        loss = _loss(rng)
-        if loss:
-            topo["loss"] = loss
         if rng.random() < 0.15:
             topo["reorder"] = {"jitter": "2ms"} if rng.random() < 0.5 else {"probability": 0.02, "delay": "5ms"}
-    elif kind == "dumbbell":
+    elif kind in ("dumbbell", "satellite", "wireless"):
         topo = {
             "kind": kind,
-            "bottleneck_rate": _rate(rng),
-            "bottleneck_delay": f"{int(rng.choice([2, 10, 30]))}ms",
+            "bottleneck_rate": _rate_or_schedule(rng),
             "access_rate": "1Gbps",
             "access_delay": "1ms",
             "buffer": buffer,
             "queue": queue,
         }
-        loss = _loss(rng)
-        if loss:
-            topo["loss"] = loss
-    else:
+        if kind != "satellite" or rng.random() < 0.5:
+            topo["bottleneck_delay"] = f"{int(rng.choice([2, 10, 30]))}ms"
+        if kind == "wireless":
+            topo.update(wireless_rate=_rate(rng), wireless_delay="2ms", wireless_buffer="50pkt")
+            if rng.random() < 0.5:
+                topo["wireless_loss"] = {"kind": "bernoulli", "p": 0.01}
+    elif kind == "parking_lot":
         topo = {
             "kind": kind,
             "hops": int(rng.integers(2, 4)),
@@ -146,14 +180,41 @@ def generate(rng: np.random.Generator) -> dict:
             "buffer": buffer,
             "queue": queue,
         }
+    else:  # explicit: a triangle a – b – c with a direct a – c link, parallel a – b links
+        link = {"delay": "5ms", "buffer": buffer, "queue": queue}
+        topo = {
+            "kind": kind,
+            "nodes": ["a", "b", "c"],
+            "bdp_rtt": "20ms",
+            "links": [
+                dict(link, a="a", b="b", rate=_rate_or_schedule(rng)),
+                dict(link, a="b", b="c", rate=_rate(rng)),
+                dict(link, a="a", b="c", rate=_rate(rng), delay="30ms"),
+                dict(link, a="a", b="b", rate=_rate(rng)),
+            ],
+        }
+    if kind in ("single_link", "dumbbell", "satellite"):
+        loss = _loss(rng)
+        if loss:
+            topo["loss"] = loss
+    return topo
+
+
+def generate(rng: np.random.Generator) -> dict:
+    """A random valid scenario mapping (units as strings, as in a file)."""
+    kind = str(rng.choice(KINDS))
+    queue = _queue(rng)
+    buffer = str(rng.choice(["5pkt", "20pkt", "0.5bdp", "1bdp", "4bdp"]))
+    topo = _topology(rng, kind, buffer, queue)
     flows = [_flow(rng, kind) for _ in range(int(rng.integers(1, 3)))]
-    if kind == "parking_lot":
+    if kind in ("parking_lot", "explicit", "wireless"):
         for f in flows:
             f.pop("direction", None)
-        if all(f.get("app") == "cbr" for f in flows):
-            flows.append({"app": "bulk"})
+    if kind == "explicit":
+        for f in flows:
+            f.update(src=str(rng.choice(["a", "b"])), dst="c")
     if all(f.get("app") == "cbr" for f in flows):
-        flows.append({"app": "bulk"})
+        flows.append({"app": "bulk"} | ({"src": "a", "dst": "c"} if kind == "explicit" else {}))
     return {
         "sim": {
             "duration": f"{float(rng.choice([0.5, 1.0, 2.0, 3.0])):g}s",
@@ -176,6 +237,23 @@ def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
     return sum(core["links"][i]["delay_ps"] for i in r) * 1e-12, r
 
 
+def _capacity_bits(link: dict, dur_ps: int) -> float:
+    """What a link can transmit over [0, dur]: its rate × the duration, or
+    the integral of its rate schedule."""
+    v = link.get("varying")
+    if v and v.get("kind") == "schedule":
+        steps = v["steps"] + [[dur_ps, 0]]
+        return sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12
+    return link_capacity_bps(link) * dur_ps * 1e-12
+
+
+def _buffer_bytes(link: dict, pkt: int) -> int:
+    q = link.get("queue", {})
+    if q.get("limit_bytes"):
+        return q["limit_bytes"]
+    return (q.get("limit_pkts") or 0) * pkt
+
+
 def check(sc, res, again=None) -> list[str]:
     """Every invariant `res` (the run of `sc`) breaks; `again`, a second run
     of the same scenario, is compared for determinism."""
@@ -183,8 +261,10 @@ def check(sc, res, again=None) -> list[str]:
     core = sc.core
     dur = sc.duration_s
     lk = res.links
-    for row in lk.iter_rows(named=True):
-        cap = row["rate_bps"] * dur / 8 + 1600
+    # the largest packet: a full segment of any flow, or a CBR datagram
+    pkt = max([f["tcp"]["mss"] + f["tcp"]["header_bytes"] for f in core["flows"]] + [1600])
+    for i, row in enumerate(lk.iter_rows(named=True)):
+        cap = _capacity_bits(core["links"][i], core["duration_ps"]) / 8 + pkt
         if row["bytes_tx"] > cap:
             bad.append(f"link {row['name']}: bytes_tx {row['bytes_tx']} > capacity {cap:.0f}")
         if row["queue"] == "droptail" and row["limit_pkts"] >= 0 and row["max_queue_pkts"] > row["limit_pkts"]:
@@ -206,10 +286,17 @@ def check(sc, res, again=None) -> list[str]:
         fw, route = _path_delays(core, node[row["src"]], node[row["dst"]])
         rv, _ = _path_delays(core, node[row["dst"]], node[row["src"]])
         if route:
-            first = link_capacity_bps(core["links"][route[0]])
-            # the flow's own active time (start to completion for a transfer), as throughput uses
+            first_link = core["links"][route[0]]
+            # the flow's own active time (start to completion for a transfer),
+            # as throughput uses; a finished transfer's bytes still queued in
+            # its first link at completion (spurious retransmissions) leave
+            # after it, so they may add up to that queue's buffer
             active = row["fct_s"] if not math.isnan(row["fct_s"]) else dur - row["start_s"]
-            if active > 0.05 and row["throughput_bps"] > first + 1600 * 8 / active:
+            first = _capacity_bits(first_link, core["duration_ps"]) / max(dur, 1e-12)
+            if first_link.get("varying"):  # a schedule: its highest rate
+                first = max(s[1] for s in first_link["varying"].get("steps", [[0, first]]))
+            slack = pkt + (_buffer_bytes(first_link, pkt) if not math.isnan(row["fct_s"]) else 0)
+            if active > 0.05 and row["throughput_bps"] > first + slack * 8 / active:
                 bad.append(f"flow {i}: throughput {row['throughput_bps']:.0f} > first link {first}")
         if not math.isnan(row["rtt_min_s"]) and row["rtt_min_s"] < fw + rv - 1e-9:
             bad.append(f"flow {i}: rtt_min {row['rtt_min_s']:.6f} < propagation RTT {fw + rv:.6f}")
@@ -223,11 +310,18 @@ def check(sc, res, again=None) -> list[str]:
     return bad
 
 
-def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every: int = 10) -> tuple[int, list, int]:
+def run_cases(
+    n: int, seed: int = 0, out: Path | None = None, determinism_every: int = 10, budget_s: float = BUDGET_S
+) -> tuple[int, list, int]:
     """Run `n` generated cases; return (runs, failures, refused) where a
     failure is (case number, scenario mapping, problems). Draws the scenario
     checks refuse (near-valid ones) count as passing when the error names a
-    field; `refused` is their number."""
+    field; `refused` is their number.
+
+    Time and memory are invariants too: a run past `budget_s` of wall time
+    is stopped and fails, and so does one the core stops past the memory
+    limit ($CCSIM_MAX_MEMORY, which `main` sets to MEMORY_BUDGET unless
+    given): the generator's runs are seconds long and must stay small."""
     from .errors import ScenarioError
     from .scenario import Scenario
 
@@ -246,9 +340,11 @@ def run_cases(n: int, seed: int = 0, out: Path | None = None, determinism_every:
                 failures.append((k, raw, [f"refusal without a field: {e}"]))
             continue
         try:
-            res = sc.run()
-            again = sc.run() if determinism_every and k % determinism_every == 0 else None
+            res = sc.run(timeout=budget_s)
+            again = sc.run(timeout=budget_s) if determinism_every and k % determinism_every == 0 else None
             problems = check(sc, res, again)
+        except TimeoutError:
+            problems = [f"over its time budget: more than {budget_s:g} s of wall time"]
         except Exception as e:  # noqa: BLE001 - any exception is a finding
             problems = [f"{type(e).__name__}: {e}"]
         if problems:
@@ -273,8 +369,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("n", type=_count, help="cases to run")
     ap.add_argument("--seed", type=_count, default=0, help="a whole number ≥ 0")
     ap.add_argument("--out", default="results/fuzz", help="where failing scenarios are written")
+    ap.add_argument("--budget", type=float, default=BUDGET_S, help="wall seconds a case may take (a failure beyond)")
     a = ap.parse_args(argv)
-    n, failures, refused = run_cases(a.n, a.seed, Path(a.out))
+    if not (math.isfinite(a.budget) and a.budget > 0):
+        ap.error(f"argument --budget: got {a.budget!r}; expected seconds > 0")
+    import os
+
+    os.environ.setdefault("CCSIM_MAX_MEMORY", MEMORY_BUDGET)
+    n, failures, refused = run_cases(a.n, a.seed, Path(a.out), budget_s=a.budget)
     print(
         f"{n} cases ({refused} refused with a named field), {len(failures)} failing"
         + (f"; reproducers in {a.out}/" if failures else "")

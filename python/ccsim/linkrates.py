@@ -115,9 +115,14 @@ def parse_link_rate(
         raise ScenarioError(
             f"{where}.{trace_key}_offset", message=f"{where}.{trace_key}_offset: given without {where}.{trace_key}"
         )
-    if rate_key not in t and default is not None:
-        return default
-    v = t.get(rate_key)
+    if rate_key not in t:
+        if default is not None:
+            return default
+        alt = f" (or {where}.{trace_key}, a mahimahi trace)" if trace_key else ""
+        raise ScenarioError(
+            f"{where}.{rate_key}", message=f"{where}.{rate_key}: missing; expected a rate such as '10Mbps'{alt}"
+        )
+    v = t[rate_key]
     if isinstance(v, list):
         return parse_schedule(f"{where}.{rate_key}", v)
     return LinkRate(parse_rate(f"{where}.{rate_key}", v))

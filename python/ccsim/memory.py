@@ -1,19 +1,30 @@
-"""How much memory a run's recorded tables will take, estimated before it runs.
+"""How much memory a run's recorded tables will take: estimated before it
+runs, and watched while it runs.
 
 The time series grow with samples × (flows + sampled link directions), the
 per-packet traces (`sim.trace = ["rtt"]`, `["seq"]`) with the packets the
-network can carry. A run whose estimate exceeds the limit is refused with a
-`ScenarioError` naming `sim.sample_interval` or `sim.trace` before anything
-runs (a 20 GB trace used to end in `MemoryError` after the whole simulation).
+network can carry, `transfers` and the `completed` rows of `events` with the
+transfers the applications can finish. A run whose estimate exceeds the
+limit is refused with a `ScenarioError` naming the option that shrinks the
+biggest table before anything runs (a 20 GB trace used to end in
+`MemoryError` after the whole simulation).
+
+What cannot be bounded usefully before the run (loss events of a flow
+whose timer fires every microsecond; the packets the links hold, which the
+queue limits bound only loosely: a 10^9-packet "unlimited" access queue
+holds what its senders' windows put there) is watched during it: the core counts every growing table's rows and the
+packets its links hold at each progress report (about every 16 k events)
+and stops the run past the same limit, with the message of `exceeded`
+(`RunControl.set_memory_limit`; `new_control` sets it).
 
 The limit is ``CCSIM_MAX_MEMORY`` (bytes, or a size such as ``"8GB"``), or by
 default half of this machine's physical memory.
 
-Costs per recorded cell are measured peak resident memory over a whole run
-(the core's columns, their copy handed to Python, the DataFrame and the
-Parquet write), measured as in docs/reliability.md: about
-16 B for a number and 112 B for a string cell (each string becomes its own
-Python object).
+Costs per row are the core's (`output::GROWING_TABLES`): measured peak
+resident memory over a whole run (the core's columns, their copy handed to
+Python, the DataFrame and the Parquet write), measured as in
+docs/reliability.md: about 16 B for a number and 112 B for a string cell
+(each string becomes its own Python object).
 """
 
 from __future__ import annotations
@@ -21,26 +32,25 @@ from __future__ import annotations
 import json
 import os
 
+from . import _core
 from .errors import ScenarioError
+from .netmodels import dist_mean
 from .topologies import link_capacity_bps
 
-NUM_CELL_BYTES = 16
-STR_CELL_BYTES = 112
-# (numeric columns, string columns) of each recorded table (crates/ccsim-core/src/output.rs).
-TABLE_SHAPE = {
-    "flow_series": (19, 0),
-    "link_series": (14, 0),
-    "cc_state": (4, 4),
-    "rtt_trace": (3, 0),
-    "seq_trace": (3, 1),
-    "capture": (18, 2),
-}
 ENV = "CCSIM_MAX_MEMORY"
+# bytes per row of each table that grows with a run, and per packet held
+ROW_BYTES: dict[str, int] = dict(_core.growing_tables())
 
 
 def row_bytes(table: str) -> int:
-    n, s = TABLE_SHAPE[table]
-    return n * NUM_CELL_BYTES + s * STR_CELL_BYTES
+    return ROW_BYTES[table]
+
+
+def new_control():
+    """A `_core.RunControl` that stops its run past the memory limit."""
+    ctl = _core.RunControl()
+    ctl.set_memory_limit(limit_bytes())
+    return ctl
 
 
 def limit_bytes() -> int:
@@ -61,8 +71,6 @@ def packet_bound(core: dict) -> int:
     each flow is charged to the slowest link of its path, and the flows that
     share that link share its capacity over the run (a file transfer is also
     bounded by its own size)."""
-    from . import _core
-
     flows = core["flows"]
     if not flows:
         return 0
@@ -86,6 +94,53 @@ def packet_bound(core: dict) -> int:
     return capped + sum(by_link.values())
 
 
+def transfer_bound(core: dict) -> int:
+    """Transfers the run's applications can finish (rows of `transfers`).
+    A file is one; a repeated transfer (repeat, web) needs at least its path's
+    round trip plus its think time (the mean: an estimate, not a bound) and
+    at least one packet of one link of its path, whose capacity the flows
+    charged to it share (each flow is charged to the link with the smallest
+    capacity per crossing flow; the groups partition the flows, so the sum
+    of their caps bounds the total); `transfers` caps each flow."""
+    flows = core["flows"]
+    links = core["links"]
+    if not flows:
+        return 0
+    dur_ps = core["duration_ps"]
+    pairs = [(f["src"], f["dst"]) for f in flows] + [(f["dst"], f["src"]) for f in flows]
+    paths = _core.routes(json.dumps(core), pairs)
+    n = len(flows)
+    crossing: dict[int, int] = {}  # link -> repeating flows whose data cross it
+    for i, f in enumerate(flows):
+        if f["app"].get("kind") == "repeat":
+            for j in paths[i] or []:
+                crossing[j] = crossing.get(j, 0) + 1
+    files = 0
+    charged: dict[int, int] = {}  # slowest link -> transfers of the flows charged to it
+    packets: dict[int, int] = {}  # slowest link -> most packets it can carry
+    for i, f in enumerate(flows):
+        app = f["app"]
+        if app.get("kind") == "file":
+            files += 1
+            continue
+        fwd = paths[i]
+        if app.get("kind") != "repeat" or not fwd:
+            continue
+        rtt = sum(links[j]["delay_ps"] for j in fwd + (paths[n + i] or []))
+        per_flow = dur_ps // max(1, rtt + int(dist_mean(app["think"]))) + 1
+        if app.get("count") is not None:
+            per_flow = min(per_flow, app["count"])
+        size = app["size"]
+        smallest = size["value"] if size["kind"] == "fixed" else size.get("min", 1)
+        wire = f["tcp"]["header_bytes"] + min(max(1, int(smallest)), f["tcp"]["mss"])
+        # charged to the link of its path with the smallest share per flow
+        slow = min(fwd, key=lambda j: link_capacity_bps(links[j]) / crossing[j])
+        cap = int(link_capacity_bps(links[slow]) * dur_ps * 1e-12 / (8 * wire)) + 1
+        packets[slow] = max(packets.get(slow, 0), cap)
+        charged[slow] = charged.get(slow, 0) + per_flow
+    return files + sum(min(c, packets[j]) for j, c in charged.items())
+
+
 def estimate_rows(core: dict) -> dict[str, int]:
     """Estimated rows of each recorded table (exact for the series, an upper
     bound for the per-packet traces)."""
@@ -106,6 +161,10 @@ def estimate_rows(core: dict) -> dict[str, int]:
             rows["rtt_trace"] = p  # at most one RTT sample per delivered segment
         if trace.get("seq"):
             rows["seq_trace"] = 2 * p  # every segment sent and every ACK received
+    tr = transfer_bound(core)
+    if tr:
+        rows["transfers"] = tr
+        rows["events"] = tr  # one 'completed' row each; loss events are watched during the run
     cap = core.get("capture_links") or []
     if cap:
         # arrivals: at most the link's capacity in packets of the smallest
@@ -127,30 +186,59 @@ def total_bytes(rows: dict[str, int]) -> int:
 def check(core: dict) -> None:
     """Refuse a scenario whose recorded tables would not fit in memory."""
     rows = estimate_rows(core)
-    total = total_bytes(rows)
     lim = limit_bytes()
-    if total <= lim:
-        return
+    if total_bytes(rows) > lim:
+        raise ScenarioError(_field(rows), message=_message(rows, lim, "would need about {} of memory"))
+
+
+def exceeded(rows: dict[str, int], limit: int, sim_time_s: float) -> str:
+    """The message of a run the core stopped past the memory limit (called
+    by the core), with the rows it had recorded by then."""
+    return _message(rows, limit, f"took {{}} of memory by simulated time {sim_time_s:.3f} s, where the run was stopped")
+
+
+# the option that shrinks each table (the biggest table's is named)
+_FIELD = {
+    "capture": "sim.pcap",
+    "rtt_trace": "sim.trace",
+    "seq_trace": "sim.trace",
+    "cc_state": "sim.trace",
+    "transfers": "flows",
+    "events": "flows",
+    "packets_held": "topology",
+}
+_ADVICE = {
+    "capture": "capture fewer or slower links, or shorten the run",
+    "rtt_trace": "drop that trace or shorten the run",
+    "seq_trace": "drop that trace or shorten the run",
+    "cc_state": "drop that trace or shorten the run",
+    "transfers": "fewer or longer transfers (size, think, transfers), or a shorter run",
+    "events": (
+        "a row per finished transfer, recovery and timeout: fewer or longer transfers, RTO bounds "
+        "(tcp.min_rto, tcp.max_rto) far above a microsecond, or a shorter run"
+    ),
+    "packets_held": "smaller buffers, or fewer packets in flight",
+}
+
+
+def _biggest(rows: dict[str, int]) -> str:
+    return max(rows, key=lambda t: rows[t] * row_bytes(t))
+
+
+def _field(rows: dict[str, int]) -> str:
+    return _FIELD.get(_biggest(rows), "sim.sample_interval")
+
+
+def _message(rows: dict[str, int], lim: int, verb: str) -> str:
+    """`verb` holds '{}' for the amount."""
+    total = total_bytes(rows)
+    field = _field(rows)
     parts = sorted(((r * row_bytes(t), t) for t, r in rows.items()), reverse=True)
-    big = parts[0][1]
-    field = (
-        "sim.pcap"
-        if big == "capture"
-        else "sim.trace"
-        if big in ("rtt_trace", "seq_trace", "cc_state")
-        else "sim.sample_interval"
-    )
     detail = ", ".join(f"{t} {rows[t]:,} rows ≈ {gb(b)}" for b, t in parts if b)
-    advice = {
-        "sim.pcap": "capture fewer or slower links, or shorten the run",
-        "sim.trace": "drop that trace or shorten the run",
-    }.get(field, "use a longer interval, 'off', or sim.sample_links = 'shared'")
-    raise ScenarioError(
-        field,
-        message=(
-            f"{field}: the recorded tables would need about {gb(total)} of memory ({detail}); the limit is "
-            f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"
-        ),
+    advice = _ADVICE.get(_biggest(rows), "use a longer interval, 'off', or sim.sample_links = 'shared'")
+    return (
+        f"{field}: the recorded tables {verb.format(gb(total))} ({detail}); the limit is "
+        f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"
     )
 
 

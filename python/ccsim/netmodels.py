@@ -412,19 +412,9 @@ def _loss(field: str, v) -> dict:
             "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"]),
         }
         # The channel steps through every state it passes, so its cost is the
-        # run's duration over the mean state duration; a state far shorter
-        # than any packet's transmission changes nothing a packet can see
-        # (the state is read when a packet starts) and only costs time.
+        # run's duration over the mean state duration (see check_min_period).
         for k in ("good", "bad"):
-            if dist_mean(out[k]) < MIN_STATE_PS:
-                raise ScenarioError(
-                    f"{field}.{k}",
-                    v[k],
-                    (
-                        f"a mean state duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
-                        "at 10 Gb/s; shorter states only make the channel step through millions of states)"
-                    ),
-                )
+            check_min_period(f"{field}.{k}", v[k], out[k])
         for k in ("loss_good", "to_bad_after_good", "to_bad_after_bad"):
             if k in v:
                 out[k] = _prob(f"{field}.{k}", v[k])
@@ -448,7 +438,26 @@ def _loss(field: str, v) -> dict:
     return {"kind": kind, key: packets}
 
 
-MIN_STATE_PS = 1_000_000  # 1 µs: the shortest mean two_state channel state
+MIN_STATE_PS = 1_000_000  # 1 µs: the shortest mean state of a two-state channel or an ON/OFF source
+
+
+def check_min_period(field: str, raw, d: dict) -> None:
+    """Refuse a state duration (a two_state channel's good or bad state, an
+    ON/OFF source's on or off period) whose mean is below MIN_STATE_PS. The
+    model steps through every state it passes, so its cost is the run's
+    duration over the mean state; a state far shorter than any packet's
+    transmission changes nothing a packet can see (a 1500-byte packet takes
+    1.2 µs at 10 Gb/s) and a picosecond state makes a one-second run step
+    through 10^12 states."""
+    if dist_mean(d) < MIN_STATE_PS:
+        raise ScenarioError(
+            field,
+            raw,
+            (
+                f"a mean duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
+                "at 10 Gb/s; shorter states only make the model step through millions of states)"
+            ),
+        )
 
 
 def dist_mean(d: dict) -> float:

@@ -363,10 +363,12 @@ def _listed_files(manifest: Path) -> list[str] | None:
 def run_scenario(sc: Scenario, control=None) -> Result:
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
+    from . import memory
+
     payload = sc.to_core_json()
     w0, c0 = time.perf_counter(), time.process_time()
     try:
-        raw = _core.run(payload, control)
+        raw = _core.run(payload, control if control is not None else memory.new_control())
     except _core.ScenarioError as e:
         if isinstance(e, ScenarioError):
             raise
@@ -374,8 +376,6 @@ def run_scenario(sc: Scenario, control=None) -> Result:
         # present its message as the same exception type the parser raises.
         raise ScenarioError("scenario", message=str(e)) from None
     except MemoryError:
-        from . import memory
-
         total = memory.total_bytes(memory.estimate_rows(sc.core))
         raise ScenarioError(
             "sim.sample_interval",
@@ -431,7 +431,9 @@ def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | 
 
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ScenarioError("timeout", timeout, "a wall time in seconds > 0, or None")
-    ctl = _core.RunControl()
+    from . import memory
+
+    ctl = memory.new_control()
     timer = None
     if timeout is not None:
         timer = threading.Timer(timeout, ctl.cancel)

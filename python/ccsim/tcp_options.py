@@ -132,7 +132,9 @@ def resolve(opts: dict) -> dict:
             else:
                 out[core] = check_algorithm(f, v)
         elif t == "time":
-            out[core] = parse_time(f, v, allow_zero=kind["allow_zero"])
+            out[core] = parse_time(f, v, allow_zero=kind["min_ps"] == 0)
+            if out[core] < kind["min_ps"]:
+                raise ScenarioError(f, v, kind["accepted"])
         elif t == "ratio":
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= kind["max"]):
                 raise ScenarioError(f, v, f"a ratio in (0, {kind['max']:g}], e.g. 2.0 for 200%")

@@ -178,6 +178,18 @@ class Net:
             self.nodes.append(name)
         return self.index[name]
 
+    def _fresh_name(self, name: str) -> str:
+        """`name`, or `name#k` for the k-th link of that name (parallel links
+        between the same two nodes), so that every link direction has its own
+        row in the results and `sim.sample_links`/`sim.pcap` can name it."""
+        taken = {lk["name"] for lk in self.links}
+        k = 1
+        fresh = name
+        while fresh in taken:
+            k += 1
+            fresh = f"{name}#{k}"
+        return fresh
+
     def add(
         self,
         a: str,
@@ -196,7 +208,7 @@ class Net:
         lr = rate if isinstance(rate, LinkRate) else LinkRate(rate)
         self.links.append(
             {
-                "name": name or f"{a}->{b}",
+                "name": self._fresh_name(name or f"{a}->{b}"),
                 "from": ia,
                 "to": ib,
                 **lr.fields(),

@@ -17,8 +17,10 @@ import numpy as np
 
 from ._check import _bool, _check_keys, _int, _str
 from .errors import ScenarioError
-from .netmodels import dist
-from .units import parse_rate, parse_size, parse_time
+from .netmodels import check_min_period, dist
+from .units import PS_PER_S, parse_rate, parse_size, parse_time
+
+MIN_CBR_GAP_PS = 1_000  # 1 ns between a CBR source's packets (8 Tb/s of 1000-byte packets)
 
 APP_KINDS = ["bulk", "file", "onoff", "schedule", "repeat", "web", "cbr"]
 # app -> {key: meaning}; every key is written in the flow group itself.
@@ -89,11 +91,9 @@ def app(where: str, g: dict, mss: int) -> dict:
     if kind == "onoff":
         need("on")
         need("off")
-        p = _plain(where, g)
         return {
             "kind": "on_off",
-            "on": dist(f"{where}.on", g["on"], "time", plain=p, positive=True),
-            "off": dist(f"{where}.off", g["off"], "time", plain=p, positive=True),
+            **_on_off(where, g),
             "start_off": _bool(f"{where}.start_off", g.get("start_off", False)),
         }
     if kind == "schedule":
@@ -131,9 +131,10 @@ def app(where: str, g: dict, mss: int) -> dict:
         return {"kind": "repeat", "size": size, "think": think, "count": count}
     # cbr
     need("rate")
+    rate = parse_rate(f"{where}.rate", g["rate"])
     out: dict[str, Any] = {
         "kind": "udp",
-        "rate_bps": parse_rate(f"{where}.rate", g["rate"]),
+        "rate_bps": rate,
         "size": parse_size(f"{where}.packet_size", g.get("packet_size", "1000B")),
         "random": _bool(f"{where}.random", g.get("random", False)),
         "on": None,
@@ -142,6 +143,14 @@ def app(where: str, g: dict, mss: int) -> dict:
     }
     if out["size"] > 65535:
         raise ScenarioError(f"{where}.packet_size", g["packet_size"], "at most 65535 bytes")
+    if out["size"] * 8 * PS_PER_S < MIN_CBR_GAP_PS * rate:
+        # one event per packet: a picosecond gap is 10^12 events per simulated second
+        raise ScenarioError(
+            f"{where}.rate",
+            g["rate"],
+            f"a rate that leaves at least 1 ns between packets (at most {out['size'] * 8} Gb/s "
+            f"for {out['size']}-byte packets)",
+        )
     if ("on" in g) != ("off" in g):
         missing = f"{where}.{'off' if 'on' in g else 'on'}"
         raise ScenarioError(
@@ -149,11 +158,20 @@ def app(where: str, g: dict, mss: int) -> dict:
             message=(f"{missing}: missing; an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"),
         )
     if "on" in g:
-        p = _plain(where, g)
-        out["on"] = dist(f"{where}.on", g["on"], "time", plain=p, positive=True)
-        out["off"] = dist(f"{where}.off", g["off"], "time", plain=p, positive=True)
+        out.update(_on_off(where, g))
     if "stop" in g:
         out["stop_ps"] = parse_time(f"{where}.stop", g["stop"], allow_zero=False)
+    return out
+
+
+def _on_off(where: str, g: dict) -> dict:
+    """The ON and OFF period distributions of an ON-OFF source (TCP or CBR),
+    each with a mean of at least MIN_STATE_PS."""
+    p = _plain(where, g)
+    out = {}
+    for k in ("on", "off"):
+        out[k] = dist(f"{where}.{k}", g[k], "time", plain=p, positive=True)
+        check_min_period(f"{where}.{k}", g[k], out[k])
     return out
 
 

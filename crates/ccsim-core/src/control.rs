@@ -17,6 +17,9 @@ pub const REPORT_EVERY: u64 = 1 << 14;
 pub struct RunControl {
     sim_time_ps: AtomicU64,
     cancel: AtomicBool,
+    /// Bytes the run's growing tables and held packets may take (0: no
+    /// limit), checked at every report.
+    memory_limit: AtomicU64,
 }
 
 impl RunControl {
@@ -33,6 +36,15 @@ impl RunControl {
     }
     pub fn is_cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
+    }
+    /// Stop the run at the first report where what it has recorded and
+    /// the packets its links hold (`Simulation::memory_use`) take more than
+    /// `bytes` (0: no limit).
+    pub fn set_memory_limit(&self, bytes: u64) {
+        self.memory_limit.store(bytes, Ordering::Relaxed);
+    }
+    pub fn memory_limit(&self) -> Option<u64> {
+        Some(self.memory_limit.load(Ordering::Relaxed)).filter(|&b| b > 0)
     }
     pub fn report(&self, now_ps: u64) {
         self.sim_time_ps.store(now_ps, Ordering::Relaxed);
@@ -52,3 +64,34 @@ impl std::fmt::Display for Cancelled {
     }
 }
 impl std::error::Error for Cancelled {}
+
+/// A run stopped because what it had recorded passed the control's memory
+/// limit: the rows of each growing table (and the packets the links held)
+/// at that moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryExceeded {
+    /// Simulated time reached, seconds.
+    pub sim_time_s: f64,
+    /// (table, rows) with the packets held as "packets_held".
+    pub rows: Vec<(&'static str, u64)>,
+    pub bytes: u64,
+    pub limit: u64,
+}
+
+impl std::fmt::Display for MemoryExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run stopped at simulated time {:.6} s: its recorded tables took {} bytes, over the limit of {} bytes",
+            self.sim_time_s, self.bytes, self.limit
+        )
+    }
+}
+impl std::error::Error for MemoryExceeded {}
+
+/// Why a controlled run stopped before its end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stopped {
+    Cancelled(Cancelled),
+    Memory(MemoryExceeded),
+}

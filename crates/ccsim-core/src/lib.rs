@@ -22,7 +22,7 @@ pub mod tcp;
 pub mod units;
 
 pub use config::{ConfigError, Scenario};
-pub use control::{Cancelled, RunControl};
+pub use control::{Cancelled, MemoryExceeded, RunControl, Stopped};
 pub use record::{Column, SimOutput, Table};
 pub use sim::Simulation;
 
@@ -41,6 +41,7 @@ pub const MODEL_VERSION: u32 = 14;
 pub enum RunError {
     Config(ConfigError),
     Cancelled(Cancelled),
+    Memory(MemoryExceeded),
 }
 
 /// Run a resolved scenario given as JSON and return its result columns.
@@ -53,7 +54,10 @@ pub fn run_json(json: &str) -> Result<SimOutput, ConfigError> {
 pub fn run_json_controlled(json: &str, ctl: &RunControl) -> Result<SimOutput, RunError> {
     let sc = Scenario::from_json(json).map_err(RunError::Config)?;
     let mut sim = Simulation::new(&sc).map_err(RunError::Config)?;
-    sim.run_controlled(ctl).map_err(RunError::Cancelled)?;
+    sim.run_controlled(ctl).map_err(|s| match s {
+        Stopped::Cancelled(c) => RunError::Cancelled(c),
+        Stopped::Memory(m) => RunError::Memory(m),
+    })?;
     Ok(sim.output())
 }
 

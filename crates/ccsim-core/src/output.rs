@@ -61,9 +61,50 @@ impl Recorder {
         }
     }
 
+    /// Rows recorded so far.
+    pub fn rows(&self) -> usize {
+        self.cols.first().map_or(0, Column::len)
+    }
+
     pub fn into_table<T, C>(self, name: &str, defs: &[Col<T, C>]) -> Table {
         Table { name: name.to_string(), columns: defs.iter().map(|d| d.0.to_string()).zip(self.cols).collect() }
     }
+}
+
+/// Memory one recorded cell takes over a whole run, peak resident: the
+/// core's column, its copy handed to Python, the DataFrame and the Parquet
+/// write (measured as in docs/reliability.md). A string cell becomes its
+/// own Python object.
+pub const NUM_CELL_BYTES: u64 = 16;
+pub const STR_CELL_BYTES: u64 = 112;
+
+/// (table, numeric columns, string columns) of every table whose rows grow
+/// with the run rather than with the flows and links; "packets_held" is the
+/// packets the links hold, priced at their slot in a link's ring.
+/// `growing_tables_have_these_shapes` keeps it equal to the tables written.
+pub const GROWING_TABLES: &[(&str, u64, u64)] = &[
+    ("flow_series", 19, 0),
+    ("link_series", 14, 0),
+    ("cc_state", 4, 4),
+    ("rtt_trace", 3, 0),
+    ("seq_trace", 3, 1),
+    ("capture", 18, 2),
+    ("transfers", 8, 1),
+    ("events", 3, 1),
+    ("packets_held", 0, 0),
+];
+
+/// Bytes one row of a `GROWING_TABLES` table takes (0 for an unknown name).
+pub fn row_bytes(table: &str) -> u64 {
+    if table == "packets_held" {
+        return std::mem::size_of::<crate::link::Slot>() as u64;
+    }
+    GROWING_TABLES.iter().find(|t| t.0 == table).map_or(0, |&(_, n, s)| n * NUM_CELL_BYTES + s * STR_CELL_BYTES)
+}
+
+/// Bytes the rows `rows` (table, rows) take.
+pub fn memory_bytes(rows: &[(&str, u64)]) -> u64 {
+    rows.iter().map(|&(t, r)| r.saturating_mul(row_bytes(t))).fold(0, u64::saturating_add)
 }
 
 /// A whole table at once: one row per item.

@@ -5,7 +5,7 @@
 use crate::app::{App, AppAction, Transfer, UdpSource};
 use crate::config::ConfigError;
 use crate::config::Scenario;
-use crate::control::{Cancelled, RunControl, REPORT_EVERY};
+use crate::control::{Cancelled, MemoryExceeded, RunControl, Stopped, REPORT_EVERY};
 use crate::link::{Admission, Link};
 use crate::output::{self, FlowCtx, LinkCtx, LinkRow, Recorder};
 use crate::packet::{Packet, PktKind};
@@ -13,6 +13,9 @@ use crate::record::SimOutput;
 use crate::sched::{Event, Scheduler};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
+
+/// Reports between two counts of a controlled run's memory.
+const MEMORY_CHECK_EVERY: u64 = 4;
 
 pub struct Simulation {
     pub now: SimTime,
@@ -401,9 +404,16 @@ impl Simulation {
     /// `run`, so the output is identical. (A check inside the event loop
     /// instead, even a mask and a branch, made the compiler stop inlining
     /// the heap's `pop` into it: +2.7 % instructions, docs/performance.md.)
-    pub fn run_controlled(&mut self, ctl: &RunControl) -> Result<(), Cancelled> {
+    ///
+    /// With a memory limit on `ctl`, the rows recorded so far and the
+    /// packets the links hold are counted at every `MEMORY_CHECK_EVERY`-th
+    /// report (O(flows + links), against the ~64 k events of those chunks,
+    /// each of which adds at most a few rows) and the run stops with
+    /// `Stopped::Memory` once they take more than the limit.
+    pub fn run_controlled(&mut self, ctl: &RunControl) -> Result<(), Stopped> {
         let mut chunk: SimTime = 1_000_000_000; // 1 ms to start
         let mut t = 0;
+        let mut reports = 0u64;
         while t < self.duration {
             let h = t.saturating_add(chunk).min(self.duration);
             let before = self.sched.popped;
@@ -411,7 +421,15 @@ impl Simulation {
             t = h;
             ctl.report(t);
             if ctl.is_cancelled() && t < self.duration {
-                return Err(Cancelled { sim_time_s: ps_to_s(t) });
+                return Err(Stopped::Cancelled(Cancelled { sim_time_s: ps_to_s(t) }));
+            }
+            reports += 1;
+            if let Some(limit) = ctl.memory_limit().filter(|_| reports % MEMORY_CHECK_EVERY == 1) {
+                let rows = self.memory_use();
+                let bytes = output::memory_bytes(&rows);
+                if bytes > limit {
+                    return Err(Stopped::Memory(MemoryExceeded { sim_time_s: ps_to_s(t), rows, bytes, limit }));
+                }
             }
             let n = (self.sched.popped - before).max(1);
             // aim at REPORT_EVERY events per chunk; grow at most 8× at a time
@@ -424,6 +442,33 @@ impl Simulation {
 
     pub fn run(&mut self) {
         self.run_until(self.duration);
+    }
+
+    /// Rows of every table that grows with the run, recorded so far, and
+    /// the packets the links hold ("packets_held"), for the memory limit
+    /// of `run_controlled` (priced by `output::memory_bytes`).
+    pub fn memory_use(&self) -> Vec<(&'static str, u64)> {
+        let (mut cc, mut rtt, mut seq, mut events) = (0usize, 0usize, 0usize, 0usize);
+        for f in &self.flows {
+            events += f.c.events.len();
+            if let Some(t) = f.c.trace.as_deref() {
+                cc += t.cc.len();
+                rtt += t.rtt.len();
+                seq += t.seq.len();
+            }
+        }
+        let held: usize = self.links.iter().map(Link::held_pkts).sum();
+        vec![
+            ("flow_series", self.fseries.rows() as u64),
+            ("link_series", self.lseries.rows() as u64),
+            ("cc_state", cc as u64),
+            ("rtt_trace", rtt as u64),
+            ("seq_trace", seq as u64),
+            ("capture", self.capture.len() as u64),
+            ("transfers", self.transfers.len() as u64),
+            ("events", events as u64),
+            ("packets_held", held as u64),
+        ]
     }
 
     /// Run up to simulated time `t` (at most the duration) and stop there;

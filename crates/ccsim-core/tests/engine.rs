@@ -76,9 +76,57 @@ fn a_controlled_run_gives_the_same_output_and_stops_when_cancelled() {
     let ctl = ccsim_core::RunControl::new();
     ctl.cancel();
     let mut sim = Simulation::new(&sc).unwrap();
-    let e = sim.run_controlled(&ctl).unwrap_err();
+    let Err(ccsim_core::Stopped::Cancelled(e)) = sim.run_controlled(&ctl) else { panic!("not cancelled") };
     assert!(e.sim_time_s > 0.0 && e.sim_time_s < 1e-12 * sc.duration_ps as f64);
     assert_eq!(ctl.sim_time_ps() as f64 * 1e-12, e.sim_time_s);
+}
+
+#[test]
+fn a_run_past_its_memory_limit_stops_cleanly_naming_its_tables() {
+    // 2 % random loss for 10 s records thousands of events; a limit below
+    // their cost stops the run at a report, with the rows counted so far
+    let sc = lossy_dumbbell(0.02);
+    let full = ccsim_core::run(&sc).unwrap();
+    let events = full.table("events").unwrap().columns[0].1.len() as u64;
+    let series = full.table("flow_series").unwrap().columns[0].1.len() as u64;
+    assert!(events > 100, "{events}");
+    // the same run under a limit it never reaches is unchanged
+    let ctl = ccsim_core::RunControl::new();
+    ctl.set_memory_limit(u64::MAX);
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.run_controlled(&ctl).unwrap();
+    assert_eq!(sim.output().events, full.events);
+    // a limit of a quarter of what the finished run's events and series take
+    let limit = ccsim_core::output::memory_bytes(&[("events", events), ("flow_series", series)]) / 4;
+    let ctl = ccsim_core::RunControl::new();
+    ctl.set_memory_limit(limit);
+    let mut sim = Simulation::new(&sc).unwrap();
+    let Err(ccsim_core::Stopped::Memory(m)) = sim.run_controlled(&ctl) else { panic!("not stopped for memory") };
+    assert!(m.bytes > limit && m.limit == limit);
+    assert!(m.sim_time_s < 1e-12 * sc.duration_ps as f64);
+    let got = |t: &str| m.rows.iter().find(|r| r.0 == t).unwrap().1;
+    assert!(got("events") <= events && got("flow_series") <= series);
+    assert_eq!(ccsim_core::output::memory_bytes(&m.rows), m.bytes);
+}
+
+#[test]
+fn growing_tables_have_these_shapes() {
+    // GROWING_TABLES prices a row by its numeric and string columns: each
+    // must match the table the core writes (every trace and a capture on)
+    let mut sc = lossy_dumbbell(0.02);
+    sc.trace.rtt = true;
+    sc.trace.seq = true;
+    sc.trace.cc = true;
+    sc.capture_links = vec![0];
+    let out = ccsim_core::run(&sc).unwrap();
+    for &(name, num, strs) in ccsim_core::output::GROWING_TABLES {
+        if name == "packets_held" {
+            continue;
+        }
+        let t = out.table(name).unwrap_or_else(|| panic!("no table {name}"));
+        let s = t.columns.iter().filter(|(_, c)| matches!(c, ccsim_core::Column::Str(_))).count() as u64;
+        assert_eq!((t.columns.len() as u64 - s, s), (num, strs), "{name}");
+    }
 }
 
 #[test]

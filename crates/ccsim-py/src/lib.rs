@@ -116,6 +116,12 @@ impl PyRunControl {
     fn cancelled(&self) -> bool {
         self.inner.is_cancelled()
     }
+    /// Stop the run (raising ScenarioError, with the message of
+    /// `ccsim.memory.exceeded`) once its recorded tables and the packets
+    /// its links hold take more than `bytes` (0: no limit).
+    fn set_memory_limit(&self, bytes: u64) {
+        self.inner.set_memory_limit(bytes)
+    }
 }
 
 /// Run one resolved scenario (JSON text). Returns
@@ -139,7 +145,24 @@ fn run<'py>(
         Ok(out) => convert(py, &out),
         Err(RunError::Config(e)) => Err(ScenarioError::new_err(e.to_string())),
         Err(RunError::Cancelled(c)) => Err(RunCancelled::new_err(c.to_string())),
+        Err(RunError::Memory(m)) => {
+            // worded by the same function that refuses a run before it starts
+            let rows = PyDict::new(py);
+            for (t, r) in &m.rows {
+                rows.set_item(*t, *r)?;
+            }
+            let msg: String =
+                py.import("ccsim.memory")?.call_method1("exceeded", (rows, m.limit, m.sim_time_s))?.extract()?;
+            Err(ScenarioError::new_err(msg))
+        }
     }
+}
+
+/// Bytes one row of each table that grows with a run takes
+/// (`output::GROWING_TABLES`; "packets_held" is one packet held by a link).
+#[pyfunction]
+fn growing_tables() -> Vec<(&'static str, u64)> {
+    ccsim_core::output::GROWING_TABLES.iter().map(|t| (t.0, ccsim_core::output::row_bytes(t.0))).collect()
 }
 
 /// The emulation backend's real-time forwarder: move packets between the
@@ -257,6 +280,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(forward, m)?)?;
     m.add_function(wrap_pyfunction!(routes, m)?)?;
+    m.add_function(wrap_pyfunction!(growing_tables, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;

@@ -17,13 +17,13 @@ import traceback
 
 
 def execute(task: dict) -> dict:
-    from .. import _core
+    from .. import _core, memory
 
     if task.get("backend") == "emulation":
         return execute_emulated(task)
     run_id = task["run_id"]
     timeout = task.get("timeout_s")
-    ctl = _core.RunControl()
+    ctl = memory.new_control()
     timer = None
     if timeout:
         timer = threading.Timer(timeout, ctl.cancel)

@@ -15,6 +15,15 @@
 use super::tcp::{SackCfg, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, SCOREBOARD_OPTIONS};
 use serde_json::{json, Value};
 
+/// The shortest RTO bound a scenario may give (min_rto, initial_rto,
+/// max_rto): 1 µs, the unit of Linux's `net.ipv4.tcp_rto_min_us` and of the
+/// RTT estimator (`tcp_rtt_estimator` works in µs). A retransmission timer
+/// of picoseconds fires a million times more often than any packet can
+/// leave, so a lost segment would turn a run into an endless storm of
+/// timeouts.
+pub const RTO_FLOOR_PS: u64 = 1_000_000;
+const RTO_FLOOR_TEXT: &str = "a time ≥ 1us (RTO bounds are counted in µs, as Linux's tcp_rto_min_us)";
+
 /// How an option is written and what values it accepts.
 #[derive(Clone, Copy, Debug)]
 pub enum Kind {
@@ -26,9 +35,10 @@ pub enum Kind {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
-    /// A time such as "200ms" (the core field holds picoseconds).
+    /// A time such as "200ms" (the core field holds picoseconds), at least
+    /// `min_ps` (0: any time ≥ 0; 1: any time > 0).
     Time {
-        allow_zero: bool,
+        min_ps: u64,
     },
     /// A number in (0, max].
     Ratio {
@@ -81,15 +91,15 @@ pub const TCP: &[Opt] = {
     Opt { name: "initial_window", core: "initial_window", kind: Int { lo: 1, hi: MAX_INITIAL_WINDOW as u64 }, unit: "segments", doc: "initial cwnd, segments (RFC 6928 / Linux: 10)" },
     Opt { name: "initial_ssthresh", core: "initial_ssthresh", kind: IntOrInf { lo: 2, hi: u32::MAX as u64 - 1 }, unit: "segments", doc: "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)" },
     Opt { name: "rto", core: "rto", kind: Choice(&["linux", "rfc6298", "ns2"]), unit: "", doc: "RTO model: 'linux' (RTO = SRTT + rttvar, rttvar ≥ min_rto), 'rfc6298' (max(min_rto, SRTT + max(G, 4·RTTVAR))), 'ns2' (tick-counted, one timed segment per RTT)" },
-    Opt { name: "min_rto", core: "min_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)" },
-    Opt { name: "initial_rto", core: "initial_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "RTO before the first RTT sample (RFC 6298: 1s)" },
-    Opt { name: "max_rto", core: "max_rto_ps", kind: Time { allow_zero: false }, unit: "time", doc: "upper bound on the RTO, back-off included (RFC 6298: at least 60s)" },
-    Opt { name: "clock_granularity", core: "clock_granularity_ps", kind: Time { allow_zero: true }, unit: "time", doc: "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_" },
+    Opt { name: "min_rto", core: "min_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)" },
+    Opt { name: "initial_rto", core: "initial_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "RTO before the first RTT sample (RFC 6298: 1s)" },
+    Opt { name: "max_rto", core: "max_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "upper bound on the RTO, back-off included (RFC 6298: at least 60s)" },
+    Opt { name: "clock_granularity", core: "clock_granularity_ps", kind: Time { min_ps: 0 }, unit: "time", doc: "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_" },
     Opt { name: "max_cwnd", core: "max_cwnd", kind: IntOrNone { lo: 1, hi: u32::MAX as u64 }, unit: "segments", doc: "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap" },
     Opt { name: "rwnd", core: "rwnd_bytes", kind: Window, unit: "bytes", doc: "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited" },
     Opt { name: "rcv_autotune", core: "rcv_autotune", kind: Bool, unit: "", doc: "the receiver's window opens as Linux's: 64 KB in the SYN-ACK (tcp_select_initial_window), raised by 2 MSS per segment with a quick ACK each time (tcp_grow_window) up to a clamp that receive-buffer autotuning sets to twice what the application read in the last RTT (tcp_rcv_space_adjust); within rwnd when set" },
     Opt { name: "delayed_ack", core: "delayed_ack", kind: Bool, unit: "", doc: "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)" },
-    Opt { name: "delack_timeout", core: "delack_timeout_ps", kind: Time { allow_zero: false }, unit: "time", doc: "delayed-ACK timer" },
+    Opt { name: "delack_timeout", core: "delack_timeout_ps", kind: Time { min_ps: 1 }, unit: "time", doc: "delayed-ACK timer" },
     Opt { name: "delack_count", core: "delack_count", kind: Int { lo: 1, hi: 1_000 }, unit: "segments", doc: "full-sized segments per delayed ACK" },
     Opt { name: "handshake", core: "handshake", kind: Bool, unit: "", doc: "open with SYN / SYN-ACK (one RTT) before data" },
     Opt { name: "dupthresh", core: "dupthresh", kind: Int { lo: 1, hi: 1_000 }, unit: "ACKs", doc: "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)" },
@@ -131,7 +141,7 @@ impl Kind {
             Kind::Bool => json!({"type": "bool"}),
             Kind::Int { lo, hi } => json!({"type": "int", "lo": lo, "hi": hi}),
             Kind::Choice(c) => json!({"type": "choice", "choices": c}),
-            Kind::Time { allow_zero } => json!({"type": "time", "allow_zero": allow_zero}),
+            Kind::Time { min_ps } => json!({"type": "time", "min_ps": min_ps, "accepted": self.accepted()}),
             Kind::Ratio { max } => json!({"type": "ratio", "max": max}),
             Kind::IntOrInf { lo, hi } => json!({"type": "int_or_inf", "lo": lo, "hi": hi}),
             Kind::IntOrNone { lo, hi } => json!({"type": "int_or_none", "lo": lo, "hi": hi}),
@@ -148,8 +158,10 @@ impl Kind {
             Kind::Bool => "true or false".into(),
             Kind::Int { lo, hi } => format!("a whole number in [{lo}, {hi}]"),
             Kind::Choice(c) => format!("one of {}", c.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")),
-            Kind::Time { allow_zero: true } => "a time ≥ 0".into(),
-            Kind::Time { allow_zero: false } => "a time > 0".into(),
+            Kind::Time { min_ps: 0 } => "a time ≥ 0".into(),
+            Kind::Time { min_ps: 1 } => "a time > 0".into(),
+            Kind::Time { min_ps: RTO_FLOOR_PS } => RTO_FLOOR_TEXT.into(),
+            Kind::Time { min_ps } => format!("a time ≥ {min_ps} ps"),
             Kind::Ratio { max } => format!("a ratio in (0, {max}]"),
             Kind::IntOrInf { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"inf\""),
             Kind::IntOrNone { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"none\""),
@@ -196,7 +208,7 @@ fn check_kinds(t: &TcpCfg) -> Result<(), Broken> {
             Kind::IntOrInf { lo, hi } | Kind::IntOrNone { lo, hi } => {
                 x.is_null() || x.as_u64().is_some_and(|n| (lo..=hi).contains(&n))
             }
-            Kind::Time { allow_zero } => x.as_u64().is_some_and(|n| allow_zero || n > 0),
+            Kind::Time { min_ps } => x.as_u64().is_some_and(|n| n >= min_ps),
             Kind::Ratio { max } => x.as_f64().is_some_and(|r| r.is_finite() && r > 0.0 && r <= max),
             // enums and booleans are checked by deserialization; the
             // algorithm, its preset and parameters by `cc::params::resolve`;
@@ -351,6 +363,10 @@ mod tests {
         assert_eq!(broken("mss", json!(65_495)), None);
         assert_eq!(broken("initial_window", json!(MAX_INITIAL_WINDOW + 1)), Some("initial_window"));
         assert_eq!(broken("min_rto_ps", json!(0)), Some("min_rto"));
+        // below 1 µs an RTO bound is refused (a timer storm), at 1 µs it is taken
+        assert_eq!(broken("min_rto_ps", json!(RTO_FLOOR_PS - 1)), Some("min_rto"));
+        assert_eq!(broken("min_rto_ps", json!(RTO_FLOOR_PS)), None);
+        assert_eq!(broken("initial_rto_ps", json!(1)), Some("initial_rto"));
         assert_eq!(broken("clock_granularity_ps", json!(0)), None);
         assert_eq!(broken("pacing_ss_ratio", json!(0.0)), Some("pacing_ss_ratio"));
         assert_eq!(broken("sack_blocks", json!(4)), Some("sack_blocks"), "4 blocks with timestamps");

@@ -480,6 +480,16 @@ impl Link {
     /// Call `f` on every packet not transmitted by `end`; returns whether
     /// the link's `pkts_tx`/`bytes_tx` already count them (a FIFO counts a
     /// packet when it is admitted, a dequeue-time discipline when it leaves).
+    /// Packets the link holds: waiting, in transmission or propagating in
+    /// its ring, and those a dequeue-time discipline keeps apart.
+    pub fn held_pkts(&self) -> usize {
+        let apart = match &self.disc {
+            crate::queue::Discipline::Dequeue(d) => d.len_pkts() as usize,
+            crate::queue::Discipline::Enqueue(_) => 0,
+        };
+        self.ring.len() + apart
+    }
+
     pub fn untransmitted(&self, end: SimTime, mut f: impl FnMut(&Packet)) -> bool {
         match &self.disc {
             Discipline::Dequeue(aqm) => {
