@@ -15,27 +15,36 @@ The DCTCP case runs the 10 Gb/s dumbbell with DCTCP's step marking
 that keeps the link busy by Alizadeh et al. 2010 §3.3 (K > C·RTT/7).
 The Prague case runs the 100 Mb/s dumbbell's ten flows as TCP Prague
 (ECT(1), AccECN) in a DualPI2 queue.
+(e) is the pacing study's 2.5 Gb/s set-up with its background mix (web
+sessions, handshakes, short and window-capped flows), compared with (c);
+(f) is (a) with 10,000 flows (all started within 100 ms, 20 s), compared
+with (a)'s ten: the cost of many flows at the same total rate.
 CPU time is the process CPU time around the core's run (single-threaded).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from . import _core
-from .scenario import Builder
+from .scenario import Builder, Scenario
 
 
-def reference(name: str, cc: str = "newreno", queue: Any = "droptail", **tcp) -> Builder:
-    rate, dur, access = {
+def reference(
+    name: str, cc: str = "newreno", queue: Any = "droptail", count: int = 10, dur: str | None = None, **tcp
+) -> Builder:
+    rate, default_dur, access = {
         "a": ("100Mbps", "60s", "1Gbps"),
         "b": ("1Gbps", "20s", "1Gbps"),
         "c": ("2.5Gbps", "10s", "10Gbps"),
         "d": ("10Gbps", "4s", "40Gbps"),
     }[name]
+    # flows 10 ms apart; many flows all start within the first 100 ms
+    stagger = "10ms" if count <= 10 else f"{100_000 // count}us"
     return (
-        Builder(duration=dur, seed=1, sample_interval="off")
+        Builder(duration=dur or default_dur, seed=1, sample_interval="off")
         .dumbbell(
             bottleneck_rate=rate,
             bottleneck_delay="18ms",
@@ -45,11 +54,21 @@ def reference(name: str, cc: str = "newreno", queue: Any = "droptail", **tcp) ->
             queue=queue,
         )
         .tcp(cc=cc, mss=1448, **tcp)
-        .flows(count=10, app="bulk", start="0s", stagger="10ms")
+        .flows(count=count, app="bulk", start="0s", stagger=stagger)
     )
 
 
-SCENARIOS = {
+def pacing_mix() -> Scenario:
+    """(e) The pacing study's set-up at 2.5 Gb/s for 8 s: two HSTCP flows
+    and its background mix (web sessions, window-capped small flows and
+    long-lived flows both ways, random RTTs and start times: ccsim.mixes),
+    on the ns-2 stack of 2004."""
+    from .studies.pacing.scenarios import scenario
+
+    return Scenario.from_dict(scenario(2.5e9, 8.0, sample="off"), source="<bench e_mix_2.5G>")
+
+
+SCENARIOS: dict[str, Callable[[], Builder | Scenario]] = {
     # SACK and timestamps off explicitly: the linux stack's defaults turn them on
     "a_dumbbell_100M_newreno": lambda: reference("a", sack="off", timestamps=False),
     "b_dumbbell_1G_newreno": lambda: reference("b", sack="off", timestamps=False),
@@ -71,7 +90,16 @@ SCENARIOS = {
     "d_dumbbell_10G_dctcp_sack_ts": lambda: reference(
         "d", "dctcp", queue=_step_marking(10e9, 0.040), sack="rfc6675", timestamps=True
     ),
+    "e_mix_2.5G_hstcp_web": pacing_mix,
+    # 10,000 flows sharing the 100 Mb/s of (a): its cost per packet is
+    # compared with (a)'s ten flows (cost_vs_newreno)
+    "f_dumbbell_100M_10k_newreno_sack_ts": lambda: reference(
+        "a", count=10_000, dur="20s", sack="rfc6675", timestamps=True
+    ),
 }
+
+# the NewReno SACK+TS case each scenario's cost is compared with (by prefix)
+BASELINE = {"e": "c", "f": "a"}
 
 
 def _step_marking(rate_bps: float, rtt_s: float) -> dict:
@@ -90,7 +118,9 @@ def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
     for name, make in SCENARIOS.items():
         if only and only not in name:
             continue
-        payload = make().build().to_core_json()
+        made = make()
+        sc: Scenario = made.build() if isinstance(made, Builder) else made
+        payload = sc.to_core_json()
         best = None
         for _ in range(repeat):
             c0 = time.process_time()
@@ -112,7 +142,9 @@ def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
             }
         )
     ref = {r["name"].split("_")[0]: r for r in rows if r["name"].endswith("_newreno_sack_ts")}
+    ref = {k: v for k, v in ref.items() if k not in BASELINE}
     for r in rows:
-        base = ref.get(r["name"].split("_")[0])
+        prefix = r["name"].split("_")[0]
+        base = ref.get(BASELINE.get(prefix, prefix))
         r["cost_vs_newreno"] = base["pkts_per_cpu_s"] / r["pkts_per_cpu_s"] if base else None
     return rows

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import algorithms
-from .topologies import link_capacity_bps
+from .topologies import link_capacity_bps, routes
 
 QUEUES = ["droptail", "red", "adaptive_red", "codel", "fq_codel", "pie", "dualpi2"]
 # a case's wall time and memory (the checked build is ~3× slower than release;
@@ -229,11 +229,8 @@ def generate(rng: np.random.Generator) -> dict:
 
 def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
     """Propagation one way along the simulator's route, and the route."""
-    import json
 
-    from . import _core
-
-    r = _core.routes(json.dumps(core), [(s, d)])[0] or []
+    r = routes(core, [(s, d)])[0] or []
     return sum(core["links"][i]["delay_ps"] for i in r) * 1e-12, r
 
 

@@ -29,13 +29,12 @@ docs/reliability.md: about 16 B for a number and 112 B for a string cell
 
 from __future__ import annotations
 
-import json
 import os
 
 from . import _core
 from .errors import ScenarioError
 from .netmodels import dist_mean
-from .topologies import link_capacity_bps
+from .topologies import link_capacity_bps, routes
 
 ENV = "CCSIM_MAX_MEMORY"
 # bytes per row of each table that grows with a run, and per packet held
@@ -77,7 +76,7 @@ def packet_bound(core: dict) -> int:
     links = core["links"]
     dur_s = core["duration_ps"] * 1e-12
     pairs = [(f["src"], f["dst"]) for f in flows]
-    paths = _core.routes(json.dumps(core), pairs)
+    paths = routes(core, pairs)
     by_link: dict[int, int] = {}
     capped = 0
     for f, path in zip(flows, paths):
@@ -108,7 +107,7 @@ def transfer_bound(core: dict) -> int:
         return 0
     dur_ps = core["duration_ps"]
     pairs = [(f["src"], f["dst"]) for f in flows] + [(f["dst"], f["src"]) for f in flows]
-    paths = _core.routes(json.dumps(core), pairs)
+    paths = routes(core, pairs)
     n = len(flows)
     crossing: dict[int, int] = {}  # link -> repeating flows whose data cross it
     for i, f in enumerate(flows):

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import _core
 from ..errors import EmulationError, ScenarioError
-from ..topologies import link_capacity_bps
+from ..topologies import link_capacity_bps, routes
 from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
 
 AGENT = Path(__file__).with_name("agent.py")
@@ -532,7 +532,7 @@ def _other_cpu(cpu0: tuple[float, float, dict[int, float]], agents: list[int]) -
 def _flow_routes(core: dict) -> dict[int, tuple[list[int], list[int]]]:
     """Each flow's forward and reverse link paths, from the core's router."""
     pairs = [p for f in core["flows"] for p in ((f["src"], f["dst"]), (f["dst"], f["src"]))]
-    r = _core.routes(json.dumps(core), pairs)
+    r = routes(core, pairs)
     return {i: (r[2 * i] or [], r[2 * i + 1] or []) for i in range(len(core["flows"]))}
 
 
