@@ -247,7 +247,7 @@ def test_bad_trace_and_marker():
 def test_core_rejects_bad_mechanics_options_directly():
     # The core re-validates what Python hands it (a scenario built by hand).
     sc = Scenario.from_toml(GOOD)
-    core = json.loads(sc.to_core_json())
+    core = json.loads(json.dumps(sc.core))  # a copy, tables inline
     core["flows"][0]["tcp"]["prr"] = True
     core["flows"][0]["tcp"]["sack"] = "off"
     with pytest.raises(_core.ScenarioError, match=r"flows\[0\].tcp.prr"):
@@ -516,7 +516,7 @@ def test_parallel_links_between_two_nodes_get_distinct_names():
         "topology": {"kind": "explicit", "nodes": ["a", "b"], "links": [link, dict(link, rate="20Mbps")]},
         "flows": [{"src": "a", "dst": "b"}],
     }
-    core = json.loads(Scenario(raw).to_core_json())
+    core = Scenario(raw).core
     names = [lk["name"] for lk in core["links"]]
     assert names == ["a->b", "b->a", "a->b#2", "b->a#2"]
     assert core["sample_links"] == [2]
@@ -604,3 +604,32 @@ def test_timers_that_would_make_an_event_storm_are_refused(flow, field, words):
     assert e.value.field == field and words in str(e.value), str(e.value)
     with pytest.raises(ScenarioError, match=r"tcp\.max_rto: got '999ns'; expected a time ≥ 1us"):
         Scenario.from_dict(dict(raw, flows=[{}], tcp={"max_rto": "999ns"}))
+
+
+def test_flows_name_shared_tcp_tables_by_index_with_the_same_result():
+    """`to_core_json` writes each flow group's TCP table once (`tcp_tables`)
+    and the flows name it by index; the core reads both forms to the same
+    run, and an index that names no table is one line naming it."""
+    sc = Scenario.from_dict(
+        {
+            "sim": {"duration": "2s"},
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck_rate": "10Mbps",
+                "bottleneck_delay": "10ms",
+                "access_rate": "100Mbps",
+                "access_delay": "1ms",
+            },
+            "flows": [{"count": 3, "cc": "cubic"}, {"count": 2, "cc": "bbr", "app": "repeat", "size": "20KB"}],
+        }
+    )
+    shared = json.loads(sc.to_core_json())
+    assert len(shared["tcp_tables"]) == 2 and [f["tcp"] for f in shared["flows"]] == [0, 0, 0, 1, 1]
+    inline = json.dumps(sc.core)
+    a, b = _core.run(sc.to_core_json()), _core.run(inline)
+    assert a["events"] == b["events"]
+    for name in ("flows", "transfers", "events"):
+        assert [(c, d) for c, _, d in a["tables"][name]] == [(c, d) for c, _, d in b["tables"][name]], name
+    shared["flows"][4]["tcp"] = 7
+    with pytest.raises(_core.ScenarioError, match=r"tcp: 7 is not the index of a table in tcp_tables"):
+        _core.run(json.dumps(shared))

@@ -7,7 +7,6 @@ SIGMETRICS 2011)."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import ccsim
@@ -169,7 +168,7 @@ def test_dctcp_feedback_reports_exactly_the_marked_segments():
 
 def test_an_algorithm_that_needs_ecn_turns_it_on_and_refuses_it_off():
     sc = single_link(duration="1s", sample_interval="off", tcp=dict(cc="dctcp"))
-    tcp = json.loads(sc.to_core_json())["flows"][0]["tcp"]
+    tcp = sc.core["flows"][0]["tcp"]
     assert (tcp["ecn"], tcp["ecn_codepoint"], tcp["ecn_feedback"]) == (True, "ect0", "dctcp")
     with pytest.raises(ccsim.ScenarioError, match=r"tcp\.ecn.*cc = 'dctcp'.*reno"):
         single_link(duration="1s", tcp=dict(cc="dctcp", ecn=False))

@@ -135,7 +135,6 @@ def test_rtt_ratios_follow_the_one_over_rtt_law():
 
 @pytest.mark.parametrize("field", ["ecn", "ecn_codepoint"])
 def test_prague_turns_on_ect1_and_accecn_itself(field):
-    import json
 
     sc = (
         Builder(duration="1s", seed=1, sample_interval="off")
@@ -144,6 +143,6 @@ def test_prague_turns_on_ect1_and_accecn_itself(field):
         .flows(count=1, app="bulk")
         .build()
     )
-    tcp = json.loads(sc.to_core_json())["flows"][0]["tcp"]
+    tcp = sc.core["flows"][0]["tcp"]
     assert {"ecn": True, "ecn_codepoint": "ect1"}[field] == tcp[field]
     assert tcp["ecn_feedback"] == "accecn"

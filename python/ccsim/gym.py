@@ -202,7 +202,7 @@ class CongestionControlEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         run_seed = int(self.np_random.integers(0, 2**31 - 1))
-        core = json.loads(self._scenario.with_seed(run_seed).to_core_json())
+        core = json.loads(json.dumps(self._scenario.with_seed(run_seed).core))  # a copy, tables inline
         tcp = core["flows"][self.flow]["tcp"]
         tcp.update(cc="agent", cc_preset=None, cc_params={}, cc_external={"source": "agent", "recovery": "newreno"})
         self._sim = _core.SteppedSimulation(json.dumps(core), self.flow)

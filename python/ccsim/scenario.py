@@ -105,7 +105,21 @@ class Scenario:
         return Scenario(apply(self.raw, assignments), source=self.source)
 
     def to_core_json(self) -> str:
-        return json.dumps(self.core)
+        """The resolved scenario as the core reads it. Flows that share a TCP
+        table (the flows of a group share one dict) name it by its index in
+        `tcp_tables`, written first: a 15,684-flow mix is 31 MB of JSON with
+        a table per flow."""
+        tables: list[dict] = []
+        index: dict[int, int] = {}
+        flows = []
+        for f in self.core["flows"]:
+            k = index.get(id(f["tcp"]))
+            if k is None:
+                k = index[id(f["tcp"])] = len(tables)
+                tables.append(f["tcp"])
+            flows.append({**f, "tcp": k})
+        rest = {key: v for key, v in self.core.items() if key != "flows"}
+        return json.dumps({"tcp_tables": tables, **rest, "flows": flows})
 
     # ---- display (a terminal and a notebook)
     def describe(self) -> dict:

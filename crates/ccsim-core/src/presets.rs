@@ -108,5 +108,6 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
         udp: Vec::new(),
         trace: TraceCfg::default(),
         capture_links: Vec::new(),
+        tcp_tables: Vec::new(),
     }
 }

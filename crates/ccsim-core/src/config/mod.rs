@@ -38,6 +38,10 @@ pub struct Scenario {
     pub sample_links: Option<Vec<u32>>,
     pub nodes: Vec<String>,
     pub links: Vec<LinkCfg>,
+    /// TCP tables shared by flows that name one by index (written before
+    /// `flows`; see `tcp::deserialize_with_stack`).
+    #[serde(default, deserialize_with = "tcp::deserialize_tables")]
+    pub tcp_tables: Vec<std::sync::Arc<TcpCfg>>,
     pub flows: Vec<FlowCfg>,
     /// UDP sources (constant bit rate, optionally ON-OFF).
     #[serde(default)]
@@ -89,7 +93,9 @@ pub(crate) fn err<T>(field: String, msg: impl std::fmt::Display) -> Result<T, Co
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+        let shared = tcp::SharedTables::scope();
         let mut sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
+        drop(shared);
         sc.load_traces()?;
         sc.validate()?;
         Ok(sc)
