@@ -119,7 +119,7 @@ fn growing_tables_have_these_shapes() {
     sc.trace.cc = true;
     sc.capture_links = vec![0];
     let out = ccsim_core::run(&sc).unwrap();
-    for &(name, num, strs) in ccsim_core::output::GROWING_TABLES {
+    for &(name, num, strs, _) in ccsim_core::output::GROWING_TABLES {
         if name == "packets_held" {
             continue;
         }
