@@ -290,9 +290,9 @@ def check(sc, res, again=None) -> list[str]:
             # its first link at completion (spurious retransmissions) leave
             # after it, so they may add up to that queue's buffer
             active = row["fct_s"] if not math.isnan(row["fct_s"]) else dur - row["start_s"]
-            first = _capacity_bits(first_link, core["duration_ps"]) / max(dur, 1e-12)
-            if first_link.get("varying"):  # a schedule: its highest rate
-                first = max(s[1] for s in first_link["varying"].get("steps", [[0, first]]))
+            # its rate; under a schedule its highest step's
+            steps = (first_link.get("varying") or {}).get("steps", [])
+            first = max((r for _, r in steps), default=link_capacity_bps(first_link))
             slack = pkt + (_buffer_bytes(first_link, pkt) if not math.isnan(row["fct_s"]) else 0)
             if active > 0.05 and row["throughput_bps"] > first + slack * 8 / active:
                 bad.append(f"flow {i}: throughput {row['throughput_bps']:.0f} > first link {first}")
