@@ -12,7 +12,9 @@ run breaks (an empty list when it holds them all):
   part of what went on the wire); a flow's throughput ≤ its first link's
   rate (+ one packet over the flow's active time); the smallest RTT ≥ the propagation RTT of its path;
   an FCT ≥ the one-way propagation delay; cwnd ≥ 1 at every sample;
-- determinism: the same scenario and seed give identical flow tables.
+- determinism: the same scenario and seed give identical flow tables;
+- memory: every table the pre-run estimate bounds (`memory.BOUNDED`) has
+  at most the rows `memory.estimate_rows` gives it.
 
 - budgets: a case over BUDGET_S of wall time or over the memory limit
   (MEMORY_BUDGET unless $CCSIM_MAX_MEMORY says otherwise) fails.
@@ -32,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from . import algorithms
-from .topologies import link_capacity_bps, routes
+from . import algorithms, memory
+from .topologies import link_bits_bound, link_capacity_bps, routes
 
 QUEUES = ["droptail", "red", "adaptive_red", "codel", "fq_codel", "pie", "dualpi2"]
 # a case's wall time and memory (the checked build is ~3× slower than release;
@@ -143,7 +145,37 @@ def _queue(rng) -> dict:
     return queue
 
 
-def _topology(rng, kind: str, buffer: str, queue: dict) -> dict:
+def trace_files(folder: Path) -> list[str]:
+    """Two synthetic cellular traces (`ccsim trace generate`'s model) the
+    generator's trace-driven links replay: one longer than any run, one
+    short enough to repeat. Written once into `folder`, so a reproducer
+    written beside them runs as it is."""
+    from .tracegen import generate as trace
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, ms, seed in (("cell-3s.trace", 3000, 1), ("cell-700ms.trace", 700, 2)):
+        p = folder / name
+        if not p.exists():
+            p.write_text(trace("sprout", ms, seed))
+        paths.append(str(p.resolve()))
+    return paths
+
+
+def _with_trace(rng, topo: dict, rate_key: str, traces: list[str]) -> None:
+    """Replace the link's rate by a trace (12 %), with an offset into it
+    and (half the time) a reverse trace."""
+    if not traces or rng.random() >= 0.12:
+        return
+    del topo[rate_key]
+    topo["trace"] = str(rng.choice(traces))
+    if rng.random() < 0.5:
+        topo["trace_offset"] = str(rng.choice(["0s", "250ms", "5s"]))
+    if rng.random() < 0.5:
+        topo["reverse_trace"] = str(rng.choice(traces))
+
+
+def _topology(rng, kind: str, buffer: str, queue: dict, traces: list[str]) -> dict:
     if kind == "single_link":
         topo: dict = {
             "kind": kind,
@@ -154,6 +186,7 @@ def _topology(rng, kind: str, buffer: str, queue: dict) -> dict:
         }
         if rng.random() < 0.15:
             topo["reorder"] = {"jitter": "2ms"} if rng.random() < 0.5 else {"probability": 0.02, "delay": "5ms"}
+        _with_trace(rng, topo, "rate", traces)
     elif kind in ("dumbbell", "satellite", "wireless"):
         topo = {
             "kind": kind,
@@ -165,6 +198,8 @@ def _topology(rng, kind: str, buffer: str, queue: dict) -> dict:
         }
         if kind != "satellite" or rng.random() < 0.5:
             topo["bottleneck_delay"] = f"{int(rng.choice([2, 10, 30]))}ms"
+        if kind == "dumbbell":
+            _with_trace(rng, topo, "bottleneck_rate", traces)
         if kind == "wireless":
             topo.update(wireless_rate=_rate(rng), wireless_delay="2ms", wireless_buffer="50pkt")
             if rng.random() < 0.5:
@@ -200,12 +235,13 @@ def _topology(rng, kind: str, buffer: str, queue: dict) -> dict:
     return topo
 
 
-def generate(rng: np.random.Generator) -> dict:
-    """A random valid scenario mapping (units as strings, as in a file)."""
+def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict:
+    """A random valid scenario mapping (units as strings, as in a file);
+    `traces` (`trace_files`) lets some links replay a delivery trace."""
     kind = str(rng.choice(KINDS))
     queue = _queue(rng)
     buffer = str(rng.choice(["5pkt", "20pkt", "0.5bdp", "1bdp", "4bdp"]))
-    topo = _topology(rng, kind, buffer, queue)
+    topo = _topology(rng, kind, buffer, queue, traces or [])
     flows = [_flow(rng, kind) for _ in range(int(rng.integers(1, 3)))]
     if kind in ("parking_lot", "explicit", "wireless"):
         for f in flows:
@@ -215,12 +251,15 @@ def generate(rng: np.random.Generator) -> dict:
             f.update(src=str(rng.choice(["a", "b"])), dst="c")
     if all(f.get("app") == "cbr" for f in flows):
         flows.append({"app": "bulk"} | ({"src": "a", "dst": "c"} if kind == "explicit" else {}))
+    sim: dict[str, Any] = {
+        "duration": f"{float(rng.choice([0.5, 1.0, 2.0, 3.0])):g}s",
+        "seed": int(rng.integers(1, 1000)),
+        "sample_interval": "50ms",
+    }
+    if rng.random() < 0.3:  # the per-packet traces, whose rows the memory estimate bounds
+        sim["trace"] = [t for t in ("rtt", "seq", "cc") if rng.random() < 0.5]
     return {
-        "sim": {
-            "duration": f"{float(rng.choice([0.5, 1.0, 2.0, 3.0])):g}s",
-            "seed": int(rng.integers(1, 1000)),
-            "sample_interval": "50ms",
-        },
+        "sim": sim,
         "topology": topo,
         "tcp": _tcp(rng),
         "flows": flows,
@@ -232,16 +271,6 @@ def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
 
     r = routes(core, [(s, d)])[0] or []
     return sum(core["links"][i]["delay_ps"] for i in r) * 1e-12, r
-
-
-def _capacity_bits(link: dict, dur_ps: int) -> float:
-    """What a link can transmit over [0, dur]: its rate × the duration, or
-    the integral of its rate schedule."""
-    v = link.get("varying")
-    if v and v.get("kind") == "schedule":
-        steps = v["steps"] + [[dur_ps, 0]]
-        return sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12
-    return link_capacity_bps(link) * dur_ps * 1e-12
 
 
 def _buffer_bytes(link: dict, pkt: int) -> int:
@@ -262,7 +291,7 @@ def check(sc, res, again=None) -> list[str]:
     # TCP options (timestamps add 12), or a CBR datagram
     pkt = max([f["tcp"]["mss"] + f["tcp"]["header_bytes"] + 40 for f in core["flows"]] + [1600])
     for i, row in enumerate(lk.iter_rows(named=True)):
-        cap = _capacity_bits(core["links"][i], core["duration_ps"]) / 8 + pkt
+        cap = link_bits_bound(core["links"][i], core["duration_ps"]) / 8 + pkt
         if row["bytes_tx"] > cap:
             bad.append(f"link {row['name']}: bytes_tx {row['bytes_tx']} > capacity {cap:.0f}")
         if row["queue"] == "droptail" and row["limit_pkts"] >= 0 and row["max_queue_pkts"] > row["limit_pkts"]:
@@ -290,9 +319,13 @@ def check(sc, res, again=None) -> list[str]:
             # its first link at completion (spurious retransmissions) leave
             # after it, so they may add up to that queue's buffer
             active = row["fct_s"] if not math.isnan(row["fct_s"]) else dur - row["start_s"]
-            # its rate; under a schedule its highest step's
-            steps = (first_link.get("varying") or {}).get("steps", [])
+            # its rate; under a schedule its highest step's; under a trace
+            # the most it delivers in a window of that length
+            v = first_link.get("varying") or {}
+            steps = v.get("steps", [])
             first = max((r for _, r in steps), default=link_capacity_bps(first_link))
+            if v.get("kind") == "trace" and active > 0:
+                first = link_bits_bound(first_link, int(active * 1e12)) / active
             slack = pkt + (_buffer_bytes(first_link, pkt) if not math.isnan(row["fct_s"]) else 0)
             if active > 0.05 and row["throughput_bps"] > first + slack * 8 / active:
                 bad.append(f"flow {i}: throughput {row['throughput_bps']:.0f} > first link {first}")
@@ -303,6 +336,11 @@ def check(sc, res, again=None) -> list[str]:
     fs = res.flow_series
     if fs.height and int(fs["cwnd"].min()) < 1:
         bad.append(f"cwnd {int(fs['cwnd'].min())} < 1 in flow_series")
+    est = memory.estimate_rows(core)
+    got = memory.measured_rows(res)
+    for t in memory.BOUNDED:
+        if got.get(t, 0) > est.get(t, 0):
+            bad.append(f"table {t}: {got[t]} rows > the memory estimate's bound {est.get(t, 0)}")
     if again is not None and not again.flows.equals(res.flows, null_equal=True):
         bad.append("same scenario and seed gave different flow tables")
     return bad
@@ -320,14 +358,18 @@ def run_cases(
     is stopped and fails, and so does one the core stops past the memory
     limit ($CCSIM_MAX_MEMORY, which `main` sets to MEMORY_BUDGET unless
     given): the generator's runs are seconds long and must stay small."""
+    import tempfile
+
     from .errors import ScenarioError
     from .scenario import Scenario
 
     rng = np.random.default_rng(seed)
     failures = []
     refused = 0
+    tmp = tempfile.TemporaryDirectory(prefix="ccsim-fuzz-") if out is None else None
+    traces = trace_files(Path(tmp.name if tmp is not None else str(out)) / "traces")
     for k in range(n):
-        raw = generate(rng)
+        raw = generate(rng, traces)
         try:
             sc = Scenario(raw, source=f"<fuzz {seed}:{k}>")
         except ScenarioError as e:
@@ -352,6 +394,8 @@ def run_cases(
 
                 out.mkdir(parents=True, exist_ok=True)
                 (out / f"case-{seed}-{k}.toml").write_text("# " + "\n# ".join(problems) + "\n" + dumps(raw))
+    if tmp is not None:
+        tmp.cleanup()
     return n, failures, refused
 
 

@@ -33,8 +33,8 @@ import os
 
 from . import _core
 from .errors import ScenarioError
-from .netmodels import dist_mean
-from .topologies import link_capacity_bps, routes
+from .netmodels import dist_min
+from .topologies import link_bits_bound, routes
 
 ENV = "CCSIM_MAX_MEMORY"
 # bytes per row of each table that grows with a run, and per packet held
@@ -65,16 +65,17 @@ def limit_bytes() -> int:
         return 8 << 30
 
 
-def packet_bound(core: dict) -> int:
-    """An upper bound on the data packets the run's TCP flows can deliver:
-    each flow is charged to the slowest link of its path, and the flows that
-    share that link share its capacity over the run (a file transfer is also
-    bounded by its own size)."""
+def packet_bound(core: dict, transfers: int) -> int:
+    """An upper bound on the distinct data segments the run's TCP flows can
+    deliver: each flow is charged to the slowest link of its path, and the
+    flows that share that link share its capacity over the run, in full
+    segments (a file transfer is also bounded by its own size); each of
+    the `transfers` (`transfer_bound`) may end in one short segment."""
     flows = core["flows"]
     if not flows:
         return 0
     links = core["links"]
-    dur_s = core["duration_ps"] * 1e-12
+    dur_ps = core["duration_ps"]
     pairs = [(f["src"], f["dst"]) for f in flows]
     paths = routes(core, pairs)
     by_link: dict[int, int] = {}
@@ -83,20 +84,23 @@ def packet_bound(core: dict) -> int:
         if not path:
             continue
         wire = f["tcp"]["mss"] + f["tcp"]["header_bytes"]
-        slow = min(path, key=lambda i: link_capacity_bps(links[i]))
-        cap = int(link_capacity_bps(links[slow]) * dur_s / (8 * wire)) + 1
+        slow = min(path, key=lambda i: link_bits_bound(links[i], dur_ps))
+        cap = int(link_bits_bound(links[slow], dur_ps) / (8 * wire)) + 1
         app = f["app"]
         if app.get("kind") == "file":
             capped += min(cap, app["bytes"] // f["tcp"]["mss"] + 1)
             continue
         by_link[slow] = max(by_link.get(slow, 0), cap)
-    return capped + sum(by_link.values())
+    return capped + sum(by_link.values()) + transfers
 
 
 def transfer_bound(core: dict) -> int:
     """Transfers the run's applications can finish (rows of `transfers`).
-    A file is one; a repeated transfer (repeat, web) needs at least its path's
-    round trip plus its think time (the mean: an estimate, not a bound) and
+    A file is one (a row from its start); a repeated transfer (repeat, web)
+    ends when its last byte reaches the receiver and the next one starts
+    a think time later, so each needs at least its path's one-way delay
+    plus the shortest think time its distribution draws (one more row for
+    the transfer in progress at the end), and
     at least one packet of one link of its path, whose capacity the flows
     charged to it share (each flow is charged to the link with the smallest
     capacity per crossing flow; the groups partition the flows, so the sum
@@ -106,9 +110,7 @@ def transfer_bound(core: dict) -> int:
     if not flows:
         return 0
     dur_ps = core["duration_ps"]
-    pairs = [(f["src"], f["dst"]) for f in flows] + [(f["dst"], f["src"]) for f in flows]
-    paths = routes(core, pairs)
-    n = len(flows)
+    paths = routes(core, [(f["src"], f["dst"]) for f in flows])
     crossing: dict[int, int] = {}  # link -> repeating flows whose data cross it
     for i, f in enumerate(flows):
         if f["app"].get("kind") == "repeat":
@@ -125,24 +127,32 @@ def transfer_bound(core: dict) -> int:
         fwd = paths[i]
         if app.get("kind") != "repeat" or not fwd:
             continue
-        rtt = sum(links[j]["delay_ps"] for j in fwd + (paths[n + i] or []))
-        per_flow = dur_ps // max(1, rtt + int(dist_mean(app["think"]))) + 1
+        one_way = sum(links[j]["delay_ps"] for j in fwd)
+        per_flow = dur_ps // max(1, one_way + int(dist_min(app["think"]))) + 1
         if app.get("count") is not None:
             per_flow = min(per_flow, app["count"])
-        size = app["size"]
-        smallest = size["value"] if size["kind"] == "fixed" else size.get("min", 1)
-        wire = f["tcp"]["header_bytes"] + min(max(1, int(smallest)), f["tcp"]["mss"])
+        wire = f["tcp"]["header_bytes"] + min(max(1, int(dist_min(app["size"]))), f["tcp"]["mss"])
         # charged to the link of its path with the smallest share per flow
-        slow = min(fwd, key=lambda j: link_capacity_bps(links[j]) / crossing[j])
-        cap = int(link_capacity_bps(links[slow]) * dur_ps * 1e-12 / (8 * wire)) + 1
+        slow = min(fwd, key=lambda j: link_bits_bound(links[j], dur_ps) / crossing[j])
+        cap = int(link_bits_bound(links[slow], dur_ps) / (8 * wire)) + 1
         packets[slow] = max(packets.get(slow, 0), cap)
         charged[slow] = charged.get(slow, 0) + per_flow
     return files + sum(min(c, packets[j]) for j, c in charged.items())
 
 
+# The tables `estimate_rows` bounds from above (the fuzz generator checks
+# every case's rows against it: `ccsim.fuzz.check`); the others it only
+# estimates and the core's count during the run guards.
+BOUNDED = ("flow_series", "link_series", "rtt_trace", "transfers", "events")
+
+
 def estimate_rows(core: dict) -> dict[str, int]:
-    """Estimated rows of each recorded table (exact for the series, an upper
-    bound for the per-packet traces)."""
+    """Estimated rows of each recorded table: exact for the series, upper
+    bounds for the tables in BOUNDED (for `events`, its `completed` rows),
+    estimates for `seq_trace` and `capture` (every segment sent counts,
+    and what a sender offers a link is bounded only by its window) and
+    for `cc_state` (its periodic samples; a row per congestion event
+    comes on top, counted during the run like the loss events)."""
     rows: dict[str, int] = {}
     sample = core.get("sample_interval_ps")
     n_flows = len(core["flows"])
@@ -154,13 +164,16 @@ def estimate_rows(core: dict) -> dict[str, int]:
         rows["link_series"] = samples * (len(core["links"]) if sl is None else len(sl))
         if trace.get("cc"):
             rows["cc_state"] = samples * n_flows
+    tr = transfer_bound(core)
     if trace.get("rtt") or trace.get("seq"):
-        p = packet_bound(core)
+        p = packet_bound(core, tr)
         if trace.get("rtt"):
-            rows["rtt_trace"] = p  # at most one RTT sample per delivered segment
+            # at most one RTT sample per ACK of new data (each needs a newly
+            # delivered segment), and one per connection's handshake
+            handshakes = tr + n_flows if any(f["tcp"].get("handshake") for f in core["flows"]) else 0
+            rows["rtt_trace"] = p + handshakes
         if trace.get("seq"):
             rows["seq_trace"] = 2 * p  # every segment sent and every ACK received
-    tr = transfer_bound(core)
     if tr:
         rows["transfers"] = tr
         rows["events"] = tr  # one 'completed' row each; loss events are watched during the run
@@ -171,9 +184,21 @@ def estimate_rows(core: dict) -> dict[str, int]:
         # as many again (an estimate, not a bound: what a link can be
         # offered is bounded only by what its senders inject)
         smallest = min((f["tcp"]["header_bytes"] for f in core["flows"]), default=28)
-        dur_s = core["duration_ps"] * 1e-12
-        total = sum(2 * (int(link_capacity_bps(core["links"][i]) * dur_s / (8 * smallest)) + 1) for i in cap)
+        dur_ps = core["duration_ps"]
+        total = sum(2 * (int(link_bits_bound(core["links"][i], dur_ps) / (8 * smallest)) + 1) for i in cap)
         rows["capture"] = total
+    return rows
+
+
+def measured_rows(res) -> dict[str, int]:
+    """The rows a finished run recorded in each table `estimate_rows`
+    covers (for `events`, its `completed` rows)."""
+    rows = {}
+    for t, cols in res.columns.items():
+        if t == "events":
+            rows[t] = sum(1 for k in cols["kind"] if k == "completed")
+        elif t in ROW_BYTES and cols:
+            rows[t] = len(next(iter(cols.values())))
     return rows
 
 

@@ -470,6 +470,20 @@ def dist_mean(d: dict) -> float:
     return d["mean"]
 
 
+def dist_min(d: dict) -> float:
+    """The smallest value a resolved distribution draws (base units): a
+    Pareto's scale x_m = mean·(shape − 1)/shape, 0 for the exponential and
+    the Lomax (pareto2)."""
+    k = d["kind"]
+    if k == "fixed":
+        return d["value"]
+    if k == "uniform":
+        return d["min"]
+    if k == "pareto":
+        return d["mean"] * (d["shape"] - 1) / d["shape"]
+    return 0.0
+
+
 def _quantity(field: str, x, unit: str) -> float:
     """One value of a distribution: a time string -> ps, a size string ->
     bytes, or a plain number (unit 'number')."""

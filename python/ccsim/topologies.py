@@ -5,6 +5,7 @@ docs/scenario.md describes each kind."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ._check import _check_keys, _int, _str
@@ -162,6 +163,33 @@ def link_capacity_bps(link: dict) -> int:
     link whose rate varies answers with its nominal rate: a trace's mean, a
     schedule's rate at time 0."""
     return link["rate_bps"]
+
+
+MTU_BYTES = 1500  # a mahimahi delivery opportunity
+
+
+def link_bits_bound(link: dict, dur_ps: int) -> float:
+    """The most bits a resolved link direction can transmit over a run of
+    `dur_ps`: its rate × the duration; a schedule's integral; a trace's
+    delivery opportunities (one MTU each) in as many whole periods as can
+    overlap the run, wherever its offset starts it."""
+    v = link.get("varying") or {}
+    if v.get("kind") == "schedule":
+        steps = v["steps"] + [[dur_ps, 0]]
+        return sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12
+    if v.get("kind") == "trace":
+        n, period_ms = _trace_shape(v["path"])
+        return (dur_ps // (max(1, period_ms) * 10**9) + 2) * n * MTU_BYTES * 8.0
+    return link_capacity_bps(link) * dur_ps * 1e-12
+
+
+@functools.lru_cache(maxsize=64)
+def _trace_shape(path: str) -> tuple[int, int]:
+    """(delivery opportunities, period in ms) of a trace the scenario already checked."""
+    from . import _core
+
+    n, period_ms, _ = _core.load_trace(path)
+    return n, period_ms
 
 
 def routes(core: dict, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
