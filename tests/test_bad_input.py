@@ -435,7 +435,7 @@ def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_pat
                     "queue": {"kind": "red", "mark_p": 0.5},
                 }
             },
-            "topology.queue.mark_p: got 0.5, but topology.queue.ecn is not true",
+            "topology.queue.mark_p: got 0.5; expected left out unless ecn = true",
         ),
     ],
 )

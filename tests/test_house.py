@@ -157,15 +157,9 @@ def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
 
     net = json.loads(_core.net_defaults())
     assert net["queue"]["red"]["w_q"] == 0.002  # Floyd & Jacobson 1993, ns-2 q_weight_
-    docs = {
-        "red": netmodels.RED_DOC,
-        "pie": netmodels.PIE_DOC,
-        "codel": netmodels.CODEL_DOC,
-        "fq_codel": netmodels.CODEL_DOC,
-    }
     internal = {"limit_bytes", "adaptive"}  # set from the buffer and the kind name
-    for kind, doc in docs.items():
-        assert set(netmodels.QUEUE_DEFAULTS[kind]) - internal <= set(doc), kind
+    for kind in ("red", "pie", "codel", "fq_codel", "dualpi2"):
+        assert set(netmodels.QUEUE_DEFAULTS[kind]) - internal <= set(netmodels.queue_doc(kind)), kind
     for kind, defaults in netmodels.LOSS_DEFAULTS.items():
         assert set(defaults) <= set(netmodels.LOSS_DOC[kind]), kind
     out = subprocess.run(

@@ -183,3 +183,45 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
     assert j_fq > 0.95 and j_fq > j_cd
     assert d_fq < 4 * 0.005
     assert r.links.filter(pl.col("name") == "r0->r1")["queue"][0] == "fq_codel"
+
+
+def test_python_checks_every_queue_option_by_the_cores_schema():
+    """Walk the core's queue schema (config/queue_schema.rs): for each kind
+    and option, a value just outside what its kind accepts is refused by the
+    Python resolver under the option's own field, and the core refuses the
+    same resolved value under the same name (one copy of every bound)."""
+    import json
+
+    from ccsim import _core, netmodels
+
+    bad = {
+        "int": lambda k: k["hi"] + 1,
+        "number": lambda k: k["lo"] if k["lo_open"] else k["lo"] - 1,
+        "prob": lambda k: 1.5,
+        "prob_or_auto": lambda k: 0.0,
+        "time": lambda k: "-1s" if k["min_ps"] == 0 else f"{k['min_ps'] - 1}ps",
+        "choice": lambda k: "no-such-value",
+        "bool": lambda k: "yes",
+    }
+    walked = 0
+    for kind, spec in netmodels.QUEUE_SCHEMA.items():
+        for o in spec["options"]:
+            k = o["kind"]
+            v = bad[k["type"]](k)
+            with pytest.raises(ScenarioError) as e:
+                netmodels._queue("topology.queue", {"kind": kind, o["name"]: v})
+            assert e.value.field == f"topology.queue.{o['name']}", (kind, o["name"], str(e.value))
+            # the core, given the resolved value, names the same option
+            core = {"time": k.get("min_ps", 0) - 1, "choice": None, "bool": None}.get(k["type"], v)
+            if core is not None and core >= 0 and not (k["type"] == "int" and core > 2**32 - 1):
+                resolved = {"kind": spec["core"], **spec["fixed"], o["core"]: core}
+                assert _core.check_queue(json.dumps(resolved))[0] == o["name"], (kind, o["name"])
+            walked += 1
+    assert walked >= 60
+    # a field the kind sets is refused under the user's option, or the kind
+    with pytest.raises(ScenarioError) as e:
+        netmodels._queue("q", {"kind": "gentle_red", "gentle": False})
+    assert e.value.field == "q.gentle" and "gentle_red" in str(e.value)
+    with pytest.raises(ScenarioError) as e:
+        netmodels._queue("q", {"kind": "adaptive_red", "min_th": 5, "max_th": 5})
+    assert e.value.field == "q.kind" and "step marking" in str(e.value)

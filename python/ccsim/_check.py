@@ -64,3 +64,45 @@ def _prob(field: str, v) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
         raise ScenarioError(field, v, "a probability between 0 and 1")
     return float(v)
+
+
+def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
+    """A value checked and converted by its kind in one of the core's option
+    schemas (`config/schema.rs`, `config/queue_schema.rs`: bool, int,
+    int_or_inf, int_or_none, choice, time, ratio, number, prob,
+    prob_or_auto); None for a kind this function does not convert (the
+    caller's own, e.g. a TCP window)."""
+    t = kind["type"]
+    if t == "bool":
+        return _bool(field, v)
+    if t == "int":
+        return _int(field, v, lo=kind["lo"], hi=kind["hi"])
+    if t == "int_or_inf":
+        return None if v == "inf" else _int(field, v, lo=kind["lo"], hi=kind["hi"])
+    if t == "int_or_none":
+        return None if v is None or v == "none" else _int(field, v, lo=kind["lo"], hi=kind["hi"])
+    if t == "choice":
+        return _str(field, v, kind["choices"])
+    if t == "time":
+        from .units import parse_time
+
+        ps = parse_time(field, v, allow_zero=kind["min_ps"] == 0)
+        if ps < kind["min_ps"]:
+            raise ScenarioError(field, v, kind["accepted"])
+        return ps
+    if t == "ratio":
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= kind["max"]):
+            raise ScenarioError(field, v, f"a ratio in (0, {kind['max']:g}], e.g. 2.0 for 200%")
+        return float(v)
+    if t == "prob_or_auto" and v == "auto":
+        return None
+    if t in ("number", "prob", "prob_or_auto"):
+        lo, hi, lo_open = (
+            (kind["lo"], kind["hi"], kind["lo_open"]) if t == "number" else (0.0, 1.0, t != "prob" or kind["lo_open"])
+        )
+        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and v == v
+        ok = ok and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi)
+        if not ok:
+            raise ScenarioError(field, v, kind["accepted"] + (f" ({unit})" if t == "number" and unit else ""))
+        return float(v)
+    return None

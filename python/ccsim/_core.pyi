@@ -51,6 +51,14 @@ def check_tcp(json: str) -> tuple[str, str, str] | None:
     """The rules between [tcp] options applied to a resolved TCP configuration
     (JSON): None when it passes, else (option as written, value, what is accepted)."""
 
+def queue_options() -> str:
+    """Every queue kind of the core's schema (name, resolved variant, the
+    fields it sets, options with resolved field, kind, unit and doc), as JSON."""
+
+def check_queue(json: str) -> tuple[str, str, str] | None:
+    """The queue options' bounds and rules applied to a resolved queue (JSON):
+    None when it passes, else (option or field the kind sets, value, what is accepted)."""
+
 def net_defaults() -> str:
     """Default options of every queue discipline and loss model, as JSON
     {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""

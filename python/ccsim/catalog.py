@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from . import _core, algorithms
 from .netmodels import (
-    CODEL_DOC,
     DIST_DOC,
-    DUALPI2_DOC,
     LOSS_DEFAULTS,
     LOSS_DOC,
-    PIE_DOC,
     QUEUE_DEFAULTS,
     QUEUE_KINDS,
-    RED_DOC,
+    QUEUE_SCHEMA,
+    queue_doc,
     with_defaults,
 )
 from .tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
@@ -42,21 +40,15 @@ def catalog(what: str = "all") -> str:
     if what in ("topology", "all"):
         _kinds(out, "topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
     if what in ("queue", "all"):
-        say(f"queues: {', '.join(QUEUE_KINDS)}")
-        _kinds(
-            out,
-            None,
-            {
-                'RED-family options (queue = {kind = "red", ...})': with_defaults(RED_DOC, QUEUE_DEFAULTS["red"]),
-                'CoDel / FQ-CoDel options (queue = {kind = "codel" or "fq_codel", ...})': with_defaults(
-                    CODEL_DOC, QUEUE_DEFAULTS["fq_codel"]
-                ),
-                'PIE options (queue = {kind = "pie", ...})': with_defaults(PIE_DOC, QUEUE_DEFAULTS["pie"]),
-                'DualPI2 options (queue = {kind = "dualpi2", ...})': with_defaults(
-                    DUALPI2_DOC, QUEUE_DEFAULTS["dualpi2"]
-                ),
-            },
-        )
+        say("queues (queue = {kind = ..., options}; the buffer is the link's):")
+        for kind in QUEUE_KINDS:
+            spec = QUEUE_SCHEMA[kind]
+            same = next(k for k in QUEUE_KINDS if QUEUE_SCHEMA[k]["options"] == spec["options"])
+            say(f"  {kind}: {spec['doc']}" + (f" (options as {same})" if same != kind and spec["options"] else ""))
+            if same == kind:
+                defaults = QUEUE_DEFAULTS.get(spec["core"], {})
+                for k, d in with_defaults(queue_doc(kind), defaults).items():
+                    say(f"      {k}: {d}")
     if what in ("loss", "all"):
         docs = {kind: with_defaults(opts, LOSS_DEFAULTS.get(kind, {})) for kind, opts in LOSS_DOC.items()}
         _kinds(out, "loss models (loss = {kind = ..., options}; each link direction has its own random stream):", docs)

@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from . import _core
-from ._check import _bool, _check_keys, _int, _prob, _str
+from ._check import _check_keys, _int, _prob, _str, by_kind
 from .errors import ScenarioError
 from .units import fmt_time_ps, parse_size, parse_time
 
@@ -46,18 +46,11 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-QUEUE_KINDS = [
-    "droptail",
-    "netem",
-    "red",
-    "gentle_red",
-    "adaptive_red",
-    "feng_red",
-    "codel",
-    "fq_codel",
-    "pie",
-    "dualpi2",
-]
+# The core's queue schema (config/queue_schema.rs): every queue kind a
+# scenario names, the variant it resolves to, the fields it sets, and its
+# options with resolved field, kind (bounds, values), unit and doc line.
+QUEUE_SCHEMA: dict[str, dict[str, Any]] = {q["name"]: q for q in json.loads(_core.queue_options())}
+QUEUE_KINDS: list[str] = list(QUEUE_SCHEMA)
 # netem's default limit (iproute2 tc/q_netem.c, netem_parse_opt: limit 1000):
 # the buffer of a 'netem' queue when the scenario gives none.
 NETEM_DEFAULT_BUFFER = "1000pkt"
@@ -77,63 +70,6 @@ SHAPER_DOC: dict[str, str] = {
 SHAPER_DEFAULTS = {
     "htb": {"burst": "15360B", "cburst": "1600B", "overhead": 14},
     "tbf": {"burst": "15000B", "overhead": 14},
-}
-# PIE options (RFC 8033 defaults). The buffer is its hard limit.
-PIE_DOC: dict[str, str] = {
-    "target": "QDELAY_REF, the target queueing delay",
-    "t_update": "drop-probability update period",
-    "alpha": "Hz, weight of the delay error",
-    "beta": "Hz, weight of the delay trend",
-    "max_burst": "burst allowance after an idle, uncongested period",
-    "mean_pktsize": "bytes; no early drop while at most two such packets wait",
-    "ecn": "mark ECN-capable packets while p ≤ mark_ecnth, drop above",
-    "mark_ecnth": "highest probability at which ECN-capable packets are marked",
-    "derandomize": "RFC 8033 §5.1 accumulated-probability de-randomization (on in Linux)",
-}
-# DualPI2 options (RFC 9332; Linux sch_dualpi2 defaults). The buffer is the
-# packet limit of both queues together.
-DUALPI2_DOC: dict[str, str] = {
-    "target": "PI2 target queueing delay (RFC 9332: 15 ms)",
-    "t_update": "PI2 update period",
-    "alpha": "Hz, integral gain (Linux 41/256 ≈ RFC 9332's 0.16)",
-    "beta": "Hz, proportional gain (Linux 819/256 ≈ RFC 9332's 3.2)",
-    "step_thresh": "L queue's native AQM: an L packet that waited longer is marked",
-    "min_qlen_step": "packets: the step applies only to L packets that found at least this many L packets waiting",
-    "coupling": "k: the L queue marks with k·p', the C queue with p'² (RFC 9332: 2)",
-    "c_protection": "percent: the C queue's weight in the WRR scheduler (L gets the rest)",
-    "drop_overload": "when k·p' > 1, drop L packets with p'² (true) or mark only and let the queue grow (false)",
-    "drop_early": "decide drops and marks at enqueue (true) instead of dequeue (Linux default)",
-    "ecn_mask": "'l4s_ect' (ECT(1) and CE to the L queue) or 'any_ect' (ECT(0) too)",
-    "mtu": "bytes: no PI marking or dropping while less than 2·mtu is queued",
-}
-# CoDel options (RFC 8289; Linux sch_codel defaults). The buffer is its packet limit.
-CODEL_DOC: dict[str, str] = {
-    "target": "acceptable standing queue delay",
-    "interval": "time the delay must stay above target before dropping; drop spacing interval/√count",
-    "mtu": "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET)",
-    "ecn": "mark ECN-capable packets instead of dropping them",
-    "quantum": "fq_codel only: DRR bytes per round",
-    "buckets": "fq_codel only: flow queues, flows hashed into them",
-}
-# RED options (queue tables): name -> what it means. Thresholds are in packets
-# (mean-size packets in byte mode); omitted values are set as ns-2 does.
-RED_DOC: dict[str, str] = {
-    "min_th": "lower threshold, packets; none = max(5, target_delay·C/2) (ns-2 automatic)",
-    "max_th": "upper threshold, packets; none = 3·min_th; = min_th: step marking at K = min_th (DCTCP's ns-2 set-up, with w_q = 1 and ecn = true)",
-    "max_p": "drop probability at max_th (ns-2 linterm 10)",
-    "w_q": "EWMA weight (Floyd & Jacobson 1993); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))",
-    "gentle": "p rises from max_p to 1 between max_th and 2·max_th (always on for gentle_red and adaptive_red)",
-    "wait": "ns-2 wait_: no drop until count·p_b ≥ 1",
-    "bytes": "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize",
-    "mean_pktsize": "bytes (ns-2 mean_pktsize_); sets the idle-time decay and byte mode",
-    "ecn": "mark ECN-capable packets instead of dropping them early (ns-2 setbit_)",
-    "mark_p": "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); needs ecn = true",
-    "target_delay": "adaptive RED / automatic min_th target",
-    "interval": "adaptive RED update interval",
-    "alpha": "adaptive RED additive step cap / Feng divisor; none = 0.01 / 3",
-    "beta": "adaptive RED decrease factor / Feng multiplier; none = 0.9 / 2",
-    "top": "adaptive RED upper bound on max_p",
-    "bottom": "adaptive RED lower bound on max_p; none = min(0.01, 80000/rate)",
 }
 
 
@@ -159,6 +95,11 @@ LOSS_DEFAULTS: dict[str, dict] = {
 }
 
 
+def queue_doc(kind: str) -> dict[str, str]:
+    """A queue kind's options: name -> doc line (from the core's schema)."""
+    return {o["name"]: o["doc"] for o in QUEUE_SCHEMA[kind]["options"]}
+
+
 def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     """Option docs with each option's default appended."""
 
@@ -168,153 +109,38 @@ def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
-def _check_t_update(field: str, v: dict, out: dict) -> None:
-    if out.get("t_update_ps", MIN_T_UPDATE_PS) < MIN_T_UPDATE_PS:
-        raise ScenarioError(
-            f"{field}.t_update", v["t_update"], "a time ≥ 1us (Linux counts the update period in microseconds)"
-        )
-
-
-def _gains_hz(field: str, v: dict) -> dict:
-    """A PI controller's alpha and beta (PIE, DualPI2): numbers of Hz ≥ 0."""
-    out = {}
-    for k in ("alpha", "beta"):
-        if k in v:
-            x = v[k]
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-                raise ScenarioError(f"{field}.{k}", x, "a number of Hz ≥ 0")
-            out[k] = float(x)
-    return out
-
-
 def _queue(field: str, v) -> dict:
-    """A topology's queue: a kind name or a table {kind = ..., options}."""
+    """A topology's queue: a kind name or a table {kind = ..., options},
+    resolved by the core's schema: each option checked by its kind, then
+    the rules between options applied by the core (`_core.check_queue`),
+    every error naming the field as the user wrote it."""
     if isinstance(v, str):
         v = {"kind": v}
     if not isinstance(v, dict):
         raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
     kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
-    if kind in ("droptail", "netem"):
-        _check_keys(field, v, {"kind"})
-        return {"kind": kind}
-    if kind == "pie":
-        _check_keys(field, v, {"kind", *PIE_DOC})
-        out: dict[str, Any] = {"kind": "pie"}
-        for k in ("target", "t_update"):
-            if k in v:
-                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
-        _check_t_update(field, v, out)
-        if "max_burst" in v:
-            out["max_burst_ps"] = parse_time(f"{field}.max_burst", v["max_burst"])
-        out |= _gains_hz(field, v)
-        if "mean_pktsize" in v:
-            out["mean_pktsize"] = _int(f"{field}.mean_pktsize", v["mean_pktsize"], lo=1, hi=65535)
-        if "mark_ecnth" in v:
-            out["mark_ecnth"] = _prob(f"{field}.mark_ecnth", v["mark_ecnth"])
-        for k in ("ecn", "derandomize"):
-            if k in v:
-                out[k] = _bool(f"{field}.{k}", v[k])
-        return out
-    if kind == "dualpi2":
-        _check_keys(field, v, {"kind", *DUALPI2_DOC})
-        out = {"kind": "dualpi2"}
-        for k in ("target", "t_update", "step_thresh"):
-            if k in v:
-                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=k != "t_update")
-        _check_t_update(field, v, out)
-        out |= _gains_hz(field, v)
-        if "coupling" in v:
-            x = v["coupling"]
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (1 <= x <= 255):
-                raise ScenarioError(f"{field}.coupling", x, "a number in [1, 255] (RFC 9332: 2)")
-            out["coupling"] = float(x)
-        if "c_protection" in v:
-            out["c_protection"] = _int(f"{field}.c_protection", v["c_protection"], lo=0, hi=100)
-        if "min_qlen_step" in v:
-            out["min_qlen_step"] = _int(f"{field}.min_qlen_step", v["min_qlen_step"], lo=0, hi=2**32 - 1)
-        if "mtu" in v:
-            out["mtu"] = _int(f"{field}.mtu", v["mtu"], lo=1, hi=65535)
-        for k in ("drop_overload", "drop_early"):
-            if k in v:
-                out[k] = _bool(f"{field}.{k}", v[k])
-        if "ecn_mask" in v:
-            out["ecn_mask"] = _str(f"{field}.ecn_mask", v["ecn_mask"], ["l4s_ect", "any_ect"])
-        return out
-    if kind in ("codel", "fq_codel"):
-        keys = set(CODEL_DOC) - ({"quantum", "buckets"} if kind == "codel" else set())
-        _check_keys(field, v, {"kind", *keys})
-        out = {"kind": kind}
-        if "quantum" in v:
-            out["quantum"] = _int(f"{field}.quantum", v["quantum"], lo=1, hi=2**31 - 1)
-        if "buckets" in v:
-            out["buckets"] = _int(f"{field}.buckets", v["buckets"], lo=1, hi=65536)
-        for k in ("target", "interval"):
-            if k in v:
-                out[f"{k}_ps"] = parse_time(f"{field}.{k}", v[k], allow_zero=False)
-        if "mtu" in v:
-            out["mtu"] = _int(f"{field}.mtu", v["mtu"], lo=1, hi=65535)
-        if "ecn" in v:
-            out["ecn"] = _bool(f"{field}.ecn", v["ecn"])
-        return out
-    _check_keys(field, v, {"kind", *RED_DOC})
-    out = {
-        "kind": "red",
-        "gentle": kind in ("gentle_red", "adaptive_red"),
-        "adaptive": {"adaptive_red": "floyd", "feng_red": "feng"}.get(kind, "off"),
-    }
+    spec = QUEUE_SCHEMA[kind]
+    opts = {o["name"]: o for o in spec["options"]}
+    _check_keys(field, v, {"kind", *opts})
+    out: dict[str, Any] = {"kind": spec["core"], **spec["fixed"]}
     for k, x in v.items():
-        f = f"{field}.{k}"
         if k == "kind":
             continue
-        if k in ("min_th", "max_th", "alpha", "beta"):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not (x >= 0 and math.isfinite(x)):
-                raise ScenarioError(f, x, "a number ≥ 0")
-            out[k] = float(x)
-        elif k in ("max_p", "top", "bottom", "mark_p"):
-            out[k] = _prob(f, x)
-        elif k == "w_q":
-            out[k] = None if x == "auto" else _prob(f, x)
-        elif k in ("gentle", "wait", "bytes", "ecn"):
-            out[k] = _bool(f, x)
-            if k == "gentle" and kind in ("gentle_red", "adaptive_red") and not out[k]:
-                raise ScenarioError(f, x, f"true for kind '{kind}' (use kind 'red' for RED without gentle)")
-        elif k == "mean_pktsize":
-            out[k] = _int(f, x, lo=1, hi=65535)
-        elif k in ("target_delay", "interval"):
-            out[f"{k}_ps"] = parse_time(f, x, allow_zero=False)
-    if "min_th" in out and "max_th" in out and not out["max_th"] >= out["min_th"]:
-        raise ScenarioError(
-            f"{field}.max_th", out["max_th"], f"≥ min_th = {out['min_th']:g} (equal: step marking at K = min_th)"
-        )
-    if out.get("min_th") is not None and out.get("min_th") == out.get("max_th"):
-        # Step marking (red.rs): settings it has no use for are refused, as
-        # the core does (config/net.rs QueueCfg::validate) under its own names.
-        k = out["min_th"]
-        if out["adaptive"] != "off":
+        o = opts[k]
+        val = by_kind(f"{field}.{k}", x, o["kind"], o["unit"])
+        if k in spec["fixed"] and val != spec["fixed"][k]:
             raise ScenarioError(
-                f"{field}.kind", kind, f"'red' with min_th = max_th = {k:g} (step marking has no max_p to adapt)"
+                f"{field}.{k}",
+                x,
+                f"{json.dumps(spec['fixed'][k])} for kind '{kind}' (the kind sets it; kind 'red' lets you choose)",
             )
-        if out["gentle"]:
-            where, got = (f"{field}.gentle", v["gentle"]) if "gentle" in v else (f"{field}.kind", kind)
-            raise ScenarioError(
-                where,
-                got,
-                f"RED without gentle with min_th = max_th = {k:g} (step marking has no region above max_th to soften)",
-            )
-        if "mark_p" in out:
-            raise ScenarioError(
-                f"{field}.mark_p",
-                v["mark_p"],
-                f"left out with min_th = max_th = {k:g} (step marking marks every packet picked)",
-            )
-    if "mark_p" in out and not out.get("ecn", False):
-        # a queue that does not mark never uses mark_p: refuse rather than ignore it
-        raise ScenarioError(
-            f"{field}.mark_p",
-            message=(
-                f"{field}.mark_p: got {v['mark_p']!r}, but {field}.ecn is not true; mark_p sets which ECN-capable "
-                f"packets are marked instead of dropped, so it needs ecn = true (or leave mark_p out)"
-            ),
+        out[o["core"]] = val
+    broken = _core.check_queue(json.dumps(out))
+    if broken is not None:
+        k, _, expected = broken
+        # an option the user wrote, else a field the kind sets
+        raise (
+            ScenarioError(f"{field}.{k}", v[k], expected) if k in v else ScenarioError(f"{field}.kind", kind, expected)
         )
     return out
 

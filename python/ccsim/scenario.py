@@ -24,7 +24,7 @@ import numpy as np
 from . import linkrates, memory, tcp_options, topologies, traffic
 from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, max_file_bytes  # noqa: F401 (re-exported)
 from .errors import ScenarioError
-from .netmodels import CODEL_DOC, DUALPI2_DOC, LOSS_KINDS, PIE_DOC, QUEUE_KINDS, RED_DOC  # noqa: F401 (re-exported)
+from .netmodels import LOSS_KINDS, QUEUE_KINDS  # noqa: F401 (re-exported)
 from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported)
 from .topologies import FLOW_TOPO_KEYS, TOPOLOGY_DOC, TOPOLOGY_KINDS  # noqa: F401 (re-exported)
 from .traffic import per_flow_times

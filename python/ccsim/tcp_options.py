@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from . import _core, algorithms, pyalgo
-from ._check import _bool, _int, _str
+from ._check import _str, by_kind
 from .errors import ScenarioError
-from .units import fmt_time_ps, parse_buffer, parse_size, parse_time
+from .units import fmt_time_ps, parse_buffer, parse_size
 
 # The core's option schema (config/schema.rs): every [tcp] option with its
 # resolved field, kind (bounds, values), unit and doc line, in doc order.
@@ -115,30 +115,13 @@ def resolve(opts: dict) -> dict:
         if o is None:
             continue  # not a TCP option: the flow group's own keys, checked by its parser
         kind, core = o["kind"], o["core"]
-        t = kind["type"]
-        if t == "bool":
-            out[core] = _bool(f, v)
-        elif t == "int":
-            out[core] = _int(f, v, lo=kind["lo"], hi=kind["hi"])
-        elif t == "int_or_inf":
-            out[core] = None if v == "inf" else _int(f, v, lo=kind["lo"], hi=kind["hi"])
-        elif t == "int_or_none":
-            out[core] = None if v is None or v == "none" else _int(f, v, lo=kind["lo"], hi=kind["hi"])
-        elif t == "choice":
-            out[core] = _str(f, v, kind["choices"])
-        elif t == "algorithm":
+        if kind["type"] == "algorithm":
             if pyalgo.is_external(v):
                 out[core], out["cc_external"] = pyalgo.resolve(f, v)
             else:
                 out[core] = check_algorithm(f, v)
-        elif t == "time":
-            out[core] = parse_time(f, v, allow_zero=kind["min_ps"] == 0)
-            if out[core] < kind["min_ps"]:
-                raise ScenarioError(f, v, kind["accepted"])
-        elif t == "ratio":
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < float(v) <= kind["max"]):
-                raise ScenarioError(f, v, f"a ratio in (0, {kind['max']:g}], e.g. 2.0 for 200%")
-            out[core] = float(v)
+        elif kind["type"] not in ("preset", "params", "window"):
+            out[core] = by_kind(f, v, kind)
         # preset, params and window: below, once cc and mss are known
     (pv, pf), (mv, mf) = opts["cc_preset"], opts["cc_params"]
     if "cc_external" in out:

@@ -244,7 +244,26 @@ fn tcp_options() -> String {
 /// (option as written, value, what is accepted).
 #[pyfunction]
 fn check_tcp(json: &str) -> PyResult<Option<(String, String, String)>> {
-    match ccsim_core::config::schema::check_tcp_json(json) {
+    broken(ccsim_core::config::schema::check_tcp_json(json))
+}
+
+/// Every queue kind a scenario names, with the variant it resolves to, the
+/// fields it sets and its options (`config::queue_schema::QUEUES`), as JSON.
+#[pyfunction]
+fn queue_options() -> String {
+    ccsim_core::config::queue_schema::queue_json()
+}
+
+/// Apply the queue options' bounds and rules (`queue_schema::queue_rules`)
+/// to a resolved queue given as JSON: None when it passes, else (option or
+/// field the kind sets, value, what is accepted).
+#[pyfunction]
+fn check_queue(json: &str) -> PyResult<Option<(String, String, String)>> {
+    broken(ccsim_core::config::queue_schema::check_queue_json(json))
+}
+
+fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
+    match r {
         Ok(None) => Ok(None),
         Ok(Some(b)) => Ok(Some((b.option.to_string(), b.got, b.expected))),
         Err(e) => Err(pyo3::exceptions::PyValueError::new_err(e)),
@@ -287,6 +306,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_class::<pyalgo::TcpView>()?;

@@ -442,13 +442,6 @@ impl LinkCfg {
 /// microseconds, and a shorter period would be an event storm.
 pub const MIN_T_UPDATE_PS: SimTime = crate::units::PS_PER_US;
 
-fn check_t_update(f: &dyn Fn(&str) -> String, t: SimTime) -> Result<(), ConfigError> {
-    if t < MIN_T_UPDATE_PS {
-        return err(f("queue.t_update"), format!("must be ≥ 1 µs (Linux counts it in microseconds) (got {t} ps)"));
-    }
-    Ok(())
-}
-
 /// Deepest shaper bucket accepted, bytes (1 GiB).
 pub const MAX_BURST_BYTES: u64 = 1 << 30;
 
@@ -481,227 +474,27 @@ impl ShaperCfg {
 }
 
 impl QueueCfg {
-    /// `f` names a field of the link this queue belongs to.
+    /// `f` names a field of the link this queue belongs to. The buffer is
+    /// the link's; every option and the rules between them are the
+    /// schema's (`queue_schema::queue_rules`).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-        match self {
-            QueueCfg::Droptail { limit_pkts, limit_bytes } => {
-                if limit_pkts.is_none() && limit_bytes.is_none() {
-                    return err(f("queue"), "droptail needs limit_pkts or limit_bytes");
-                }
-                if let Some(0) = limit_pkts {
-                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-                }
-            }
-            QueueCfg::Netem { limit_pkts } => {
-                if *limit_pkts == 0 {
-                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-                }
-            }
-            QueueCfg::Red {
-                limit_pkts,
-                limit_bytes,
-                min_th,
-                max_th,
-                max_p,
-                w_q,
-                mean_pktsize,
-                mark_p,
-                alpha,
-                beta,
-                top,
-                bottom,
-                adaptive,
-                interval_ps,
-                gentle,
-                ..
-            } => {
-                if limit_pkts.is_none() && limit_bytes.is_none() {
-                    return err(f("queue"), "red needs limit_pkts or limit_bytes (the hard limit)");
-                }
-                if let Some(0) = limit_pkts {
-                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-                }
-                let prob = |k: &str, v: f64, lo_open: bool| -> Result<(), ConfigError> {
-                    let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
-                    if ok {
-                        Ok(())
-                    } else {
-                        err(
-                            f(&format!("queue.{k}")),
-                            format!("must be a probability in {}0, 1] (got {v})", if lo_open { "(" } else { "[" }),
-                        )
-                    }
-                };
-                prob("max_p", *max_p, true)?;
-                prob("top", *top, true)?;
-                if let Some(w) = w_q {
-                    prob("w_q", *w, true)?;
-                }
-                if let Some(m) = mark_p {
-                    prob("mark_p", *m, true)?;
-                }
-                if let Some(b) = bottom {
-                    prob("bottom", *b, false)?;
-                }
-                if *mean_pktsize == 0 {
-                    return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
-                }
-                if let Some(lo) = min_th {
-                    if !(lo.is_finite() && *lo >= 0.0) {
-                        return err(f("queue.min_th"), format!("must be ≥ 0 packets (got {lo})"));
-                    }
-                }
-                if let (Some(lo), Some(hi)) = (min_th, max_th) {
-                    if !(hi.is_finite() && hi >= lo) {
-                        return err(
-                            f("queue.max_th"),
-                            format!("must be ≥ min_th = {lo} (equal: step marking at K = min_th) (got {hi})"),
-                        );
-                    }
-                    if hi == lo && *gentle {
-                        return err(
-                            f("queue.gentle"),
-                            format!("must be false with min_th = max_th = {lo} (step marking has no region above max_th to soften)"),
-                        );
-                    }
-                    if hi == lo && *adaptive != RedAdaptiveCfg::Off {
-                        return err(
-                            f("queue.kind"),
-                            format!("must be 'red' with min_th = max_th = {lo} (step marking has no max_p to adapt)"),
-                        );
-                    }
-                    if hi == lo && mark_p.is_some() {
-                        return err(
-                            f("queue.mark_p"),
-                            format!(
-                                "must be left out with min_th = max_th = {lo} (step marking marks every packet picked)"
-                            ),
-                        );
-                    }
-                } else if let Some(hi) = max_th {
-                    if !(hi.is_finite() && *hi > 0.0) {
-                        return err(f("queue.max_th"), format!("must be > 0 packets (got {hi})"));
-                    }
-                }
-                for (k, v) in [("alpha", alpha), ("beta", beta)] {
-                    if let Some(v) = v {
-                        if !(v.is_finite() && *v > 0.0) {
-                            return err(f(&format!("queue.{k}")), format!("must be > 0 (got {v})"));
-                        }
-                    }
-                }
-                if *adaptive == RedAdaptiveCfg::Floyd && *interval_ps == 0 {
-                    return err(f("queue.interval"), "must be > 0 for adaptive RED (got 0)");
-                }
-            }
-            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } => {} // checked below
-            QueueCfg::Dualpi2 {
-                limit_pkts,
-                target_ps,
-                t_update_ps,
-                alpha,
-                beta,
-                step_thresh_ps,
-                coupling,
-                c_protection,
-                mtu,
-                ..
-            } => {
-                if *limit_pkts == 0 {
-                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-                }
-                for (k, v, zero_ok) in [
-                    ("target", target_ps, true),
-                    ("t_update", t_update_ps, false),
-                    ("step_thresh", step_thresh_ps, true),
-                ] {
-                    if !zero_ok && *v == 0 {
-                        return err(f(&format!("queue.{k}")), "must be > 0 for DualPI2 (got 0)");
-                    }
-                    check_time(|| f(&format!("queue.{k}")), *v)?;
-                }
-                check_t_update(&f, *t_update_ps)?;
-                for (k, v) in [("alpha", alpha), ("beta", beta)] {
-                    if !(v.is_finite() && *v >= 0.0) {
-                        return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
-                    }
-                }
-                if !(coupling.is_finite() && *coupling >= 1.0 && *coupling <= 255.0) {
-                    return err(f("queue.coupling"), format!("must be in [1, 255] (got {coupling}; RFC 9332: 2)"));
-                }
-                if *c_protection > 100 {
-                    return err(
-                        f("queue.c_protection"),
-                        format!("must be a percentage in [0, 100] (got {c_protection})"),
-                    );
-                }
-                if *mtu == 0 {
-                    return err(f("queue.mtu"), "must be ≥ 1 byte (got 0)");
-                }
-            }
-            QueueCfg::Pie {
-                limit_pkts,
-                limit_bytes,
-                target_ps,
-                t_update_ps,
-                alpha,
-                beta,
-                max_burst_ps,
-                mean_pktsize,
-                mark_ecnth,
-                ..
-            } => {
-                if limit_pkts.is_none() && limit_bytes.is_none() {
-                    return err(f("queue"), "pie needs limit_pkts or limit_bytes (the hard limit)");
-                }
-                if let Some(0) = limit_pkts {
-                    return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-                }
-                for (k, v) in [("target", target_ps), ("t_update", t_update_ps)] {
-                    if *v == 0 {
-                        return err(f(&format!("queue.{k}")), "must be > 0 for PIE (got 0)");
-                    }
-                    check_time(|| f(&format!("queue.{k}")), *v)?;
-                }
-                check_t_update(&f, *t_update_ps)?;
-                check_time(|| f("queue.max_burst"), *max_burst_ps)?;
-                for (k, v) in [("alpha", alpha), ("beta", beta)] {
-                    if !(v.is_finite() && *v >= 0.0) {
-                        return err(f(&format!("queue.{k}")), format!("must be ≥ 0 Hz (got {v})"));
-                    }
-                }
-                if *mean_pktsize == 0 {
-                    return err(f("queue.mean_pktsize"), "must be ≥ 1 byte (got 0)");
-                }
-                if !(0.0..=1.0).contains(mark_ecnth) {
-                    return err(f("queue.mark_ecnth"), format!("must be a probability in [0, 1] (got {mark_ecnth})"));
-                }
-            }
+        let (limit_pkts, bytes_ok) = match self {
+            QueueCfg::Droptail { limit_pkts, limit_bytes }
+            | QueueCfg::Red { limit_pkts, limit_bytes, .. }
+            | QueueCfg::Pie { limit_pkts, limit_bytes, .. } => (*limit_pkts, limit_bytes.is_some()),
+            QueueCfg::Netem { limit_pkts }
+            | QueueCfg::Codel { limit_pkts, .. }
+            | QueueCfg::FqCodel { limit_pkts, .. }
+            | QueueCfg::Dualpi2 { limit_pkts, .. } => (Some(*limit_pkts), false),
+        };
+        if limit_pkts.is_none() && !bytes_ok {
+            return err(f("queue"), "needs limit_pkts or limit_bytes (the hard limit)");
         }
-        if let QueueCfg::FqCodel { quantum, buckets, .. } = self {
-            if *quantum == 0 {
-                return err(f("queue.quantum"), "must be ≥ 1 byte (got 0)");
-            }
-            if *buckets == 0 || *buckets > 65_536 {
-                return err(f("queue.buckets"), format!("must be 1..=65536 (got {buckets})"));
-            }
+        if limit_pkts == Some(0) {
+            return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
         }
-        if let QueueCfg::Codel { limit_pkts, target_ps, interval_ps, .. }
-        | QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, .. } = self
-        {
-            if *limit_pkts == 0 {
-                return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
-            }
-            if *target_ps == 0 || *interval_ps == 0 {
-                return err(
-                    f(if *target_ps == 0 { "queue.target" } else { "queue.interval" }),
-                    "must be > 0 for CoDel (got 0)",
-                );
-            }
-            check_time(|| f("queue.interval"), *interval_ps)?;
-            check_time(|| f("queue.target"), *target_ps)?;
-        }
-        Ok(())
+        super::queue_schema::queue_rules(self)
+            .or_else(|b| err(f(&format!("queue.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
     }
 
     /// The byte limit, for the disciplines that have one.

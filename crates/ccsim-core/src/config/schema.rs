@@ -22,7 +22,10 @@ use serde_json::{json, Value};
 /// leave, so a lost segment would turn a run into an endless storm of
 /// timeouts.
 pub const RTO_FLOOR_PS: u64 = 1_000_000;
-const RTO_FLOOR_TEXT: &str = "a time ≥ 1us (RTO bounds are counted in µs, as Linux's tcp_rto_min_us)";
+const RTO_FLOOR: Kind = Kind::TimeFloor {
+    min_ps: RTO_FLOOR_PS,
+    accepted: "a time ≥ 1us (RTO bounds are counted in µs, as Linux's tcp_rto_min_us)",
+};
 
 /// How an option is written and what values it accepts.
 #[derive(Clone, Copy, Debug)]
@@ -40,10 +43,29 @@ pub enum Kind {
     Time {
         min_ps: u64,
     },
+    /// A time of at least `min_ps`, refused with `accepted` (which gives
+    /// the reason for the floor).
+    TimeFloor {
+        min_ps: u64,
+        accepted: &'static str,
+    },
     /// A number in (0, max].
     Ratio {
         max: f64,
     },
+    /// A number in [lo, hi] (lo excluded when `lo_open`; hi infinite: no
+    /// upper bound).
+    Number {
+        lo: f64,
+        hi: f64,
+        lo_open: bool,
+    },
+    /// A probability in [0, 1] (0 excluded when `lo_open`).
+    Prob {
+        lo_open: bool,
+    },
+    /// A probability in (0, 1], or "auto" (the core field is null).
+    ProbOrAuto,
     /// A whole number in [lo, hi], or "inf" (the core field is null).
     IntOrInf {
         lo: u64,
@@ -91,9 +113,9 @@ pub const TCP: &[Opt] = {
     Opt { name: "initial_window", core: "initial_window", kind: Int { lo: 1, hi: MAX_INITIAL_WINDOW as u64 }, unit: "segments", doc: "initial cwnd, segments (RFC 6928 / Linux: 10)" },
     Opt { name: "initial_ssthresh", core: "initial_ssthresh", kind: IntOrInf { lo: 2, hi: u32::MAX as u64 - 1 }, unit: "segments", doc: "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)" },
     Opt { name: "rto", core: "rto", kind: Choice(&["linux", "rfc6298", "ns2"]), unit: "", doc: "RTO model: 'linux' (RTO = SRTT + rttvar, rttvar ≥ min_rto), 'rfc6298' (max(min_rto, SRTT + max(G, 4·RTTVAR))), 'ns2' (tick-counted, one timed segment per RTT)" },
-    Opt { name: "min_rto", core: "min_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)" },
-    Opt { name: "initial_rto", core: "initial_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "RTO before the first RTT sample (RFC 6298: 1s)" },
-    Opt { name: "max_rto", core: "max_rto_ps", kind: Time { min_ps: RTO_FLOOR_PS }, unit: "time", doc: "upper bound on the RTO, back-off included (RFC 6298: at least 60s)" },
+    Opt { name: "min_rto", core: "min_rto_ps", kind: RTO_FLOOR, unit: "time", doc: "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)" },
+    Opt { name: "initial_rto", core: "initial_rto_ps", kind: RTO_FLOOR, unit: "time", doc: "RTO before the first RTT sample (RFC 6298: 1s)" },
+    Opt { name: "max_rto", core: "max_rto_ps", kind: RTO_FLOOR, unit: "time", doc: "upper bound on the RTO, back-off included (RFC 6298: at least 60s)" },
     Opt { name: "clock_granularity", core: "clock_granularity_ps", kind: Time { min_ps: 0 }, unit: "time", doc: "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_" },
     Opt { name: "max_cwnd", core: "max_cwnd", kind: IntOrNone { lo: 1, hi: u32::MAX as u64 }, unit: "segments", doc: "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap" },
     Opt { name: "rwnd", core: "rwnd_bytes", kind: Window, unit: "bytes", doc: "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited" },
@@ -141,8 +163,16 @@ impl Kind {
             Kind::Bool => json!({"type": "bool"}),
             Kind::Int { lo, hi } => json!({"type": "int", "lo": lo, "hi": hi}),
             Kind::Choice(c) => json!({"type": "choice", "choices": c}),
-            Kind::Time { min_ps } => json!({"type": "time", "min_ps": min_ps, "accepted": self.accepted()}),
+            Kind::Time { min_ps } | Kind::TimeFloor { min_ps, .. } => {
+                json!({"type": "time", "min_ps": min_ps, "accepted": self.accepted()})
+            }
             Kind::Ratio { max } => json!({"type": "ratio", "max": max}),
+            Kind::Number { lo, hi, lo_open } => json!({
+                "type": "number", "lo": lo, "hi": if hi.is_finite() { json!(hi) } else { Value::Null },
+                "lo_open": lo_open, "accepted": self.accepted(),
+            }),
+            Kind::Prob { lo_open } => json!({"type": "prob", "lo_open": lo_open, "accepted": self.accepted()}),
+            Kind::ProbOrAuto => json!({"type": "prob_or_auto", "accepted": self.accepted()}),
             Kind::IntOrInf { lo, hi } => json!({"type": "int_or_inf", "lo": lo, "hi": hi}),
             Kind::IntOrNone { lo, hi } => json!({"type": "int_or_none", "lo": lo, "hi": hi}),
             Kind::Window => json!({"type": "window"}),
@@ -160,9 +190,18 @@ impl Kind {
             Kind::Choice(c) => format!("one of {}", c.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")),
             Kind::Time { min_ps: 0 } => "a time ≥ 0".into(),
             Kind::Time { min_ps: 1 } => "a time > 0".into(),
-            Kind::Time { min_ps: RTO_FLOOR_PS } => RTO_FLOOR_TEXT.into(),
             Kind::Time { min_ps } => format!("a time ≥ {min_ps} ps"),
+            Kind::TimeFloor { accepted, .. } => accepted.into(),
             Kind::Ratio { max } => format!("a ratio in (0, {max}]"),
+            Kind::Number { lo, hi, lo_open } => match (lo_open, hi.is_finite()) {
+                (false, false) => format!("a number ≥ {lo}"),
+                (true, false) => format!("a number > {lo}"),
+                (false, true) => format!("a number in [{lo}, {hi}]"),
+                (true, true) => format!("a number in ({lo}, {hi}]"),
+            },
+            Kind::Prob { lo_open: false } => "a probability in [0, 1]".into(),
+            Kind::Prob { lo_open: true } => "a probability in (0, 1]".into(),
+            Kind::ProbOrAuto => "a probability in (0, 1] or \"auto\"".into(),
             Kind::IntOrInf { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"inf\""),
             Kind::IntOrNone { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"none\""),
             Kind::Window => "a size, \"<n>pkt\" or \"none\"".into(),
@@ -171,19 +210,21 @@ impl Kind {
     }
 }
 
+impl Opt {
+    /// The option as the Python side reads it.
+    pub(crate) fn to_json(self) -> Value {
+        json!({"name": self.name, "core": self.core, "kind": self.kind.to_json(), "unit": self.unit, "doc": self.doc})
+    }
+}
+
 /// The TCP option table as JSON (`_core.tcp_options()`).
 pub fn tcp_json() -> String {
     let rows: Vec<Value> = TCP
         .iter()
         .map(|o| {
-            json!({
-                "name": o.name,
-                "core": o.core,
-                "kind": o.kind.to_json(),
-                "unit": o.unit,
-                "doc": o.doc,
-                "needs_scoreboard": SCOREBOARD_OPTIONS.contains(&o.name),
-            })
+            let mut row = o.to_json();
+            row["needs_scoreboard"] = json!(SCOREBOARD_OPTIONS.contains(&o.name));
+            row
         })
         .collect();
     Value::Array(rows).to_string()
@@ -198,26 +239,42 @@ pub struct Broken {
     pub expected: String,
 }
 
-/// Check each option's value against its kind (the table above).
-fn check_kinds(t: &TcpCfg) -> Result<(), Broken> {
-    let v = serde_json::to_value(t).expect("TcpCfg serializes");
-    for o in TCP {
-        let x = &v[o.core];
-        let ok = match o.kind {
+impl Kind {
+    /// Whether a resolved field's value `x` is one this kind accepts.
+    /// Enums and booleans are checked by deserialization; an algorithm,
+    /// its preset and parameters by `cc::params::resolve`; a window by the
+    /// TCP rules.
+    fn holds(self, x: &Value) -> bool {
+        let prob = |p: f64, lo_open: bool| p.is_finite() && p <= 1.0 && if lo_open { p > 0.0 } else { p >= 0.0 };
+        match self {
             Kind::Int { lo, hi } => x.as_u64().is_some_and(|n| (lo..=hi).contains(&n)),
             Kind::IntOrInf { lo, hi } | Kind::IntOrNone { lo, hi } => {
                 x.is_null() || x.as_u64().is_some_and(|n| (lo..=hi).contains(&n))
             }
-            Kind::Time { min_ps } => x.as_u64().is_some_and(|n| n >= min_ps),
+            Kind::Time { min_ps } | Kind::TimeFloor { min_ps, .. } => {
+                x.as_u64().is_some_and(|n| n >= min_ps && n <= super::MAX_TIME_PS)
+            }
             Kind::Ratio { max } => x.as_f64().is_some_and(|r| r.is_finite() && r > 0.0 && r <= max),
-            // enums and booleans are checked by deserialization; the
-            // algorithm, its preset and parameters by `cc::params::resolve`;
-            // the window by the rules below
+            Kind::Number { lo, hi, lo_open } => {
+                // an optional number left out (null) is set automatically
+                x.is_null()
+                    || x.as_f64().is_some_and(|r| !r.is_nan() && r <= hi && if lo_open { r > lo } else { r >= lo })
+            }
+            Kind::Prob { lo_open } => x.is_null() || x.as_f64().is_some_and(|p| prob(p, lo_open)),
+            Kind::ProbOrAuto => x.is_null() || x.as_f64().is_some_and(|p| prob(p, true)),
             _ => true,
-        };
-        if !ok {
+        }
+    }
+}
+
+/// Check each field of a resolved configuration `v` against its option's
+/// kind in `table`.
+pub(crate) fn check_kinds(table: &'static [Opt], v: &Value) -> Result<(), Broken> {
+    for o in table {
+        let x = &v[o.core];
+        if !o.kind.holds(x) {
             let got = match (o.kind, x.as_u64()) {
-                (Kind::Time { .. }, Some(ps)) => format!("{ps} ps"),
+                (Kind::Time { .. } | Kind::TimeFloor { .. }, Some(ps)) => format!("{ps} ps"),
                 _ => x.to_string(),
             };
             return Err(Broken { option: o.name, got, expected: o.kind.accepted() });
@@ -228,7 +285,7 @@ fn check_kinds(t: &TcpCfg) -> Result<(), Broken> {
 
 /// The rules between options.
 pub fn tcp_rules(t: &TcpCfg) -> Result<(), Broken> {
-    check_kinds(t)?;
+    check_kinds(TCP, &serde_json::to_value(t).expect("TcpCfg serializes"))?;
     if let Some(r) = t.rwnd_bytes {
         if r < t.mss as u64 {
             return Err(Broken {
