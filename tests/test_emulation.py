@@ -187,6 +187,39 @@ def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
     assert not [d for d in devs_after if DEV_RE.match(d) and DEV_RE.match(d).group(1) in runs]
 
 
+@needs_emu
+def test_sigterm_unwinds_and_removes_the_runs_namespaces(tmp_path):
+    """`kill`, `timeout` and batch schedulers send SIGTERM: the run ends
+    through its normal clean-up (its namespaces and devices gone at once),
+    not only at the next run's clean-up as after a SIGKILL."""
+    toml = tmp_path / "long.toml"
+    toml.write_text(
+        '[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
+        'delay = "5ms"\n[tcp]\ncc = "cubic"\n[[flows]]\napp = "bulk"\n'
+    )
+    before = set(list_namespaces())
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "emulate", str(toml), "--out", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    new: set[str] = set()
+    for _ in range(200):
+        new = set(list_namespaces()) - before
+        if len(new) >= 2:
+            break
+        time.sleep(0.05)
+    assert len(new) >= 2, "the run never created its namespaces"
+    time.sleep(0.5)
+    os.kill(p.pid, signal.SIGTERM)
+    assert p.wait(timeout=30) != 0
+    runs = {NS_RE.match(n).group(1) for n in new}
+    ns_after, devs_after = ccsim_leftovers()
+    assert not (new & set(ns_after)), "the namespaces outlived a SIGTERM"
+    assert not [d for d in devs_after if DEV_RE.match(d) and DEV_RE.match(d).group(1) in runs]
+
+
 def test_cleanup_touches_a_run_only_when_its_registered_owner_is_gone(tmp_path, monkeypatch):
     """The owner of a run holds a flock on its registry file for its life:
     cleanup takes a run for dead only when that lock can be taken (a live

@@ -186,7 +186,7 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
 
 
 def test_python_checks_every_queue_option_by_the_cores_schema():
-    """Walk the core's queue schema (config/queue_schema.rs): for each kind
+    """Walk the core's queue schema (config/net_schema.rs): for each kind
     and option, a value just outside what its kind accepts is refused by the
     Python resolver under the option's own field, and the core refuses the
     same resolved value under the same name (one copy of every bound)."""
@@ -225,3 +225,41 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
     with pytest.raises(ScenarioError) as e:
         netmodels._queue("q", {"kind": "adaptive_red", "min_th": 5, "max_th": 5})
     assert e.value.field == "q.kind" and "step marking" in str(e.value)
+
+
+def test_python_checks_every_loss_option_by_the_cores_schema():
+    """The same walk over the loss models (config/net_schema.rs LOSSES):
+    each option's out-of-kind value is refused under its own field, a
+    missing required option is named, and the rules the core applies (a
+    Gilbert chain that never moves, states under 1 µs) reach the user."""
+    from ccsim import netmodels
+
+    bad = {
+        "int": lambda k: 0,
+        "prob": lambda k: 1.5,
+        "time_dist": lambda k: "100ns",
+        "packets": lambda k: [3, 2],
+        "choice": lambda k: "no-such-value",
+    }
+    good = {"p": 0.1, "r": 0.5, "ber": 1e-6, "good": "1s", "bad": "10ms", "loss_bad": 1.0, "drop": [1], "mark": [1]}
+    good["n"] = 2
+    walked = 0
+    for kind, spec in netmodels.LOSS_SCHEMA.items():
+        base = {"kind": kind, **{k: good[k] for k in spec["required"]}}
+        assert netmodels._loss("loss", base)["kind"] == spec["core"]
+        for o in spec["options"]:
+            with pytest.raises(ScenarioError) as e:
+                netmodels._loss("loss", {**base, o["name"]: bad[o["kind"]["type"]](o["kind"])})
+            assert e.value.field == f"loss.{o['name']}", (kind, o["name"], str(e.value))
+            walked += 1
+        for k in spec["required"]:
+            with pytest.raises(ScenarioError) as e:
+                netmodels._loss("loss", {x: y for x, y in base.items() if x != k})
+            assert e.value.field == f"loss.{k}" and "missing" in str(e.value)
+    assert walked >= 15
+    with pytest.raises(ScenarioError) as e:
+        netmodels._loss("loss", {"kind": "gilbert", "p": 0, "r": 0})
+    assert e.value.field == "loss.r" and "never moves" in str(e.value)
+    with pytest.raises(ScenarioError) as e:
+        netmodels._loss("loss", {"kind": "two_state", "good": "1s", "bad": "100ns", "loss_bad": 1.0})
+    assert e.value.field == "loss.bad" and "1 µs" in str(e.value)

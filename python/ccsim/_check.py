@@ -68,7 +68,7 @@ def _prob(field: str, v) -> float:
 
 def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
     """A value checked and converted by its kind in one of the core's option
-    schemas (`config/schema.rs`, `config/queue_schema.rs`: bool, int,
+    schemas (`config/schema.rs`, `config/net_schema.rs`: bool, int,
     int_or_inf, int_or_none, choice, time, ratio, number, prob,
     prob_or_auto); None for a kind this function does not convert (the
     caller's own, e.g. a TCP window)."""

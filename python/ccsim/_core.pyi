@@ -59,6 +59,14 @@ def check_queue(json: str) -> tuple[str, str, str] | None:
     """The queue options' bounds and rules applied to a resolved queue (JSON):
     None when it passes, else (option or field the kind sets, value, what is accepted)."""
 
+def loss_options() -> str:
+    """Every loss model of the core's schema (name, resolved variant, options
+    with resolved field, kind, unit and doc, the required ones), as JSON."""
+
+def check_loss(json: str) -> tuple[str, str, str] | None:
+    """The loss options' bounds and rules applied to a resolved loss model (JSON):
+    None when it passes, else (option, value, what is accepted)."""
+
 def net_defaults() -> str:
     """Default options of every queue discipline and loss model, as JSON
     {"queue": {kind: {option: value}}, "loss": {kind: {option: value}}}."""

@@ -13,31 +13,16 @@ from ._check import _check_keys, _int, _prob, _str, by_kind
 from .errors import ScenarioError
 from .units import fmt_time_ps, parse_size, parse_time
 
-LOSS_KINDS = ["none", "bernoulli", "ber", "gilbert", "two_state", "scripted", "ce_every", "ce_scripted"]
-# Loss models: kind -> {option: meaning}. Each link direction draws from its own stream.
-LOSS_DOC: dict[str, dict[str, str]] = {
-    "none": {},
-    "bernoulli": {"p": "each packet lost independently with probability p"},
-    "ber": {"ber": "bit-error rate: a packet of s bytes is lost with 1 − (1 − ber)^(8·s) (ACKs less than data)"},
-    "gilbert": {
-        "p": "P(Good → Bad) before each packet",
-        "r": "P(Bad → Good) before each packet (simple Gilbert: mean burst 1/r)",
-        "loss_good": "loss probability in Good (1 − k)",
-        "loss_bad": "loss probability in Bad (1 − h)",
-    },
-    "two_state": {
-        "good": "time spent in Good: a time ('1s') or a distribution table",
-        "bad": "time spent in Bad: a time ('10ms') or a distribution table",
-        "durations": "'fixed' (default) or 'exponential' for plain times",
-        "loss_good": "loss probability in Good",
-        "loss_bad": "loss probability in Bad (required)",
-        "to_bad_after_good": "P(next state is Bad) when Good ends; 1 alternates the states",
-        "to_bad_after_bad": "P(next state is Bad) when Bad ends; 0 alternates the states (Grieco & Mascolo 2004 use 0.5 and 0.5)",
-    },
-    "scripted": {"drop": "1-based numbers of the packets to lose on this link direction (tests)"},
-    "ce_every": {"n": "test marker: CE on every n-th ECN-capable packet"},
-    "ce_scripted": {"mark": "test marker: CE on these 1-based ECN-capable packets"},
-}
+# The core's loss-model schema (config/net_schema.rs): every loss model a
+# scenario names, the variant it resolves to, its options (kind, bounds,
+# unit, doc line) and the ones it requires. Each link direction draws from
+# its own stream.
+LOSS_SCHEMA: dict[str, dict[str, Any]] = {m["name"]: m for m in json.loads(_core.loss_options())}
+LOSS_KINDS: list[str] = list(LOSS_SCHEMA)
+LOSS_DOC: dict[str, dict[str, str]] = {k: {o["name"]: o["doc"] for o in m["options"]} for k, m in LOSS_SCHEMA.items()}
+# A time-driven state's duration (two_state's good and bad, ON/OFF periods):
+# its kind, with the shortest mean the core accepts.
+STATE_TIME: dict[str, Any] = next(o["kind"] for o in LOSS_SCHEMA["two_state"]["options"] if o["name"] == "good")
 DIST_KINDS = ["fixed", "exponential", "pareto", "pareto2", "uniform"]
 DIST_DOC = {
     "fixed": "{dist = 'fixed', value = X}, or X alone",
@@ -46,7 +31,7 @@ DIST_DOC = {
     "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
     "uniform": "{dist = 'uniform', min = X, max = Y}",
 }
-# The core's queue schema (config/queue_schema.rs): every queue kind a
+# The core's queue schema (config/net_schema.rs): every queue kind a
 # scenario names, the variant it resolves to, the fields it sets, and its
 # options with resolved field, kind (bounds, values), unit and doc line.
 QUEUE_SCHEMA: dict[str, dict[str, Any]] = {q["name"]: q for q in json.loads(_core.queue_options())}
@@ -195,95 +180,55 @@ def _shaper(field: str, v) -> dict | None:
 
 
 def _loss(field: str, v) -> dict:
+    """A link direction's loss model, resolved by the core's schema: each
+    option checked by its kind, then the bounds and rules the core applies
+    (`_core.check_loss`), every error naming the field as the user wrote it."""
     if v is None:
         return {"kind": "none"}
     if not isinstance(v, dict):
         raise ScenarioError(field, v, 'a table like { kind = "bernoulli", p = 0.01 }')
     kind = _str(f"{field}.kind", v.get("kind"), LOSS_KINDS)
-    if kind == "none":
-        _check_keys(field, v, {"kind"})
-        return {"kind": "none"}
-    if kind == "bernoulli":
-        _check_keys(field, v, {"kind", "p"})
-        if "p" not in v:
-            raise ScenarioError(f"{field}.p", message=f"{field}.p: missing; a bernoulli loss needs p (0..1)")
-        return {"kind": "bernoulli", "p": _prob(f"{field}.p", v["p"])}
-    if kind in ("ber", "gilbert", "two_state"):
-        _check_keys(field, v, {"kind", *LOSS_DOC[kind]})
-        required = {"ber": ["ber"], "gilbert": ["p", "r"], "two_state": ["good", "bad", "loss_bad"]}[kind]
-        for k in required:
-            if k not in v:
-                raise ScenarioError(
-                    f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(required)}"
-                )
-        if kind == "ber":
-            return {"kind": "ber", "ber": _prob(f"{field}.ber", v["ber"])}
-        if kind == "gilbert":
-            out: dict[str, Any] = {
-                "kind": "gilbert_elliott",
-                "p": _prob(f"{field}.p", v["p"]),
-                "r": _prob(f"{field}.r", v["r"]),
-            }
-            for k in ("loss_good", "loss_bad"):
-                if k in v:
-                    out[k] = _prob(f"{field}.{k}", v[k])
-            if out["p"] + out["r"] == 0:
-                raise ScenarioError(f"{field}.r", v["r"], "p + r > 0 (with both 0 the chain never moves)")
-            return out
-        plain = _str(f"{field}.durations", v.get("durations", "fixed"), ["fixed", "exponential"])
-        out = {
-            "kind": "two_state",
-            "good": dist(f"{field}.good", v["good"], "time", plain=plain, positive=True),
-            "bad": dist(f"{field}.bad", v["bad"], "time", plain=plain, positive=True),
-            "loss_bad": _prob(f"{field}.loss_bad", v["loss_bad"]),
-        }
-        # The channel steps through every state it passes, so its cost is the
-        # run's duration over the mean state duration (see check_min_period).
-        for k in ("good", "bad"):
-            check_min_period(f"{field}.{k}", v[k], out[k])
-        for k in ("loss_good", "to_bad_after_good", "to_bad_after_bad"):
-            if k in v:
-                out[k] = _prob(f"{field}.{k}", v[k])
-        return out
-    if kind == "ce_every":
-        # Test marker (RFC 3168 experiments): CE on every n-th ECN-capable packet.
-        _check_keys(field, v, {"kind", "n"})
-        if "n" not in v:
+    spec = LOSS_SCHEMA[kind]
+    opts = {o["name"]: o for o in spec["options"]}
+    _check_keys(field, v, {"kind", *opts})
+    for k in spec["required"]:
+        if k not in v:
             raise ScenarioError(
-                f"{field}.n", message=f"{field}.n: missing; ce_every marks every n-th ECN-capable packet"
+                f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(spec['required'])}"
             )
-        return {"kind": "ce_every", "n": _int(f"{field}.n", v["n"], lo=1)}
-    key = "drop" if kind == "scripted" else "mark"
-    _check_keys(field, v, {"kind", key})
-    nums = v.get(key)
-    if not isinstance(nums, list) or not nums:
-        raise ScenarioError(f"{field}.{key}", nums, "a non-empty list of 1-based packet numbers")
-    packets = [_int(f"{field}.{key}[{i}]", x, lo=1) for i, x in enumerate(nums)]
-    if any(a >= b for a, b in zip(packets, packets[1:])):
-        raise ScenarioError(f"{field}.{key}", nums, "strictly increasing packet numbers")
-    return {"kind": kind, key: packets}
+    out: dict[str, Any] = {"kind": spec["core"]}
+    for k, x in v.items():
+        o = opts.get(k)
+        if o is None or not o["core"]:
+            continue  # the kind, or how plain times are read (durations)
+        f, t = f"{field}.{k}", o["kind"]["type"]
+        if t == "time_dist":
+            plain = _str(f"{field}.durations", v.get("durations", "fixed"), opts["durations"]["kind"]["choices"])
+            out[o["core"]] = dist(f, x, "time", plain=plain, positive=True)
+        elif t == "packets":
+            if not isinstance(x, list) or not x:
+                raise ScenarioError(f, x, o["kind"]["accepted"])
+            out[o["core"]] = [_int(f"{f}[{i}]", n, lo=1) for i, n in enumerate(x)]
+        else:
+            out[o["core"]] = by_kind(f, x, o["kind"], o["unit"])
+    if "durations" in v:
+        _str(f"{field}.durations", v["durations"], opts["durations"]["kind"]["choices"])
+    broken = _core.check_loss(json.dumps(out))
+    if broken is not None:
+        k, _, expected = broken
+        raise ScenarioError(f"{field}.{k}", v[k], expected)
+    return out
 
 
-MIN_STATE_PS = 1_000_000  # 1 µs: the shortest mean state of a two-state channel or an ON/OFF source
+MIN_STATE_PS: int = STATE_TIME["min_mean_ps"]  # 1 µs (config/net_schema.rs)
 
 
 def check_min_period(field: str, raw, d: dict) -> None:
-    """Refuse a state duration (a two_state channel's good or bad state, an
-    ON/OFF source's on or off period) whose mean is below MIN_STATE_PS. The
-    model steps through every state it passes, so its cost is the run's
-    duration over the mean state; a state far shorter than any packet's
-    transmission changes nothing a packet can see (a 1500-byte packet takes
-    1.2 µs at 10 Gb/s) and a picosecond state makes a one-second run step
-    through 10^12 states."""
+    """Refuse a state duration (an ON/OFF source's on or off period) whose
+    mean is below the core's MIN_STATE_PS (config/net_schema.rs says why:
+    the model steps through every state it passes)."""
     if dist_mean(d) < MIN_STATE_PS:
-        raise ScenarioError(
-            field,
-            raw,
-            (
-                f"a mean duration of at least {MIN_STATE_PS // 10**6} µs (a 1500-byte packet takes 1.2 µs "
-                "at 10 Gb/s; shorter states only make the model step through millions of states)"
-            ),
-        )
+        raise ScenarioError(field, raw, STATE_TIME["accepted"])
 
 
 def dist_mean(d: dict) -> float:

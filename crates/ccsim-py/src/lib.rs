@@ -248,18 +248,32 @@ fn check_tcp(json: &str) -> PyResult<Option<(String, String, String)>> {
 }
 
 /// Every queue kind a scenario names, with the variant it resolves to, the
-/// fields it sets and its options (`config::queue_schema::QUEUES`), as JSON.
+/// fields it sets and its options (`config::net_schema::QUEUES`), as JSON.
 #[pyfunction]
 fn queue_options() -> String {
-    ccsim_core::config::queue_schema::queue_json()
+    ccsim_core::config::net_schema::queue_json()
 }
 
-/// Apply the queue options' bounds and rules (`queue_schema::queue_rules`)
+/// Apply the queue options' bounds and rules (`net_schema::queue_rules`)
 /// to a resolved queue given as JSON: None when it passes, else (option or
 /// field the kind sets, value, what is accepted).
 #[pyfunction]
 fn check_queue(json: &str) -> PyResult<Option<(String, String, String)>> {
-    broken(ccsim_core::config::queue_schema::check_queue_json(json))
+    broken(ccsim_core::config::net_schema::check_queue_json(json))
+}
+
+/// Every loss model a scenario names, with the variant it resolves to and
+/// its options (`config::net_schema::LOSSES`), as JSON.
+#[pyfunction]
+fn loss_options() -> String {
+    ccsim_core::config::net_schema::loss_json()
+}
+
+/// Apply the loss options' bounds and rules (`net_schema::loss_rules`) to a
+/// resolved loss model given as JSON, as `check_queue`.
+#[pyfunction]
+fn check_loss(json: &str) -> PyResult<Option<(String, String, String)>> {
+    broken(ccsim_core::config::net_schema::check_loss_json(json))
 }
 
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
@@ -308,6 +322,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(queue_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_loss, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_class::<pyalgo::TcpView>()?;

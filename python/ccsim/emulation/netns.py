@@ -166,6 +166,8 @@ class Testbed:
     # run when the testbed closes, on every path (the agents' files)
     on_close: list = field(default_factory=list)
     _lock_fd: int = -1
+    # the SIGTERM/SIGHUP handlers before ours (restored on close)
+    _signals: dict = field(default_factory=dict)
 
     def __enter__(self) -> Testbed:
         REGISTRY.mkdir(parents=True, exist_ok=True)
@@ -180,7 +182,26 @@ class Testbed:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+        self._exit_on_signals()
         return self
+
+    def _exit_on_signals(self) -> None:
+        """SIGTERM and SIGHUP (`kill`, `timeout`, a batch scheduler, a
+        closed terminal) would end the process without unwinding, leaving
+        the namespaces and devices until the next run; as SystemExit they
+        unwind through `close` like Ctrl-C. Only the main thread can set
+        handlers; elsewhere the next run's `cleanup_stale` still removes
+        them (the lock dies with the process)."""
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def stop(signum, _frame):
+            raise SystemExit(128 + signum)
+
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            self._signals[sig] = signal.signal(sig, stop)
 
     def __exit__(self, *exc) -> None:
         self.close()
@@ -282,6 +303,9 @@ class Testbed:
         self.on_close.clear()
         cleanup_stale(only_run=self.run)
         (REGISTRY / f"{self.run}.pid").unlink(missing_ok=True)
+        for sig, old in self._signals.items():
+            signal.signal(sig, old)
+        self._signals.clear()
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1

@@ -2,7 +2,7 @@
 //! itself.
 
 use super::net::one;
-use super::{err, ConfigError, MAX_TIME_PS};
+use super::{err, ConfigError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -55,66 +55,10 @@ pub enum LossCfg {
 }
 
 impl LossCfg {
-    /// `f` names a field of the link this loss model belongs to.
+    /// `f` names a field of the link this loss model belongs to; the
+    /// bounds and rules are the schema's (`net_schema::loss_rules`).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-        match self {
-            LossCfg::None => {}
-            LossCfg::Bernoulli { p } => {
-                if !(0.0..=1.0).contains(p) || p.is_nan() {
-                    return err(f("loss.p"), format!("must be a probability in [0, 1] (got {p})"));
-                }
-            }
-            LossCfg::Ber { ber } => {
-                if !(0.0..=1.0).contains(ber) || ber.is_nan() {
-                    return err(f("loss.ber"), format!("must be a bit-error probability in [0, 1] (got {ber})"));
-                }
-            }
-            LossCfg::GilbertElliott { p, r, loss_good, loss_bad } => {
-                for (k, v) in [("p", p), ("r", r), ("loss_good", loss_good), ("loss_bad", loss_bad)] {
-                    if !(0.0..=1.0).contains(v) || v.is_nan() {
-                        return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
-                    }
-                }
-                if *p + *r == 0.0 {
-                    return err(f("loss.r"), "p and r cannot both be 0 (the chain would never move)");
-                }
-            }
-            LossCfg::TwoState { good, bad, loss_good, loss_bad, to_bad_after_good, to_bad_after_bad } => {
-                for (k, v) in [
-                    ("loss_good", loss_good),
-                    ("loss_bad", loss_bad),
-                    ("to_bad_after_good", to_bad_after_good),
-                    ("to_bad_after_bad", to_bad_after_bad),
-                ] {
-                    if !(0.0..=1.0).contains(v) || v.is_nan() {
-                        return err(f(&format!("loss.{k}")), format!("must be a probability in [0, 1] (got {v})"));
-                    }
-                }
-                for (k, d) in [("good", good), ("bad", bad)] {
-                    d.check_named(|| f(&format!("loss.{k}")), true).map_err(ConfigError)?;
-                    if d.mean() > MAX_TIME_PS as f64 {
-                        return err(
-                            f(&format!("loss.{k}")),
-                            format!("mean {} ps is beyond the largest supported time", d.mean()),
-                        );
-                    }
-                }
-            }
-            LossCfg::Scripted { drop: v } | LossCfg::CeScripted { mark: v } => {
-                let k = if matches!(self, LossCfg::Scripted { .. }) { "loss.drop" } else { "loss.mark" };
-                if v.contains(&0) {
-                    return err(f(k), "packet numbers are 1-based (got 0)");
-                }
-                if v.windows(2).any(|w| w[0] >= w[1]) {
-                    return err(f(k), "packet numbers must be strictly increasing");
-                }
-            }
-            LossCfg::CeEvery { n } => {
-                if *n == 0 {
-                    return err(f("loss.n"), "must be ≥ 1 (got 0)");
-                }
-            }
-        }
-        Ok(())
+        super::net_schema::loss_rules(self)
+            .or_else(|b| err(f(&format!("loss.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
     }
 }

@@ -8,7 +8,7 @@
 
 mod loss;
 mod net;
-pub mod queue_schema;
+pub mod net_schema;
 pub mod schema;
 mod tcp;
 mod traffic;

@@ -476,7 +476,7 @@ impl ShaperCfg {
 impl QueueCfg {
     /// `f` names a field of the link this queue belongs to. The buffer is
     /// the link's; every option and the rules between them are the
-    /// schema's (`queue_schema::queue_rules`).
+    /// schema's (`net_schema::queue_rules`).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let (limit_pkts, bytes_ok) = match self {
             QueueCfg::Droptail { limit_pkts, limit_bytes }
@@ -493,7 +493,7 @@ impl QueueCfg {
         if limit_pkts == Some(0) {
             return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
         }
-        super::queue_schema::queue_rules(self)
+        super::net_schema::queue_rules(self)
             .or_else(|b| err(f(&format!("queue.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
     }
 

@@ -66,6 +66,14 @@ pub enum Kind {
     },
     /// A probability in (0, 1], or "auto" (the core field is null).
     ProbOrAuto,
+    /// A distribution of times (`rng::Dist`: a time, or a table {dist =
+    /// ..., ...}) whose mean is at least `min_mean_ps`; `accepted` says why.
+    TimeDist {
+        min_mean_ps: u64,
+        accepted: &'static str,
+    },
+    /// A non-empty list of strictly increasing 1-based packet numbers.
+    Packets,
     /// A whole number in [lo, hi], or "inf" (the core field is null).
     IntOrInf {
         lo: u64,
@@ -173,6 +181,10 @@ impl Kind {
             }),
             Kind::Prob { lo_open } => json!({"type": "prob", "lo_open": lo_open, "accepted": self.accepted()}),
             Kind::ProbOrAuto => json!({"type": "prob_or_auto", "accepted": self.accepted()}),
+            Kind::TimeDist { min_mean_ps, .. } => {
+                json!({"type": "time_dist", "min_mean_ps": min_mean_ps, "accepted": self.accepted()})
+            }
+            Kind::Packets => json!({"type": "packets", "accepted": self.accepted()}),
             Kind::IntOrInf { lo, hi } => json!({"type": "int_or_inf", "lo": lo, "hi": hi}),
             Kind::IntOrNone { lo, hi } => json!({"type": "int_or_none", "lo": lo, "hi": hi}),
             Kind::Window => json!({"type": "window"}),
@@ -202,6 +214,8 @@ impl Kind {
             Kind::Prob { lo_open: false } => "a probability in [0, 1]".into(),
             Kind::Prob { lo_open: true } => "a probability in (0, 1]".into(),
             Kind::ProbOrAuto => "a probability in (0, 1] or \"auto\"".into(),
+            Kind::TimeDist { accepted, .. } => accepted.into(),
+            Kind::Packets => "a non-empty list of strictly increasing 1-based packet numbers".into(),
             Kind::IntOrInf { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"inf\""),
             Kind::IntOrNone { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"none\""),
             Kind::Window => "a size, \"<n>pkt\" or \"none\"".into(),
@@ -262,6 +276,15 @@ impl Kind {
             }
             Kind::Prob { lo_open } => x.is_null() || x.as_f64().is_some_and(|p| prob(p, lo_open)),
             Kind::ProbOrAuto => x.is_null() || x.as_f64().is_some_and(|p| prob(p, true)),
+            Kind::Packets => x.as_array().is_some_and(|a| {
+                let n: Vec<Option<u64>> = a.iter().map(Value::as_u64).collect();
+                !n.is_empty() && n.iter().all(|k| k.is_some_and(|k| k >= 1)) && n.windows(2).all(|w| w[0] < w[1])
+            }),
+            Kind::TimeDist { min_mean_ps, .. } => {
+                serde_json::from_value::<crate::rng::Dist>(x.clone()).is_ok_and(|d| {
+                    d.check("", true).is_ok() && d.mean() >= min_mean_ps as f64 && d.mean() <= super::MAX_TIME_PS as f64
+                })
+            }
             _ => true,
         }
     }

@@ -1,14 +1,19 @@
-//! The queue disciplines' option schema, owned by the core as `[tcp]`'s is
-//! (schema.rs): each queue kind a scenario names (`queue = {kind = "pie",
-//! ...}`), the `QueueCfg` variant it resolves to with the fields the kind
-//! itself sets, and every option with its resolved field, kind (bounds or
-//! accepted values), unit and documentation line. The core validates
-//! against it (`QueueCfg::validate` → `queue_rules`), Python resolves and
-//! documents from it (`_core.queue_options()`, python/ccsim/netmodels.py)
-//! and asks the core for the rules between options (`_core.check_queue`).
-//! Defaults are `QueueCfg`'s serde defaults (config/net.rs), the buffer
-//! (`limit_pkts`, `limit_bytes`) is the link's and is checked there.
+//! The option schema of a link direction's models, owned by the core as
+//! `[tcp]`'s is (schema.rs): each queue discipline and loss model a
+//! scenario names (`queue = {kind = "pie", ...}`, `loss = {kind =
+//! "gilbert", ...}`), the configuration variant it resolves to with the
+//! fields the kind itself sets, and every option with its resolved field,
+//! kind (bounds or accepted values), unit and documentation line. The core
+//! validates against it (`QueueCfg::validate` → `queue_rules`,
+//! `LossCfg::validate` → `loss_rules`); Python resolves and documents from
+//! it (`_core.queue_options()`, `_core.loss_options()`,
+//! python/ccsim/netmodels.py) and asks the core for the rules between
+//! options (`_core.check_queue`, `_core.check_loss`). Defaults are the
+//! configurations' serde defaults (config/net.rs, config/loss.rs); a
+//! queue's buffer (`limit_pkts`, `limit_bytes`) is the link's and is
+//! checked there.
 
+use super::loss::LossCfg;
 use super::net::{QueueCfg, RedAdaptiveCfg, MIN_T_UPDATE_PS};
 use super::schema::{check_kinds, Broken, Kind, Opt};
 use serde_json::{json, Value};
@@ -21,14 +26,16 @@ pub enum Fixed {
     Str(&'static str),
 }
 
-/// A queue kind as a scenario names it.
+/// A queue discipline or loss model as a scenario names it.
 #[derive(Clone, Copy, Debug)]
-pub struct QueueKind {
+pub struct Variant {
     pub name: &'static str,
-    /// The `QueueCfg` variant's tag.
+    /// The configuration variant's tag (`QueueCfg`, `LossCfg`).
     pub core: &'static str,
     pub fixed: &'static [(&'static str, Fixed)],
     pub opts: &'static [Opt],
+    /// Options a scenario must give.
+    pub required: &'static [&'static str],
     pub doc: &'static str,
 }
 
@@ -123,17 +130,65 @@ const GENTLE: (&str, Fixed) = ("gentle", Fixed::Bool(true));
 
 /// Every queue kind, in documentation order.
 #[rustfmt::skip]
-pub const QUEUES: &[QueueKind] = &[
-    QueueKind { name: "droptail", core: "droptail", fixed: &[], opts: &[], doc: "tail drop at the buffer (packets or bytes)" },
-    QueueKind { name: "netem", core: "netem", fixed: &[], opts: &[], doc: "Linux netem's queue: the buffer counts every packet the link holds, in its delay line too (tc's default limit 1000)" },
-    QueueKind { name: "red", core: "red", fixed: &[OFF], opts: RED, doc: "RED (Floyd & Jacobson 1993), as ns-2's REDQueue" },
-    QueueKind { name: "gentle_red", core: "red", fixed: &[GENTLE, OFF], opts: RED, doc: "RED with gentle on" },
-    QueueKind { name: "adaptive_red", core: "red", fixed: &[GENTLE, ("adaptive", Fixed::Str("floyd"))], opts: RED, doc: "Adaptive RED (Floyd, Gummadi & Shenker 2001): max_p adapted towards target_delay, gentle" },
-    QueueKind { name: "feng_red", core: "red", fixed: &[("adaptive", Fixed::Str("feng"))], opts: RED, doc: "self-configuring RED (Feng, Kandlur, Saha & Shin 1999)" },
-    QueueKind { name: "codel", core: "codel", fixed: &[], opts: CODEL, doc: "CoDel (RFC 8289)" },
-    QueueKind { name: "fq_codel", core: "fq_codel", fixed: &[], opts: FQ_CODEL, doc: "FQ-CoDel (RFC 8290)" },
-    QueueKind { name: "pie", core: "pie", fixed: &[], opts: PIE, doc: "PIE (RFC 8033)" },
-    QueueKind { name: "dualpi2", core: "dualpi2", fixed: &[], opts: DUALPI2, doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" },
+pub const QUEUES: &[Variant] = &[
+    Variant { name: "droptail", core: "droptail", fixed: &[], opts: &[], required: &[], doc: "tail drop at the buffer (packets or bytes)" },
+    Variant { name: "netem", core: "netem", fixed: &[], opts: &[], required: &[], doc: "Linux netem's queue: the buffer counts every packet the link holds, in its delay line too (tc's default limit 1000)" },
+    Variant { name: "red", core: "red", fixed: &[OFF], opts: RED, required: &[], doc: "RED (Floyd & Jacobson 1993), as ns-2's REDQueue" },
+    Variant { name: "gentle_red", core: "red", fixed: &[GENTLE, OFF], opts: RED, required: &[], doc: "RED with gentle on" },
+    Variant { name: "adaptive_red", core: "red", fixed: &[GENTLE, ("adaptive", Fixed::Str("floyd"))], opts: RED, required: &[], doc: "Adaptive RED (Floyd, Gummadi & Shenker 2001): max_p adapted towards target_delay, gentle" },
+    Variant { name: "feng_red", core: "red", fixed: &[("adaptive", Fixed::Str("feng"))], opts: RED, required: &[], doc: "self-configuring RED (Feng, Kandlur, Saha & Shin 1999)" },
+    Variant { name: "codel", core: "codel", fixed: &[], opts: CODEL, required: &[], doc: "CoDel (RFC 8289)" },
+    Variant { name: "fq_codel", core: "fq_codel", fixed: &[], opts: FQ_CODEL, required: &[], doc: "FQ-CoDel (RFC 8290)" },
+    Variant { name: "pie", core: "pie", fixed: &[], opts: PIE, required: &[], doc: "PIE (RFC 8033)" },
+    Variant { name: "dualpi2", core: "dualpi2", fixed: &[], opts: DUALPI2, required: &[], doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" },
+];
+
+/// The shortest mean state of a time-driven channel (a two-state loss
+/// model's Good or Bad) and of an ON/OFF source's periods: 1 µs. The model
+/// steps through every state it passes, so its cost is the run's duration
+/// over the mean state; a state far shorter than any packet's transmission
+/// changes nothing a packet can see (a 1500-byte packet takes 1.2 µs at
+/// 10 Gb/s), and a picosecond state makes a one-second run step through
+/// 10^12 states.
+pub const MIN_STATE_PS: u64 = crate::units::PS_PER_US;
+pub const STATE_TIME: Kind = Kind::TimeDist {
+    min_mean_ps: MIN_STATE_PS,
+    accepted: "a time or a distribution of times with a mean of at least 1 µs (a 1500-byte packet takes 1.2 µs \
+               at 10 Gb/s; shorter states only make the model step through millions of states)",
+};
+const P: Kind = Kind::Prob { lo_open: false };
+
+/// Loss models (loss.rs). Each link direction draws from its own stream.
+#[rustfmt::skip]
+const GILBERT: &[Opt] = &[
+    Opt { name: "p", core: "p", kind: P, unit: "", doc: "P(Good → Bad) before each packet" },
+    Opt { name: "r", core: "r", kind: P, unit: "", doc: "P(Bad → Good) before each packet (simple Gilbert: mean burst 1/r)" },
+    Opt { name: "loss_good", core: "loss_good", kind: P, unit: "", doc: "loss probability in Good (1 − k)" },
+    Opt { name: "loss_bad", core: "loss_bad", kind: P, unit: "", doc: "loss probability in Bad (1 − h)" },
+];
+#[rustfmt::skip]
+const TWO_STATE: &[Opt] = &[
+    Opt { name: "good", core: "good", kind: STATE_TIME, unit: "time", doc: "time spent in Good: a time ('1s') or a distribution table" },
+    Opt { name: "bad", core: "bad", kind: STATE_TIME, unit: "time", doc: "time spent in Bad: a time ('10ms') or a distribution table" },
+    // how the resolver reads a plain time in good and bad: no field of its own
+    Opt { name: "durations", core: "", kind: Kind::Choice(&["fixed", "exponential"]), unit: "", doc: "'fixed' (default) or 'exponential' for plain times" },
+    Opt { name: "loss_good", core: "loss_good", kind: P, unit: "", doc: "loss probability in Good" },
+    Opt { name: "loss_bad", core: "loss_bad", kind: P, unit: "", doc: "loss probability in Bad (required)" },
+    Opt { name: "to_bad_after_good", core: "to_bad_after_good", kind: P, unit: "", doc: "P(next state is Bad) when Good ends; 1 alternates the states" },
+    Opt { name: "to_bad_after_bad", core: "to_bad_after_bad", kind: P, unit: "", doc: "P(next state is Bad) when Bad ends; 0 alternates the states (Grieco & Mascolo 2004 use 0.5 and 0.5)" },
+];
+
+/// Every loss model, in documentation order.
+#[rustfmt::skip]
+pub const LOSSES: &[Variant] = &[
+    Variant { name: "none", core: "none", fixed: &[], opts: &[], required: &[], doc: "no loss" },
+    Variant { name: "bernoulli", core: "bernoulli", fixed: &[], opts: &[Opt { name: "p", core: "p", kind: P, unit: "", doc: "each packet lost independently with probability p" }], required: &["p"], doc: "independent losses" },
+    Variant { name: "ber", core: "ber", fixed: &[], opts: &[Opt { name: "ber", core: "ber", kind: P, unit: "", doc: "bit-error rate: a packet of s bytes is lost with 1 − (1 − ber)^(8·s) (ACKs less than data)" }], required: &["ber"], doc: "bit errors" },
+    Variant { name: "gilbert", core: "gilbert_elliott", fixed: &[], opts: GILBERT, required: &["p", "r"], doc: "Gilbert–Elliott chain stepped before each packet" },
+    Variant { name: "two_state", core: "two_state", fixed: &[], opts: TWO_STATE, required: &["good", "bad", "loss_bad"], doc: "time-driven two-state channel" },
+    Variant { name: "scripted", core: "scripted", fixed: &[], opts: &[Opt { name: "drop", core: "drop", kind: Kind::Packets, unit: "", doc: "1-based numbers of the packets to lose on this link direction (tests)" }], required: &["drop"], doc: "test: lose these packets" },
+    Variant { name: "ce_every", core: "ce_every", fixed: &[], opts: &[Opt { name: "n", core: "n", kind: Kind::Int { lo: 1, hi: u64::MAX }, unit: "packets", doc: "test marker: CE on every n-th ECN-capable packet" }], required: &["n"], doc: "test: mark every n-th ECN-capable packet" },
+    Variant { name: "ce_scripted", core: "ce_scripted", fixed: &[], opts: &[Opt { name: "mark", core: "mark", kind: Kind::Packets, unit: "", doc: "test marker: CE on these 1-based ECN-capable packets" }], required: &["mark"], doc: "test: mark these ECN-capable packets" },
 ];
 
 impl Fixed {
@@ -145,9 +200,8 @@ impl Fixed {
     }
 }
 
-/// The queue kinds as JSON (`_core.queue_options()`).
-pub fn queue_json() -> String {
-    let rows: Vec<Value> = QUEUES
+fn variants_json(table: &[Variant]) -> String {
+    let rows: Vec<Value> = table
         .iter()
         .map(|q| {
             json!({
@@ -155,6 +209,7 @@ pub fn queue_json() -> String {
                 "core": q.core,
                 "fixed": q.fixed.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect::<serde_json::Map<_, _>>(),
                 "options": q.opts.iter().map(|o| o.to_json()).collect::<Vec<_>>(),
+                "required": q.required,
                 "doc": q.doc,
             })
         })
@@ -162,14 +217,28 @@ pub fn queue_json() -> String {
     Value::Array(rows).to_string()
 }
 
+/// The queue kinds as JSON (`_core.queue_options()`).
+pub fn queue_json() -> String {
+    variants_json(QUEUES)
+}
+
+/// The loss models as JSON (`_core.loss_options()`).
+pub fn loss_json() -> String {
+    variants_json(LOSSES)
+}
+
+/// The variant of `table` whose tag the serialized configuration `v` has.
+fn variant_of(table: &'static [Variant], v: &Value) -> &'static Variant {
+    let tag = v["kind"].as_str().unwrap_or_default();
+    table.iter().find(|k| k.core == tag).expect("every configuration variant is in its table")
+}
+
 /// Each option's value against its kind, then the rules between options.
 /// `Broken::option` is an option as a scenario writes it, or a field the
 /// kind sets (`gentle`, `adaptive`).
 pub fn queue_rules(q: &QueueCfg) -> Result<(), Broken> {
     let v = serde_json::to_value(q).expect("QueueCfg serializes");
-    let tag = v["kind"].as_str().unwrap_or_default();
-    let kind = QUEUES.iter().find(|k| k.core == tag).expect("every QueueCfg variant has a kind");
-    check_kinds(kind.opts, &v)?;
+    check_kinds(variant_of(QUEUES, &v).opts, &v)?;
     if let QueueCfg::Red { min_th, max_th, gentle, adaptive, mark_p, ecn, .. } = q {
         if let (Some(lo), Some(hi)) = (min_th, max_th) {
             if hi < lo {
@@ -230,6 +299,29 @@ pub fn queue_rules(q: &QueueCfg) -> Result<(), Broken> {
     Ok(())
 }
 
+/// A loss model's options against their kinds, then the rules between them.
+pub fn loss_rules(l: &LossCfg) -> Result<(), Broken> {
+    let v = serde_json::to_value(l).expect("LossCfg serializes");
+    check_kinds(variant_of(LOSSES, &v).opts, &v)?;
+    if let LossCfg::GilbertElliott { p, r, .. } = l {
+        if *p + *r == 0.0 {
+            return Err(Broken {
+                option: "r",
+                got: format!("{r}"),
+                expected: "p + r > 0 (with both 0 the chain never moves)".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Apply `loss_rules` to a resolved loss model given as JSON
+/// (`_core.check_loss`), as `check_queue_json`.
+pub fn check_loss_json(json: &str) -> Result<Option<Broken>, String> {
+    let l: LossCfg = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    Ok(loss_rules(&l).err())
+}
+
 /// Apply `queue_rules` to a resolved queue given as JSON
 /// (`_core.check_queue`), with a placeholder buffer when it has none yet
 /// (the link's buffer is resolved later and checked by the link):
@@ -268,6 +360,30 @@ mod tests {
                 assert!(fields.get(*f).is_some(), "{}: fixed {f} is not a field", k.name);
             }
             assert_eq!(queue_rules(&q), Ok(()), "{}: its defaults pass", k.name);
+        }
+    }
+
+    #[test]
+    fn every_loss_option_names_a_field_and_rules_name_it() {
+        let ok = |v: Value| check_loss_json(&v.to_string()).unwrap().map(|b| b.option);
+        assert_eq!(ok(json!({"kind": "bernoulli", "p": 0.5})), None);
+        assert_eq!(ok(json!({"kind": "bernoulli", "p": 1.5})), Some("p"));
+        assert_eq!(ok(json!({"kind": "gilbert_elliott", "p": 0.0, "r": 0.0})), Some("r"));
+        let state = |mean_ps: f64| {
+            ok(json!({"kind": "two_state", "good": {"kind": "fixed", "value": mean_ps},
+                      "bad": {"kind": "exponential", "mean": 1e9}, "loss_bad": 1.0}))
+        };
+        assert_eq!(state(MIN_STATE_PS as f64), None);
+        assert_eq!(state(MIN_STATE_PS as f64 - 1.0), Some("good"), "a state below 1 µs is an event storm");
+        assert_eq!(ok(json!({"kind": "scripted", "drop": [1, 5, 9]})), None);
+        assert_eq!(ok(json!({"kind": "scripted", "drop": [5, 5]})), Some("drop"));
+        assert_eq!(ok(json!({"kind": "ce_scripted", "mark": [0, 3]})), Some("mark"));
+        assert_eq!(ok(json!({"kind": "scripted", "drop": []})), Some("drop"));
+        assert_eq!(ok(json!({"kind": "ce_every", "n": 0})), Some("n"));
+        for l in LOSSES {
+            for r in l.required {
+                assert!(l.opts.iter().any(|o| o.name == *r), "{}: required {r} is an option", l.name);
+            }
         }
     }
 
