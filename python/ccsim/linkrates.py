@@ -31,12 +31,6 @@ class LinkRate:
     bps: int
     varying: dict | None = None
 
-    def fields(self) -> dict:
-        d: dict = {"rate_bps": self.bps}
-        if self.varying is not None:
-            d["varying"] = self.varying
-        return d
-
 
 def parse_schedule(field: str, value: list) -> LinkRate:
     """[[time, rate], ...]: the first at 0, times increasing, rate 0 for an

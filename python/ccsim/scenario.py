@@ -13,7 +13,6 @@ docs/scenario.md for the format.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import stat
 import tomllib
@@ -119,7 +118,9 @@ class Scenario:
                 tables.append(f["tcp"])
             flows.append({**f, "tcp": k})
         rest = {key: v for key, v in self.core.items() if key != "flows"}
-        return json.dumps({"tcp_tables": tables, **rest, "flows": flows})
+        from ._json import core_json
+
+        return core_json({"tcp_tables": tables, **rest, "flows": flows})
 
     # ---- display (a terminal and a notebook)
     def describe(self) -> dict:

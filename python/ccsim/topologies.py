@@ -196,11 +196,10 @@ def routes(core: dict, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The link paths the core routes along for each (src, dst) node pair of
     a resolved scenario (None where there is none). Only the network is
     handed over: a 15,000-flow scenario's flows are 30 MB of JSON."""
-    import json
-
     from . import _core
+    from ._json import core_json
 
-    return _core.routes(json.dumps({**core, "flows": [], "udp": []}), pairs)
+    return _core.routes(core_json({**core, "flows": [], "udp": []}), pairs)
 
 
 @dataclass
@@ -251,18 +250,17 @@ class Net:
         shaper: dict | None = None,
     ) -> int:
         ia, ib = self.node(a), self.node(b)
-        lr = rate if isinstance(rate, LinkRate) else LinkRate(rate)
-        self.links.append(
-            {
-                "name": self._fresh_name(name or f"{a}->{b}"),
-                "from": ia,
-                "to": ib,
-                **lr.fields(),
-                "delay_ps": delay,
-                "queue": dict(queue) if isinstance(queue, dict) else {"kind": queue},
-                "loss": loss,
-            }
-        )
+        link = {"name": self._fresh_name(name or f"{a}->{b}"), "from": ia, "to": ib}
+        if isinstance(rate, LinkRate):
+            link["rate_bps"] = rate.bps
+            if rate.varying is not None:
+                link["varying"] = rate.varying
+        else:
+            link["rate_bps"] = rate
+        link["delay_ps"] = delay
+        link["queue"] = dict(queue) if isinstance(queue, dict) else {"kind": queue}
+        link["loss"] = loss
+        self.links.append(link)
         if reorder:
             self.links[-1]["reorder"] = reorder
         if shaper:
