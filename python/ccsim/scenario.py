@@ -13,6 +13,7 @@ docs/scenario.md for the format.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import stat
 import tomllib
@@ -189,9 +190,17 @@ class Scenario:
     def _resolve(self, raw: dict) -> dict:
         src = Path(self.source)
         token = linkrates.BASE_DIR.set(src.parent if src.is_file() else None)
+        # The resolution makes a few mappings per link and flow and no
+        # reference cycles; the cyclic collector, run as they pile up,
+        # walked them again and again: 40 % of a 100,000-flow set-up
+        # (docs/performance.md). It runs again afterwards.
+        paused = gc.isenabled()
+        gc.disable()
         try:
             return self._resolve_in(raw)
         finally:
+            if paused:
+                gc.enable()
             linkrates.BASE_DIR.reset(token)
 
     def _resolve_in(self, raw: dict) -> dict:
