@@ -50,10 +50,15 @@ def _tiny_sweep(n: int):
 
 
 def overhead(n: int = 1000, jobs: int | None = None) -> dict:
-    from .campaign import open_campaign
-    from .runner import run_sweep
+    import warnings
 
-    with tempfile.TemporaryDirectory() as d:
+    from .campaign import open_campaign
+    from .runner import IdenticalSeedsWarning, run_sweep
+
+    with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
+        # the seeds are there to make N runs of one deterministic scenario,
+        # which is what the warning is about: true and meant here
+        warnings.simplefilter("ignore", IdenticalSeedsWarning)
         t0 = time.perf_counter()
         rep = run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=jobs, executor="serial" if jobs == 1 else None)
         wall = time.perf_counter() - t0
