@@ -7,9 +7,14 @@ import math
 
 from ...mixes import background_mix, web_sessions
 from ..base import NS2_OF_2004
+from ..kit import full_packet_bytes
 
 MSS = 1000
-PKT = MSS + 40 + 12  # payload + TCP/IP header + timestamp option
+# the common [tcp] table (ns-2 of 2004, timestamps, no delayed ACKs, an
+# unlimited receiver window) and its full data packet on the wire
+# (1000 payload + 40 TCP/IP + 12 timestamp option = 1052 bytes)
+TCP = {"stack": NS2_OF_2004, "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"}
+PKT = full_packet_bytes(TCP)
 HS_RTT_MS = 40
 BOTTLENECK_DELAY = "5ms"
 ACCESS_RATE = "10Gbps"
@@ -148,7 +153,7 @@ def scenario(
             "bdp_rtt": "mean",
             "access_buffer": "1000000pkt",
         },
-        "tcp": {"stack": NS2_OF_2004, "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"},
+        "tcp": dict(TCP),
         "flows": flows,
     }
 

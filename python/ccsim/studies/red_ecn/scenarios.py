@@ -4,14 +4,18 @@ queue disciplines and thresholds, and the constants the claims use."""
 from __future__ import annotations
 
 from ..base import NS2_OF_2004
+from ..kit import full_packet_bytes
 
 RATE = 1.5e6  # bottleneck, bit/s
-PKT = 1500  # bytes on the wire (1460 payload + 40 header)
-PAYLOAD = 1460
+MSS = 1460
+# the common [tcp] table and its full data packet on the wire (1460
+# payload + 40 TCP/IP header, no timestamps on the 2004 ns-2 stack = 1500)
+TCP = {"stack": NS2_OF_2004, "cc": "newreno", "mss": MSS, "rwnd": "10000pkt"}
+PKT = full_packet_bytes(TCP)
 IDEAL_GEFF = 0.9533  # the paper's ideal GEff
 # The CBR rate that leaves exactly the paper's ideal GEff to TCP payload:
-# (RATE − cbr) · PAYLOAD / PKT = IDEAL_GEFF · RATE.
-CBR_BPS = RATE * (1 - IDEAL_GEFF * PKT / PAYLOAD)
+# (RATE − cbr) · MSS / PKT = IDEAL_GEFF · RATE.
+CBR_BPS = RATE * (1 - IDEAL_GEFF * PKT / MSS)
 BDP_PKTS = 10  # the paper's one-way bandwidth × delay
 ONE_WAY_MS = 78  # 10 packets · 12 000 bit / 1.5 Mb/s = 80 ms, minus 2 × 1 ms access
 DISCIPLINES = ["droptail", "red", "gentle_red", "adaptive_red"]
@@ -58,12 +62,7 @@ def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
             "access_buffer": "50pkt",
             "queue": {"kind": "red", "min_th": 9, "max_th": 27, "ecn": True, "mark_p": 0.1},
         },
-        "tcp": {
-            "stack": NS2_OF_2004,
-            "cc": "newreno",
-            "mss": PAYLOAD,
-            "rwnd": "10000pkt",
-        },
+        "tcp": dict(TCP),
         "flows": [
             {"count": 1, "label": "newreno_ecn", "cc": "newreno", "sack": "off", "ecn": True, "start": start},
             {"count": 1, "label": "sack", "cc": "newreno", "sack": "sack1", "ecn": False, "start": start},

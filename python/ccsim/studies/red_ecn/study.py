@@ -16,7 +16,7 @@ from .scenarios import (
     CBR_BPS,
     DISCIPLINES,
     LINK,
-    PAYLOAD,
+    MSS,
     PKT,
     RATE,
     _queue_from_point,
@@ -94,7 +94,7 @@ class RedEcn(Checks, Figures, Study):
                 "with a SACK sink); all start uniformly within 1 s",
             ),
             ("background", f"one UDP CBR flow, {CBR_BPS / 1e3:.1f} kb/s, 500-byte packets"),
-            ("packets", f"{PKT} bytes ({PAYLOAD} payload)"),
+            ("packets", f"{PKT} bytes ({MSS} payload)"),
             ("queue limit QL", ", ".join(map(str, plan["qls"])) + " packets"),
             (
                 "queue disciplines",

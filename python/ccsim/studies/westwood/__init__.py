@@ -24,7 +24,7 @@ from .scenarios import (  # noqa: F401 (the scenario builders and variants, for 
     NAMES,
     OPTS,
     PAPER_W2_RANGES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
     PKT,
     VARIANTS,
     W1_VARIANTS,

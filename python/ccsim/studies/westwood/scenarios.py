@@ -4,10 +4,9 @@ as ccsim scenario mappings, and the lists each section runs."""
 from __future__ import annotations
 
 from ..base import NS2_OF_2004
+from ..kit import full_packet_bytes, payload_share
 
-PKT = 1500  # bytes on the wire: 1448 payload + 40 TCP/IP + 12 timestamp option
 MSS = 1448
-PAYLOAD = MSS / PKT  # payload share of a full packet
 WIRELESS_BPS = 2e6  # the W4 last hop: "a 2 Mbps link" (Section 3.4.1)
 
 # Variant -> the TCP options it changes over the common [tcp] table, per stack.
@@ -89,6 +88,12 @@ def tcp_common(stack: str = NS2_OF_2004) -> dict:
         "rwnd": "none",
         "initial_ssthresh": "inf",
     }
+
+
+# a full data packet on the wire (1448 payload + 40 TCP/IP + 12 timestamp
+# option = 1500 bytes) and its payload share, from the [tcp] table above
+PKT = full_packet_bytes(tcp_common())
+PAYLOAD_SHARE = payload_share(tcp_common())
 
 
 def reverse_group(count: int, *, cc: str = "newreno", on: list | None = None, rtt=None, label: str = "reverse") -> dict:

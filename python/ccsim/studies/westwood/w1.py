@@ -17,7 +17,7 @@ from .scenarios import (
     COLORS,
     LINUX_VARIANTS,
     NAMES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
     PKT,
     W1_VARIANTS,
 )
@@ -80,7 +80,7 @@ class W1:
 
     def _w1a(self, data: StudyData):
         m = self._w1_means(data)
-        need = 0.85 * 2e6 * PAYLOAD
+        need = 0.85 * 2e6 * PAYLOAD_SHARE
         checks = [
             Check(f"{NAMES[v]} OFF ≥ {need / 1e6:.2f} Mb/s", m[(v, "off")] >= need, f"{m[(v, 'off')] / 1e6:.3f} Mb/s")
             for v in ("newreno", "westwoodplus", "vegas", "reno")
@@ -223,7 +223,7 @@ class W1:
                 )
             q = p["w1_dur"] / 4
             ax.set_xticks(range(4), [f"{i * q:g}–{(i + 1) * q:g} s\n{'ON' if i % 2 else 'OFF'}" for i in range(4)])
-            ax.axhline(2 * PAYLOAD, color="k", ls=":", lw=0.8)
+            ax.axhline(2 * PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
             ax.set_title(f"W1 goodput of the flow under study, {title}", fontsize=9)
             ax.set_ylabel("goodput (Mb/s)")
             ax.legend(fontsize=7)

@@ -18,7 +18,7 @@ from .scenarios import (
     MSS,
     NAMES,
     PAPER_W2_RANGES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
     W2_VARIANTS,
 )
 
@@ -50,7 +50,7 @@ class W2:
 
     def _w2a(self, data: StudyData):
         t = self.w2_table(data).filter(pl.col("m") > 40)
-        cap = 10e6 * PAYLOAD
+        cap = 10e6 * PAYLOAD_SHARE
         checks = []
         for v in W2_VARIANTS:
             x = t.filter(pl.col("variant") == v)
@@ -77,7 +77,7 @@ class W2:
 
     def _w2b(self, data: StudyData):
         t = self.w2_table(data).filter(pl.col("m") < 40)
-        cap = 10e6 * PAYLOAD
+        cap = 10e6 * PAYLOAD_SHARE
         g = t.group_by(["variant", "m"]).agg(pl.col("total").mean()).sort("m")
         checks, meas = [], {}
         for m in sorted(set(g["m"].to_list())):
@@ -163,7 +163,7 @@ class W2:
             x = t.filter(pl.col("variant") == v)
             axes[0].plot(x["m"], x["total"] / 1e6, marker="o", color=COLORS[v], label=NAMES[v])
             axes[1].plot(x["m"], x["jain"], marker="o", color=COLORS[v], label=NAMES[v])
-        axes[0].axhline(10 * PAYLOAD, color="k", ls=":", lw=0.8)
+        axes[0].axhline(10 * PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
         axes[0].set_ylabel("total goodput (Mb/s)")
         axes[1].set_ylabel("Jain fairness index")
         for ax in axes:

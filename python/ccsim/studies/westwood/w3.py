@@ -15,7 +15,7 @@ from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
     COLORS,
     NAMES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
     W3_ALGOS,
 )
 from .stats import spearman
@@ -90,7 +90,7 @@ class W3:
         return verdict_from("W3b", checks, meas)
 
     def _w3c(self, data: StudyData):
-        share = 5e6 * PAYLOAD
+        share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
         for x in ("newreno", "westwoodplus"):
             _, gp = self.w3_curve(data, "vegas", x)
@@ -122,7 +122,7 @@ class W3:
         )
 
     def _w3e(self, data: StudyData):
-        share = 5e6 * PAYLOAD
+        share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
         for c1 in ("newreno", "westwoodplus"):
             _, gp = self.w3_curve(data, c1, "vegas")
@@ -165,7 +165,7 @@ class W3:
         figs: list[Figure] = []
         # W3
         fig, axes = subplots(1, 5, figsize=(17, 3.4))
-        share = 5 * PAYLOAD
+        share = 5 * PAYLOAD_SHARE
         for k, (ax, x) in enumerate(zip(axes[:3], W3_ALGOS)):
             for c1 in W3_ALGOS:
                 n, gp = self.w3_curve(data, c1, x)

@@ -15,7 +15,7 @@ from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
     LOSSY_NAMES,
     LOSSY_STYLE,
-    PAYLOAD,
+    PAYLOAD_SHARE,
     PKT,
     W45_VARIANTS,
     WIRELESS_BPS,
@@ -79,7 +79,7 @@ class W45:
         """Why a gain of `lo` cannot be reached at small d: the d at which
         `base` already delivers more than the link's payload rate / (1 + lo),
         so that the gain would put the other variant above the link."""
-        cap = WIRELESS_BPS * PAYLOAD
+        cap = WIRELESS_BPS * PAYLOAD_SHARE
         full = [
             (float(r["bad_ms"]), float(r["mean"]))
             for r in t.filter(pl.col("variant") == base).sort("bad_ms").iter_rows(named=True)

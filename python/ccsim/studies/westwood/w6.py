@@ -16,7 +16,7 @@ from .scenarios import (
     COLORS,
     MSS,
     NAMES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
 )
 
 
@@ -70,7 +70,7 @@ class W6:
 
     def _w6b(self, data: StudyData):
         s = self.w6_single_series(data).filter(pl.col("time_s") > 10.0)
-        avail = 1e6 * PAYLOAD
+        avail = 1e6 * PAYLOAD_SHARE
         err = {k: float(((s[k] - avail).abs() / avail).mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
         cv = {k: float(s[k].std() / s[k].mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
         return verdict_from(
@@ -114,7 +114,7 @@ class W6:
         s = self.w6_single_series(data)
         axes[2].plot(s["time_s"], s["bwe_bps"] / 1e6, lw=0.8, color="C3", label="Westwood+ (filtered ACKed data)")
         axes[2].plot(s["time_s"], s["cwnd_rtt_bps"] / 1e6, lw=0.8, color="C7", label="filtered cwnd/RTT")
-        axes[2].axhline(PAYLOAD, color="k", ls=":", lw=0.8)
+        axes[2].axhline(PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
         axes[2].set_xlim(0, min(200, p["w6_dur"]))
         axes[2].set_xlabel("time (s)")
         axes[2].set_ylabel("estimate (Mb/s)")

@@ -16,7 +16,7 @@ from .scenarios import (
     COLORS,
     MSS,
     NAMES,
-    PAYLOAD,
+    PAYLOAD_SHARE,
 )
 from .stats import ols
 
@@ -32,7 +32,7 @@ class W7:
             return f.with_columns(
                 (pl.col("rtt_mean_s") - pl.col("rtt_min_s")).alias("tq_s"),
                 (pl.col("goodput_bps") / (8 * MSS)).alias("pkts"),
-                (pl.col("goodput_bps") <= 0.9 * 10e6 * PAYLOAD).alias("loss_limited"),
+                (pl.col("goodput_bps") <= 0.9 * 10e6 * PAYLOAD_SHARE).alias("loss_limited"),
             )
 
         return data.memo("w7points", build)
