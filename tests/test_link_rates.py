@@ -289,3 +289,44 @@ def test_parking_lot_hops_replay_a_trace(tmp_path):
         assert 0.97 * cap <= hop_total <= 1.001 * cap, (g, cap)
     with pytest.raises(ScenarioError, match="topology.hop_trace: a trace sets the rate"):
         scenario(hop_trace=tr, hop_rate="10Mbps")
+
+
+def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path):
+    """The figure a researcher reads a varying link by: capacity and carried
+    traffic per interval, goodput, and each flow's queueing delay (smoothed
+    RTT less its smallest, so the base RTT is out: it starts near 0 and rises
+    when the rate steps down under a backlogged flow). A fixed link gets none."""
+    from ccsim import plot
+
+    sc = (
+        Builder(duration="6s", seed=1, sample_interval="100ms")
+        .single_link(rate=[[0, "20Mbps"], ["3s", "5Mbps"]], delay="20ms", buffer="200pkt")
+        .tcp(cc="cubic")
+        .flows(count=1, app="bulk")
+        .build()
+    )
+    sc.run().write(tmp_path)
+    figs: dict = {}
+    real_save = plot._save
+    plot._save = lambda fig, stem, formats: figs.setdefault(stem.name, fig) and real_save(fig, stem, formats)
+    try:
+        plot.plot_dir(tmp_path)
+    finally:
+        plot._save = real_save
+    assert (tmp_path / "capacity.png").exists()
+    top, low = figs["capacity"].axes[:2]
+    cap = next(line for line in top.get_lines() if line.get_label().endswith("capacity"))
+    t, c = cap.get_xdata(), cap.get_ydata()
+    assert abs(np.median(c[t <= 3.0]) - 20) < 0.5 and abs(np.median(c[t > 3.1]) - 5) < 0.5
+    assert "queueing delay" in low.get_ylabel()
+    (delay,) = low.get_lines()
+    d, td = np.asarray(delay.get_ydata()), np.asarray(delay.get_xdata())
+    assert d.min() >= -1e-6  # never below the flow's smallest RTT
+    # at 5 Mb/s a 200-packet buffer holds up to 200 · 1.5 kB · 8 / 5 Mb/s = 480 ms
+    assert d[td > 4.0].max() > 100 and d.max() < 480 + 100
+    fixed = tmp_path / "fixed"
+    Builder(duration="1s", seed=1, sample_interval="100ms").single_link(rate="20Mbps", delay="20ms").flows(
+        count=1, app="bulk"
+    ).build().run().write(fixed)
+    plot.plot_dir(fixed)
+    assert not (fixed / "capacity.png").exists()

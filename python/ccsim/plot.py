@@ -78,7 +78,9 @@ def _plot_dir(out: Path, formats: tuple[str, ...]) -> list[Path]:
     written += _save(_queue(ls, links, label), out / "queue", formats)
     varying = _varying_links(ls)
     if varying:
-        written += _save(_capacity(ls, links, varying, per, flows, label, names), out / "capacity", formats)
+        rtt_min = dict(zip(d["flows"]["id"].to_list(), d["flows"]["rtt_min_s"].to_list())) if "flows" in d else {}
+        fig = _capacity(ls, links, varying, per, flows, label, names, rtt_min)
+        written += _save(fig, out / "capacity", formats)
     return written
 
 
@@ -103,10 +105,11 @@ def _varying_links(ls: pl.DataFrame) -> list[int]:
     return out
 
 
-def _capacity(ls, links, varying, per, flows, label, names):
-    """Links whose rate varies: capacity and what they carried per interval,
-    each flow's goodput, and each flow's smoothed RTT (queueing delay is its
-    rise above the smallest)."""
+def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict | None = None):
+    """Links whose rate varies: capacity and what they carried per interval
+    with each flow's goodput; below, each flow's queueing delay: its
+    smoothed RTT above its smallest RTT sample (`rtt_min`, by flow id; the
+    series' smallest when unknown), so the base RTT is taken out."""
     fig, (a1, a2) = subplots(2, 1, figsize=(10, 7), sharex=True, layout="constrained")
     lname = dict(zip(links["id"].to_list(), links["name"].to_list()))
     for l in varying[:MAX_QUEUE_LINKS]:
@@ -116,14 +119,19 @@ def _capacity(ls, links, varying, per, flows, label, names):
     shown = flows[:MANY_FLOWS]
     for f in shown:
         a1.plot(*_goodput(per[f]), lw=0.8, label=names.get(f, f"flow {f}"))
-        s = per[f].drop_nulls("srtt_s")
-        a2.plot(s["time_s"], s["srtt_s"] * 1e3, lw=0.8, label=names.get(f, f"flow {f}"))
+        s = per[f].drop_nulls("srtt_s").filter(pl.col("srtt_s").is_not_nan())  # no sample yet: NaN
+        if s.height == 0:
+            continue
+        base = (rtt_min or {}).get(f)
+        if base is None or not np.isfinite(base):
+            base = float(s["srtt_s"].min())
+        a2.plot(s["time_s"], (s["srtt_s"] - base) * 1e3, lw=0.8, label=names.get(f, f"flow {f}"))
     a1.set_ylabel("Mb/s per sample interval")
-    a2.set_ylabel("smoothed RTT (ms)")
+    a2.set_ylabel("queueing delay (ms):\nsmoothed RTT − smallest RTT")
     a2.set_xlabel("time (s)")
     _legend_outside(a1, len(varying[:MAX_QUEUE_LINKS]) * 2 + len(shown))
     _legend_outside(a2, len(shown))
-    _title(fig, "Varying link: capacity, carried traffic and goodput; RTT", label, len(flows), len(shown))
+    _title(fig, "Varying link: capacity, carried traffic and goodput; queueing delay", label, len(flows), len(shown))
     return fig
 
 
