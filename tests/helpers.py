@@ -73,3 +73,19 @@ def flock_held(path, content: str = ""):
     finally:
         holder.kill()
         holder.wait()
+
+
+def plotted_figures(out_dir) -> dict:
+    """ccsim.plot.plot_dir on a run's folder, returning its matplotlib
+    figures by file stem (they are also written), so a test can read what
+    a figure draws."""
+    from ccsim import plot
+
+    figs: dict = {}
+    real_save = plot._save
+    plot._save = lambda fig, stem, formats: figs.setdefault(stem.name, fig) and real_save(fig, stem, formats)
+    try:
+        plot.plot_dir(out_dir)
+    finally:
+        plot._save = real_save
+    return figs

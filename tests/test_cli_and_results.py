@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 from conftest import ROOT
+from helpers import plotted_figures
 
 
 def cli(*args, cwd=None):
@@ -163,7 +164,6 @@ def test_queue_series_keeps_the_peaks_between_samples(tmp_path):
 
 def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
     import matplotlib.pyplot as plt
-    from ccsim import plot
 
     sc = (
         ccsim.Builder(duration="3s", seed=5, sample_interval="100ms")
@@ -175,13 +175,7 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
         .build()
     )
     sc.run().write(tmp_path)
-    figs = {}
-    real_save = plot._save
-    plot._save = lambda fig, stem, formats: figs.setdefault(stem.name, fig) and real_save(fig, stem, formats)
-    try:
-        plot.plot_dir(tmp_path)
-    finally:
-        plot._save = real_save
+    figs = plotted_figures(tmp_path)
     cw = figs["cwnd"]
     assert len([a for a in cw.axes if a.get_visible()]) == 12  # one panel per flow
     tp = figs["throughput"]

@@ -153,8 +153,9 @@ def ccsim_col(name):
     return pl.col(name)
 
 
-@needs_emu
-def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
+def _emulation_under_way(tmp_path):
+    """Start a 20 s `ccsim emulate` in its own session and wait until it has
+    made its namespaces: (the process, the namespaces it made)."""
     toml = tmp_path / "long.toml"
     toml.write_text(
         '[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
@@ -175,6 +176,12 @@ def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
         time.sleep(0.05)
     assert len(new) >= 2, "the run never created its namespaces"
     time.sleep(0.5)
+    return p, new
+
+
+@needs_emu
+def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
+    p, new = _emulation_under_way(tmp_path)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     time.sleep(0.2)
@@ -192,26 +199,7 @@ def test_sigterm_unwinds_and_removes_the_runs_namespaces(tmp_path):
     """`kill`, `timeout` and batch schedulers send SIGTERM: the run ends
     through its normal clean-up (its namespaces and devices gone at once),
     not only at the next run's clean-up as after a SIGKILL."""
-    toml = tmp_path / "long.toml"
-    toml.write_text(
-        '[sim]\nduration = "20s"\nseed = 1\n[topology]\nkind = "single_link"\nrate = "10Mbps"\n'
-        'delay = "5ms"\n[tcp]\ncc = "cubic"\n[[flows]]\napp = "bulk"\n'
-    )
-    before = set(list_namespaces())
-    p = subprocess.Popen(
-        [sys.executable, "-m", "ccsim", "emulate", str(toml), "--out", str(tmp_path / "out")],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    new: set[str] = set()
-    for _ in range(200):
-        new = set(list_namespaces()) - before
-        if len(new) >= 2:
-            break
-        time.sleep(0.05)
-    assert len(new) >= 2, "the run never created its namespaces"
-    time.sleep(0.5)
+    p, new = _emulation_under_way(tmp_path)
     os.kill(p.pid, signal.SIGTERM)
     assert p.wait(timeout=30) != 0
     runs = {NS_RE.match(n).group(1) for n in new}

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 from ccsim import Builder, ScenarioError
+from helpers import plotted_figures
 
 PKT = 1500  # bytes on the wire of a CBR packet of packet_size 1500B
 OPP_BITS = 1504 * 8  # one mahimahi delivery opportunity (PACKET_SIZE)
@@ -306,13 +307,7 @@ def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path):
         .build()
     )
     sc.run().write(tmp_path)
-    figs: dict = {}
-    real_save = plot._save
-    plot._save = lambda fig, stem, formats: figs.setdefault(stem.name, fig) and real_save(fig, stem, formats)
-    try:
-        plot.plot_dir(tmp_path)
-    finally:
-        plot._save = real_save
+    figs = plotted_figures(tmp_path)
     assert (tmp_path / "capacity.png").exists()
     top, low = figs["capacity"].axes[:2]
     cap = next(line for line in top.get_lines() if line.get_label().endswith("capacity"))
