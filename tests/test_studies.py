@@ -217,8 +217,10 @@ def test_a3_fwd_and_the_saturation_check_can_fail(monkeypatch):
                 )
         return lambda data, exp: pl.DataFrame(rows)
 
+    import dataclasses
+
     class _D:
-        plan = {"mark_ps": [0.1, 0.2, 0.3, 0.4, 1.0]}
+        plan = dataclasses.replace(r.plan("smoke"), mark_ps=[0.1, 0.2, 0.3, 0.4, 1.0])
 
     sat = lambda v: next(c for c in v.checks if c.what.startswith("gain saturates"))  # noqa: E731
     monkeypatch.setattr(type(r), "per_run", staticmethod(per_run([1e5, 3e5, 4e5, 4.2e5, 4.2e5])))
@@ -469,17 +471,19 @@ def test_a_changed_plan_does_not_mix_old_runs_into_the_report(tmp_path):
     again = studies.run_study("red_ecn", "smoke", tmp_path)
     assert first.computed == first.runs and again.computed == 0
 
+    import dataclasses
+
     class Longer(red_ecn.RedEcn):
         def plan(self, mode):
             p = super().plan(mode)
-            return dict(p, sweep_s=p["sweep_s"] + 1)
+            return dataclasses.replace(p, sweep_s=p.sweep_s + 1)
 
     changed = studies.run_study(Longer(), "smoke", tmp_path)
     camp = tmp_path / "smoke" / "campaigns"
     stale = sorted(x.name for x in camp.iterdir() if ".stale-" in x.name)
     assert [s.split(".stale-")[0] for s in stale] == ["ql"]
     c = ccsim.open_campaign(camp / "ql")
-    assert set(c.ok_runs["sim_time_s"].unique().to_list()) == {red_ecn.RedEcn().plan("smoke")["sweep_s"] + 1}
+    assert set(c.ok_runs["sim_time_s"].unique().to_list()) == {red_ecn.RedEcn().plan("smoke").sweep_s + 1}
     assert changed.computed == c.ok_runs.height
 
 

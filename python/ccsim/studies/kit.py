@@ -6,7 +6,26 @@ keep a stale "+ 12"."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..tcp_options import for_group, wire_bytes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one mode of a study runs. Each study subclasses it with its own
+    knobs (durations, sweep values) as typed fields, so a misspelt knob is
+    an AttributeError where it is read, not a KeyError at the end of a run,
+    and one instance per mode says everything that mode shortens."""
+
+    describe: str  # what the mode shortens, in words (the report's "mode" line)
+    seeds: list[int]
+
+
+def plan_value(plan, key: str, default=None):
+    """A knob of a plan, typed (`Plan`) or, for the studies not moved yet,
+    a mapping."""
+    return plan.get(key, default) if isinstance(plan, dict) else getattr(plan, key, default)
 
 
 def full_packet_bytes(tcp: dict) -> int:

@@ -20,7 +20,7 @@ from .scenarios import (
 class Checks:
     def _claim_a(self, data: StudyData):
         m = self.sweep_means(data)
-        qls = data.plan["qls"]
+        qls = data.plan.qls
         spread = {
             q: np.nanmax([self._val(m, d, q, 2) for d in DISCIPLINES])
             - np.nanmin([self._val(m, d, q, 2) for d in DISCIPLINES])
@@ -51,7 +51,7 @@ class Checks:
 
     def _claim_b(self, data: StudyData):
         m = self.sweep_means(data)
-        q0 = data.plan["qls"][0]
+        q0 = data.plan.qls[0]
         g = {d: self._val(m, d, q0, 2) for d in DISCIPLINES}
         reds = [g[d] for d in RED_FAMILY]
         q = self.queue_trace(data, "red", 4, 2)
@@ -84,7 +84,7 @@ class Checks:
 
     def _claim_c(self, data: StudyData):
         m = self.sweep_means(data)
-        qls = data.plan["qls"]
+        qls = data.plan.qls
         above = next((q for q in qls if q > BDP_PKTS), qls[-1])
         gains = {d: self._val(m, d, above, 2) - self._val(m, d, qls[0], 2) for d in DISCIPLINES}
         ok = [g >= 0.03 for g in gains.values()]
@@ -99,7 +99,7 @@ class Checks:
 
     def _claim_d(self, data: StudyData):
         q = self.queue_trace(data, "adaptive_red", 36, 2)
-        dur = data.plan["series_s"]
+        dur = data.plan.series_s
         lo, hi = thresholds(36)
         early = q.filter(pl.col("time_s") <= dur / 3)
         before = q.filter(pl.col("time_s") < 0.4 * dur)
@@ -145,9 +145,9 @@ class Checks:
 
     def _claim_e(self, data: StudyData):
         m = self.sweep_means(data)
-        ns = sorted({2 * k for k in data.plan["pairs"]})
+        ns = sorted({2 * k for k in data.plan.pairs})
         lo_n, hi_n = ns[0], ns[-1]
-        qls = data.plan["qls"]
+        qls = data.plan.qls
 
         def mean_over_ql(d, n, col):
             return float(np.nanmean([self._val(m, d, q, n, col) for q in qls]))
@@ -181,11 +181,11 @@ class Checks:
 
     def _claim_f(self, data: StudyData):
         m = self.sweep_means(data)
-        n = 2 * max(data.plan["pairs"])
-        small = [q for q in data.plan["qls"] if q <= 12]
+        n = 2 * max(data.plan.pairs)
+        small = [q for q in data.plan.qls if q <= 12]
         edge = {
             q: float(np.mean([self._val(m, d, q, n) for d in RED_FAMILY])) - self._val(m, "droptail", q, n)
-            for q in data.plan["qls"]
+            for q in data.plan.qls
         }
         worst = min(edge, key=edge.get)
         return verdict_from(
@@ -207,7 +207,7 @@ class Checks:
 
     def _claim_g(self, data: StudyData):
         q = self.queue_trace(data, "adaptive_red", 72, 18)
-        dur = data.plan["series_s"]
+        dur = data.plan.series_s
         lo, hi = thresholds(72)
         s = q.filter(pl.col("time_s") >= 0.1 * dur)
         avg_in = float(((s["avg_queue"] >= lo) & (s["avg_queue"] <= hi)).mean())
@@ -246,7 +246,7 @@ class Checks:
 
     def _claim_i(self, data: StudyData):
         pr = self.per_run(data, "mark_p")
-        vals = sorted(data.plan["mark_ps"])
+        vals = sorted(data.plan.mark_ps)
         g = pr.group_by("topology.queue.mark_p").agg(
             pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean()
         )

@@ -24,7 +24,7 @@ class Figures:
 
         figs = []
         m = self.sweep_means(data)
-        ns = sorted({2 * k for k in data.plan["pairs"]})
+        ns = sorted({2 * k for k in data.plan.pairs})
         for col, fname, ylabel, cap in (
             (
                 "geff",
@@ -93,7 +93,7 @@ class Figures:
         ft = self.flow_trace(data, "red", 4, 2)
         fig, ax = subplots(figsize=(8.5, 3.2))
         for (f, lab), s in ft.group_by(["flow", "label"], maintain_order=True):
-            s = s.filter(pl.col("time_s") <= min(10.0, data.plan["series_s"]))
+            s = s.filter(pl.col("time_s") <= min(10.0, data.plan.series_s))
             ax.step(s["time_s"], s["cwnd"], where="post", lw=0.9, label=f"flow {f} ({lab})")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (packets)")
@@ -115,7 +115,7 @@ class Figures:
         ax.axhline(0, color="k", lw=0.7)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("NewReno+ECN − SACK goodput (kb/s)")
-        ax.set_title(f"Aggregate goodput difference, 18 flows, QL = 36 ({data.plan['bin_s']:g} s bins)", fontsize=10)
+        ax.set_title(f"Aggregate goodput difference, 18 flows, QL = 36 ({data.plan.bin_s:g} s bins)", fontsize=10)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
         figs.append(

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import polars as pl
 
 from ...experiments.sweep import Sweep
 from ...metrics import binned_rate, jain
 from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
+from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -23,6 +25,55 @@ from .scenarios import (
     _same_count,
     base_scenario,
 )
+
+
+@dataclass(frozen=True)
+class RedEcnPlan(Plan):
+    sweep_s: float  # the GEff/Drop sweep's runs
+    series_s: float  # the traces' runs
+    qls: list[int]  # queue limits, packets
+    pairs: list[int]  # NewReno+ECN / SACK pairs of flows
+    mark_ps: list[float]  # the mark_p sweep
+    extra_s: float  # the mark_p and error sweeps' runs
+    bin_s: float  # goodput bins of the traces
+
+
+PLANS = {
+    "smoke": RedEcnPlan(
+        describe="toy size: 8 s runs, QL 4/12/36/72, 2 and 18 flows, one seed",
+        seeds=[1],
+        sweep_s=8.0,
+        series_s=8.0,
+        qls=[4, 12, 36, 72],
+        pairs=[1, 9],
+        mark_ps=[0.1, 0.5, 1.0],
+        extra_s=8.0,
+        bin_s=1.0,
+    ),
+    "quick": RedEcnPlan(
+        describe="60 s sweep runs (the paper's 150 s for the traces), 8 queue limits, 2/10/18 flows, "
+        "3 seeds (the traces too); mark_p and error sweeps 60 s",
+        seeds=[1, 2, 3],
+        sweep_s=60.0,
+        series_s=150.0,
+        qls=[4, 8, 12, 16, 24, 36, 48, 72],
+        pairs=[1, 5, 9],
+        mark_ps=[0.1, 0.2, 0.3, 0.4, 0.5, 1.0],
+        extra_s=60.0,
+        bin_s=1.0,
+    ),
+    "full": RedEcnPlan(
+        describe="the paper's 150 s runs, 13 queue limits from 4 to 72, 2 to 18 flows, 5 seeds",
+        seeds=[1, 2, 3, 4, 5],
+        sweep_s=150.0,
+        series_s=150.0,
+        qls=[4, 6, 8, 10, 12, 16, 20, 24, 30, 36, 48, 60, 72],
+        pairs=[1, 2, 3, 4, 5, 6, 7, 8, 9],
+        mark_ps=[0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0],
+        extra_s=150.0,
+        bin_s=1.0,
+    ),
+}
 
 
 class RedEcn(Checks, Figures, Study):
@@ -41,47 +92,10 @@ class RedEcn(Checks, Figures, Study):
         "sweep and a two-state error model."
     )
 
-    def plan(self, mode: str) -> dict:
-        if mode == "smoke":
-            return {
-                "describe": "toy size: 8 s runs, QL 4/12/36/72, 2 and 18 flows, one seed",
-                "sweep_s": 8.0,
-                "series_s": 8.0,
-                "qls": [4, 12, 36, 72],
-                "pairs": [1, 9],
-                "seeds": [1],
-                "mark_ps": [0.1, 0.5, 1.0],
-                "extra_s": 8.0,
-                "bin_s": 1.0,
-            }
-        if mode == "quick":
-            return {
-                "describe": "60 s sweep runs (the paper's 150 s for the traces), 8 queue limits, 2/10/18 flows, "
-                "3 seeds (the traces too); mark_p and error sweeps 60 s",
-                "sweep_s": 60.0,
-                "series_s": 150.0,
-                "qls": [4, 8, 12, 16, 24, 36, 48, 72],
-                "pairs": [1, 5, 9],
-                "seeds": [1, 2, 3],
-                "mark_ps": [0.1, 0.2, 0.3, 0.4, 0.5, 1.0],
-                "extra_s": 60.0,
-                "bin_s": 1.0,
-            }
-        if mode == "full":
-            return {
-                "describe": "the paper's 150 s runs, 13 queue limits from 4 to 72, 2 to 18 flows, 5 seeds",
-                "sweep_s": 150.0,
-                "series_s": 150.0,
-                "qls": [4, 6, 8, 10, 12, 16, 20, 24, 30, 36, 48, 60, 72],
-                "pairs": [1, 2, 3, 4, 5, 6, 7, 8, 9],
-                "seeds": [1, 2, 3, 4, 5],
-                "mark_ps": [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0],
-                "extra_s": 150.0,
-                "bin_s": 1.0,
-            }
-        raise ValueError(mode)
+    def plan(self, mode: str) -> RedEcnPlan:
+        return PLANS[mode]
 
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+    def setup_rows(self, plan: RedEcnPlan) -> list[tuple[str, str]]:
         return [
             (
                 "topology",
@@ -90,12 +104,12 @@ class RedEcn(Checks, Figures, Study):
             ),
             (
                 "TCP flows",
-                f"{', '.join(str(2 * k) for k in plan['pairs'])}, half NewReno+ECN, half SACK (ns-2 Sack1 "
+                f"{', '.join(str(2 * k) for k in plan.pairs)}, half NewReno+ECN, half SACK (ns-2 Sack1 "
                 "with a SACK sink); all start uniformly within 1 s",
             ),
             ("background", f"one UDP CBR flow, {CBR_BPS / 1e3:.1f} kb/s, 500-byte packets"),
             ("packets", f"{PKT} bytes ({MSS} payload)"),
-            ("queue limit QL", ", ".join(map(str, plan["qls"])) + " packets"),
+            ("queue limit QL", ", ".join(map(str, plan.qls)) + " packets"),
             (
                 "queue disciplines",
                 "DropTail, RED, gentle RED, adaptive RED (Floyd, Gummadi & Shenker 2001); "
@@ -108,10 +122,10 @@ class RedEcn(Checks, Figures, Study):
             ),
             (
                 "run length",
-                f"GEff/Drop sweep {plan['sweep_s']:g} s; traces {plan['series_s']:g} s; "
-                f"mark_p and error sweeps {plan['extra_s']:g} s",
+                f"GEff/Drop sweep {plan.sweep_s:g} s; traces {plan.series_s:g} s; "
+                f"mark_p and error sweeps {plan.extra_s:g} s",
             ),
-            ("seeds", ", ".join(map(str, plan["seeds"])) + " (start times; results averaged)"),
+            ("seeds", ", ".join(map(str, plan.seeds)) + " (start times; results averaged)"),
             (
                 "metrics",
                 "GEff = Σ TCP goodput / 1.5 Mb/s (goodput = in-order payload delivered over the run); "
@@ -182,16 +196,16 @@ class RedEcn(Checks, Figures, Study):
         ]
 
     # ---- experiments
-    def experiments(self, plan: dict) -> list[Experiment]:
-        seeds = plan["seeds"]
+    def experiments(self, plan: RedEcnPlan) -> list[Experiment]:
+        seeds = plan.seeds
         derived = {"topology.queue": _queue_from_point, "flows[1].count": _same_count}
         sweep = Sweep(
-            base_scenario(plan["sweep_s"]),
+            base_scenario(plan.sweep_s),
             name="red_ecn.ql",
             grid={
                 "topology.queue.kind": DISCIPLINES,
-                "topology.buffer": [f"{q}pkt" for q in plan["qls"]],
-                "flows[0].count": plan["pairs"],
+                "topology.buffer": [f"{q}pkt" for q in plan.qls],
+                "flows[0].count": plan.pairs,
                 **derived,
             },
             seeds=seeds,
@@ -200,7 +214,7 @@ class RedEcn(Checks, Figures, Study):
             (k, 36, 9) for k in DISCIPLINES
         ]
         series = Sweep(
-            base_scenario(plan["series_s"], sample="20ms"),
+            base_scenario(plan.series_s, sample="20ms"),
             name="red_ecn.series",
             zip={
                 "topology.queue.kind": [k for k, _, _ in series_points],
@@ -211,11 +225,11 @@ class RedEcn(Checks, Figures, Study):
             seeds=seeds,
         )
         mark = Sweep(
-            base_scenario(plan["extra_s"]),
+            base_scenario(plan.extra_s),
             name="red_ecn.mark_p",
             grid={
                 "topology.queue.kind": ["red", "gentle_red"],
-                "topology.queue.mark_p": plan["mark_ps"],
+                "topology.queue.mark_p": plan.mark_ps,
                 "topology.buffer": ["36pkt"],
                 "flows[0].count": [9],
                 **derived,
@@ -227,7 +241,7 @@ class RedEcn(Checks, Figures, Study):
             for g, b, lb in (("2s", "20ms", 0.2), ("1s", "50ms", 0.3), ("500ms", "100ms", 0.5))
         ]
         errors = Sweep(
-            base_scenario(plan["extra_s"]),
+            base_scenario(plan.extra_s),
             name="red_ecn.errors",
             grid={
                 "topology.loss": err_models,
@@ -349,7 +363,7 @@ class RedEcn(Checks, Figures, Study):
     def class_diff(self, data: StudyData, queue: str) -> pl.DataFrame:
         """NewReno+ECN − SACK aggregate goodput per bin (18 flows, QL 36)."""
         ft = self.flow_trace(data, queue, 36, 18)
-        b = binned_rate(ft, "flow", "delivered_bytes", data.plan["bin_s"])
+        b = binned_rate(ft, "flow", "delivered_bytes", data.plan.bin_s)
         lab = ft.select("flow", "label").unique()
         b = b.join(lab, on="flow").group_by(["t_s", "label"]).agg(pl.col("rate").sum())
         w = b.pivot(on="label", index="t_s", values="rate").sort("t_s")
