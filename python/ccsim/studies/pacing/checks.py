@@ -18,7 +18,7 @@ from .scenarios import (
 
 class Checks:
     def _claim_p1(self, data: StudyData):
-        rates = data.plan["rates"]
+        rates = data.plan.rates
         checks, measured = [], {}
         low = [(r, v, self.eff(data, r, v)) for r in rates for v in PRIMARY]
         for r, v, e in low:
@@ -90,14 +90,14 @@ class Checks:
             why_not="the ratio depends on how far the run has converged: the paper's 200 s at 2.5 Gb/s is a few "
             "hundred RTTs of the 240 ms flow (see the convergence figure)",
         )
-        conv = {x: self.conv_time(data, x) for x in data.plan["conv_variants"]}
+        conv = {x: self.conv_time(data, x) for x in data.plan.conv_variants}
         if conv:
             v.measured.update({f"converged_after_s_{x}": t for x, t in conv.items()})
             v.reason += (
-                f". Convergence (equal RTTs, {rate_text(data.plan['p2_rate'])}, ratio over [T/2, T] stays "
+                f". Convergence (equal RTTs, {rate_text(data.plan.p2_rate)}, ratio over [T/2, T] stays "
                 "within ×2 of 1 from T on): "
                 + ", ".join(f"{NAMES[x]} T = {fmt(t, 3)} s" for x, t in conv.items())
-                + f"; this mode's P2 runs last {data.plan['p2_dur']:g} s"
+                + f"; this mode's P2 runs last {data.plan.p2_dur:g} s"
             )
         return v
 
@@ -120,7 +120,7 @@ class Checks:
         )
 
     def _buffers(self, data: StudyData) -> list[float]:
-        return sorted({b for r, b in data.plan["p2_cells"] if r == 6}, reverse=True)
+        return sorted({b for r, b in data.plan.p2_cells if r == 6}, reverse=True)
 
     def _claim_p2c(self, data: StudyData):
         bufs = self._buffers(data)
@@ -220,7 +220,7 @@ class Checks:
     def _claim_p3c(self, data: StudyData):
         checks, measured = [], {}
         for rate in (500e6, 2.5e9):
-            if rate not in data.plan["rates"]:
+            if rate not in data.plan.rates:
                 continue
             reg = self._regular(data, rate)
             for v, x in reg.items():

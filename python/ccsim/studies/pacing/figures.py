@@ -31,11 +31,11 @@ class Figures:
         from ...figures import subplots
 
         figs = []
-        rates = data.plan["rates"]
+        rates = data.plan.rates
         # 1. Table 2 beside ours
         fig, ax = subplots(figsize=(11, 1.2 + 0.5 * len(rates)))
         ax.axis("off")
-        cols = PRIMARY + [v for v in LW38 + LINUX if v in data.plan["p1_variants"]]
+        cols = PRIMARY + [v for v in LW38 + LINUX if v in data.plan.p1_variants]
         cell = [
             [
                 f"{fmt(self.eff(data, r, v), 4)}"
@@ -97,12 +97,12 @@ class Figures:
             )
         )
         # 3. P2 ratios
-        cells = data.plan["p2_cells"]
+        cells = data.plan.p2_cells
         bufs = sorted({b for _, b in cells}, reverse=True)
         fig, axs = subplots(1, len(bufs), figsize=(4 * len(bufs), 3.8), sharey=True, squeeze=False)
         for ax, b in zip(axs[0], bufs):
             rrs = sorted({r for r, bb in cells if bb == b})
-            for v in data.plan["p2_variants"] + [x for x in LW38 + LINUX if x not in data.plan["p2_variants"]]:
+            for v in data.plan.p2_variants + [x for x in LW38 + LINUX if x not in data.plan.p2_variants]:
                 ys = [self.ratio(data, v, r, b) for r in rrs]
                 if all(math.isnan(y) for y in ys):
                     continue
@@ -121,7 +121,7 @@ class Figures:
                 fig,
                 out,
                 "p2_ratios.png",
-                f"P2: goodput ratio of the two high-speed flows at {rate_text(data.plan['p2_rate'])} "
+                f"P2: goodput ratio of the two high-speed flows at {rate_text(data.plan.p2_rate)} "
                 "against the RTT ratio, per buffer size (seed mean of goodputs); stars: the paper's "
                 "quoted values at RTT ratio 6 and 100 % (HSTCP 140, paced HSTCP 70, STCP 300).",
             )
@@ -220,7 +220,7 @@ class Figures:
                     fig,
                     out,
                     "convergence.png",
-                    f"Convergence at {rate_text(data.plan['p2_rate'])}, buffer 100 %: the high-speed "
+                    f"Convergence at {rate_text(data.plan.p2_rate)}, buffer 100 %: the high-speed "
                     "throughput ratio measured over the second half of a run of length T. Shaded: "
                     "within a factor 2 of 1 (equal RTTs).",
                 )

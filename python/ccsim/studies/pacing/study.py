@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -11,6 +12,7 @@ import polars as pl
 from ...experiments.sweep import Sweep
 from ...mixes import background_mix, mix_summary
 from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
+from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -36,6 +38,25 @@ from .scenarios import (
 )
 
 
+@dataclass(frozen=True)
+class PacingPlan(Plan):
+    rates: list[float]  # P1 and P3 bottleneck rates, b/s
+    p1_dur: float  # run lengths, s (each measured over its second half)
+    p3_dur: float
+    p2_rate: float  # P2's bottleneck rate, b/s
+    p2_dur: float
+    p2_cells: list[tuple[int, float]]  # P2 (RTT ratio, buffer as a fraction of the BDP)
+    p2_variants: list[str]
+    p2_extra_cells: list[tuple[int, float]]  # cells for the LW 38 and Linux-pacing columns
+    extra_seeds: list[int]  # their seeds
+    p1_variants: list[str]
+    calib_dur: float  # the web-only calibration runs
+    conv_dur: float  # convergence runs (0: none)
+    conv_variants: list[str]
+    conv_rtt: list[int]  # ms
+    p3_seeds: list[int] | None = None  # P3's own seeds (its shares move with the seed); None: `seeds`
+
+
 class Pacing(Checks, Figures, Study):
     name = "pacing"
     title = "High-speed TCP (HSTCP, STCP, BI-TCP) with and without pacing"
@@ -52,76 +73,76 @@ class Pacing(Checks, Figures, Study):
         "of the link, with ns-2 leaky-bucket pacing and, as a second column, Linux pacing."
     )
 
-    def plan(self, mode: str) -> dict:
+    def plan(self, mode: str) -> PacingPlan:
         if mode == "smoke":
-            return {
-                "describe": "toy size: 20 and 100 Mb/s only (P2 at 100 Mb/s), 6 s runs measured over 3–6 s, "
+            return PacingPlan(
+                describe="toy size: 20 and 100 Mb/s only (P2 at 100 Mb/s), 6 s runs measured over 3–6 s, "
                 "one seed, no convergence runs",
-                "rates": [20e6, 100e6],
-                "p1_dur": 6.0,
-                "p3_dur": 6.0,
-                "p2_rate": 100e6,
-                "p2_dur": 6.0,
-                "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.25)],
-                "p2_variants": PRIMARY,
-                "p2_extra_cells": [(6, 1.0)],
-                "extra_seeds": [1],
-                "p1_variants": PRIMARY + LW38 + LINUX,
-                "seeds": [1],
-                "calib_dur": 6.0,
-                "conv_dur": 0.0,
-                "conv_variants": [],
-                "conv_rtt": [],
-            }
+                rates=[20e6, 100e6],
+                p1_dur=6.0,
+                p3_dur=6.0,
+                p2_rate=100e6,
+                p2_dur=6.0,
+                p2_cells=[(1, 1.0), (6, 1.0), (6, 0.25)],
+                p2_variants=PRIMARY,
+                p2_extra_cells=[(6, 1.0)],
+                extra_seeds=[1],
+                p1_variants=PRIMARY + LW38 + LINUX,
+                seeds=[1],
+                calib_dur=6.0,
+                conv_dur=0.0,
+                conv_variants=[],
+                conv_rtt=[],
+            )
         if mode == "quick":
-            return {
-                "describe": "runs shortened to 40 s (P1, P3) and 50 s (P2) measured over their second half, one "
+            return PacingPlan(
+                describe="runs shortened to 40 s (P1, P3) and 50 s (P2) measured over their second half, one "
                 "seed (P3: three, its shares move with the seed); P2 at RTT ratios 1 and 6 (100 %) and "
                 "ratio 6 at 50 % and 25 % for the paper's "
                 "variants, the LW 38 and Linux-pacing columns on the headline cell (RTT ratio 6, "
                 "100 %); convergence runs of 120 s for HSTCP and paced HSTCP at equal RTTs",
-                "rates": RATES,
-                "p1_dur": 40.0,
-                "p3_dur": 40.0,
-                "p2_rate": 2.5e9,
-                "p2_dur": 50.0,
-                "p2_cells": [(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)],
-                "p2_variants": PRIMARY,
-                "p2_extra_cells": [(6, 1.0)],
-                "extra_seeds": [1],
-                "p1_variants": PRIMARY + LW38 + LINUX,
-                "seeds": [1],
-                "p3_seeds": [1, 2, 3],
-                "calib_dur": 40.0,
-                "conv_dur": 120.0,
-                "conv_variants": ["hstcp", "hstcp_paced"],
-                "conv_rtt": [40],
-            }
+                rates=RATES,
+                p1_dur=40.0,
+                p3_dur=40.0,
+                p2_rate=2.5e9,
+                p2_dur=50.0,
+                p2_cells=[(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)],
+                p2_variants=PRIMARY,
+                p2_extra_cells=[(6, 1.0)],
+                extra_seeds=[1],
+                p1_variants=PRIMARY + LW38 + LINUX,
+                seeds=[1],
+                p3_seeds=[1, 2, 3],
+                calib_dur=40.0,
+                conv_dur=120.0,
+                conv_variants=["hstcp", "hstcp_paced"],
+                conv_rtt=[40],
+            )
         if mode == "full":
             cells = [(r, b) for r in (1, 3, 6) for b in (1.0, 0.5, 0.25)]
-            return {
-                "describe": "the paper's 200 s runs measured over 100–200 s, 20 seeds, every P2 cell for the "
+            return PacingPlan(
+                describe="the paper's 200 s runs measured over 100–200 s, 20 seeds, every P2 cell for the "
                 "paper's five variants, the LW 38 and Linux-pacing columns at RTT ratio 6 for every "
                 "buffer with 5 seeds; convergence runs of 600 s at RTT ratios 1 and 6",
-                "rates": RATES,
-                "p1_dur": 200.0,
-                "p3_dur": 200.0,
-                "p2_rate": 2.5e9,
-                "p2_dur": 200.0,
-                "p2_cells": cells,
-                "p2_variants": PRIMARY,
-                "p2_extra_cells": [(6, 1.0), (6, 0.5), (6, 0.25)],
-                "extra_seeds": [1, 2, 3, 4, 5],
-                "p1_variants": PRIMARY + LW38 + LINUX,
-                "seeds": list(range(1, 21)),
-                "calib_dur": 200.0,
-                "conv_dur": 600.0,
-                "conv_variants": PRIMARY,
-                "conv_rtt": [40, 240],
-            }
+                rates=RATES,
+                p1_dur=200.0,
+                p3_dur=200.0,
+                p2_rate=2.5e9,
+                p2_dur=200.0,
+                p2_cells=cells,
+                p2_variants=PRIMARY,
+                p2_extra_cells=[(6, 1.0), (6, 0.5), (6, 0.25)],
+                extra_seeds=[1, 2, 3, 4, 5],
+                p1_variants=PRIMARY + LW38 + LINUX,
+                seeds=list(range(1, 21)),
+                calib_dur=200.0,
+                conv_dur=600.0,
+                conv_variants=PRIMARY,
+                conv_rtt=[40, 240],
+            )
         raise ValueError(mode)
 
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+    def setup_rows(self, plan: PacingPlan) -> list[tuple[str, str]]:
         mix = background_mix(2.5e9, web_share=WEB_SHARE, web_think=WEB_THINK, mss=MSS)
         return [
             (
@@ -159,15 +180,15 @@ class Pacing(Checks, Figures, Study):
                 "header + 12 timestamp bytes, no delayed ACKs, unlimited receiver window; regular TCP = "
                 "NewReno window rules with Sack1",
             ),
-            ("rates", ", ".join(rate_text(r) for r in plan["rates"]) + f"; P2 at {rate_text(plan['p2_rate'])}"),
+            ("rates", ", ".join(rate_text(r) for r in plan.rates) + f"; P2 at {rate_text(plan.p2_rate)}"),
             (
                 "run length",
-                f"P1 {plan['p1_dur']:g} s, P2 {plan['p2_dur']:g} s, P3 {plan['p3_dur']:g} s; measured "
+                f"P1 {plan.p1_dur:g} s, P2 {plan.p2_dur:g} s, P3 {plan.p3_dur:g} s; measured "
                 "over the second half of each run (the paper: 100–200 s of 200 s)",
             ),
             (
                 "seeds",
-                f"{len(plan['seeds'])}, P3 {len(plan.get('p3_seeds', plan['seeds']))} (random RTTs, starts and web "
+                f"{len(plan.seeds)}, P3 {len(plan.p3_seeds or plan.seeds)} (random RTTs, starts and web "
                 "objects; results averaged)",
             ),
             (
@@ -253,56 +274,56 @@ class Pacing(Checks, Figures, Study):
         ]
 
     # ---- experiments
-    def experiments(self, plan: dict) -> list[Experiment]:
-        seeds = plan["seeds"]
-        rates = [rate_text(r) for r in plan["rates"]]
+    def experiments(self, plan: PacingPlan) -> list[Experiment]:
+        seeds = plan.seeds
+        rates = [rate_text(r) for r in plan.rates]
         exps = []
         calib = Sweep(
-            scenario(plan["rates"][0], plan["calib_dur"], high_speed=False, small=0, long_lived=0, both_ways=False),
+            scenario(plan.rates[0], plan.calib_dur, high_speed=False, small=0, long_lived=0, both_ways=False),
             name="pacing.calib",
             grid={"topology.bottleneck_rate": rates, **_web_derived([0])},
             seeds=seeds[:1],
         )
         exps.append(Experiment("calib", "web sessions alone: the share of the link they take", calib))
         p1 = Sweep(
-            scenario(plan["rates"][0], plan["p1_dur"]),
+            scenario(plan.rates[0], plan.p1_dur),
             name="pacing.p1",
             grid={
                 "topology.bottleneck_rate": rates,
-                "flows[0].label": plan["p1_variants"],
+                "flows[0].label": plan.p1_variants,
                 **_variant_derived(),
                 **_web_derived([2, 5]),
             },
             seeds=seeds,
         )
         exps.append(Experiment("p1", "P1: link efficiency against the bottleneck rate", p1))
-        cells = plan["p2_cells"]
+        cells = plan.p2_cells
         p2 = Sweep(
-            scenario(plan["p2_rate"], plan["p2_dur"]),
+            scenario(plan.p2_rate, plan.p2_dur),
             name="pacing.p2",
             zip={
                 "flows[1].rtt": [f"{HS_RTT_MS * r}ms" for r, _ in cells],
                 "topology.buffer": [f"{b:g}bdp" for _, b in cells],
             },
-            grid={"flows[0].label": plan["p2_variants"], **_variant_derived()},
+            grid={"flows[0].label": plan.p2_variants, **_variant_derived()},
             seeds=seeds,
         )
         exps.append(Experiment("p2", "P2: RTT fairness of two high-speed flows", p2))
-        if plan["p2_extra_cells"]:
-            ex = plan["p2_extra_cells"]
+        if plan.p2_extra_cells:
+            ex = plan.p2_extra_cells
             p2x = Sweep(
-                scenario(plan["p2_rate"], plan["p2_dur"]),
+                scenario(plan.p2_rate, plan.p2_dur),
                 name="pacing.p2_extra",
                 zip={
                     "flows[1].rtt": [f"{HS_RTT_MS * r}ms" for r, _ in ex],
                     "topology.buffer": [f"{b:g}bdp" for _, b in ex],
                 },
                 grid={"flows[0].label": LW38 + LINUX, **_variant_derived()},
-                seeds=plan["extra_seeds"],
+                seeds=plan.extra_seeds,
             )
             exps.append(Experiment("p2_extra", "P2 headline cell: Low_Window 38 and Linux pacing", p2x))
         p3 = Sweep(
-            scenario(plan["rates"][0], plan["p3_dur"], long_lived=2, both_ways=False),
+            scenario(plan.rates[0], plan.p3_dur, long_lived=2, both_ways=False),
             name="pacing.p3",
             grid={
                 "topology.bottleneck_rate": rates,
@@ -310,16 +331,16 @@ class Pacing(Checks, Figures, Study):
                 **_variant_derived(),
                 **_web_derived([2]),
             },
-            seeds=plan.get("p3_seeds", seeds),
+            seeds=plan.p3_seeds or seeds,
         )
         exps.append(Experiment("p3", "P3: each class's share of the link", p3))
-        if plan["conv_variants"]:
+        if plan.conv_variants:
             conv = Sweep(
-                scenario(plan["p2_rate"], plan["conv_dur"]),
+                scenario(plan.p2_rate, plan.conv_dur),
                 name="pacing.conv",
                 grid={
-                    "flows[1].rtt": [f"{r}ms" for r in plan["conv_rtt"]],
-                    "flows[0].label": plan["conv_variants"],
+                    "flows[1].rtt": [f"{r}ms" for r in plan.conv_rtt],
+                    "flows[0].label": plan.conv_variants,
                     **_variant_derived(),
                 },
                 seeds=seeds[:1],
@@ -338,7 +359,7 @@ class Pacing(Checks, Figures, Study):
             "p3": "p3_dur",
             "conv": "conv_dur",
         }[exp]
-        d = float(data.plan[dur])
+        d = float(getattr(data.plan, dur))
         return d / 2, d
 
     def per_run(self, data: StudyData, exp: str) -> pl.DataFrame:
