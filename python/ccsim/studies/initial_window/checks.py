@@ -32,7 +32,7 @@ class Checks:
         self._sensitivities(data, exp, fn, v)
         tk = (self.fct if exp.startswith("iw1") else self.convergence)(data, kernel_exp) if kernel_exp else None
         if tk is None or tk.height == 0:
-            why = data.plan["emulation"] or "not in this mode's kernel grid"
+            why = data.plan.emulation or "not in this mode's kernel grid"
             v.reason += f". Kernel: not run ({why})."
             return v
         try:

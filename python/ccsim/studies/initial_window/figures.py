@@ -30,9 +30,9 @@ class Figures:
         colors = COLORS
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
         fig = _iw_grid(
-            data.plan["rtt"],
-            data.plan["rate1"],
-            data.plan["iw1"],
+            data.plan.rtt,
+            data.plan.rate1,
+            data.plan.iw1,
             "FCT from first data byte (s)",
             [(t, "fct_data_s", "-o", "simulated"), (tk, "fct_data_s", "--x", "Linux")],
             3.6,
@@ -78,11 +78,11 @@ class Figures:
             figs.append(self._validation_figure(data, out))
         c = self.convergence(data, "iw2")
         ck = self.convergence(data, "iw2_emu")
-        rtt2, rate2 = data.plan["rtt2"], data.plan["rate2"]
+        rtt2, rate2 = data.plan.rtt2, data.plan.rate2
         fig = _iw_grid(
             rtt2,
             rate2,
-            data.plan["iw2"],
+            data.plan.iw2,
             "convergence time (s)",
             [(c, "t_conv", "-o", "T_conv"), (c, "t_1s", ":", "T_1s"), (ck, "t_conv", "--x", "Linux T_conv")],
             4.2,
@@ -103,7 +103,7 @@ class Figures:
         rate, r = min(rate2), max(rtt2)
         fig, axes = subplots(1, 3, figsize=(13, 3.4), sharey=True)
         for ax, cc in zip(axes, VARIANTS):
-            for n, iw in enumerate(data.plan["iw2"]):
+            for n, iw in enumerate(data.plan.iw2):
                 x = s.filter(
                     (pl.col("cc") == cc) & (pl.col("iw") == iw) & (pl.col("rtt_ms") == r) & (pl.col("rate") == rate)
                 ).sort("bin")

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import polars as pl
 
 from ...experiments.sweep import Sweep
 from ..base import Choice, Claim, Experiment, Study, StudyData
+from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -26,6 +28,21 @@ from .scenarios import (
 )
 
 
+@dataclass(frozen=True)
+class InitialWindowPlan(Plan):
+    iw1: list[int]  # IW1: initial windows, RTTs (ms) and rates (Mb/s) of the FCT grid
+    rtt: list[int]
+    rate1: list[int]
+    iw2: list[int]  # IW2: the convergence grid
+    rtt2: list[int]
+    rate2: list[int]
+    dur2: float  # IW2's run length, s
+    emu_seeds: list[int]  # the kernel's repetitions
+    emu_iw1: dict  # the kernel's IW1 grid: iw, rtt, rate, cc
+    emu_iw2: dict | None  # the kernel's IW2 grid (iw, rtt, rate, dur), or none
+    emulation: str | None  # why the kernel columns cannot run here; None: they run
+
+
 class InitialWindow(Checks, Figures, Study):
     name = "initial_window"
     title = "Initial windows with CUBIC, paced CUBIC and BBR: simulated and on the running kernel"
@@ -40,7 +57,7 @@ class InitialWindow(Checks, Figures, Study):
         "the same link model (numbers beside each verdict)."
     )
 
-    def plan(self, mode: str) -> dict:
+    def plan(self, mode: str) -> InitialWindowPlan:
         from ...emulation import available
 
         why = available()
@@ -92,24 +109,21 @@ class InitialWindow(Checks, Figures, Study):
             }
         else:
             raise ValueError(mode)
-        p["emulation"] = why  # None: the kernel columns run
-        return p
+        return InitialWindowPlan(**p, emulation=why)
 
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+    def setup_rows(self, plan: InitialWindowPlan) -> list[tuple[str, str]]:
         emu = (
-            ("not run: " + plan["emulation"])
-            if plan["emulation"]
+            ("not run: " + plan.emulation)
+            if plan.emulation
             else (
                 "this machine's kernel TCP in network namespaces, over the simulator's own link and queue code "
-                "(docs/emulation.md); IW1 on "
-                + f"{len(plan['emu_iw1']['iw'])} IW × {len(plan['emu_iw1']['rtt'])} RTT × "
-                f"{len(plan['emu_iw1']['rate'])} rates × {len(plan['emu_iw1']['cc'])} algorithms, "
-                f"{len(plan['emu_seeds'])} repetition(s)"
+                "(docs/emulation.md); IW1 on " + f"{len(plan.emu_iw1['iw'])} IW × {len(plan.emu_iw1['rtt'])} RTT × "
+                f"{len(plan.emu_iw1['rate'])} rates × {len(plan.emu_iw1['cc'])} algorithms, "
+                f"{len(plan.emu_seeds)} repetition(s)"
                 + (
                     ""
-                    if not plan["emu_iw2"]
-                    else f"; IW2 at {plan['emu_iw2']['rate']} Mb/s, {plan['emu_iw2']['dur']:g} s, "
-                    f"IW {plan['emu_iw2']['iw']}"
+                    if not plan.emu_iw2
+                    else f"; IW2 at {plan.emu_iw2['rate']} Mb/s, {plan.emu_iw2['dur']:g} s, IW {plan.emu_iw2['iw']}"
                 )
             )
         )
@@ -136,8 +150,8 @@ class InitialWindow(Checks, Figures, Study):
                 "CUBIC (Linux tcp_cubic.c with HyStart), paced CUBIC (Linux internal pacing: "
                 "rate = cwnd/srtt × 2 in slow start, × 1.2 after), BBR v1",
             ),
-            ("IW1", f"{SIZE:,} B (iperf3's 100K), IW {plan['iw1']}, RTT {plan['rtt']} ms, rates {plan['rate1']} Mb/s"),
-            ("IW2", f"{plan['dur2']:g} s bulk, IW {plan['iw2']}, RTT {plan['rtt2']} ms, rates {plan['rate2']} Mb/s"),
+            ("IW1", f"{SIZE:,} B (iperf3's 100K), IW {plan.iw1}, RTT {plan.rtt} ms, rates {plan.rate1} Mb/s"),
+            ("IW2", f"{plan.dur2:g} s bulk, IW {plan.iw2}, RTT {plan.rtt2} ms, rates {plan.rate2} Mb/s"),
             (
                 "sensitivities",
                 "IW1 and IW2 on a serialising link with a 1-BDP DropTail (this study's set-up before it had "
@@ -233,17 +247,15 @@ class InitialWindow(Checks, Figures, Study):
             backend=backend,
         )
 
-    def experiments(self, plan: dict) -> list[Experiment]:
-        grid1 = {"iws": plan["iw1"], "rtts": plan["rtt"], "rates": plan["rate1"]}
+    def experiments(self, plan: InitialWindowPlan) -> list[Experiment]:
+        grid1 = {"iws": plan.iw1, "rtts": plan.rtt, "rates": plan.rate1}
         b100k = self._iw1(plan, "iw1_100000", **grid1, seeds=[1], size=100_000)
 
         def iw2(name, link="mininet"):
-            return self._iw2(name, iws=plan["iw2"], rtts=plan["rtt2"], rates=plan["rate2"], dur=plan["dur2"], link=link)
+            return self._iw2(name, iws=plan.iw2, rtts=plan.rtt2, rates=plan.rate2, dur=plan.dur2, link=link)
 
         exps = [
-            Experiment(
-                "iw1", "IW1: 100 KB transfers (simulated)", self._iw1(plan, "iw1", **grid1, seeds=plan["seeds"])
-            ),
+            Experiment("iw1", "IW1: 100 KB transfers (simulated)", self._iw1(plan, "iw1", **grid1, seeds=plan.seeds)),
             *(
                 Experiment(
                     e,
@@ -259,8 +271,8 @@ class InitialWindow(Checks, Figures, Study):
                 for e, link in SENSITIVITIES["iw2"]
             ),
         ]
-        if plan["emulation"] is None:
-            e = plan["emu_iw1"]
+        if plan.emulation is None:
+            e = plan.emu_iw1
             exps.append(
                 Experiment(
                     "iw1_emu",
@@ -271,13 +283,13 @@ class InitialWindow(Checks, Figures, Study):
                         iws=e["iw"],
                         rtts=e["rtt"],
                         rates=e["rate"],
-                        seeds=plan["emu_seeds"],
+                        seeds=plan.emu_seeds,
                         backend="emulation",
                         ccs=e["cc"],
                     ),
                 )
             )
-            e2 = plan["emu_iw2"]
+            e2 = plan.emu_iw2
             if e2:
                 exps.append(
                     Experiment(
