@@ -73,8 +73,6 @@ _NET = json.loads(_core.net_defaults())
 # defaults in crates/ccsim-core/src/config/net.rs, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
-# The shortest PI update period the core accepts (PIE, DualPI2; config/net.rs).
-MIN_T_UPDATE_PS: int = _NET["min_t_update_ps"]
 LOSS_DEFAULTS: dict[str, dict] = {
     ("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v) for k, v in _NET["loss"].items()
 }
@@ -196,14 +194,19 @@ def _loss(field: str, v) -> dict:
             raise ScenarioError(
                 f"{field}.{k}", message=f"{field}.{k}: missing; a {kind} loss needs {', '.join(spec['required'])}"
             )
+    # how plain times in the time distributions are read (two_state's durations)
+    plain = (
+        _str(f"{field}.durations", v.get("durations", "fixed"), opts["durations"]["kind"]["choices"])
+        if "durations" in opts
+        else "fixed"
+    )
     out: dict[str, Any] = {"kind": spec["core"]}
     for k, x in v.items():
         o = opts.get(k)
         if o is None or not o["core"]:
-            continue  # the kind, or how plain times are read (durations)
+            continue  # the kind, or durations (read above)
         f, t = f"{field}.{k}", o["kind"]["type"]
         if t == "time_dist":
-            plain = _str(f"{field}.durations", v.get("durations", "fixed"), opts["durations"]["kind"]["choices"])
             out[o["core"]] = dist(f, x, "time", plain=plain, positive=True)
         elif t == "packets":
             if not isinstance(x, list) or not x:
@@ -211,8 +214,6 @@ def _loss(field: str, v) -> dict:
             out[o["core"]] = [_int(f"{f}[{i}]", n, lo=1) for i, n in enumerate(x)]
         else:
             out[o["core"]] = by_kind(f, x, o["kind"], o["unit"])
-    if "durations" in v:
-        _str(f"{field}.durations", v["durations"], opts["durations"]["kind"]["choices"])
     broken = _core.check_loss(json.dumps(out))
     if broken is not None:
         k, _, expected = broken
