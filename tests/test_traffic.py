@@ -296,3 +296,64 @@ def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
     assert web.height == round(0.05 * 1e9 / 96000)
     assert r.transfers.height > web.height  # sessions fetch several objects each
     assert 0 < web["goodput_bps"].sum() < nominal
+
+
+def test_python_checks_every_application_option_by_the_cores_schema():
+    """The walk of test_queues over the applications (config/app_schema.rs
+    APPS): each option's out-of-kind value is refused under the field the
+    user wrote, each required option is named when missing, and the rules
+    between options the core applies name the user's option too."""
+    import json
+
+    from ccsim import _core, traffic
+
+    bad = {
+        "size": lambda k: "0B" if k["hi"] > 65_535 else "70000B",
+        "rate": lambda k: "0bps",
+        "size_dist": lambda k: {"dist": "uniform", "min": "0B", "max": "1KB"},
+        "time_dist": lambda k: "500ns" if k["min_mean_ps"] else "-1s",
+        "intervals": lambda k: [["2s", "3s"], ["1s", "4s"]],
+        "int_or_none": lambda k: 0,
+        "choice": lambda k: "sometimes",
+        "bool": lambda k: "yes",
+        "time": lambda k: "0s",
+    }
+    good = {"size": "10KB", "on": "1s", "off": "1s", "rate": "1Mbps"}
+    walked = 0
+    for app, spec in traffic.APP_SCHEMA.items():
+        base = {"app": app, **{k: good[k] for k in spec["required"]}}
+        if app == "schedule":
+            base["on"] = [["1s", "2s"]]
+        resolved = traffic.app("flows[0]", base, 1448)
+        assert resolved["kind"] == spec["core"]
+        assert _core.check_app(json.dumps(resolved)) is None
+        for o in spec["options"]:
+            v = bad[o["kind"]["type"]](o["kind"])
+            with pytest.raises(ScenarioError) as e:
+                traffic.app("flows[0]", {**base, o["name"]: v}, 1448)
+            named = f"flows[0].{o['name']}"  # or a part of it: .mean, [1]
+            assert e.value.field.startswith(named) and e.value.field[len(named) :][:1] in ("", ".", "["), (
+                app,
+                o["name"],
+                str(e.value),
+            )
+            walked += 1
+        for k in spec["required"]:
+            with pytest.raises(ScenarioError) as e:
+                traffic.app("flows[0]", {x: y for x, y in base.items() if x != k}, 1448)
+            assert e.value.field == f"flows[0].{k}" and "missing" in str(e.value)
+    assert walked >= 15
+    # rules between options, applied by the core, named as the user wrote them
+    with pytest.raises(ScenarioError) as e:
+        traffic.app("f", {"app": "cbr", "rate": "9Tbps"}, 1448)
+    assert e.value.field == "f.rate" and "1 ns" in str(e.value) and "9Tbps" in str(e.value)
+    with pytest.raises(ScenarioError) as e:
+        traffic.app("f", {"app": "cbr", "rate": "1Mbps", "on": "1s"}, 1448)
+    assert e.value.field == "f.off" and "missing" in str(e.value)
+    with pytest.raises(ScenarioError) as e:
+        traffic.app("f", {"app": "onoff", "on": "100ns", "off": "1s"}, 1448)
+    assert e.value.field == "f.on" and "1 µs" in str(e.value)
+    # web's default object sizes: ns-2 WebTraf's Pareto II, mean 12 segments, shape 1.2
+    web = traffic.app("f", {"app": "web"}, 1000)
+    assert web["size"] == {"kind": "pareto2", "mean": 12_000.0, "shape": 1.2}
+    assert web["think"] == {"kind": "exponential", "mean": 15e12}

@@ -68,11 +68,36 @@ def _prob(field: str, v) -> float:
 
 def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
     """A value checked and converted by its kind in one of the core's option
-    schemas (`config/schema.rs`, `config/net_schema.rs`: bool, int,
-    int_or_inf, int_or_none, choice, time, ratio, number, prob,
-    prob_or_auto); None for a kind this function does not convert (the
-    caller's own, e.g. a TCP window)."""
+    schemas (`config/schema.rs`, `config/net_schema.rs`,
+    `config/app_schema.rs`: bool, int, int_or_inf, int_or_none, choice,
+    time, ratio, number, prob, prob_or_auto, size, rate, intervals); None
+    for a kind this function does not convert (the caller's own, e.g. a TCP
+    window or a distribution)."""
     t = kind["type"]
+    if t in ("size", "rate", "intervals"):
+        from .units import parse_rate, parse_size, parse_time
+
+        if t == "rate":
+            return parse_rate(field, v)
+        if t == "size":
+            n = parse_size(field, v)
+            if not kind["lo"] <= n <= kind["hi"]:
+                raise ScenarioError(field, v, kind["accepted"])
+            return n
+        if not isinstance(v, list) or not v:
+            raise ScenarioError(field, v, "a non-empty list of [start, end] intervals")
+        out: list[list[int]] = []
+        for i, pair in enumerate(v):
+            f = f"{field}[{i}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ScenarioError(f, pair, "a pair [start, end] such as ['250s', '500s']")
+            a, b = parse_time(f"{f}[0]", pair[0]), parse_time(f"{f}[1]", pair[1])
+            if b <= a:
+                raise ScenarioError(f, pair, "an interval whose end is after its start")
+            if out and a < out[-1][1]:
+                raise ScenarioError(f, pair, "intervals in increasing order, not overlapping")
+            out.append([a, b])
+        return out
     if t == "bool":
         return _bool(field, v)
     if t == "int":

@@ -59,6 +59,16 @@ def check_queue(json: str) -> tuple[str, str, str] | None:
     """The queue options' bounds and rules applied to a resolved queue (JSON):
     None when it passes, else (option or field the kind sets, value, what is accepted)."""
 
+def app_options() -> str:
+    """Every application of the core's schema (name, resolved variant,
+    options with resolved field, kind, unit and doc, the required ones, the
+    defaults of the rest), as JSON."""
+
+def check_app(json: str) -> tuple[str, str, str] | None:
+    """The application options' bounds and rules applied to a resolved
+    application (JSON; a UDP source as kind 'udp'): None when it passes,
+    else (option as written, value, what is accepted)."""
+
 def loss_options() -> str:
     """Every loss model of the core's schema (name, resolved variant, options
     with resolved field, kind, unit and doc, the required ones), as JSON."""

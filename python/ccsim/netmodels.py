@@ -205,15 +205,7 @@ def _loss(field: str, v) -> dict:
         o = opts.get(k)
         if o is None or not o["core"]:
             continue  # the kind, or durations (read above)
-        f, t = f"{field}.{k}", o["kind"]["type"]
-        if t == "time_dist":
-            out[o["core"]] = dist(f, x, "time", plain=plain, positive=True)
-        elif t == "packets":
-            if not isinstance(x, list) or not x:
-                raise ScenarioError(f, x, o["kind"]["accepted"])
-            out[o["core"]] = [_int(f"{f}[{i}]", n, lo=1) for i, n in enumerate(x)]
-        else:
-            out[o["core"]] = by_kind(f, x, o["kind"], o["unit"])
+        out[o["core"]] = by_schema(f"{field}.{k}", x, o, plain)
     broken = _core.check_loss(json.dumps(out))
     if broken is not None:
         k, _, expected = broken
@@ -221,15 +213,27 @@ def _loss(field: str, v) -> dict:
     return out
 
 
-MIN_STATE_PS: int = STATE_TIME["min_mean_ps"]  # 1 µs (config/net_schema.rs)
-
-
-def check_min_period(field: str, raw, d: dict) -> None:
-    """Refuse a state duration (an ON/OFF source's on or off period) whose
-    mean is below the core's MIN_STATE_PS (config/net_schema.rs says why:
-    the model steps through every state it passes)."""
-    if dist_mean(d) < MIN_STATE_PS:
-        raise ScenarioError(field, raw, STATE_TIME["accepted"])
+def by_schema(field: str, x, opt: dict, plain: str = "fixed") -> Any:
+    """The value `x` of option `opt` of one of the core's schemas (loss
+    models, applications), converted to the core's form: distributions of
+    times (plain times read as `plain`) and sizes, packet lists, and every
+    kind `_check.by_kind` converts. Bounds that need the whole model (a
+    state's shortest mean, rules between options) are the core's, applied
+    by the caller (`_core.check_loss`, `_core.check_app`)."""
+    kind = opt["kind"]
+    t = kind["type"]
+    if t == "time_dist":
+        d = dist(field, x, "time", plain=plain, positive=kind["min_mean_ps"] > 0)
+        if d["kind"] == "exponential" and d["mean"] == 0:
+            return {"kind": "fixed", "value": 0.0}  # no pause at all, not an exponential of mean 0
+        return d
+    if t == "size_dist":
+        return dist(field, x, "size", positive=True)
+    if t == "packets":
+        if not isinstance(x, list) or not x:
+            raise ScenarioError(field, x, kind["accepted"])
+        return [_int(f"{field}[{i}]", n, lo=1) for i, n in enumerate(x)]
+    return by_kind(field, x, kind, opt["unit"])
 
 
 def dist_mean(d: dict) -> float:

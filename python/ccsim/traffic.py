@@ -11,64 +11,56 @@ and seed always resolve to the same flows.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 
-from ._check import _bool, _check_keys, _int, _str
+from . import _core
+from ._check import _check_keys, _str
+from ._json import core_json
 from .errors import ScenarioError
-from .netmodels import check_min_period, dist
-from .units import PS_PER_S, parse_rate, parse_size, parse_time
+from .netmodels import by_schema, dist
+from .units import parse_time
 
-MIN_CBR_GAP_PS = 1_000  # 1 ns between a CBR source's packets (8 Tb/s of 1000-byte packets)
 
-APP_KINDS = ["bulk", "file", "onoff", "schedule", "repeat", "web", "cbr"]
-# app -> {key: meaning}; every key is written in the flow group itself.
+def _show(v) -> str:
+    """A default as a scenario writes it."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, dict):
+        return f"Pareto II with a mean of {v['mean_segments']:g} segments, shape {v['shape']:g} (ns-2 WebTraf)"
+    return f"'{v}'"
+
+
+# The core's application schema (config/app_schema.rs): every application a
+# flow group names, the configuration it resolves to ('udp' for a UDP
+# source), its options (kind, bounds, unit, doc line), the ones it needs
+# and the defaults of the rest, as a scenario writes them.
+APP_SCHEMA: dict[str, dict[str, Any]] = {a["name"]: a for a in json.loads(_core.app_options())}
+APP_KINDS: list[str] = list(APP_SCHEMA)
+# app -> {key: doc line with its default}; every key is written in the flow group itself.
 APP_DOC: dict[str, dict[str, str]] = {
-    "bulk": {},
-    "file": {"size": "bytes to transfer ('100KB'); the flow's FCT is recorded"},
-    "onoff": {
-        "on": "ON period: a time ('10s', exponential with that mean unless durations = 'fixed') or a distribution table",
-        "off": "OFF period, as 'on'",
-        "durations": "'exponential' (default) or 'fixed' for plain times",
-        "start_off": "begin in an OFF period (default false)",
-    },
-    "schedule": {
-        "on": "list of ON intervals [[start, end], ...], e.g. [['250s', '500s'], ['750s', '1000s']]; OFF elsewhere"
-    },
-    "repeat": {
-        "size": "size of each transfer: a size ('50KB', fixed) or a distribution table of sizes",
-        "think": "pause after a transfer completes before the next: a time (exponential mean) or a distribution (default 0s)",
-        "transfers": "most transfers per flow (default: until the end)",
-    },
-    "web": {
-        "size": "object size; default Pareto II mean 12 segments, shape 1.2 (ns-2 PagePool/WebTraf example)",
-        "think": "time from the end of one object to the next; default exponential mean 15s (ns-2 WebTraf interPage)",
-        "transfers": "most objects per session (default: until the end)",
-    },
-    "cbr": {
-        "rate": "sending rate while ON ('64kbps')",
-        "packet_size": "bytes per packet on the wire (default '1000B')",
-        "random": "ns-2 CBR random_: each gap scaled by U[0.5, 1.5) (default false)",
-        "on": "ON period (time or distribution) for an ON-OFF source; none = always on",
-        "off": "OFF period, given with 'on'",
-        "durations": "'exponential' (default) or 'fixed' for plain on/off times",
-        "stop": "time the source stops (default: end of run)",
-    },
+    k: {
+        o["name"]: o["doc"] + (f" (default {_show(a['defaults'][o['name']])})" if o["name"] in a["defaults"] else "")
+        for o in a["options"]
+    }
+    for k, a in APP_SCHEMA.items()
 }
 APP_KEYS = {k for d in APP_DOC.values() for k in d}
 
 
-def _plain(where: str, g: dict) -> str:
-    return _str(f"{where}.durations", g.get("durations", "exponential"), ["fixed", "exponential"])
-
-
 def app(where: str, g: dict, mss: int) -> dict:
     """The application of flow group `g`: the core's app table for TCP
-    flows, or {'kind': 'udp', ...} for a UDP source."""
+    flows, or {'kind': 'udp', ...} for a UDP source. Each option is
+    converted by its kind in the core's schema, then the core applies the
+    bounds and rules (`_core.check_app`); every error names the field as
+    the user wrote it."""
     kind = _str(f"{where}.app", g.get("app", "bulk"), APP_KINDS)
+    spec = APP_SCHEMA[kind]
+    opts = {o["name"]: o for o in spec["options"]}
     for k in APP_KEYS:
-        if k in g and k not in APP_DOC[kind]:
+        if k in g and k not in opts:
             owners = [a for a in APP_KINDS if k in APP_DOC[a]]
             raise ScenarioError(
                 f"{where}.{k}",
@@ -76,102 +68,27 @@ def app(where: str, g: dict, mss: int) -> dict:
                     f"{where}.{k}: not an option of app = '{kind}'; it belongs to app = {', '.join(repr(a) for a in owners)}"
                 ),
             )
-
-    def need(k: str) -> None:
+    for k in spec["required"]:
         if k not in g:
             raise ScenarioError(
                 f"{where}.{k}", message=f"{where}.{k}: missing; app = '{kind}' needs {k} ({APP_DOC[kind][k]})"
             )
-
-    if kind == "bulk":
-        return {"kind": "bulk"}
-    if kind == "file":
-        need("size")
-        return {"kind": "file", "bytes": parse_size(f"{where}.size", g["size"])}
-    if kind == "onoff":
-        need("on")
-        need("off")
-        return {
-            "kind": "on_off",
-            **_on_off(where, g),
-            "start_off": _bool(f"{where}.start_off", g.get("start_off", False)),
-        }
-    if kind == "schedule":
-        need("on")
-        iv = g["on"]
-        if not isinstance(iv, list) or not iv:
-            raise ScenarioError(f"{where}.on", iv, "a non-empty list of [start, end] intervals")
-        intervals: list[list[int]] = []
-        for i, pair in enumerate(iv):
-            f = f"{where}.on[{i}]"
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise ScenarioError(f, pair, "a pair [start, end] such as ['250s', '500s']")
-            a, b = parse_time(f"{f}[0]", pair[0]), parse_time(f"{f}[1]", pair[1])
-            if b <= a:
-                raise ScenarioError(f, pair, "an interval whose end is after its start")
-            if intervals and a < intervals[-1][1]:
-                raise ScenarioError(f, pair, "intervals in increasing order, not overlapping")
-            intervals.append([a, b])
-        return {"kind": "schedule", "on": intervals}
-    if kind in ("repeat", "web"):
-        if kind == "repeat":
-            need("size")
-            size = dist(f"{where}.size", g["size"], "size", positive=True)
-        else:
-            size = (
-                dist(f"{where}.size", g["size"], "size", positive=True)
-                if "size" in g
-                else {"kind": "pareto2", "mean": 12.0 * mss, "shape": 1.2}
-            )
-        think_default = "0s" if kind == "repeat" else "15s"
-        think = dist(f"{where}.think", g.get("think", think_default), "time", plain="exponential")
-        if think["kind"] == "exponential" and think["mean"] == 0:
-            think = {"kind": "fixed", "value": 0.0}
-        count = _int(f"{where}.transfers", g["transfers"], lo=1) if "transfers" in g else None
-        return {"kind": "repeat", "size": size, "think": think, "count": count}
-    # cbr
-    need("rate")
-    rate = parse_rate(f"{where}.rate", g["rate"])
-    out: dict[str, Any] = {
-        "kind": "udp",
-        "rate_bps": rate,
-        "size": parse_size(f"{where}.packet_size", g.get("packet_size", "1000B")),
-        "random": _bool(f"{where}.random", g.get("random", False)),
-        "on": None,
-        "off": None,
-        "stop_ps": None,
-    }
-    if out["size"] > 65535:
-        raise ScenarioError(f"{where}.packet_size", g["packet_size"], "at most 65535 bytes")
-    if out["size"] * 8 * PS_PER_S < MIN_CBR_GAP_PS * rate:
-        # one event per packet: a picosecond gap is 10^12 events per simulated second
-        raise ScenarioError(
-            f"{where}.rate",
-            g["rate"],
-            f"a rate that leaves at least 1 ns between packets (at most {out['size'] * 8} Gb/s "
-            f"for {out['size']}-byte packets)",
-        )
-    if ("on" in g) != ("off" in g):
-        missing = f"{where}.{'off' if 'on' in g else 'on'}"
-        raise ScenarioError(
-            missing,
-            message=(f"{missing}: missing; an ON-OFF source needs both 'on' and 'off' (neither for constant bit rate)"),
-        )
-    if "on" in g:
-        out.update(_on_off(where, g))
-    if "stop" in g:
-        out["stop_ps"] = parse_time(f"{where}.stop", g["stop"], allow_zero=False)
-    return out
-
-
-def _on_off(where: str, g: dict) -> dict:
-    """The ON and OFF period distributions of an ON-OFF source (TCP or CBR),
-    each with a mean of at least MIN_STATE_PS."""
-    p = _plain(where, g)
-    out = {}
-    for k in ("on", "off"):
-        out[k] = dist(f"{where}.{k}", g[k], "time", plain=p, positive=True)
-        check_min_period(f"{where}.{k}", g[k], out[k])
+    given = {k: g[k] for k in opts if k in g}
+    values = {**spec["defaults"], **given}
+    if isinstance(values.get("size"), dict) and "mean_segments" in values["size"]:
+        d = values["size"]  # web's default object sizes, in segments of this group's MSS
+        values["size"] = {"dist": d["dist"], "mean": f"{d['mean_segments'] * mss!r}B", "shape": d["shape"]}
+    plain = by_schema(f"{where}.durations", values["durations"], opts["durations"]) if "durations" in opts else ""
+    out: dict[str, Any] = {"kind": spec["core"]}
+    for k, o in opts.items():
+        if o["core"]:
+            out[o["core"]] = by_schema(f"{where}.{k}", values[k], o, plain) if k in values else None
+    broken = _core.check_app(core_json(out))
+    if broken is not None:
+        k, _, expected = broken
+        if k in given:
+            raise ScenarioError(f"{where}.{k}", given[k], expected)
+        raise ScenarioError(f"{where}.{k}", message=f"{where}.{k}: missing; expected {expected}")
     return out
 
 

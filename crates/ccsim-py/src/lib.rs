@@ -276,6 +276,21 @@ fn check_loss(json: &str) -> PyResult<Option<(String, String, String)>> {
     broken(ccsim_core::config::net_schema::check_loss_json(json))
 }
 
+/// Every application a flow group names, with the configuration it
+/// resolves to, its options, the required ones and the defaults of the
+/// rest (`config::app_schema::APPS`), as JSON.
+#[pyfunction]
+fn app_options() -> String {
+    ccsim_core::config::app_schema::app_json()
+}
+
+/// Apply the application options' bounds and rules (`app_schema::app_rules`,
+/// `udp_rules`) to a resolved application given as JSON, as `check_queue`.
+#[pyfunction]
+fn check_app(json: &str) -> PyResult<Option<(String, String, String)>> {
+    broken(ccsim_core::config::app_schema::check_app_json(json))
+}
+
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
     match r {
         Ok(None) => Ok(None),
@@ -324,6 +339,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;
     m.add_function(wrap_pyfunction!(loss_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(app_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_app, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_class::<pyalgo::TcpView>()?;

@@ -6,6 +6,7 @@
 //! One file per section (net: links and queues; loss; tcp; traffic: flows,
 //! applications, UDP), each type validating itself.
 
+pub mod app_schema;
 mod loss;
 mod net;
 pub mod net_schema;

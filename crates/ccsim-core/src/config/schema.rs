@@ -92,6 +92,18 @@ pub enum Kind {
     Preset,
     /// A table of the algorithm's parameters (`AlgoSpec::params`).
     Params,
+    /// A size such as "100KB" in [lo, hi] bytes (the core field holds bytes).
+    Size {
+        lo: u64,
+        hi: u64,
+    },
+    /// A rate such as "64kbps" above 0 (the core field holds bit/s).
+    Rate,
+    /// A distribution of sizes (`rng::Dist` in bytes), every draw above 0.
+    SizeDist,
+    /// A non-empty list of [start, end] times, each ending after it starts,
+    /// increasing and disjoint.
+    Intervals,
 }
 
 /// One option.
@@ -191,6 +203,10 @@ impl Kind {
             Kind::Algorithm => json!({"type": "algorithm"}),
             Kind::Preset => json!({"type": "preset"}),
             Kind::Params => json!({"type": "params"}),
+            Kind::Size { lo, hi } => json!({"type": "size", "lo": lo, "hi": hi, "accepted": self.accepted()}),
+            Kind::Rate => json!({"type": "rate", "accepted": self.accepted()}),
+            Kind::SizeDist => json!({"type": "size_dist", "accepted": self.accepted()}),
+            Kind::Intervals => json!({"type": "intervals", "accepted": self.accepted()}),
         }
     }
 
@@ -220,6 +236,15 @@ impl Kind {
             Kind::IntOrNone { lo, hi } => format!("a whole number in [{lo}, {hi}] or \"none\""),
             Kind::Window => "a size, \"<n>pkt\" or \"none\"".into(),
             Kind::Algorithm | Kind::Preset | Kind::Params => "see ccsim list cc".into(),
+            Kind::Size { lo, hi: u64::MAX } => {
+                format!("a size of at least {lo} byte{}", if lo == 1 { "" } else { "s" })
+            }
+            Kind::Size { lo, hi } => format!("a size of {lo} to {hi} bytes"),
+            Kind::Rate => "a rate above 0 such as '64kbps'".into(),
+            Kind::SizeDist => "a size above 0 or a distribution of sizes above 0".into(),
+            Kind::Intervals => "a non-empty list of [start, end] intervals, each ending after it starts, \
+                                increasing and not overlapping"
+                .into(),
         }
     }
 }
@@ -282,9 +307,24 @@ impl Kind {
             }),
             Kind::TimeDist { min_mean_ps, .. } => {
                 serde_json::from_value::<crate::rng::Dist>(x.clone()).is_ok_and(|d| {
-                    d.check("", true).is_ok() && d.mean() >= min_mean_ps as f64 && d.mean() <= super::MAX_TIME_PS as f64
+                    d.check("", min_mean_ps > 0).is_ok()
+                        && d.mean() >= min_mean_ps as f64
+                        && d.mean() <= super::MAX_TIME_PS as f64
                 })
             }
+            Kind::Size { lo, hi } => x.as_u64().is_some_and(|n| (lo..=hi).contains(&n)),
+            Kind::Rate => x.as_u64().is_some_and(|n| n > 0),
+            Kind::SizeDist => {
+                serde_json::from_value::<crate::rng::Dist>(x.clone()).is_ok_and(|d| d.check("", true).is_ok())
+            }
+            Kind::Intervals => x.as_array().is_some_and(|a| {
+                let pairs: Option<Vec<[u64; 2]>> = a.iter().map(|p| serde_json::from_value(p.clone()).ok()).collect();
+                pairs.is_some_and(|p| {
+                    !p.is_empty()
+                        && p.iter().all(|[s, e]| s < e && *e <= super::MAX_TIME_PS)
+                        && p.windows(2).all(|w| w[0][1] <= w[1][0])
+                })
+            }),
             _ => true,
         }
     }
@@ -295,7 +335,8 @@ impl Kind {
 pub(crate) fn check_kinds(table: &'static [Opt], v: &Value) -> Result<(), Broken> {
     for o in table {
         let x = &v[o.core];
-        if !o.kind.holds(x) {
+        // null: an optional field left out (set automatically or unused)
+        if !x.is_null() && !o.kind.holds(x) {
             let got = match (o.kind, x.as_u64()) {
                 (Kind::Time { .. } | Kind::TimeFloor { .. }, Some(ps)) => format!("{ps} ps"),
                 _ => x.to_string(),

@@ -3,7 +3,7 @@
 
 use super::{check_time, err, ConfigError, TcpCfg};
 use crate::units::SimTime;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,7 +21,7 @@ pub struct FlowCfg {
     pub label: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct UdpCfg {
     pub src: u32,
@@ -45,7 +45,7 @@ pub struct UdpCfg {
     pub label: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum AppCfg {
     /// Unlimited data.
@@ -99,44 +99,11 @@ impl FlowCfg {
 }
 
 impl AppCfg {
-    /// `f` names a field of the flow this application drives.
+    /// `f` names a field of the flow this application drives; the bounds
+    /// are the schema's (`app_schema::app_rules`).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-        match self {
-            AppCfg::Bulk => {}
-            AppCfg::File { bytes } => {
-                if *bytes == 0 {
-                    return err(f("app.bytes"), "a file transfer needs at least 1 byte (got 0)");
-                }
-            }
-            AppCfg::OnOff { on, off, .. } => {
-                on.check_named(|| f("app.on"), true).map_err(ConfigError)?;
-                off.check_named(|| f("app.off"), true).map_err(ConfigError)?;
-            }
-            AppCfg::Schedule { on } => {
-                let mut prev = 0;
-                for (k, [a, b]) in on.iter().enumerate() {
-                    if b <= a {
-                        return err(
-                            f(&format!("app.on[{k}]")),
-                            format!("an interval must end after it starts (got [{a}, {b}] ps)"),
-                        );
-                    }
-                    if k > 0 && *a < prev {
-                        return err(f(&format!("app.on[{k}]")), "intervals must be increasing and disjoint");
-                    }
-                    check_time(|| f(&format!("app.on[{k}]")), *b)?;
-                    prev = *b;
-                }
-            }
-            AppCfg::Repeat { size, think, count } => {
-                size.check_named(|| f("app.size"), true).map_err(ConfigError)?;
-                think.check_named(|| f("app.think"), false).map_err(ConfigError)?;
-                if let Some(0) = count {
-                    return err(f("app.count"), "must be ≥ 1 transfer when given (got 0)");
-                }
-            }
-        }
-        Ok(())
+        super::app_schema::app_rules(self)
+            .or_else(|b| err(f(b.option), format!("got {}; expected {}", b.got, b.expected)))
     }
 }
 
@@ -160,20 +127,7 @@ impl UdpCfg {
         if self.src == self.dst {
             return err(f("dst"), format!("source and destination are the same node ({})", nodes[self.src as usize]));
         }
-        if self.rate_bps == 0 {
-            return err(f("rate_bps"), "must be > 0 (got 0)");
-        }
-        if self.size == 0 || self.size > 65_535 {
-            return err(f("size"), format!("must be 1..=65535 bytes (got {})", self.size));
-        }
-        match (&self.on, &self.off) {
-            (None, None) => {}
-            (Some(on), Some(off)) => {
-                on.check_named(|| f("on"), true).map_err(ConfigError)?;
-                off.check_named(|| f("off"), true).map_err(ConfigError)?;
-            }
-            _ => return err(f("on"), "an ON-OFF source needs both on and off (or neither, for constant bit rate)"),
-        }
-        Ok(())
+        super::app_schema::udp_rules(self)
+            .or_else(|b| err(f(b.option), format!("got {}; expected {}", b.got, b.expected)))
     }
 }
