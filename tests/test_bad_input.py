@@ -239,7 +239,7 @@ def test_dualpi2_limit_counts_packets():
 
 def test_bad_trace_and_marker():
     m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\ntrace = ["pcap"]'))
-    assert "sim.trace" in m and "'rtt'" in m
+    assert "sim.trace" in m and '"rtt"' in m
     m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { kind = "ce_every", n = 0 }'))
     assert "topology.loss.n" in m
 
@@ -633,3 +633,24 @@ def test_flows_name_shared_tcp_tables_by_index_with_the_same_result():
     shared["flows"][4]["tcp"] = 7
     with pytest.raises(_core.ScenarioError, match=r"tcp: 7 is not the index of a table in tcp_tables"):
         _core.run(json.dumps(shared))
+
+
+def test_every_sim_option_is_checked_by_the_cores_schema():
+    """[sim] is resolved from the core's table (config/sim_schema.rs): each
+    option with a value outside its kind is refused under its own name; the
+    required one is named when missing; the core itself, handed a resolved
+    scenario with a zero duration or sampling period, names the option as
+    a scenario writes it."""
+    from ccsim.scenario import SIM_OPTS, SIM_SCHEMA
+
+    bad = {"time": "0s", "int": -1, "time_or_off": "never", "choice_list": ["rtt", "rtt"], "links": 5}
+    for name, o in SIM_OPTS.items():
+        extra = f"{name} = {json.dumps(bad[o['kind']['type']])}"
+        text = GOOD.replace('duration = "10s"', extra if name == "duration" else f'duration = "10s"\n{extra}')
+        assert err(text).startswith(f"sim.{name}: got"), (name, err(text))
+    assert SIM_SCHEMA["required"] == ["duration"]
+    assert "sim.duration: missing" in err(GOOD.replace('duration = "10s"', "seed = 3"))
+    core = json.loads(Scenario.from_toml(GOOD).to_core_json())
+    for field, name in (("duration_ps", "duration"), ("sample_interval_ps", "sample_interval")):
+        with pytest.raises(_core.ScenarioError, match=f"sim.{name}: got 0 ps"):
+            _core.run(json.dumps({**core, field: 0}))

@@ -70,10 +70,22 @@ def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
     """A value checked and converted by its kind in one of the core's option
     schemas (`config/schema.rs`, `config/net_schema.rs`,
     `config/app_schema.rs`: bool, int, int_or_inf, int_or_none, choice,
-    time, ratio, number, prob, prob_or_auto, size, rate, intervals); None
+    time, ratio, number, prob, prob_or_auto, size, rate, intervals,
+    time_or_off, choice_list); None
     for a kind this function does not convert (the caller's own, e.g. a TCP
     window or a distribution)."""
     t = kind["type"]
+    if t == "time_or_off":
+        from .units import parse_time
+
+        try:
+            return None if v == "off" else parse_time(field, v, allow_zero=False)
+        except ScenarioError:
+            raise ScenarioError(field, v, kind["accepted"]) from None
+    if t == "choice_list":
+        if not isinstance(v, list) or any(x not in kind["choices"] for x in v) or len(set(v)) < len(v):
+            raise ScenarioError(field, v, kind["accepted"])
+        return list(v)
     if t in ("size", "rate", "intervals"):
         from .units import parse_rate, parse_size, parse_time
 

@@ -69,6 +69,10 @@ def check_app(json: str) -> tuple[str, str, str] | None:
     application (JSON; a UDP source as kind 'udp'): None when it passes,
     else (option as written, value, what is accepted)."""
 
+def sim_options() -> str:
+    """The [sim] table of the core's schema (options with resolved field,
+    kind and doc, the required ones, the defaults of the rest), as JSON."""
+
 def loss_options() -> str:
     """Every loss model of the core's schema (name, resolved variant, options
     with resolved field, kind, unit and doc, the required ones), as JSON."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import json
 import os
 import stat
 import tomllib
@@ -21,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import linkrates, memory, tcp_options, topologies, traffic
-from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, max_file_bytes  # noqa: F401 (re-exported)
+from . import _core, linkrates, memory, tcp_options, topologies, traffic
+from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, by_kind, max_file_bytes  # noqa: F401 (re-exported)
 from .errors import ScenarioError
 from .netmodels import LOSS_KINDS, QUEUE_KINDS  # noqa: F401 (re-exported)
 from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported)
@@ -34,8 +35,12 @@ from .units import PS_PER_S, parse_time
 # Schema pieces
 
 
-SIM_KEYS = {"duration", "seed", "sample_interval", "sample_links", "trace", "pcap"}
-TRACE_KINDS = ["rtt", "seq", "cc"]
+# The core's [sim] schema (config/sim_schema.rs): options, kinds, doc lines,
+# the required ones and the defaults of the rest.
+SIM_SCHEMA: dict = json.loads(_core.sim_options())
+SIM_OPTS: dict[str, dict] = {o["name"]: o for o in SIM_SCHEMA["options"]}
+SIM_KEYS = set(SIM_OPTS)
+TRACE_KINDS: list[str] = SIM_OPTS["trace"]["kind"]["choices"]
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
 
 
@@ -210,17 +215,14 @@ class Scenario:
                 raise ScenarioError(
                     sec, message=f"{sec}: missing section; a scenario needs [sim], [topology] and [[flows]]"
                 )
-        sim = raw["sim"]
-        _check_keys("sim", sim, SIM_KEYS)
-        if "duration" not in sim:
-            raise ScenarioError("sim.duration", message="sim.duration: missing; expected a time such as '60s'")
-        duration = parse_time("sim.duration", sim["duration"], allow_zero=False)
-        seed = _int("sim.seed", sim.get("seed", 1), lo=0, hi=2**64 - 1)
-        trace = sim.get("trace", [])
-        if not isinstance(trace, list) or any(t not in TRACE_KINDS for t in trace):
-            raise ScenarioError("sim.trace", trace, f"a list of traces from {TRACE_KINDS}")
-        si = sim.get("sample_interval", "100ms")
-        sample = None if si == "off" else parse_time("sim.sample_interval", si, allow_zero=False)
+        _check_keys("sim", raw["sim"], SIM_KEYS)
+        for k in SIM_SCHEMA["required"]:
+            if k not in raw["sim"]:
+                raise ScenarioError(f"sim.{k}", message=f"sim.{k}: missing; expected {SIM_OPTS[k]['doc']}")
+        sim = {**SIM_SCHEMA["defaults"], **raw["sim"]}
+        duration, seed, trace, sample = (
+            by_kind(f"sim.{k}", sim[k], SIM_OPTS[k]["kind"]) for k in ("duration", "seed", "trace", "sample_interval")
+        )
 
         tcp_sec = raw.get("tcp", {})
         _check_keys("tcp", tcp_sec, set(TCP_DEFAULTS))
@@ -306,8 +308,8 @@ class Scenario:
         bdp_rtt = topologies.bdp_rtt(topo, base_rtts)
         topologies.resolve_buffers(net, bdp_rtt, pkt_default, max_pkt, "topology.bdp_rtt")
         topologies.check_shapers(net, max_pkt)
-        sample_links = _sample_links(sim.get("sample_links", "all"), net)
-        capture = _pcap_links(sim.get("pcap", []), net, kind)
+        sample_links = _sample_links(sim["sample_links"], net)
+        capture = _pcap_links(sim["pcap"], net, kind)
         core_flows = [
             {
                 "src": f["src"],
@@ -354,7 +356,7 @@ def _pcap_links(v, net, kind: str) -> list[int]:
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ScenarioError("sim.pcap", v, "a list of link names such as ['r0->r1'] (or 'bottleneck')")
+        raise ScenarioError("sim.pcap", v, SIM_OPTS["pcap"]["kind"]["accepted"])
     by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
     alias = {"single_link": "a->b", "dumbbell": "r0->r1", "satellite": "r0->r1", "wireless": "r0->r1"}.get(kind)
     if alias:
@@ -387,9 +389,7 @@ def _sample_links(v, net) -> list[int] | None:
             nbrs.setdefault(lk["to"], set()).add(lk["from"])
         return [i for i, lk in enumerate(net.links) if len(nbrs[lk["from"]]) > 1 and len(nbrs[lk["to"]]) > 1]
     if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
-        raise ScenarioError(
-            "sim.sample_links", v, "'all', 'shared' or a non-empty list of link names such as ['r0->r1']"
-        )
+        raise ScenarioError("sim.sample_links", v, SIM_OPTS["sample_links"]["kind"]["accepted"])
     return _link_indices("sim.sample_links", v, {lk["name"]: i for i, lk in enumerate(net.links)})
 
 

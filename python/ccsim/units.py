@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from . import _core
 from .errors import ScenarioError
 
 PS_PER_S = 10**12
@@ -62,7 +63,7 @@ def parse_time(field: str, value, *, allow_zero: bool = True) -> int:
     ps = round(x)
     if ps < 0 or (ps == 0 and not allow_zero):
         raise ScenarioError(field, value, "a time above 0, e.g. '40ms'" if not allow_zero else "a time of 0 or more")
-    if ps > 2**62:
+    if ps > _core.MAX_TIME_PS:
         raise ScenarioError(field, value, "a time of at most 2^62 ps (about 53 days)")
     return ps
 

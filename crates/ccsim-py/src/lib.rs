@@ -291,6 +291,13 @@ fn check_app(json: &str) -> PyResult<Option<(String, String, String)>> {
     broken(ccsim_core::config::app_schema::check_app_json(json))
 }
 
+/// The `[sim]` table's options, the required ones and the defaults of the
+/// rest (`config::sim_schema`), as JSON.
+#[pyfunction]
+fn sim_options() -> String {
+    ccsim_core::config::sim_schema::sim_json()
+}
+
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
     match r {
         Ok(None) => Ok(None),
@@ -320,6 +327,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MODEL_VERSION", ccsim_core::MODEL_VERSION)?;
     // bounds the Python front end checks with the core's own numbers
     m.add("MAX_INITIAL_WINDOW", ccsim_core::config::MAX_INITIAL_WINDOW)?;
+    m.add("MAX_TIME_PS", ccsim_core::config::MAX_TIME_PS)?;
     m.add("CA_ACK_ECE", ccsim_core::cc::CA_ACK_ECE)?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
     m.add_class::<PyRunControl>()?;
@@ -340,6 +348,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loss_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_loss, m)?)?;
     m.add_function(wrap_pyfunction!(app_options, m)?)?;
+    m.add_function(wrap_pyfunction!(sim_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_app, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -11,6 +11,7 @@ mod loss;
 mod net;
 pub mod net_schema;
 pub mod schema;
+pub mod sim_schema;
 mod tcp;
 mod traffic;
 
@@ -131,16 +132,8 @@ impl Scenario {
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_time(|| "duration_ps".into(), self.duration_ps)?;
-        if self.duration_ps == 0 {
-            return err("duration_ps".into(), "must be > 0 (got 0)");
-        }
-        if let Some(s) = self.sample_interval_ps {
-            check_time(|| "sample_interval_ps".into(), s)?;
-            if s == 0 {
-                return err("sample_interval_ps".into(), "must be > 0 when given (got 0)");
-            }
-        }
+        sim_schema::sim_rules(self)
+            .or_else(|b| err(format!("sim.{}", b.option), format!("got {}; expected {}", b.got, b.expected)))?;
         if self.nodes.is_empty() {
             return err("nodes".into(), "at least one node is required");
         }

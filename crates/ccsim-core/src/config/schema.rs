@@ -104,6 +104,13 @@ pub enum Kind {
     /// A non-empty list of [start, end] times, each ending after it starts,
     /// increasing and disjoint.
     Intervals,
+    /// A time above 0, or "off" (the core field is null).
+    TimeOrOff,
+    /// A list of these strings, each at most once.
+    ChoiceList(&'static [&'static str]),
+    /// A list of link names ("r0->r1"), or one of these words (the core
+    /// field holds link indices).
+    Links(&'static [&'static str]),
 }
 
 /// One option.
@@ -207,6 +214,9 @@ impl Kind {
             Kind::Rate => json!({"type": "rate", "accepted": self.accepted()}),
             Kind::SizeDist => json!({"type": "size_dist", "accepted": self.accepted()}),
             Kind::Intervals => json!({"type": "intervals", "accepted": self.accepted()}),
+            Kind::TimeOrOff => json!({"type": "time_or_off", "accepted": self.accepted()}),
+            Kind::ChoiceList(c) => json!({"type": "choice_list", "choices": c, "accepted": self.accepted()}),
+            Kind::Links(w) => json!({"type": "links", "words": w, "accepted": self.accepted()}),
         }
     }
 
@@ -245,6 +255,14 @@ impl Kind {
             Kind::Intervals => "a non-empty list of [start, end] intervals, each ending after it starts, \
                                 increasing and not overlapping"
                 .into(),
+            Kind::TimeOrOff => "a time above 0 such as '100ms', or 'off'".into(),
+            Kind::ChoiceList(c) => {
+                format!("a list of values from {}", c.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", "))
+            }
+            Kind::Links(w) => format!(
+                "{} or a non-empty list of link names such as ['r0->r1']",
+                w.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 }
@@ -314,6 +332,7 @@ impl Kind {
             }
             Kind::Size { lo, hi } => x.as_u64().is_some_and(|n| (lo..=hi).contains(&n)),
             Kind::Rate => x.as_u64().is_some_and(|n| n > 0),
+            Kind::TimeOrOff => x.as_u64().is_some_and(|n| n > 0 && n <= super::MAX_TIME_PS),
             Kind::SizeDist => {
                 serde_json::from_value::<crate::rng::Dist>(x.clone()).is_ok_and(|d| d.check("", true).is_ok())
             }
@@ -338,7 +357,7 @@ pub(crate) fn check_kinds(table: &'static [Opt], v: &Value) -> Result<(), Broken
         // null: an optional field left out (set automatically or unused)
         if !x.is_null() && !o.kind.holds(x) {
             let got = match (o.kind, x.as_u64()) {
-                (Kind::Time { .. } | Kind::TimeFloor { .. }, Some(ps)) => format!("{ps} ps"),
+                (Kind::Time { .. } | Kind::TimeFloor { .. } | Kind::TimeOrOff, Some(ps)) => format!("{ps} ps"),
                 _ => x.to_string(),
             };
             return Err(Broken { option: o.name, got, expected: o.kind.accepted() });
