@@ -4,9 +4,9 @@ from typing import Any
 
 __version__: str
 MODEL_VERSION: int
+"""The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 MAX_INITIAL_WINDOW: int  # the core's bound on tcp.initial_window (segments)
 MAX_TIME_PS: int  # the latest time the core accepts (2^62 ps, about 53 days)
-"""The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...
