@@ -427,7 +427,8 @@ def test_pacing_variants_carry_the_papers_parameters():
         return vals
 
     for v, lw in (("hstcp", 31), ("hstcp38", 38)):
-        cc, preset, pace = pacing.VARIANTS[v]
+        t = pacing.VARIANTS[v].tcp
+        cc, preset, pace = t["cc"], t["cc_preset"], t["pacing"]
         h = resolved(cc, preset)
         assert (cc, pace, h["table"], h["low_window"], h["high_window"], h["high_p"]) == (
             "highspeed",
@@ -438,11 +439,12 @@ def test_pacing_variants_carry_the_papers_parameters():
             1e-7,
         )
         assert h["low_p"] == pytest.approx(1.5 / lw**2)
-    s = resolved(*pacing.VARIANTS["stcp"][:2])
+    s = resolved(pacing.VARIANTS["stcp"].tcp["cc"], pacing.VARIANTS["stcp"].tcp["cc_preset"])
     assert (1 / s["ai_cnt"], s["md"], s["low_window"]) == (0.01, 0.125, 16)
-    b = resolved(*pacing.VARIANTS["bic"][:2])
+    b = resolved(pacing.VARIANTS["bic"].tcp["cc"], pacing.VARIANTS["bic"].tcp["cc_preset"])
     assert (b["max_increment"], b["min_increment"], b["beta"], b["low_window"]) == (32, 0.01, 0.875, 14)
-    assert pacing.VARIANTS["hstcp_paced"][2] == "window" and pacing.VARIANTS["bic_lpaced"][2] == "linux"
+    assert pacing.VARIANTS["hstcp_paced"].tcp["pacing"] == "window"
+    assert pacing.VARIANTS["bic_lpaced"].tcp["pacing"] == "linux"
     assert pacing.PKT == 1052
 
 

@@ -35,17 +35,17 @@ from .base import (
     save_figure,
     verdict_from,
 )
+from .kit import Variant, sweep_zip, variants
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
 HDR = 40  # ns-2 TCP/IP header and plain ACK size
 WINDOW = 8  # ns-2 window_
-VARIANTS = ["newreno", "sack_plain_sink", "sack"]
-VNAME = {"newreno": "NewReno", "sack_plain_sink": "SACK, plain sink (the paper's)", "sack": "SACK, SACK receiver"}
-ZIP = {
-    "flows[0].label": VARIANTS,
-    "flows[0].sack": ["off", "sack1", "sack1"],
-    "flows[0].receiver_sack": [True, False, True],
-}
+VARIANTS = variants(
+    Variant("newreno", "NewReno", "C0", {"sack": "off", "receiver_sack": True}),
+    Variant("sack_plain_sink", "SACK, plain sink (the paper's)", "C3", {"sack": "sack1", "receiver_sack": False}),
+    Variant("sack", "SACK, SACK receiver", "C2", {"sack": "sack1", "receiver_sack": True}, ls="--"),
+)
+ZIP = sweep_zip(VARIANTS.values())
 FWD, REV = "r0->r1", "r1->r0"
 
 
@@ -423,9 +423,12 @@ class Asymmetric(Study):
         # steadiness: per run, the CV of the aggregate over 3–10 s bins; mean over runs
         cv = (
             s.filter(pl.col("t_s") > 3.0 + 1e-9)
-            .group_by(["run_id", "variant"])
+            .sort(["run_id", "t_s"])
+            .group_by(["run_id", "variant"], maintain_order=True)
             .agg((pl.col("rate").std() / pl.col("rate").mean()).alias("cv"))
-            .group_by("variant")
+            # in run and time order: sums over rows in an arbitrary order differ
+            # in their last bit from one call to the next
+            .group_by("variant", maintain_order=True)
             .agg(pl.col("cv").mean())
         )
         cvs = {r["variant"]: float(r["cv"]) for r in cv.iter_rows(named=True)}
@@ -568,13 +571,21 @@ class Asymmetric(Study):
         from ..figures import subplots
 
         figs = []
-        styles = {"newreno": dict(color="C0"), "sack_plain_sink": dict(color="C3"), "sack": dict(color="C2", ls="--")}
 
         def panel(ax, s, scale, title, ylabel):
             g = s.group_by(["variant", "t_s"]).agg(pl.col("rate").mean()).sort("t_s")
             for vname in VARIANTS:
                 x = g.filter(pl.col("variant") == vname)
-                ax.plot(x["t_s"], x["rate"] * scale, marker=".", ms=3, lw=1, label=VNAME[vname], **styles[vname])
+                ax.plot(
+                    x["t_s"],
+                    x["rate"] * scale,
+                    marker=".",
+                    ms=3,
+                    lw=1,
+                    label=VARIANTS[vname].name,
+                    color=VARIANTS[vname].color,
+                    ls=VARIANTS[vname].ls,
+                )
             ax.set_title(title, fontsize=9)
             ax.set_xlabel("time (s)")
             ax.set_ylabel(ylabel)
@@ -661,8 +672,8 @@ class Asymmetric(Study):
                 )
                 vals_f.append(float(row["fwd"][0]) * 100)
                 vals_r.append(float(row["rev"][0]) * 100)
-            axes[0].bar(x + (i - 1) * 0.27, vals_f, 0.27, label=VNAME[vname], color=styles[vname]["color"])
-            axes[1].bar(x + (i - 1) * 0.27, vals_r, 0.27, label=VNAME[vname], color=styles[vname]["color"])
+            axes[0].bar(x + (i - 1) * 0.27, vals_f, 0.27, label=VARIANTS[vname].name, color=VARIANTS[vname].color)
+            axes[1].bar(x + (i - 1) * 0.27, vals_r, 0.27, label=VARIANTS[vname].name, color=VARIANTS[vname].color)
         b = max(bers)
         axes[0].axhline(loss_prob(b, PKT) * 100, color="k", ls="--", lw=0.8, label="P (paper's formula)")
         axes[1].axhline(loss_prob(b, HDR) * 100, color="k", ls="--", lw=0.8, label="Q for a 40-byte ACK")

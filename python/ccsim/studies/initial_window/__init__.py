@@ -16,14 +16,11 @@ beside it, with the ratio of the two in the figures.
 
 from .scenarios import (  # noqa: F401 (the scenario builders and constants, for tests and users)
     BAND,
-    CC_ZIP,
-    COLORS,
     DIP_S,
     MISSING,
     MSS,
     SIZE,
     VARIANTS,
-    VNAME,
     base,
     min_fct_data,
     rounds_needed,

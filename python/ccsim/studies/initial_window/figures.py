@@ -10,13 +10,11 @@ import polars as pl
 from ..base import Figure, StudyData, save_figure
 from .scenarios import (
     BAND,
-    COLORS,
     DIP_S,
     LINK_NAME,
     SENSITIVITIES,
     SIZE,
     VARIANTS,
-    VNAME,
     _iw_grid,
 )
 
@@ -27,7 +25,6 @@ class Figures:
         from ...figures import subplots
 
         figs = []
-        colors = COLORS
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
         fig = _iw_grid(
             data.plan.rtt,
@@ -52,7 +49,7 @@ class Figures:
             fig, ax = subplots(figsize=(5.2, 4.6))
             for cc in VARIANTS:
                 x = j.filter(pl.col("cc") == cc)
-                ax.scatter(x["fct_data_s"], x["fct_data_s_k"], s=14, color=colors[cc], label=VNAME[cc])
+                ax.scatter(x["fct_data_s"], x["fct_data_s_k"], s=14, color=VARIANTS[cc].color, label=VARIANTS[cc].name)
             lim = [0, float(max(j["fct_data_s"].max(), j["fct_data_s_k"].max())) * 1.05]
             ax.plot(lim, lim, "k--", lw=0.8, label="equal")
             ax.set_xlabel("simulated FCT (s)")
@@ -114,7 +111,7 @@ class Figures:
                     ).sort("bin")
                     if y.height:
                         ax.plot(y["bin"], y["bps"] / 1e6, color=f"C{n}", lw=0.9, ls="--", label=f"IW {iw} Linux")
-            ax.set_title(f"{VNAME[cc]}, {rate} Mb/s, RTT {r} ms", fontsize=9)
+            ax.set_title(f"{VARIANTS[cc].name}, {rate} Mb/s, RTT {r} ms", fontsize=9)
             ax.set_xlabel("time (s)")
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("goodput, 1-s bins (Mb/s)")
@@ -137,7 +134,7 @@ class Figures:
             j = t.join(other, on=["cc", "iw", "rtt_ms", "rate"], suffix="_o")
             for cc in VARIANTS:
                 x = j.filter(pl.col("cc") == cc)
-                ax.scatter(x["fct_data_s"], x["fct_data_s_o"], s=12, color=colors[cc], label=VNAME[cc])
+                ax.scatter(x["fct_data_s"], x["fct_data_s_o"], s=12, color=VARIANTS[cc].color, label=VARIANTS[cc].name)
             lim = [0, float(max(j["fct_data_s"].max(), j["fct_data_s_o"].max())) * 1.05]
             ax.plot(lim, lim, "k--", lw=0.8)
             ax.set_title(title, fontsize=9)

@@ -9,11 +9,15 @@ import math
 import numpy as np
 import polars as pl
 
+from ..kit import Variant, variants
+
 MSS = 1448
 SIZE = 102_400  # iperf3's "100K" (K = 1024); 100,000 is run as a sensitivity
-VARIANTS = ["cubic", "cubic_paced", "bbr"]
-VNAME = {"cubic": "CUBIC", "cubic_paced": "paced CUBIC", "bbr": "BBR"}
-CC_ZIP = {"flows[0].label": VARIANTS, "tcp.cc": ["cubic", "cubic", "bbr"], "tcp.pacing": ["off", "linux", "linux"]}
+VARIANTS = variants(
+    Variant("cubic", "CUBIC", "C0", {"cc": "cubic", "pacing": "off"}),
+    Variant("cubic_paced", "paced CUBIC", "C2", {"cc": "cubic", "pacing": "linux"}),
+    Variant("bbr", "BBR", "C3", {"cc": "bbr", "pacing": "linux"}),
+)
 # what a rule raises when a mode's grid lacks the cells it compares
 MISSING = (KeyError, IndexError, ValueError, ZeroDivisionError, pl.exceptions.ColumnNotFoundError)
 BAND = 0.10  # convergence band: ±10 % of the mean over the second half
@@ -74,9 +78,6 @@ def min_fct_data(segments: int, iw: int, rtt: float) -> float:
     return (rounds_needed(segments, iw) - 1) * rtt + rtt / 2
 
 
-COLORS = {"cubic": "C0", "cubic_paced": "C2", "bbr": "C3"}
-
-
 def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
     """One panel per (RTT, rate): each algorithm's `lines` (table, column,
     style, label) against the initial window on a log axis."""
@@ -102,8 +103,8 @@ def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
                             style,
                             ms=3,
                             lw=0.8 if style == ":" else 1.2,
-                            color=COLORS[cc],
-                            label=f"{VNAME[cc]} {label}",
+                            color=VARIANTS[cc].color,
+                            label=f"{VARIANTS[cc].name} {label}",
                         )
             ax.set_xscale("log")
             ax.set_xticks(iws, [str(v) for v in iws])

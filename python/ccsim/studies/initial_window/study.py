@@ -10,12 +10,11 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ..base import Choice, Claim, Experiment, Study, StudyData
-from ..kit import Plan
+from ..kit import Plan, sweep_zip
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
     BAND,
-    CC_ZIP,
     DIP_S,
     LINK_NAME,
     MSS,
@@ -89,7 +88,7 @@ class InitialWindow(Checks, Figures, Study):
                 "dur2": 100.0,
                 "seeds": [1],
                 "emu_seeds": [1],
-                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": VARIANTS},
+                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": list(VARIANTS)},
                 "emu_iw2": {"iw": [1, 50], "rtt": [30, 100], "rate": [10], "dur": 20.0},
             }
         elif mode == "full":
@@ -104,7 +103,7 @@ class InitialWindow(Checks, Figures, Study):
                 "dur2": 100.0,
                 "seeds": [1, 2, 3, 4, 5],
                 "emu_seeds": [1, 2, 3, 4, 5],
-                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": VARIANTS},
+                "emu_iw1": {"iw": [1, 2, 4, 10, 20, 50], "rtt": [30, 100], "rate": [10, 30, 100], "cc": list(VARIANTS)},
                 "emu_iw2": {"iw": [1, 4, 10, 50], "rtt": [30, 100], "rate": [10], "dur": 100.0},
             }
         else:
@@ -216,8 +215,10 @@ class InitialWindow(Checks, Figures, Study):
         ]
 
     # ---- experiments
-    def _iw1(self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, link="mininet", backend="sim", ccs=VARIANTS):
-        zip_ = {k: [v[VARIANTS.index(c)] for c in ccs] for k, v in CC_ZIP.items()}
+    def _iw1(
+        self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, link="mininet", backend="sim", ccs=tuple(VARIANTS)
+    ):
+        zip_ = sweep_zip([VARIANTS[c] for c in ccs], options="tcp.")
         app = {"app": "file", "size": f"{size}B"}
         return Sweep(
             base(5.0, app, "10ms", link),
@@ -242,7 +243,7 @@ class InitialWindow(Checks, Figures, Study):
                 "topology.delay": [f"{r / 2:g}ms" for r in rtts],
                 "topology.rate": [f"{r}Mbps" for r in rates],
             },
-            zip=dict(CC_ZIP),
+            zip=sweep_zip(VARIANTS.values(), options="tcp."),
             seeds=[1],
             backend=backend,
         )

@@ -7,10 +7,9 @@ import math
 
 from ..base import Check, StudyData, fmt, verdict_from
 from .scenarios import (
-    NAMES,
     PRIMARY,
     TABLE2,
-    UNPACED,
+    VARIANTS,
     _kendall,
     rate_text,
 )
@@ -23,7 +22,7 @@ class Checks:
         low = [(r, v, self.eff(data, r, v)) for r in rates for v in PRIMARY]
         for r, v, e in low:
             measured[f"eff_{v}_{rate_text(r)}"] = e
-        bad = [f"{NAMES[v]} {fmt(e)} % at {rate_text(r)}" for r, v, e in low if not e >= 90]
+        bad = [f"{VARIANTS[v].name} {fmt(e)} % at {rate_text(r)}" for r, v, e in low if not e >= 90]
         checks.append(
             Check(
                 "every variant ≥ 90 % at every rate",
@@ -34,10 +33,10 @@ class Checks:
         drops = []
         for r in rates:
             for pv in ("hstcp_paced", "bic_paced"):
-                d = self.eff(data, r, UNPACED[pv]) - self.eff(data, r, pv)
+                d = self.eff(data, r, VARIANTS[pv].base) - self.eff(data, r, pv)
                 measured[f"pacing_loss_{pv}_{rate_text(r)}"] = d
                 if not d <= 1.0:
-                    drops.append(f"{NAMES[pv]} {fmt(d, 3)} points below at {rate_text(r)}")
+                    drops.append(f"{VARIANTS[pv].name} {fmt(d, 3)} points below at {rate_text(r)}")
         checks.append(
             Check(
                 "pacing costs ≤ 1 point",
@@ -96,7 +95,7 @@ class Checks:
             v.reason += (
                 f". Convergence (equal RTTs, {rate_text(data.plan.p2_rate)}, ratio over [T/2, T] stays "
                 "within ×2 of 1 from T on): "
-                + ", ".join(f"{NAMES[x]} T = {fmt(t, 3)} s" for x, t in conv.items())
+                + ", ".join(f"{VARIANTS[x].name} T = {fmt(t, 3)} s" for x, t in conv.items())
                 + f"; this mode's P2 runs last {data.plan.p2_dur:g} s"
             )
         return v
@@ -110,7 +109,7 @@ class Checks:
                 Check(
                     "STCP largest",
                     all(s >= x for v, x in rs.items() if v != "stcp" and not math.isnan(x)),
-                    ", ".join(f"{NAMES[v]} {fmt(x, 3)}" for v, x in rs.items()),
+                    ", ".join(f"{VARIANTS[v].name} {fmt(x, 3)}" for v, x in rs.items()),
                 ),
                 Check("STCP within ×2 of 300", 150 <= s <= 600, fmt(s, 3)),
             ],
@@ -132,7 +131,7 @@ class Checks:
             ok = rs[-1] > rs[0] and all(rs[i] >= rs[0] for i in range(1, len(rs)))
             checks.append(
                 Check(
-                    f"{NAMES[v]} less fair with smaller buffers",
+                    f"{VARIANTS[v].name} less fair with smaller buffers",
                     ok,
                     " → ".join(f"{b:.0%} {fmt(x, 3)}" for b, x in zip(bufs, rs)),
                 )
@@ -154,7 +153,7 @@ class Checks:
                 measured[f"{v}_{b:g}bdp"] = q
                 checks.append(
                     Check(
-                        f"{NAMES[v]} at {b:.0%}: paced/unpaced in [0.25, 0.75]",
+                        f"{VARIANTS[v].name} at {b:.0%}: paced/unpaced in [0.25, 0.75]",
                         0.25 <= q <= 0.75,
                         f"{fmt(p, 3)} / {fmt(u, 3)} = {fmt(q, 3)}",
                     )
@@ -179,7 +178,7 @@ class Checks:
                 Check(
                     "BI-TCP leaves regular TCP the least",
                     least == "bic",
-                    ", ".join(f"{NAMES[v]} {reg[v]:.1%}" for v in PRIMARY),
+                    ", ".join(f"{VARIANTS[v].name} {reg[v]:.1%}" for v in PRIMARY),
                 )
             ],
             {f"regular_{v}": x for v, x in reg.items()},
@@ -199,7 +198,7 @@ class Checks:
                 Check(
                     "paper's order (Kendall τ ≥ 0.6)",
                     tau >= 0.6,
-                    f"τ = {fmt(tau, 2)}; " + ", ".join(f"{NAMES[v]} {sh[v]['regular']:.1%}" for v in order),
+                    f"τ = {fmt(tau, 2)}; " + ", ".join(f"{VARIANTS[v].name} {sh[v]['regular']:.1%}" for v in order),
                 ),
                 Check(
                     "paced HSTCP leaves regular TCP more than HSTCP",
@@ -225,7 +224,7 @@ class Checks:
             reg = self._regular(data, rate)
             for v, x in reg.items():
                 measured[f"regular_{v}_{rate_text(rate)}"] = x
-            txt = ", ".join(f"{NAMES[v]} {reg[v]:.1%}" for v in PRIMARY)
+            txt = ", ".join(f"{VARIANTS[v].name} {reg[v]:.1%}" for v in PRIMARY)
             checks.append(Check(f"{rate_text(rate)}: regular TCP < 30 %", max(reg.values()) < 0.30, txt))
             checks.append(
                 Check(f"{rate_text(rate)}: paced BI-TCP friendliest", max(reg, key=reg.get) == "bic_paced", "")

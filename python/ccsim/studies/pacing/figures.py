@@ -13,14 +13,13 @@ from .scenarios import (
     CLASS_COLORS,
     CLASS_ORDER,
     CLASSES,
-    COLORS,
     HS_RTT_MS,
     LINUX,
     LW38,
-    NAMES,
     PAPER_P2,
     PRIMARY,
     TABLE2,
+    VARIANTS,
     rate_text,
 )
 
@@ -44,7 +43,7 @@ class Figures:
             ]
             for r in rates
         ]
-        heads = [NAMES[v].replace(" (", "\n(").replace(", ", "\n") for v in cols]
+        heads = [VARIANTS[v].name.replace(" (", "\n(").replace(", ", "\n") for v in cols]
         tb = ax.table(
             cellText=cell, rowLabels=[rate_text(r) for r in rates], colLabels=heads, loc="center", cellLoc="center"
         )
@@ -69,8 +68,8 @@ class Figures:
                 [r / 1e6 for r in rates],
                 [self.eff(data, r, v) for r in rates],
                 "o-",
-                color=COLORS[v],
-                label=NAMES[v],
+                color=VARIANTS[v].color,
+                label=VARIANTS[v].name,
                 lw=1.2,
                 ms=4,
             )
@@ -79,7 +78,7 @@ class Figures:
                     [r / 1e6 for r in rates if r in TABLE2],
                     [TABLE2[r][v] for r in rates if r in TABLE2],
                     "x--",
-                    color=COLORS[v],
+                    color=VARIANTS[v].color,
                     lw=0.8,
                     alpha=0.6,
                 )
@@ -106,10 +105,10 @@ class Figures:
                 ys = [self.ratio(data, v, r, b) for r in rrs]
                 if all(math.isnan(y) for y in ys):
                     continue
-                ax.plot(rrs, ys, "o-" if v in PRIMARY else "s:", color=COLORS[v], label=NAMES[v], ms=4)
+                ax.plot(rrs, ys, "o-" if v in PRIMARY else "s:", color=VARIANTS[v].color, label=VARIANTS[v].name, ms=4)
             if b == 1.0:
                 for v, y in PAPER_P2.items():
-                    ax.plot([6], [y], "*", color=COLORS[v], ms=12, mec="k", mew=0.5)
+                    ax.plot([6], [y], "*", color=VARIANTS[v].color, ms=12, mec="k", mew=0.5)
             ax.set_yscale("log")
             ax.set_title(f"buffer {b:.0%} of BDP")
             ax.set_xlabel("RTT ratio (flow 2 / flow 1)")
@@ -140,7 +139,10 @@ class Figures:
             if r in web_alone:
                 ax.axhline(web_alone[r] * 100, color="teal", ls="--", lw=0.8)
             ax.set_xticks(
-                range(len(vs)), [NAMES[v].replace(", Linux pacing", "\n(Linux)") for v in vs], rotation=70, fontsize=7
+                range(len(vs)),
+                [VARIANTS[v].name.replace(", Linux pacing", "\n(Linux)") for v in vs],
+                rotation=70,
+                fontsize=7,
             )
             ax.set_title(rate_text(r))
         axs[0][0].set_ylabel("share of the link (%)")
@@ -183,7 +185,7 @@ class Figures:
                     color=CLASS_COLORS.get(name, "k") if name != "high-speed" else "C3",
                     lw=1,
                 )
-            ax.set_title(f"{NAMES[v]}, {rate_text(r5)}")
+            ax.set_title(f"{VARIANTS[v].name}, {rate_text(r5)}")
             ax.set_xlabel("time (s)")
             ax.grid(alpha=0.3)
         axs[0].set_ylabel("share of the link per 1 s (%)")
@@ -205,9 +207,9 @@ class Figures:
                 ax.plot(
                     g["T"],
                     g["ratio"],
-                    color=COLORS[v],
+                    color=VARIANTS[v].color,
                     ls="-" if rtt2 == f"{HS_RTT_MS}ms" else "--",
-                    label=f"{NAMES[v]}, RTT {HS_RTT_MS} / {rtt2}",
+                    label=f"{VARIANTS[v].name}, RTT {HS_RTT_MS} / {rtt2}",
                 )
             ax.set_yscale("log")
             ax.axhspan(0.5, 2, color="0.9")

@@ -7,7 +7,7 @@ import math
 
 from ...mixes import background_mix, web_sessions
 from ..base import NS2_OF_2004
-from ..kit import full_packet_bytes
+from ..kit import Variant, full_packet_bytes, variants
 
 MSS = 1000
 # the common [tcp] table (ns-2 of 2004, timestamps, no delayed ACKs, an
@@ -26,50 +26,42 @@ FWD, REV = "r0->r1", "r1->r0"
 RATES = [20e6, 100e6, 500e6, 2.5e9]
 REGULAR = {"cc": "newreno", "sack": "sack1"}  # ns-2 Agent/TCP/Sack1 (Reno window, SACK recovery)
 
-# variant -> (cc, cc_preset, pacing)
-VARIANTS = {
-    "hstcp": ("highspeed", "choi2004", "off"),
-    "hstcp_paced": ("highspeed", "choi2004", "window"),
-    "bic": ("bic", "paper", "off"),
-    "bic_paced": ("bic", "paper", "window"),
-    "stcp": ("scalable", "paper", "off"),
-    "hstcp38": ("highspeed", "ns2", "off"),
-    "hstcp38_paced": ("highspeed", "ns2", "window"),
-    "hstcp_lpaced": ("highspeed", "choi2004", "linux"),
-    "bic_lpaced": ("bic", "paper", "linux"),
-}
+# The high-speed variants: TCP options over the study's table (ns-2 Sack1
+# recovery for all), name, colour, and the unpaced variant a paced one modifies.
+VARIANTS = variants(
+    Variant("hstcp", "HSTCP", "C0", {"cc": "highspeed", "cc_preset": "choi2004", "pacing": "off"}),
+    Variant(
+        "hstcp_paced",
+        "paced HSTCP",
+        "C9",
+        {"cc": "highspeed", "cc_preset": "choi2004", "pacing": "window"},
+        base="hstcp",
+    ),
+    Variant("bic", "BI-TCP", "C3", {"cc": "bic", "cc_preset": "paper", "pacing": "off"}),
+    Variant("bic_paced", "paced BI-TCP", "C1", {"cc": "bic", "cc_preset": "paper", "pacing": "window"}, base="bic"),
+    Variant("stcp", "STCP", "C2", {"cc": "scalable", "cc_preset": "paper", "pacing": "off"}),
+    Variant("hstcp38", "HSTCP (LW 38)", "C4", {"cc": "highspeed", "cc_preset": "ns2", "pacing": "off"}),
+    Variant(
+        "hstcp38_paced",
+        "paced HSTCP (LW 38)",
+        "C6",
+        {"cc": "highspeed", "cc_preset": "ns2", "pacing": "window"},
+        base="hstcp38",
+    ),
+    Variant(
+        "hstcp_lpaced",
+        "HSTCP, Linux pacing",
+        "C5",
+        {"cc": "highspeed", "cc_preset": "choi2004", "pacing": "linux"},
+        base="hstcp",
+    ),
+    Variant(
+        "bic_lpaced", "BI-TCP, Linux pacing", "C8", {"cc": "bic", "cc_preset": "paper", "pacing": "linux"}, base="bic"
+    ),
+)
 PRIMARY = ["hstcp", "hstcp_paced", "bic", "bic_paced", "stcp"]
 LW38 = ["hstcp38", "hstcp38_paced"]
 LINUX = ["hstcp_lpaced", "bic_lpaced"]
-NAMES = {
-    "hstcp": "HSTCP",
-    "hstcp_paced": "paced HSTCP",
-    "bic": "BI-TCP",
-    "bic_paced": "paced BI-TCP",
-    "stcp": "STCP",
-    "hstcp38": "HSTCP (LW 38)",
-    "hstcp38_paced": "paced HSTCP (LW 38)",
-    "hstcp_lpaced": "HSTCP, Linux pacing",
-    "bic_lpaced": "BI-TCP, Linux pacing",
-}
-COLORS = {
-    "hstcp": "C0",
-    "hstcp_paced": "C9",
-    "bic": "C3",
-    "bic_paced": "C1",
-    "stcp": "C2",
-    "hstcp38": "C4",
-    "hstcp38_paced": "C6",
-    "hstcp_lpaced": "C5",
-    "bic_lpaced": "C8",
-}
-UNPACED = {
-    "hstcp_paced": "hstcp",
-    "bic_paced": "bic",
-    "hstcp38_paced": "hstcp38",
-    "hstcp_lpaced": "hstcp",
-    "bic_lpaced": "bic",
-}
 
 # The paper's Table 2: link efficiency (%) per bottleneck rate and variant.
 TABLE2 = {
@@ -98,8 +90,7 @@ def rate_text(bps: float) -> str:
 
 def variant_options(variant: str) -> dict:
     """The high-speed flows' TCP options of a variant."""
-    cc, preset, pacing = VARIANTS[variant]
-    return {"cc": cc, "cc_preset": preset, "pacing": pacing, "sack": "sack1"}
+    return {**VARIANTS[variant].tcp, "sack": "sack1"}
 
 
 def scenario(

@@ -16,12 +16,10 @@ stack as a second column.
 """
 
 from .scenarios import (  # noqa: F401 (the scenario builders and variants, for tests and users)
-    COLORS,
     LINUX_VARIANTS,
     LOSSY_NAMES,
     LOSSY_STYLE,
     MSS,
-    NAMES,
     OPTS,
     PAPER_W2_RANGES,
     PAYLOAD_SHARE,

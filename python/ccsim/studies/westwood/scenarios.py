@@ -4,38 +4,25 @@ as ccsim scenario mappings, and the lists each section runs."""
 from __future__ import annotations
 
 from ..base import NS2_OF_2004
-from ..kit import full_packet_bytes, payload_share
+from ..kit import Variant, full_packet_bytes, payload_share, variants
 
 MSS = 1448
 WIRELESS_BPS = 2e6  # the W4 last hop: "a 2 Mbps link" (Section 3.4.1)
 
-# Variant -> the TCP options it changes over the common [tcp] table, per stack.
-VARIANTS = {
-    "newreno": {"cc": "newreno"},
-    "westwoodplus": {"cc": "westwoodplus", "cc_preset": "paper"},
-    "vegas": {"cc": "vegas", "cc_preset": "paper", "delayed_ack": False},
-    "reno": {"cc": "reno"},
-    "westwood": {"cc": "westwood"},
-    "sack": {"cc": "newreno", "sack": "sack1"},
-}
-NAMES = {
-    "newreno": "NewReno",
-    "westwoodplus": "Westwood+",
-    "vegas": "Vegas",
-    "reno": "Reno",
-    "westwood": "Westwood",
-    "sack": "SACK",
-    "vegas_vs_vegas": "Vegas (Vegas reverse)",
-}
-COLORS = {
-    "newreno": "C0",
-    "westwoodplus": "C3",
-    "vegas": "C2",
-    "reno": "C1",
-    "westwood": "C4",
-    "sack": "C5",
-    "vegas_vs_vegas": "C8",
-}
+# The variants: the TCP options each changes over the common [tcp] table (per
+# stack, variant_options), and how figures name and colour it. Vegas with a
+# Vegas reverse flow (W1) is Vegas's set-up, drawn apart.
+VARIANTS = variants(
+    Variant("newreno", "NewReno", "C0", {"cc": "newreno"}),
+    Variant("westwoodplus", "Westwood+", "C3", {"cc": "westwoodplus", "cc_preset": "paper"}),
+    Variant("vegas", "Vegas", "C2", {"cc": "vegas", "cc_preset": "paper", "delayed_ack": False}),
+    Variant("reno", "Reno", "C1", {"cc": "reno"}),
+    Variant("westwood", "Westwood", "C4", {"cc": "westwood"}),
+    Variant("sack", "SACK", "C5", {"cc": "newreno", "sack": "sack1"}),
+    Variant(
+        "vegas_vs_vegas", "Vegas (Vegas reverse)", "C8", {"cc": "vegas", "cc_preset": "paper", "delayed_ack": False}
+    ),
+)
 OPTS = ("cc", "cc_preset", "delayed_ack", "sack")
 
 
@@ -46,7 +33,7 @@ def variant_options(variant: str, stack: str = NS2_OF_2004, dack: bool = True) -
     Linux's own RFC 6675 recovery."""
     if variant.endswith("_nodack"):
         variant, dack = variant[: -len("_nodack")], False
-    base = VARIANTS["vegas" if variant == "vegas_vs_vegas" else variant]
+    base = VARIANTS[variant].tcp
     o = {
         "cc": base["cc"],
         "cc_preset": base.get("cc_preset", "none"),

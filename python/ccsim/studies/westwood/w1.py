@@ -14,11 +14,10 @@ import polars as pl
 
 from ..base import Check, Figure, StudyData, fmt, save_figure, verdict_from
 from .scenarios import (
-    COLORS,
     LINUX_VARIANTS,
-    NAMES,
     PAYLOAD_SHARE,
     PKT,
+    VARIANTS,
     W1_VARIANTS,
 )
 
@@ -73,7 +72,7 @@ class W1:
         return (
             "Linux stack: "
             + ", ".join(
-                f"{NAMES[v]} OFF {m[(v, 'off')] / 1e6:.2f} / ON {m[(v, 'on')] / 1e6:.2f} Mb/s" for v in variants
+                f"{VARIANTS[v].name} OFF {m[(v, 'off')] / 1e6:.2f} / ON {m[(v, 'on')] / 1e6:.2f} Mb/s" for v in variants
             )
             + "."
         )
@@ -82,7 +81,11 @@ class W1:
         m = self._w1_means(data)
         need = 0.85 * 2e6 * PAYLOAD_SHARE
         checks = [
-            Check(f"{NAMES[v]} OFF ≥ {need / 1e6:.2f} Mb/s", m[(v, "off")] >= need, f"{m[(v, 'off')] / 1e6:.3f} Mb/s")
+            Check(
+                f"{VARIANTS[v].name} OFF ≥ {need / 1e6:.2f} Mb/s",
+                m[(v, "off")] >= need,
+                f"{m[(v, 'off')] / 1e6:.3f} Mb/s",
+            )
             for v in ("newreno", "westwoodplus", "vegas", "reno")
         ]
         v = verdict_from("W1a", checks, {f"{k[0]}_off_mbps": x / 1e6 for k, x in m.items() if k[1] == "off"})
@@ -121,7 +124,7 @@ class W1:
             meas[f"{v}_peak_pkts"] = mean
             checks.append(
                 Check(
-                    f"{NAMES[v]} peaks within ±20 % of {target:.1f}",
+                    f"{VARIANTS[v].name} peaks within ±20 % of {target:.1f}",
                     x.len() > 0 and abs(mean / target - 1) <= 0.2,
                     f"mean {fmt(mean, 3)} packets over {x.len()} fast retransmits",
                 )
@@ -141,11 +144,11 @@ class W1:
             meas |= {f"{v}_off_cwnd": mo, f"{v}_off_cv": cv, f"{v}_on_cwnd": mn}
             checks += [
                 Check(
-                    f"{NAMES[v]}: OFF cwnd near the BDP and flat",
+                    f"{VARIANTS[v].name}: OFF cwnd near the BDP and flat",
                     abs(mo / bdp - 1) <= 0.25 and cv <= 0.15,
                     f"mean {mo:.1f} (BDP {bdp:.1f}), CV {cv:.3f}",
                 ),
-                Check(f"{NAMES[v]}: ON cwnd ≤ BDP/2", mn <= bdp / 2, f"mean {mn:.1f}"),
+                Check(f"{VARIANTS[v].name}: ON cwnd ≤ BDP/2", mn <= bdp / 2, f"mean {mn:.1f}"),
             ]
         return verdict_from("W1d", checks, meas)
 
@@ -218,8 +221,8 @@ class W1:
                     x["gp"] / 1e6,
                     w,
                     yerr=x["sd"].fill_null(0) / 1e6,
-                    color=COLORS[v],
-                    label=NAMES[v],
+                    color=VARIANTS[v].color,
+                    label=VARIANTS[v].name,
                 )
             q = p["w1_dur"] / 4
             ax.set_xticks(range(4), [f"{i * q:g}–{(i + 1) * q:g} s\n{'ON' if i % 2 else 'OFF'}" for i in range(4)])
@@ -243,14 +246,14 @@ class W1:
         fig, axes = subplots(len(W1_VARIANTS), 1, figsize=(10, 2.0 * len(W1_VARIANTS)), sharex=True)
         for ax, v in zip(axes, W1_VARIANTS):
             x = s.filter(pl.col("variant") == v).sort("time_s")
-            ax.plot(x["time_s"], x["cwnd"], lw=0.6, color=COLORS[v], label="cwnd")
+            ax.plot(x["time_s"], x["cwnd"], lw=0.6, color=VARIANTS[v].color, label="cwnd")
             ss = x.filter(pl.col("ssthresh").is_finite())
             ax.plot(ss["time_s"], ss["ssthresh"], lw=0.8, color="k", alpha=0.7, label="ssthresh")
             for k in (1, 3):
                 ax.axvspan(k * p["w1_dur"] / 4, (k + 1) * p["w1_dur"] / 4, color="0.9", zorder=0)
             ax.set_ylim(0, 120)
             ax.set_ylabel("segments")
-            ax.set_title(NAMES[v], fontsize=9, loc="left")
+            ax.set_title(VARIANTS[v].name, fontsize=9, loc="left")
             ax.legend(fontsize=7, loc="upper right")
         axes[-1].set_xlabel("time (s); grey: reverse traffic ON")
         figs.append(

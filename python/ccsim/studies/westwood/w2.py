@@ -14,11 +14,10 @@ import polars as pl
 from ...metrics import jain
 from ..base import Check, Figure, StudyData, fmt, save_figure, verdict_from
 from .scenarios import (
-    COLORS,
     MSS,
-    NAMES,
     PAPER_W2_RANGES,
     PAYLOAD_SHARE,
+    VARIANTS,
     W2_VARIANTS,
 )
 
@@ -57,7 +56,7 @@ class W2:
             lo = float(x["total"].min()) if x.height else math.nan
             checks.append(
                 Check(
-                    f"{NAMES[v]} ≥ 90 % for M > 40",
+                    f"{VARIANTS[v].name} ≥ 90 % for M > 40",
                     x.height > 0 and lo >= 0.9 * cap,
                     f"lowest {fmt(lo / 1e6, 3)} Mb/s" if x.height else "no run with M > 40",
                 )
@@ -108,7 +107,7 @@ class W2:
         jm = self.w2_table(data).group_by("variant").agg(pl.col("jain").mean())
         j = {row["variant"]: row["jain"] for row in jm.iter_rows(named=True)}
         rng = "; ".join(
-            f"{NAMES[v]} [{r[v]['seq_min'] * scale:.0f}, {r[v]['seq_max'] * scale:.0f}] (paper "
+            f"{VARIANTS[v].name} [{r[v]['seq_min'] * scale:.0f}, {r[v]['seq_max'] * scale:.0f}] (paper "
             f"[{PAPER_W2_RANGES[v][0]}, {PAPER_W2_RANGES[v][1]}])"
             for v in ("newreno", "westwoodplus")
         )
@@ -161,8 +160,8 @@ class W2:
         fig, axes = subplots(1, 2, figsize=(10, 3.4))
         for v in W2_VARIANTS:
             x = t.filter(pl.col("variant") == v)
-            axes[0].plot(x["m"], x["total"] / 1e6, marker="o", color=COLORS[v], label=NAMES[v])
-            axes[1].plot(x["m"], x["jain"], marker="o", color=COLORS[v], label=NAMES[v])
+            axes[0].plot(x["m"], x["total"] / 1e6, marker="o", color=VARIANTS[v].color, label=VARIANTS[v].name)
+            axes[1].plot(x["m"], x["jain"], marker="o", color=VARIANTS[v].color, label=VARIANTS[v].name)
         axes[0].axhline(10 * PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
         axes[0].set_ylabel("total goodput (Mb/s)")
         axes[1].set_ylabel("Jain fairness index")
@@ -194,7 +193,7 @@ class W2:
                 for y in PAPER_W2_RANGES[v]:
                     ax.axhline(y * p["w2_dur"] / 1000, color="k", ls=":", lw=0.8)
             ax.set_title(
-                f"{NAMES[v]}, M = {m20}" + (" (dotted: paper's final range)" if v in PAPER_W2_RANGES else ""),
+                f"{VARIANTS[v].name}, M = {m20}" + (" (dotted: paper's final range)" if v in PAPER_W2_RANGES else ""),
                 fontsize=9,
             )
             ax.set_xlabel("time (s)")

@@ -13,9 +13,8 @@ import polars as pl
 
 from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
-    COLORS,
-    NAMES,
     PAYLOAD_SHARE,
+    VARIANTS,
     W3_ALGOS,
 )
 from .stats import spearman
@@ -57,7 +56,7 @@ class W3:
                 meas[f"rho_{c1}_in_{x}"] = rho
                 checks.append(
                     Check(
-                        f"C1 {NAMES[c1]} among {NAMES[x]}",
+                        f"C1 {VARIANTS[c1].name} among {VARIANTS[x].name}",
                         len(n) > 1 and rho <= -0.8 and gp[-1] < gp[0],
                         f"ρ = {rho:+.2f}, {gp[0] / 1e6:.2f} → {gp[-1] / 1e6:.2f} Mb/s",
                     )
@@ -97,7 +96,7 @@ class W3:
             meas[f"vegas_c1_max_among_{x}_mbps"] = max(gp) / 1e6
             checks.append(
                 Check(
-                    f"among {NAMES[x]}: Vegas C1 < 80 % of the share at every N",
+                    f"among {VARIANTS[x].name}: Vegas C1 < 80 % of the share at every N",
                     max(gp) < 0.8 * share,
                     f"largest {max(gp) / 1e6:.2f} Mb/s",
                 )
@@ -128,7 +127,9 @@ class W3:
             _, gp = self.w3_curve(data, c1, "vegas")
             frac = float(np.mean(np.array(gp) > share))
             meas[f"{c1}_above_share"] = frac
-            checks.append(Check(f"{NAMES[c1]} C1 above the share at ≥ 80 % of N", frac >= 0.8, f"{frac:.0%} of N"))
+            checks.append(
+                Check(f"{VARIANTS[c1].name} C1 above the share at ≥ 80 % of N", frac >= 0.8, f"{frac:.0%} of N")
+            )
         _, tv = self.w3_curve(data, "vegas", "vegas", "total")
         _, tn = self.w3_curve(data, "newreno", "vegas", "total")
         checks.append(
@@ -169,17 +170,22 @@ class W3:
         for k, (ax, x) in enumerate(zip(axes[:3], W3_ALGOS)):
             for c1 in W3_ALGOS:
                 n, gp = self.w3_curve(data, c1, x)
-                ax.plot(n, np.array(gp) / 1e6, marker="o", color=COLORS[c1], label=f"C1 {NAMES[c1]}")
+                ax.plot(n, np.array(gp) / 1e6, marker="o", color=VARIANTS[c1].color, label=f"C1 {VARIANTS[c1].name}")
             ax.axhline(share, color="k", ls=":", lw=0.8)
-            ax.set_title(f"scenario {k + 1}: {NAMES[x]} cross traffic", fontsize=9)
+            ax.set_title(f"scenario {k + 1}: {VARIANTS[x].name} cross traffic", fontsize=9)
         for c1 in W3_ALGOS:
             n, gp = self.w3_curve(data, c1, c1)
-            axes[3].plot(n, np.array(gp) / 1e6, marker="o", color=COLORS[c1], label=f"all {NAMES[c1]}")
+            axes[3].plot(n, np.array(gp) / 1e6, marker="o", color=VARIANTS[c1].color, label=f"all {VARIANTS[c1].name}")
             n, tot = self.w3_curve(data, c1, c1, "total")
-            axes[4].plot(n, np.array(tot) / 1e6, marker="o", color=COLORS[c1], label=f"all {NAMES[c1]}")
+            axes[4].plot(n, np.array(tot) / 1e6, marker="o", color=VARIANTS[c1].color, label=f"all {VARIANTS[c1].name}")
             n, tot = self.w3_curve(data, c1, "vegas", "total")
             axes[4].plot(
-                n, np.array(tot) / 1e6, marker="x", ls="--", color=COLORS[c1], label=f"C1 {NAMES[c1]}, Vegas cross"
+                n,
+                np.array(tot) / 1e6,
+                marker="x",
+                ls="--",
+                color=VARIANTS[c1].color,
+                label=f"C1 {VARIANTS[c1].name}, Vegas cross",
             )
         axes[3].axhline(share, color="k", ls=":", lw=0.8)
         axes[3].set_title("scenario 4: cross = C1's algorithm", fontsize=9)

@@ -13,10 +13,9 @@ import polars as pl
 
 from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
-    COLORS,
     MSS,
-    NAMES,
     PAYLOAD_SHARE,
+    VARIANTS,
 )
 
 
@@ -105,12 +104,12 @@ class W6:
         fig, axes = subplots(1, 3, figsize=(15, 3.4))
         for ax, v in zip(axes[:2], ("westwoodplus", "westwood")):
             x = e.filter(pl.col("variant") == v)
-            ax.scatter(x["time_s"], x["bwe_bps"] / 1e6, s=3, color=COLORS[v])
+            ax.scatter(x["time_s"], x["bwe_bps"] / 1e6, s=3, color=VARIANTS[v].color)
             ax.axhline(0.5, color="k", ls=":", lw=0.8)
             ax.set_yscale("log")
             ax.set_xlabel("time (s)")
             ax.set_ylabel("BWE at congestion (Mb/s)")
-            ax.set_title(f"20 {NAMES[v]} flows (dotted: 0.5 Mb/s fair share)", fontsize=9)
+            ax.set_title(f"20 {VARIANTS[v].name} flows (dotted: 0.5 Mb/s fair share)", fontsize=9)
         s = self.w6_single_series(data)
         axes[2].plot(s["time_s"], s["bwe_bps"] / 1e6, lw=0.8, color="C3", label="Westwood+ (filtered ACKed data)")
         axes[2].plot(s["time_s"], s["cwnd_rtt_bps"] / 1e6, lw=0.8, color="C7", label="filtered cwnd/RTT")

@@ -13,10 +13,9 @@ import polars as pl
 
 from ..base import Check, Figure, StudyData, save_figure, verdict_from
 from .scenarios import (
-    COLORS,
     MSS,
-    NAMES,
     PAYLOAD_SHARE,
+    VARIANTS,
 )
 from .stats import ols
 
@@ -85,7 +84,9 @@ class W7:
             else:
                 pred = 1 / (x["rtt_mean_s"] * x["tq_s"].clip(1e-6, None) * x["p"]).sqrt()
             ll = x["loss_limited"].to_numpy()
-            ax.scatter(pred.to_numpy()[ll], x["pkts"].to_numpy()[ll], s=12, color=COLORS[v], label="loss-limited")
+            ax.scatter(
+                pred.to_numpy()[ll], x["pkts"].to_numpy()[ll], s=12, color=VARIANTS[v].color, label="loss-limited"
+            )
             ax.scatter(
                 pred.to_numpy()[~ll],
                 x["pkts"].to_numpy()[~ll],
@@ -100,7 +101,7 @@ class W7:
             ax.set_ylabel("goodput (packets/s)")
             f = self.w7_fit(data, v)
             ax.set_title(
-                f"{NAMES[v]}: fitted exponents "
+                f"{VARIANTS[v].name}: fitted exponents "
                 + ", ".join(f"{n} {b:+.2f}" for n, b in zip(f["names"], f["beta"][1:])),
                 fontsize=8,
             )
