@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -163,15 +164,22 @@ class Figures:
         for s in pe["topology.loss"].unique(maintain_order=True).to_list():
             labels.append(s)
         short = {
-            s: (
-                "none"
-                if '"none"' in s
-                else "Good {good}, Bad {bad}, {loss_bad:.0%}".format(**__import__("json").loads(s))
-            )
+            s: ("none" if '"none"' in s else "Good {good}, Bad {bad}, {loss_bad:.0%}".format(**json.loads(s)))
             for s in labels
         }
-        agg = pe.group_by("topology.loss", maintain_order=True).agg(
-            pl.col("ecn_bps").mean(), pl.col("sack_bps").mean(), pl.col("jain_ecn").mean(), pl.col("jain_sack").mean()
+        # no errors first, then by the loss probability in Bad (the runs come
+        # back in no fixed order)
+        order = sorted(labels, key=lambda s: (short[s] != "none", short[s] != "none" and json.loads(s)["loss_bad"], s))
+        agg = (
+            pe.sort("run_id")
+            .group_by("topology.loss", maintain_order=True)
+            .agg(
+                pl.col("ecn_bps").mean(),
+                pl.col("sack_bps").mean(),
+                pl.col("jain_ecn").mean(),
+                pl.col("jain_sack").mean(),
+            )
+            .sort(pl.col("topology.loss").replace_strict(order, list(range(len(order)))))
         )
         fig, axes = subplots(1, 2, figsize=(10, 3.6))
         x = np.arange(agg.height)
@@ -184,6 +192,7 @@ class Figures:
             ax.set_ylabel(yl)
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")
+        axes[0].set_ylim(0, 1.3 * max(agg["ecn_bps"].max(), agg["sack_bps"].max()) / 1e3)  # room for the legend
         axes[1].set_ylim(0, 1.05)
         figs.append(
             save_figure(
