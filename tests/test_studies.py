@@ -65,7 +65,9 @@ class _Toy(Study):
     summary_intro = "A test."
 
     def plan(self, mode):
-        return {"describe": "two seeds", "seeds": [1, 2]}
+        from ccsim.studies.kit import Plan
+
+        return Plan(describe="two seeds", seeds=[1, 2])
 
     def setup_rows(self, plan):
         return [("link", "10 Mb/s, 10 ms")]
@@ -75,7 +77,7 @@ class _Toy(Study):
 
     def experiments(self, plan):
         sc = single_link(duration="1s", rate="10Mbps", delay="10ms")
-        return [Experiment("e", "one link", ccsim.Sweep(sc, seeds=plan["seeds"]))]
+        return [Experiment("e", "one link", ccsim.Sweep(sc, seeds=plan.seeds))]
 
     def goodput(self, data):
         return data.campaign("e").per_run("flows.goodput_bps")["flows.goodput_bps"].to_list()

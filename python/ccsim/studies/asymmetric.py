@@ -15,6 +15,7 @@ repeated with a SACK-capable receiver, the correct comparison.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,7 @@ from .base import (
     save_figure,
     verdict_from,
 )
-from .kit import Variant, sweep_zip, variants
+from .kit import Plan, Variant, sweep_zip, variants
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
 HDR = 40  # ns-2 TCP/IP header and plain ACK size
@@ -47,6 +48,38 @@ VARIANTS = variants(
 )
 ZIP = sweep_zip(VARIANTS.values())
 FWD, REV = "r0->r1", "r1->r0"
+
+
+@dataclass(frozen=True)
+class AsymmetricPlan(Plan):
+    dur: float  # run length, s (the paper's 10 s)
+    rates: list[int]  # forward bottleneck rates, Mb/s
+    bers: list[float]  # bit-error rates
+    ratios: list[int]  # forward / reverse rate ratios
+    bin_s: float  # goodput bins of the time series, s
+
+
+_QUICK = AsymmetricPlan(
+    describe="the paper's 10 s runs, rates 5–20 Mb/s, BER 1e-6 and 1e-5, reverse 1/4, 1/10, 1/20, 10 seeds",
+    seeds=list(range(1, 11)),
+    dur=10.0,
+    rates=[5, 10, 15, 20],
+    bers=[1e-6, 1e-5],
+    ratios=[4, 10, 20],
+    bin_s=0.5,
+)
+PLANS = {
+    "smoke": replace(
+        _QUICK,
+        describe="one rate (10 Mb/s), one BER (1e-5), reverse 1/10, one seed",
+        seeds=[1],
+        rates=[10],
+        bers=[1e-5],
+        ratios=[10],
+    ),
+    "quick": _QUICK,
+    "full": replace(_QUICK, describe="as quick with 30 seeds", seeds=list(range(1, 31))),
+}
 
 
 def loss_prob(ber: float, size_bytes: int) -> float:
@@ -113,42 +146,13 @@ class Asymmetric(Study):
         "is given beside each."
     )
 
-    def plan(self, mode: str) -> dict:
-        if mode == "smoke":
-            return {
-                "describe": "one rate (10 Mb/s), one BER (1e-5), reverse 1/10, one seed",
-                "dur": 10.0,
-                "rates": [10],
-                "bers": [1e-5],
-                "ratios": [10],
-                "seeds": [1],
-                "bin_s": 0.5,
-            }
-        if mode == "quick":
-            return {
-                "describe": "the paper's 10 s runs, rates 5–20 Mb/s, BER 1e-6 and 1e-5, reverse 1/4, 1/10, 1/20, "
-                "10 seeds",
-                "dur": 10.0,
-                "rates": [5, 10, 15, 20],
-                "bers": [1e-6, 1e-5],
-                "ratios": [4, 10, 20],
-                "seeds": list(range(1, 11)),
-                "bin_s": 0.5,
-            }
-        if mode == "full":
-            return {
-                "describe": "as quick with 30 seeds",
-                "dur": 10.0,
-                "rates": [5, 10, 15, 20],
-                "bers": [1e-6, 1e-5],
-                "ratios": [4, 10, 20],
-                "seeds": list(range(1, 31)),
-                "bin_s": 0.5,
-            }
-        raise ValueError(mode)
+    def plan(self, mode: str) -> AsymmetricPlan:
+        if mode not in PLANS:
+            raise ValueError(mode)
+        return PLANS[mode]
 
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
-        b = max(plan["bers"])
+    def setup_rows(self, plan: AsymmetricPlan) -> list[tuple[str, str]]:
+        b = max(plan.bers)
         return [
             (
                 "TCP",
@@ -160,26 +164,26 @@ class Asymmetric(Study):
                 "the paper's plain TCPSink (no SACK blocks; ccsim receiver_sack = false) and a SACK "
                 "receiver (ACKs grow by 4 + 8 bytes per block, as the TCP option does)",
             ),
-            ("A1", "one link n0 – n1, " + ", ".join(f"{r}" for r in plan["rates"]) + " Mb/s, 2 ms, no errors"),
+            ("A1", "one link n0 – n1, " + ", ".join(f"{r}" for r in plan.rates) + " Mb/s, 2 ms, no errors"),
             (
                 "A2",
-                "bottleneck n4 – n5 (" + ", ".join(f"{r}" for r in plan["rates"]) + " Mb/s, 2 ms) with four "
+                "bottleneck n4 – n5 (" + ", ".join(f"{r}" for r in plan.rates) + " Mb/s, 2 ms) with four "
                 "senders and four receivers on 100 Mb/s, 2 ms access links; bit errors on both bottleneck directions",
             ),
             (
                 "A3",
                 "as A2 at 10 Mb/s with the reverse bottleneck at 1/"
-                + ", 1/".join(map(str, plan["ratios"]))
+                + ", 1/".join(map(str, plan.ratios))
                 + " of the forward rate",
             ),
             (
                 "bit error rates",
-                ", ".join(f"{e:g}" for e in plan["bers"]) + f" on both directions: at {b:g}, "
+                ", ".join(f"{e:g}" for e in plan.bers) + f" on both directions: at {b:g}, "
                 f"P = {loss_prob(b, PKT):.4f} for data, Q = {loss_prob(b, HDR):.5f} for a plain ACK, "
                 f"{loss_prob(b, HDR + 12):.5f} for an ACK with one SACK block",
             ),
             ("queues", "DropTail, 50 packets everywhere"),
-            ("runs", f"{plan['dur']:g} s; seeds " + (f"1–{max(plan['seeds'])}" if len(plan["seeds"]) > 1 else "1")),
+            ("runs", f"{plan.dur:g} s; seeds " + (f"1–{max(plan.seeds)}" if len(plan.seeds) > 1 else "1")),
         ]
 
     def choices(self) -> list[Choice]:
@@ -232,32 +236,30 @@ class Asymmetric(Study):
             ),
         ]
 
-    def experiments(self, plan: dict) -> list[Experiment]:
-        rates = [f"{r}Mbps" for r in plan["rates"]]
-        a1 = Sweep(
-            single_link(plan["dur"]), name="asymmetric.a1", grid={"topology.rate": rates}, zip=dict(ZIP), seeds=[1]
-        )
+    def experiments(self, plan: AsymmetricPlan) -> list[Experiment]:
+        rates = [f"{r}Mbps" for r in plan.rates]
+        a1 = Sweep(single_link(plan.dur), name="asymmetric.a1", grid={"topology.rate": rates}, zip=dict(ZIP), seeds=[1])
         a2 = Sweep(
-            dumbbell(plan["dur"]),
+            dumbbell(plan.dur),
             name="asymmetric.a2",
             grid={
                 "topology.bottleneck_rate": rates,
-                "topology.loss": [_ber(b) for b in plan["bers"]],
+                "topology.loss": [_ber(b) for b in plan.bers],
                 "topology.reverse_loss": _same_loss,
             },
             zip=dict(ZIP),
-            seeds=plan["seeds"],
+            seeds=plan.seeds,
         )
         a3 = Sweep(
-            dumbbell(plan["dur"]),
+            dumbbell(plan.dur),
             name="asymmetric.a3",
             grid={
-                "topology.reverse_bottleneck_rate": [f"{10 / r:g}Mbps" for r in plan["ratios"]],
-                "topology.loss": [_ber(max(plan["bers"]))],
+                "topology.reverse_bottleneck_rate": [f"{10 / r:g}Mbps" for r in plan.ratios],
+                "topology.loss": [_ber(max(plan.bers))],
                 "topology.reverse_loss": _same_loss,
             },
             zip=dict(ZIP),
-            seeds=plan["seeds"],
+            seeds=plan.seeds,
         )
         return [
             Experiment("a1", "A1: one link", a1),
@@ -272,7 +274,7 @@ class Asymmetric(Study):
 
         def build():
             c = data.campaign(exp)
-            w = data.plan["bin_s"]
+            w = data.plan.bin_s
             if what == "goodput":
                 s = c.query("SELECT run_id, flow, time_s, delivered_bytes FROM flow_series")
                 s = s.with_columns(pl.concat_str(["run_id", "flow"], separator=":").alias("k"))
@@ -396,7 +398,7 @@ class Asymmetric(Study):
 
     def _a1(self, data: StudyData):
         s = self.series(data, "a1", "goodput")
-        e, l = self.window_mean(s, 0, 1.0), self.window_mean(s, 2.0, data.plan["dur"])
+        e, l = self.window_mean(s, 0, 1.0), self.window_mean(s, 2.0, data.plan.dur)
         nr, sp, sk = "newreno", "sack_plain_sink", "sack"
         lead = e[sp] / e[nr] - 1
         late = abs(l[sp] / l[nr] - 1)
@@ -417,9 +419,9 @@ class Asymmetric(Study):
         return v
 
     def _a2_numbers(self, data: StudyData, variant: str):
-        s = self.series(data, "a2", "goodput").filter(pl.col("ber") == max(data.plan["bers"]))
+        s = self.series(data, "a2", "goodput").filter(pl.col("ber") == max(data.plan.bers))
         early = self.window_mean(s, 0, 3.0)
-        late = self.window_mean(s, 3.0, data.plan["dur"])
+        late = self.window_mean(s, 3.0, data.plan.dur)
         # steadiness: per run, the CV of the aggregate over 3–10 s bins; mean over runs
         cv = (
             s.filter(pl.col("t_s") > 3.0 + 1e-9)
@@ -476,12 +478,12 @@ class Asymmetric(Study):
             "SELECT run_id, avg(fast_retransmits)::DOUBLE AS fr, avg(timeouts)::DOUBLE AS rto "
             "FROM flows GROUP BY run_id"
         )
-        f = f.join(self.params(data, "a2"), on="run_id").filter(pl.col("ber") == max(data.plan["bers"]))
+        f = f.join(self.params(data, "a2"), on="run_id").filter(pl.col("ber") == max(data.plan.bers))
         g = f.group_by("variant").agg(pl.col("fr").mean(), pl.col("rto").mean())
         return {r["variant"]: (float(r["fr"]), float(r["rto"])) for r in g.iter_rows(named=True)}
 
     def _a3_at(self, data: StudyData) -> float:
-        return 10.0 / (10 if 10 in data.plan["ratios"] else data.plan["ratios"][0])
+        return 10.0 / (10 if 10 in data.plan.ratios else data.plan.ratios[0])
 
     def _a3_acks(self, data: StudyData):
         rev = f"{self._a3_at(data):g}Mbps"
@@ -544,12 +546,12 @@ class Asymmetric(Study):
         return v
 
     def _pq(self, data: StudyData):
-        rate = "10Mbps" if 10 in data.plan["rates"] else f"{data.plan['rates'][0]}Mbps"
+        rate = "10Mbps" if 10 in data.plan.rates else f"{data.plan.rates[0]}Mbps"
         lo = self.losses(data, "a2").filter(
             (pl.col("variant") == "newreno") & (pl.col("topology.bottleneck_rate") == rate)
         )
         checks, meas = [], {}
-        for ber in data.plan["bers"]:
+        for ber in data.plan.bers:
             x = lo.filter(pl.col("ber") == ber)
             p_exp, q_exp = loss_prob(ber, PKT), loss_prob(ber, HDR)
             n_f, k_f = int(x["fwd_tx"].sum()), int(x["fwd_losses"].sum())
@@ -593,7 +595,7 @@ class Asymmetric(Study):
 
         # A1
         s = self.series(data, "a1", "goodput")
-        rates = data.plan["rates"]
+        rates = data.plan.rates
         fig, axes = subplots(1, len(rates), figsize=(3.4 * len(rates) + 1, 3.2), squeeze=False, sharey=False)
         for ax, r in zip(axes[0], rates):
             panel(ax, s.filter(pl.col("topology.rate") == f"{r}Mbps"), 1e-6, f"A1: {r} Mb/s link", "throughput (Mb/s)")
@@ -609,7 +611,7 @@ class Asymmetric(Study):
         )
         # A2
         s = self.series(data, "a2", "goodput")
-        bers = data.plan["bers"]
+        bers = data.plan.bers
         fig, axes = subplots(1, len(bers), figsize=(5.2 * len(bers), 3.4), squeeze=False)
         for ax, b in zip(axes[0], bers):
             panel(
@@ -631,7 +633,7 @@ class Asymmetric(Study):
         )
         # A3 ACKs
         s = self.series(data, "a3", "acks")
-        ratios = data.plan["ratios"]
+        ratios = data.plan.ratios
         fig, axes = subplots(1, len(ratios), figsize=(4.2 * len(ratios) + 0.6, 3.4), squeeze=False)
         for ax, r in zip(axes[0], ratios):
             panel(

@@ -189,7 +189,7 @@ class StudyData:
     claim's seed stability is judged on the experiments it reads."""
 
     mode: str
-    plan: Any  # a typed kit.Plan, or a mapping in the studies not moved onto it yet
+    plan: Any  # the mode's plan: the study's own kit.Plan subclass (typed where the study reads it)
     campaigns: dict[str, Any]
     cache: dict = field(default_factory=dict)
     accessed: set[str] = field(default_factory=set)
@@ -244,14 +244,14 @@ class Study(ABC):
     summary_intro: str = ""
 
     @abstractmethod
-    def plan(self, mode: str) -> Plan | dict:
+    def plan(self, mode: str) -> Plan:
         """The knobs of a mode: durations, sweep values, seeds, and a
         'describe' string saying what the mode shortens (a `kit.Plan`
         subclass; still a mapping in the studies not moved onto it)."""
         ...
 
     @abstractmethod
-    def setup_rows(self, plan: Any) -> list[tuple[str, str]]: ...
+    def setup_rows(self, plan: Any) -> list[tuple[str, str]]: ...  # plan: the study's Plan subclass
 
     @abstractmethod
     def choices(self) -> list[Choice]: ...

@@ -63,12 +63,6 @@ class Plan:
     seeds: list[int]
 
 
-def plan_value(plan, key: str, default=None):
-    """A knob of a plan, typed (`Plan`) or, for the studies not moved yet,
-    a mapping."""
-    return plan.get(key, default) if isinstance(plan, dict) else getattr(plan, key, default)
-
-
 def full_packet_bytes(tcp: dict) -> int:
     """Bytes on the wire of a full-sized data segment under the `[tcp]`
     table `tcp` as a scenario writes it: MSS + TCP/IP header + the

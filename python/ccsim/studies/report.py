@@ -14,7 +14,6 @@ from pathlib import Path
 
 from .. import _core
 from .base import VERDICTS, fmt
-from .kit import plan_value
 
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;
@@ -66,12 +65,12 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     plan = data.plan
     counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
     claims = {c.id: c for c in study.claims()}
-    seeds = plan_value(plan, "seeds")
+    seeds = plan.seeds
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
     meta = [
         ("ccsim version", f"{_core.__version__} (model version {_core.MODEL_VERSION})"),
-        ("mode", f"{data.mode}: {plan_value(plan, 'describe')}"),
-        ("seeds", ", ".join(map(str, seeds)) if isinstance(seeds, list) else str(seeds)),
+        ("mode", f"{data.mode}: {plan.describe}"),
+        ("seeds", ", ".join(map(str, seeds))),
         (
             "runs",
             f"{timing['runs']} ({timing['computed_now']} computed by this call, the rest read from the campaign store)",

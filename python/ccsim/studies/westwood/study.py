@@ -11,6 +11,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ..base import Choice, Claim, Experiment, Figure, Study, StudyData, ns2_2004_choice
+from .plan import PLANS, WestwoodPlan
 from .scenarios import (
     LINUX_VARIANTS,
     MSS,
@@ -53,79 +54,12 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
         "ACK) and ns-2's Vegas reran W1–W7; W1 and W4 were also run on the Linux stack."
     )
 
-    def plan(self, mode: str) -> dict:
-        if mode == "smoke":
-            return {
-                "describe": "toy durations (W1 100 s, others 40–60 s), one seed, two points per sweep",
-                "w1_dur": 100.0,
-                "w1_seeds": [1],
-                "w2_dur": 60.0,
-                "w2_ms": [10, 20],
-                "w2_seeds": [1],
-                "w3_dur": 60.0,
-                "w3_hops": [1, 2],
-                "w4_dur": 60.0,
-                "w4_bad": [1.0, 10.0],
-                "w4_seeds": [1],
-                "w5_dur": 60.0,
-                "w5_bad": [100.0],
-                "w5_seeds": [1],
-                "w6_dur": 60.0,
-                "w7_dur": 60.0,
-                "w7_rtts": [40, 160],
-                "w7_ps": [0.005, 0.02],
-                "w7_seeds": [1],
-            }
-        if mode == "quick":
-            return {
-                "describe": "W1, W2, W4–W6 at the paper's 1000 s; W3 and W7 300 s; fewer seeds (W1, W2, W5 and "
-                "W7 3, W4 5) and fewer points (W3 N = 1, 2, 3, 5, 7, 10; W4 d = 0.1 … 100 ms in 6 "
-                "steps; W5 d = 10 ms … 1 s in 4)",
-                "w1_dur": 1000.0,
-                "w1_seeds": [1, 2, 3],
-                "w2_dur": 1000.0,
-                "w2_ms": [10, 20, 40, 60, 100, 150, 200],
-                "w2_seeds": [1, 2, 3],
-                "w3_dur": 300.0,
-                "w3_hops": [1, 2, 3, 5, 7, 10],
-                "w4_dur": 1000.0,
-                "w4_bad": [0.1, 1.0, 3.0, 10.0, 30.0, 100.0],
-                "w4_seeds": [1, 2, 3, 4, 5],
-                "w5_dur": 1000.0,
-                "w5_bad": [10.0, 100.0, 300.0, 1000.0],
-                "w5_seeds": [1, 2, 3],
-                "w6_dur": 1000.0,
-                "w7_dur": 300.0,
-                "w7_rtts": [40, 80, 160],
-                "w7_ps": [0.002, 0.005, 0.01, 0.02, 0.04],
-                "w7_seeds": [1, 2, 3],
-            }
-        if mode == "full":
-            return {
-                "describe": "the paper's 1000 s everywhere, 10 seeds where the paper has them (W1 repetitions, "
-                "W4, W5), W2 3 seeds, W3 N = 1 … 10",
-                "w1_dur": 1000.0,
-                "w1_seeds": list(range(1, 11)),
-                "w2_dur": 1000.0,
-                "w2_ms": [10, 20, 30, 40, 60, 80, 100, 150, 200],
-                "w2_seeds": [1, 2, 3],
-                "w3_dur": 1000.0,
-                "w3_hops": list(range(1, 11)),
-                "w4_dur": 1000.0,
-                "w4_bad": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0],
-                "w4_seeds": list(range(1, 11)),
-                "w5_dur": 1000.0,
-                "w5_bad": [1.0, 10.0, 100.0, 300.0, 1000.0],
-                "w5_seeds": list(range(1, 11)),
-                "w6_dur": 1000.0,
-                "w7_dur": 1000.0,
-                "w7_rtts": [40, 80, 160],
-                "w7_ps": [0.002, 0.005, 0.01, 0.02, 0.04],
-                "w7_seeds": [1, 2, 3],
-            }
-        raise ValueError(mode)
+    def plan(self, mode: str) -> WestwoodPlan:
+        if mode not in PLANS:
+            raise ValueError(mode)
+        return PLANS[mode]
 
-    def setup_rows(self, plan: dict) -> list[tuple[str, str]]:
+    def setup_rows(self, plan: WestwoodPlan) -> list[tuple[str, str]]:
         return [
             (
                 "TCP",
@@ -149,45 +83,45 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             (
                 "W1",
                 f"2 Mb/s, 115 ms bottleneck + 5 ms access links each side (RTT 250 ms), 40-packet buffer; "
-                f"10 NewReno reverse flows ON in the 2nd and 4th quarter; {plan['w1_dur']:g} s, seeds "
-                f"{plan['w1_seeds'][0]}–{plan['w1_seeds'][-1]}",
+                f"10 NewReno reverse flows ON in the 2nd and 4th quarter; {plan.w1_dur:g} s, seeds "
+                f"{plan.w1_seeds[0]}–{plan.w1_seeds[-1]}",
             ),
             (
                 "W2",
-                f"10 Mb/s, M = {', '.join(map(str, plan['w2_ms']))} flows, RTTs evenly spread over "
+                f"10 Mb/s, M = {', '.join(map(str, plan.w2_ms))} flows, RTTs evenly spread over "
                 f"[20 + 230/M, 250] ms, 208-packet buffer (10 Mb/s × 250 ms); 10 NewReno reverse flows with "
-                f"RTTs spread over [20, 250] ms; {plan['w2_dur']:g} s",
+                f"RTTs spread over [20, 250] ms; {plan.w2_dur:g} s",
             ),
             (
                 "W3",
-                f"parking lot, N = {', '.join(map(str, plan['w3_hops']))} hops of 10 Mb/s, 10 ms; access 100 "
+                f"parking lot, N = {', '.join(map(str, plan.w3_hops))} hops of 10 Mb/s, 10 ms; access 100 "
                 f"Mb/s, 20 ms; 125-packet queues; C1 from 10 s; per hop one cross flow each way; "
-                f"{plan['w3_dur']:g} s",
+                f"{plan.w3_dur:g} s",
             ),
             (
                 "W4",
                 f"wired 10 Mb/s, 20 ms bottleneck + 2 Mb/s, 20 ms wireless last hop (40-packet buffer); flow "
                 f"under study RTT 250 ms; two-state channel both ways (GOOD 1 s, loss 0; BAD d, loss 0.1; next "
-                f"state 50/50), d = {', '.join(f'{d:g}' for d in plan['w4_bad'])} ms; cross traffic off, then on "
-                f"(5 cross flows RTT U[66, 250] ms, 10 NewReno reverse RTT U[46, 250] ms); {plan['w4_dur']:g} s, "
-                f"{len(plan['w4_seeds'])} seeds",
+                f"state 50/50), d = {', '.join(f'{d:g}' for d in plan.w4_bad)} ms; cross traffic off, then on "
+                f"(5 cross flows RTT U[66, 250] ms, 10 NewReno reverse RTT U[46, 250] ms); {plan.w4_dur:g} s, "
+                f"{len(plan.w4_seeds)} seeds",
             ),
             (
                 "W5",
                 f"GEO: 10 Mb/s, 275 ms one way, 492-packet buffer (10 Mb/s × 590 ms), the W4 channel on both "
-                f"directions with d = {', '.join(f'{d:g}' for d in plan['w5_bad'])} ms; 20 flows RTT 590 ms, 10 "
-                f"NewReno reverse flows; {plan['w5_dur']:g} s, {len(plan['w5_seeds'])} seeds",
+                f"directions with d = {', '.join(f'{d:g}' for d in plan.w5_bad)} ms; 20 flows RTT 590 ms, 10 "
+                f"NewReno reverse flows; {plan.w5_dur:g} s, {len(plan.w5_seeds)} seeds",
             ),
             (
                 "W6",
                 f"20 Westwood+ or 20 original Westwood flows in the W2 set-up (M = 20); one Westwood+ flow alone "
-                f"on 1 Mb/s, RTT 100 ms; {plan['w6_dur']:g} s",
+                f"on 1 Mb/s, RTT 100 ms; {plan.w6_dur:g} s",
             ),
             (
                 "W7",
-                f"one Reno or Westwood+ flow, Bernoulli loss p = {', '.join(f'{p:g}' for p in plan['w7_ps'])} on "
-                f"a 10 Mb/s bottleneck, base RTT {', '.join(map(str, plan['w7_rtts']))} ms, 167-packet buffer; "
-                f"{plan['w7_dur']:g} s, {len(plan['w7_seeds'])} seeds",
+                f"one Reno or Westwood+ flow, Bernoulli loss p = {', '.join(f'{p:g}' for p in plan.w7_ps)} on "
+                f"a 10 Mb/s bottleneck, base RTT {', '.join(map(str, plan.w7_rtts))} ms, 167-packet buffer; "
+                f"{plan.w7_dur:g} s, {len(plan.w7_seeds)} seeds",
             ),
         ]
 
@@ -269,42 +203,42 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             ),
         ]
 
-    def experiments(self, plan: dict) -> list[Experiment]:
+    def experiments(self, plan: WestwoodPlan) -> list[Experiment]:
         p = plan
         w1 = Sweep(
-            w1_scenario(p["w1_dur"]),
+            w1_scenario(p.w1_dur),
             name="westwood.w1",
             grid={
                 "flows[0].label": list(W1_VARIANTS),
                 **derived_options(0),
                 **{f"flows[1].{k}": _reverse_opts_w1(k) for k in OPTS},
             },
-            seeds=p["w1_seeds"],
+            seeds=p.w1_seeds,
         )
         w1l = Sweep(
-            w1_scenario(p["w1_dur"]),
+            w1_scenario(p.w1_dur),
             name="westwood.w1_linux",
             set={"tcp.stack": "linux"},
             grid={"flows[0].label": list(LINUX_VARIANTS), **derived_options(0, "linux")},
-            seeds=p["w1_seeds"],
+            seeds=p.w1_seeds,
         )
         w2 = Sweep(
-            w2_scenario(p["w2_dur"]),
+            w2_scenario(p.w2_dur),
             name="westwood.w2",
             grid={
                 "flows[0].label": list(W2_VARIANTS),
                 **derived_options(0),
-                "flows[0].count": p["w2_ms"],
+                "flows[0].count": p.w2_ms,
                 "flows[0].rtt": _w2_rtt,
             },
-            seeds=p["w2_seeds"],
+            seeds=p.w2_seeds,
         )
         pairs = [(c1, x) for c1 in W3_ALGOS for x in W3_ALGOS]
         w3 = Sweep(
-            w3_scenario(p["w3_dur"]),
+            w3_scenario(p.w3_dur),
             name="westwood.w3",
             grid={
-                "topology.hops": p["w3_hops"],
+                "topology.hops": p.w3_hops,
                 **derived_options(0),
                 **derived_options(1),
                 **derived_options(2, label_key="flows[1].label"),
@@ -316,21 +250,21 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             },
             seeds=[1],
         )
-        bad4 = [f"{d:g}ms" for d in p["w4_bad"]]
+        bad4 = [f"{d:g}ms" for d in p.w4_bad]
         w4 = Sweep(
-            w4_scenario(p["w4_dur"]),
+            w4_scenario(p.w4_dur),
             name="westwood.w4",
             grid={"topology.wireless_loss.bad": bad4, "flows[0].label": list(W45_VARIANTS), **derived_options(0)},
-            seeds=p["w4_seeds"],
+            seeds=p.w4_seeds,
         )
         w4on = Sweep(
-            w4_scenario(p["w4_dur"], traffic=True),
+            w4_scenario(p.w4_dur, traffic=True),
             name="westwood.w4_traffic",
             grid={"topology.wireless_loss.bad": bad4, "flows[0].label": list(W45_VARIANTS), **derived_options(0)},
-            seeds=p["w4_seeds"],
+            seeds=p.w4_seeds,
         )
         w4l = Sweep(
-            w4_scenario(p["w4_dur"]),
+            w4_scenario(p.w4_dur),
             name="westwood.w4_linux",
             set={"tcp.stack": "linux"},
             grid={
@@ -338,11 +272,11 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
                 "flows[0].label": ["westwoodplus", "newreno"],
                 **derived_options(0, "linux"),
             },
-            seeds=p["w4_seeds"],
+            seeds=p.w4_seeds,
         )
-        mid = "10ms" if 10.0 in p["w4_bad"] else bad4[len(bad4) // 2]
+        mid = "10ms" if 10.0 in p.w4_bad else bad4[len(bad4) // 2]
         w4g = Sweep(
-            w4_scenario(p["w4_dur"], traffic=True),
+            w4_scenario(p.w4_dur, traffic=True),
             name="westwood.w4_growth",
             set={"topology.wireless_loss.bad": mid},
             grid={
@@ -350,19 +284,19 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
                 "flows[0].label": ["newreno", "newreno_nodack", "westwoodplus", "westwoodplus_nodack"],
                 **derived_options(0),
             },
-            seeds=p["w4_seeds"],
+            seeds=p.w4_seeds,
         )
         w5 = Sweep(
-            w5_scenario(p["w5_dur"]),
+            w5_scenario(p.w5_dur),
             name="westwood.w5",
             grid={
-                "topology.loss.bad": [f"{d:g}ms" for d in p["w5_bad"]],
+                "topology.loss.bad": [f"{d:g}ms" for d in p.w5_bad],
                 "flows[0].label": list(W45_VARIANTS),
                 **derived_options(0),
             },
-            seeds=p["w5_seeds"],
+            seeds=p.w5_seeds,
         )
-        w6s = w2_scenario(p["w6_dur"], 20)
+        w6s = w2_scenario(p.w6_dur, 20)
         w6s["sim"]["trace"] = ["cc"]
         w6 = Sweep(
             w6s,
@@ -370,17 +304,17 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             grid={"flows[0].label": ["westwoodplus", "westwood"], **derived_options(0)},
             seeds=[1],
         )
-        w6b = Sweep(w6_single(p["w6_dur"]), name="westwood.w6_single", seeds=[1])
+        w6b = Sweep(w6_single(p.w6_dur), name="westwood.w6_single", seeds=[1])
         w7 = Sweep(
-            w7_scenario(p["w7_dur"]),
+            w7_scenario(p.w7_dur),
             name="westwood.w7",
             grid={
                 "flows[0].label": ["reno", "westwoodplus"],
                 **derived_options(0),
-                "flows[0].rtt": [f"{r}ms" for r in p["w7_rtts"]],
-                "topology.loss.p": list(p["w7_ps"]),
+                "flows[0].rtt": [f"{r}ms" for r in p.w7_rtts],
+                "topology.loss.p": list(p.w7_ps),
             },
-            seeds=p["w7_seeds"],
+            seeds=p.w7_seeds,
         )
         return [
             Experiment("w1", "W1: one flow against ON-OFF reverse traffic", w1),

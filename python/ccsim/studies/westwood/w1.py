@@ -25,7 +25,7 @@ from .scenarios import (
 class W1:
     def w1_intervals(self, data: StudyData, exp: str = "w1") -> pl.DataFrame:
         """Per variant and quarter (0–3): mean goodput of the flow under study over the seeds."""
-        dur = data.plan["w1_dur"]
+        dur = data.plan.w1_dur
         q = dur / 4
         parts = []
         for i in range(4):
@@ -49,7 +49,7 @@ class W1:
         """cwnd at each fast retransmit of the flow under study, with its quarter."""
 
         def build():
-            q = data.plan["w1_dur"] / 4
+            q = data.plan.w1_dur / 4
             e = data.campaign("w1").query(
                 "SELECT run_id, time_s, value AS cwnd FROM events WHERE flow = 0 AND kind = 'fast_retransmit'"
             )
@@ -113,9 +113,7 @@ class W1:
         return v
 
     def _w1c(self, data: StudyData):
-        pk = self.w1_peaks(data).filter(
-            pl.col("quarter").is_in([0, 2]) & (pl.col("time_s") > 0.1 * data.plan["w1_dur"])
-        )
+        pk = self.w1_peaks(data).filter(pl.col("quarter").is_in([0, 2]) & (pl.col("time_s") > 0.1 * data.plan.w1_dur))
         target = 2e6 * 0.25 / (PKT * 8) + 40
         checks, meas = [], {}
         for v in ("newreno", "westwoodplus"):
@@ -133,7 +131,7 @@ class W1:
 
     def _w1d(self, data: StudyData):
         s = self.w1_series(data)
-        dur = data.plan["w1_dur"]
+        dur = data.plan.w1_dur
         bdp = 2e6 * 0.25 / (PKT * 8)
         checks, meas = [], {}
         for v in ("vegas", "vegas_vs_vegas"):
@@ -154,7 +152,7 @@ class W1:
 
     def _w1e(self, data: StudyData):
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
-        dur = data.plan["w1_dur"]
+        dur = data.plan.w1_dur
         meas = {}
         for v in ("newreno", "westwoodplus"):
             x = s.filter(pl.col("variant") == v)
@@ -224,7 +222,7 @@ class W1:
                     color=VARIANTS[v].color,
                     label=VARIANTS[v].name,
                 )
-            q = p["w1_dur"] / 4
+            q = p.w1_dur / 4
             ax.set_xticks(range(4), [f"{i * q:g}–{(i + 1) * q:g} s\n{'ON' if i % 2 else 'OFF'}" for i in range(4)])
             ax.axhline(2 * PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
             ax.set_title(f"W1 goodput of the flow under study, {title}", fontsize=9)
@@ -242,7 +240,7 @@ class W1:
             )
         )
         # W1 cwnd and ssthresh (Figs 4-8)
-        s = self.w1_series(data).filter(pl.col("seed") == p["w1_seeds"][0])
+        s = self.w1_series(data).filter(pl.col("seed") == p.w1_seeds[0])
         fig, axes = subplots(len(W1_VARIANTS), 1, figsize=(10, 2.0 * len(W1_VARIANTS)), sharex=True)
         for ax, v in zip(axes, W1_VARIANTS):
             x = s.filter(pl.col("variant") == v).sort("time_s")
@@ -250,7 +248,7 @@ class W1:
             ss = x.filter(pl.col("ssthresh").is_finite())
             ax.plot(ss["time_s"], ss["ssthresh"], lw=0.8, color="k", alpha=0.7, label="ssthresh")
             for k in (1, 3):
-                ax.axvspan(k * p["w1_dur"] / 4, (k + 1) * p["w1_dur"] / 4, color="0.9", zorder=0)
+                ax.axvspan(k * p.w1_dur / 4, (k + 1) * p.w1_dur / 4, color="0.9", zorder=0)
             ax.set_ylim(0, 120)
             ax.set_ylabel("segments")
             ax.set_title(VARIANTS[v].name, fontsize=9, loc="left")

@@ -94,14 +94,14 @@ class W2:
 
     def _w2_at20(self, data: StudyData) -> pl.DataFrame:
         t = self.w2_table(data)
-        m = 20 if 20 in data.plan["w2_ms"] else data.plan["w2_ms"][0]
+        m = 20 if 20 in data.plan.w2_ms else data.plan.w2_ms[0]
         # one run, as the paper's sequence plot: the first seed of those these data hold (so that the
         # claim evaluated on one seed's data reads that seed's run)
         return t.filter((pl.col("m") == m) & (pl.col("seed") == t["seed"].min()))
 
     def _w2c(self, data: StudyData):
         t = self._w2_at20(data)
-        scale = 1000.0 / data.plan["w2_dur"]
+        scale = 1000.0 / data.plan.w2_dur
         r = {row["variant"]: row for row in t.iter_rows(named=True)}
         sp = {v: r[v]["seq_max"] / r[v]["seq_min"] for v in ("newreno", "westwoodplus")}
         jm = self.w2_table(data).group_by("variant").agg(pl.col("jain").mean())
@@ -178,10 +178,10 @@ class W2:
                 "index of the M flows against M; dotted: the link's payload rate.",
             )
         )
-        m20 = 20 if 20 in p["w2_ms"] else p["w2_ms"][0]
+        m20 = 20 if 20 in p.w2_ms else p.w2_ms[0]
         seq = data.campaign("w2").query(
             'SELECT time_s, flow, snd_una, "flows[0].label" AS variant FROM flow_series '
-            f'WHERE "flows[0].count" = {m20} AND flow < {m20} AND seed = {p["w2_seeds"][0]}'
+            f'WHERE "flows[0].count" = {m20} AND flow < {m20} AND seed = {p.w2_seeds[0]}'
         )
         fig, axes = subplots(1, 3, figsize=(13, 3.4), sharey=True)
         for ax, v in zip(axes, W2_VARIANTS):
@@ -191,7 +191,7 @@ class W2:
                 ax.plot(g["time_s"], g["snd_una"], lw=0.7)
             if v in PAPER_W2_RANGES:
                 for y in PAPER_W2_RANGES[v]:
-                    ax.axhline(y * p["w2_dur"] / 1000, color="k", ls=":", lw=0.8)
+                    ax.axhline(y * p.w2_dur / 1000, color="k", ls=":", lw=0.8)
             ax.set_title(
                 f"{VARIANTS[v].name}, M = {m20}" + (" (dotted: paper's final range)" if v in PAPER_W2_RANGES else ""),
                 fontsize=9,

@@ -26,7 +26,7 @@ class W3:
         (C1 + mean of the forward cross flows) over [10 s, end]."""
 
         def build():
-            dur = data.plan["w3_dur"]
+            dur = data.plan.w3_dur
             g = self.window_gp(data, "w3", 10.0, dur)
             runs = self.runs(data, "w3").rename(
                 {"topology.hops": "n", "flows[0].label": "c1", "flows[1].label": "cross"}

@@ -106,7 +106,7 @@ class W45:
 
     def w4_ssthresh(self, data: StudyData) -> dict[str, float]:
         def build():
-            d = "10ms" if 10.0 in data.plan["w4_bad"] else f"{data.plan['w4_bad'][-1]:g}ms"
+            d = "10ms" if 10.0 in data.plan.w4_bad else f"{data.plan.w4_bad[-1]:g}ms"
             s = data.campaign("w4").query(
                 'SELECT run_id, time_s, ssthresh, "flows[0].label" AS variant FROM flow_series '
                 f"WHERE flow = 0 AND \"topology.wireless_loss.bad\" = '{d}' AND isfinite(ssthresh)"
@@ -125,7 +125,7 @@ class W45:
             .join(self.runs(data, "w4"), on="run_id")
         )
         f = f.filter((pl.col("flows[0].label") == variant) & (pl.col("topology.wireless_loss.bad") == d))
-        dur = data.plan["w4_dur"]
+        dur = data.plan.w4_dur
         return float(((dur - f["start_s"]) / f["cuts"].cast(pl.Float64)).mean())
 
     def _w4c(self, data: StudyData):
@@ -184,7 +184,7 @@ class W45:
             r = (x["newreno_nodack"] + x["westwoodplus_nodack"]) / (x["newreno"] + x["westwoodplus"])
             parts.append(f"growth per {gp_}: no-DACK/DACK = {r:.2f}×")
             v.measured[f"nodack_over_dack_growth_{gp_}"] = r
-        d = "10 ms" if 10.0 in data.plan["w4_bad"] else f"{data.plan['w4_bad'][len(data.plan['w4_bad']) // 2]:g} ms"
+        d = "10 ms" if 10.0 in data.plan.w4_bad else f"{data.plan.w4_bad[len(data.plan.w4_bad) // 2]:g} ms"
         v.reason += (
             f" Targeted check at d = {d} (" + "; ".join(parts) + "): delayed ACKs halve ns-2's per-ACK "
             "window growth; crediting the segments an ACK covers (Linux, RFC 3465) removes most of the gap."

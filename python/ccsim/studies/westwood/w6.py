@@ -114,7 +114,7 @@ class W6:
         axes[2].plot(s["time_s"], s["bwe_bps"] / 1e6, lw=0.8, color="C3", label="Westwood+ (filtered ACKed data)")
         axes[2].plot(s["time_s"], s["cwnd_rtt_bps"] / 1e6, lw=0.8, color="C7", label="filtered cwnd/RTT")
         axes[2].axhline(PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
-        axes[2].set_xlim(0, min(200, p["w6_dur"]))
+        axes[2].set_xlim(0, min(200, p.w6_dur))
         axes[2].set_xlabel("time (s)")
         axes[2].set_ylabel("estimate (Mb/s)")
         axes[2].set_title("one Westwood+ flow, 1 Mb/s", fontsize=9)
