@@ -545,3 +545,44 @@ def test_initial_window_simulated_fct_follows_slow_start_rounds():
         model = iw.min_fct_data(segs, w, 0.1) + last * 1500 * 8 / 100e6
         assert f["retransmits"] == 0
         assert f["fct_data_s"] == pytest.approx(model, rel=0.10), (w, f["fct_data_s"], model)
+
+
+def test_claims_are_the_methods_marked_with_claim_in_section_order():
+    """`@claim` keeps a claim's statement, rule and code together; `Study.claims`
+    collects them from the study's own class, then its section mixins, each
+    in definition order, and refuses an id given twice."""
+    from ccsim.studies.base import Study, claim
+
+    class Section:
+        @claim("S2", "second section", "rule S2", changed_after_results="was stricter")
+        def _s2(self, data):
+            return "s2"
+
+    class Toy(Section, Study):
+        name = "toy_claims"
+
+        @claim("S1a", "first", "rule S1a")
+        def _s1a(self, data):
+            return "s1a"
+
+        def helper(self, data):  # not a claim
+            return None
+
+        @claim("S1b", "second", "rule S1b")
+        def _s1b(self, data):
+            return "s1b"
+
+        plan = setup_rows = choices = experiments = figures = lambda *a: None
+
+    got = Toy().claims()
+    assert [c.id for c in got] == ["S1a", "S1b", "S2"]
+    assert [c.evaluate(None) for c in got] == ["s1a", "s1b", "s2"]
+    assert got[2].rule_text() == "rule S2 [Rule changed after results were seen: was stricter]"
+
+    class Twice(Toy):
+        @claim("S1a", "again", "rule")
+        def _other(self, data):
+            return None
+
+    with pytest.raises(ValueError, match="repeat"):
+        Twice().claims()

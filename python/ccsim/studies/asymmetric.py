@@ -27,11 +27,11 @@ from .base import (
     NS2_OF_2004,
     Check,
     Choice,
-    Claim,
     Experiment,
     Figure,
     Study,
     StudyData,
+    claim,
     ns2_2004_choice,
     save_figure,
     verdict_from,
@@ -342,60 +342,15 @@ class Asymmetric(Study):
         g = w.group_by("variant").agg(pl.col("rate").mean())
         return {r["variant"]: float(r["rate"]) for r in g.iter_rows(named=True)}
 
-    # ---- claims
-    def claims(self) -> list[Claim]:
-        return [
-            Claim(
-                "A1",
-                "On one link SACK's throughput leads briefly, then there is no real difference.",
-                "Mean over the link rates: SACK's throughput over the first 1 s is ≥ 5 % above NewReno's; from 2 s "
-                "to the end the two differ by ≤ 5 %.",
-                self._a1,
-            ),
-            Claim(
-                "A2",
-                "Through the bottleneck NewReno leads for the first ≈3 s; after that SACK is higher and steadier.",
-                "BER 1e-5, mean over rates and seeds of the 4-flow aggregate throughput (0.5 s bins): NewReno > SACK "
-                "over 0–3 s; SACK > NewReno over 3–10 s; the coefficient of variation of the bins over 3–10 s is "
-                "lower for SACK.",
-                self._a2,
-            ),
-            Claim(
-                "A3-acks",
-                "NewReno delivers ACKs across the reverse bottleneck faster and more of them in the first ≈6 s.",
-                "Reverse rate 1/10: ACKs crossing the reverse bottleneck over 0–6 s, mean over seeds: NewReno > SACK.",
-                self._a3_acks,
-            ),
-            Claim(
-                "A3-fwd",
-                "Forward (data) loss is about equal for the two protocols.",
-                "Reverse rate 1/10: the forward data loss rates (bit errors and queue drops per data packet offered "
-                "to the forward bottleneck) differ by ≤ 10 % of their mean.",
-                self._a3_fwd,
-                changed_after_results="it compared the bit-error loss rates alone, which the same BER on the same "
-                "packet size makes equal whatever the protocol (a check that could not fail); queue drops now count",
-            ),
-            Claim(
-                "A3-rev",
-                "Reverse ACK loss is slightly higher for SACK.",
-                "Reverse rate 1/10: the share of ACKs lost on the reverse bottleneck (bit errors and queue drops) is "
-                "higher for SACK than for NewReno.",
-                self._a3_rev,
-            ),
-            Claim(
-                "P-Q",
-                "Per-packet loss is P = 1 − (1 − E1)^s1 forward and Q = 1 − (1 − E2)^s2 reverse.",
-                "Measured over the A2 NewReno runs at one bottleneck rate (one run per seed: runs that share a seed "
-                "share their loss draws, so only these are independent samples), at each BER: the forward loss "
-                "rate and the reverse loss rate of the plain 40-byte ACKs are each within 3 binomial standard "
-                "errors of P and Q.",
-                self._pq,
-            ),
-        ]
-
     def _with_sack_receiver(self, text: str) -> str:
         return f". With a SACK-capable receiver: {text}."
 
+    @claim(
+        "A1",
+        "On one link SACK's throughput leads briefly, then there is no real difference.",
+        "Mean over the link rates: SACK's throughput over the first 1 s is ≥ 5 % above NewReno's; from 2 s "
+        "to the end the two differ by ≤ 5 %.",
+    )
     def _a1(self, data: StudyData):
         s = self.series(data, "a1", "goodput")
         e, l = self.window_mean(s, 0, 1.0), self.window_mean(s, 2.0, data.plan.dur)
@@ -436,6 +391,13 @@ class Asymmetric(Study):
         cvs = {r["variant"]: float(r["cv"]) for r in cv.iter_rows(named=True)}
         return early["newreno"], early[variant], late["newreno"], late[variant], cvs["newreno"], cvs[variant]
 
+    @claim(
+        "A2",
+        "Through the bottleneck NewReno leads for the first ≈3 s; after that SACK is higher and steadier.",
+        "BER 1e-5, mean over rates and seeds of the 4-flow aggregate throughput (0.5 s bins): NewReno > SACK "
+        "over 0–3 s; SACK > NewReno over 3–10 s; the coefficient of variation of the bins over 3–10 s is "
+        "lower for SACK.",
+    )
     def _a2(self, data: StudyData):
         ne, se, nl, sl, ncv, scv = self._a2_numbers(data, "sack_plain_sink")
         v = verdict_from(
@@ -485,6 +447,11 @@ class Asymmetric(Study):
     def _a3_at(self, data: StudyData) -> float:
         return 10.0 / (10 if 10 in data.plan.ratios else data.plan.ratios[0])
 
+    @claim(
+        "A3-acks",
+        "NewReno delivers ACKs across the reverse bottleneck faster and more of them in the first ≈6 s.",
+        "Reverse rate 1/10: ACKs crossing the reverse bottleneck over 0–6 s, mean over seeds: NewReno > SACK.",
+    )
     def _a3_acks(self, data: StudyData):
         rev = f"{self._a3_at(data):g}Mbps"
         s = self.series(data, "a3", "acks").filter(pl.col("topology.reverse_bottleneck_rate") == rev)
@@ -520,6 +487,14 @@ class Asymmetric(Study):
             (pl.col("rev_lost") / pl.col("rev_offered")).alias("rev"),
         )
 
+    @claim(
+        "A3-fwd",
+        "Forward (data) loss is about equal for the two protocols.",
+        "Reverse rate 1/10: the forward data loss rates (bit errors and queue drops per data packet offered "
+        "to the forward bottleneck) differ by ≤ 10 % of their mean.",
+        changed_after_results="it compared the bit-error loss rates alone, which the same BER on the same "
+        "packet size makes equal whatever the protocol (a check that could not fail); queue drops now count",
+    )
     def _a3_fwd(self, data: StudyData):
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}
         a, b = g["newreno"]["fwd"], g["sack_plain_sink"]["fwd"]
@@ -532,6 +507,12 @@ class Asymmetric(Study):
         v.reason += self._with_sack_receiver(f"{g['sack']['fwd']:.4f}")
         return v
 
+    @claim(
+        "A3-rev",
+        "Reverse ACK loss is slightly higher for SACK.",
+        "Reverse rate 1/10: the share of ACKs lost on the reverse bottleneck (bit errors and queue drops) is "
+        "higher for SACK than for NewReno.",
+    )
     def _a3_rev(self, data: StudyData):
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}
         a, b, c = g["newreno"]["rev"], g["sack_plain_sink"]["rev"], g["sack"]["rev"]
@@ -545,6 +526,14 @@ class Asymmetric(Study):
         v.reason += self._with_sack_receiver(f"{c:.5f} (its ACKs carry SACK blocks: 52–68 bytes)")
         return v
 
+    @claim(
+        "P-Q",
+        "Per-packet loss is P = 1 − (1 − E1)^s1 forward and Q = 1 − (1 − E2)^s2 reverse.",
+        "Measured over the A2 NewReno runs at one bottleneck rate (one run per seed: runs that share a seed "
+        "share their loss draws, so only these are independent samples), at each BER: the forward loss "
+        "rate and the reverse loss rate of the plain 40-byte ACKs are each within 3 binomial standard "
+        "errors of P and Q.",
+    )
     def _pq(self, data: StudyData):
         rate = "10Mbps" if 10 in data.plan.rates else f"{data.plan.rates[0]}Mbps"
         lo = self.losses(data, "a2").filter(

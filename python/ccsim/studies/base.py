@@ -168,6 +168,31 @@ class Claim:
         return f"{self.rule} [Rule changed after results were seen: {self.changed_after_results}]"
 
 
+@dataclass(frozen=True)
+class _ClaimSpec:
+    id: str
+    statement: str
+    rule: str
+    changed_after_results: str
+
+
+def claim(id: str, statement: str, rule: str, *, changed_after_results: str = ""):
+    """Mark a study method `f(self, data) -> Verdict` as the evaluation of a
+    claim, so the paper's statement, the rule (fixed before results, or
+    marked as changed after them) and the code that applies it sit together:
+
+        @claim("A1", "SACK leads briefly, then ...", "Mean over the rates: ...")
+        def _a1(self, data): ...
+
+    `Study.claims` collects the marked methods."""
+
+    def mark(fn):
+        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results)
+        return fn
+
+    return mark
+
+
 @dataclass
 class Experiment:
     name: str
@@ -262,8 +287,22 @@ class Study(ABC):
     @abstractmethod
     def figures(self, data: StudyData, out: Path) -> list[Figure]: ...
 
-    @abstractmethod
-    def claims(self) -> list[Claim]: ...
+    def claims(self) -> list[Claim]:
+        """The study's claims: every method marked with `@claim`, in the
+        order the study's classes are searched (its own, then the mixins of
+        a study split by section, each in definition order)."""
+        out, seen = [], set()
+        for cls in type(self).__mro__:
+            for name, fn in vars(cls).items():
+                spec = getattr(fn, "_claim", None)
+                if spec is None or name in seen:
+                    continue
+                seen.add(name)
+                out.append(Claim(spec.id, spec.statement, spec.rule, getattr(self, name), spec.changed_after_results))
+        ids = [c.id for c in out]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{type(self).__name__}: claim ids repeat: {ids}")
+        return out
 
     def summary(self, verdicts: list[Verdict]) -> str:
         counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}

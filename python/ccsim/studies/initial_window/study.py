@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ...experiments.sweep import Sweep
-from ..base import Choice, Claim, Experiment, Study, StudyData
+from ..base import Choice, Experiment, Study, StudyData
 from ..kit import Plan, sweep_zip
 from .checks import Checks
 from .figures import Figures
@@ -402,77 +402,6 @@ class InitialWindow(Checks, Figures, Study):
             )
 
         return data.memo(f"conv:{exp}", build)
-
-    # ---- claims
-    def claims(self) -> list[Claim]:
-        return [
-            Claim(
-                "IW1-a",
-                "CUBIC's FCT falls as IW grows, but past a threshold it rises again (at 10 Mb/s IW 50 is "
-                "slower than IW 20).",
-                "CUBIC, FCT from the first data byte: the mean over RTTs and rates falls from IW 1 to 2 to 4 to 10; "
-                "at 10 Mb/s, IW 50 is slower than IW 20 at both RTTs.",
-                self._iw1a,
-            ),
-            Claim(
-                "IW1-b",
-                "FCT grows with RTT.",
-                "In every (algorithm, IW, rate) cell the FCT at RTT 100 ms exceeds the FCT at 30 ms.",
-                self._iw1b,
-            ),
-            Claim(
-                "IW1-c",
-                "The rate barely matters for 100 KB.",
-                "Median over (algorithm, IW, RTT) cells of (max − min)/min of the FCT across the rates ≤ 20 %.",
-                self._iw1c,
-            ),
-            Claim(
-                "IW1-d",
-                "Pacing lowers CUBIC's FCT, most at high RTT.",
-                "Mean over cells: paced CUBIC's FCT < CUBIC's; at 100 ms its mean relative reduction is positive "
-                "and larger than at 30 ms.",
-                self._iw1d,
-                changed_after_results="the second check was corrected after the kernel column ran: it had "
-                "counted a smaller slowdown at 100 ms than at 30 ms as 'a larger reduction'",
-            ),
-            Claim(
-                "IW1-e",
-                "BBR is almost insensitive to IW and RTT and mostly faster than CUBIC, most of all at small IW.",
-                "BBR's spread across IW ((max − min)/min per RTT and rate, averaged) is below CUBIC's; BBR's FCT at "
-                "100 ms is ≤ 1.5 × its FCT at 30 ms (mean over cells); BBR is faster than CUBIC in at least half "
-                "the cells; CUBIC/BBR is larger at IW ≤ 4 than at IW ≥ 20.",
-                self._iw1e,
-            ),
-            Claim(
-                "IW1-f",
-                "At IW 20 and RTT 100 ms paced CUBIC (≈ 0.1 s) beats BBR (≈ 0.2 s).",
-                "At IW 20, RTT 100 ms, mean over rates: paced CUBIC's FCT < BBR's; paced CUBIC's FCT within 25 % "
-                "of 0.1 s; BBR's within 25 % of 0.2 s.",
-                self._iw1f,
-            ),
-            Claim(
-                "IW2-a",
-                "CUBIC's convergence time falls with IW and rate and grows with RTT, except IW 50 / RTT "
-                "100 ms / 10 Mb/s, slower than IW 10.",
-                "CUBIC, T_conv: mean over (RTT, rate) at IW 1 > at IW 10; mean over (IW, RTT) at 10 Mb/s > at "
-                "100 Mb/s; mean over (IW, rate) at 100 ms > at 30 ms; at 10 Mb/s, 100 ms: IW 50 > IW 10.",
-                self._iw2a,
-            ),
-            Claim(
-                "IW2-b",
-                "Paced CUBIC mostly converges faster, but at RTT 100 ms a higher rate makes it slower.",
-                "T_conv: paced CUBIC < CUBIC in at least half the cells; at 100 ms, paced CUBIC's mean over IW at "
-                "100 Mb/s > at 10 Mb/s.",
-                self._iw2b,
-            ),
-            Claim(
-                "IW2-c",
-                "BBR converges steadily, almost independent of IW; faster at a higher rate, slower at a higher RTT.",
-                "BBR, T_conv: (max − min) across IW ≤ 25 % of the mean, averaged over (RTT, rate); mean at 100 Mb/s "
-                "< at 10 Mb/s; mean at 100 ms > at 30 ms.",
-                self._iw2c,
-            ),
-        ]
 
     # evaluation on one backend: (checks, measured) from a table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..base import Check, StudyData, fmt, verdict_from
+from ..base import Check, StudyData, claim, fmt, verdict_from
 from .scenarios import (
     PRIMARY,
     TABLE2,
@@ -16,6 +16,14 @@ from .scenarios import (
 
 
 class Checks:
+    @claim(
+        "P1",
+        "Every variant's link efficiency is near 100 % at every rate (Table 2: 92.6–99.99 %) and "
+        "pacing does not lower it.",
+        "At every rate: each of the five variants' efficiency ≥ 90 %; each paced variant's efficiency is "
+        "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
+        "of the paper's.",
+    )
     def _claim_p1(self, data: StudyData):
         rates = data.plan.rates
         checks, measured = [], {}
@@ -70,6 +78,12 @@ class Checks:
             "ns-2), e.g. whether it paced retransmissions",
         )
 
+    @claim(
+        "P2a",
+        "At RTT ratio 6 with a 100 % buffer HSTCP's throughput ratio is about 140 and paced HSTCP's about 70.",
+        "RTT ratio 6, buffer 100 %: HSTCP's ratio within a factor 2 of 140; paced HSTCP's within a factor "
+        "2 of 70; paced HSTCP's ratio below HSTCP's.",
+    )
     def _claim_p2a(self, data: StudyData):
         h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
         v = verdict_from(
@@ -100,6 +114,11 @@ class Checks:
             )
         return v
 
+    @claim(
+        "P2b",
+        "STCP is the least fair, about 300 (2.2 Gb/s against 6.84 Mb/s).",
+        "RTT ratio 6, buffer 100 %: STCP's ratio is the largest of the five variants and within a factor 2 of 300.",
+    )
     def _claim_p2b(self, data: StudyData):
         rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
         s = rs["stcp"]
@@ -121,6 +140,12 @@ class Checks:
     def _buffers(self, data: StudyData) -> list[float]:
         return sorted({b for r, b in data.plan.p2_cells if r == 6}, reverse=True)
 
+    @claim(
+        "P2c",
+        "Smaller buffers make every variant less fair.",
+        "RTT ratio 6: for each variant the ratio at 25 % is above the ratio at 100 % (and, where run, "
+        "50 % lies between or above 100 %).",
+    )
     def _claim_p2c(self, data: StudyData):
         bufs = self._buffers(data)
         checks, measured = [], {}
@@ -144,6 +169,11 @@ class Checks:
             "short-RTT flow recovers faster either way, so the ratio need not grow",
         )
 
+    @claim(
+        "P2d",
+        "Pacing roughly halves the throughput ratio at every buffer size, for HSTCP and BI-TCP.",
+        "RTT ratio 6, every buffer run: paced / unpaced ratio in [0.25, 0.75] for HSTCP and for BI-TCP.",
+    )
     def _claim_p2d(self, data: StudyData):
         checks, measured = [], {}
         for b in self._buffers(data):
@@ -169,6 +199,11 @@ class Checks:
     def _regular(self, data: StudyData, rate: float) -> dict[str, float]:
         return {v: self.shares(data, rate, v)["regular"] for v in PRIMARY}
 
+    @claim(
+        "P3a",
+        "At 20 Mb/s BI-TCP is the least friendly (low window 14, binary search at small windows).",
+        "20 Mb/s: BI-TCP leaves regular TCP (web + small + long-lived) the smallest share of the five variants.",
+    )
     def _claim_p3a(self, data: StudyData):
         reg = self._regular(data, 20e6)
         least = min(reg, key=lambda v: reg[v])
@@ -187,6 +222,13 @@ class Checks:
             "variants act like Reno",
         )
 
+    @claim(
+        "P3b",
+        "At 100 Mb/s friendliness ranks paced HSTCP > HSTCP > paced BI-TCP > BI-TCP > STCP; paced "
+        "HSTCP leaves regular TCP more than HSTCP with about the same unused share.",
+        "100 Mb/s: regular TCP's share orders the variants as the paper (Kendall τ ≥ 0.6); paced HSTCP's "
+        "regular share > HSTCP's; their unused shares within 2 points.",
+    )
     def _claim_p3b(self, data: StudyData):
         order = ["hstcp_paced", "hstcp", "bic_paced", "bic", "stcp"]
         sh = {v: self.shares(data, 100e6, v) for v in order}
@@ -216,6 +258,14 @@ class Checks:
             "depend on the high-speed variant while the queue is short",
         )
 
+    @claim(
+        "P3c",
+        "At 500 Mb/s and 2.5 Gb/s regular TCP gets a small share; paced BI-TCP is the friendliest, "
+        "paced HSTCP is close to BI-TCP, and STCP is the least friendly.",
+        "At 500 Mb/s and 2.5 Gb/s: regular TCP's share < 30 % with every variant; paced BI-TCP leaves "
+        "regular TCP the largest share; STCP the smallest; |paced HSTCP − BI-TCP| ≤ |HSTCP − BI-TCP| "
+        "(regular share).",
+    )
     def _claim_p3c(self, data: StudyData):
         checks, measured = [], {}
         for rate in (500e6, 2.5e9):

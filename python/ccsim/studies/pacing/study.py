@@ -11,7 +11,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ...mixes import background_mix, mix_summary
-from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
+from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
 from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
@@ -522,71 +522,6 @@ class Pacing(Checks, Figures, Study):
         T = cs["T"].to_list()
         last_bad = max((i for i, v in enumerate(ok) if not v), default=-1)
         return T[last_bad + 1] if last_bad + 1 < len(T) else math.inf
-
-    # ---- claims
-    def claims(self) -> list[Claim]:
-        return [
-            Claim(
-                "P1",
-                "Every variant's link efficiency is near 100 % at every rate (Table 2: 92.6–99.99 %) and "
-                "pacing does not lower it.",
-                "At every rate: each of the five variants' efficiency ≥ 90 %; each paced variant's efficiency is "
-                "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
-                "of the paper's.",
-                self._claim_p1,
-            ),
-            Claim(
-                "P2a",
-                "At RTT ratio 6 with a 100 % buffer HSTCP's throughput ratio is about 140 and paced HSTCP's about 70.",
-                "RTT ratio 6, buffer 100 %: HSTCP's ratio within a factor 2 of 140; paced HSTCP's within a factor "
-                "2 of 70; paced HSTCP's ratio below HSTCP's.",
-                self._claim_p2a,
-            ),
-            Claim(
-                "P2b",
-                "STCP is the least fair, about 300 (2.2 Gb/s against 6.84 Mb/s).",
-                "RTT ratio 6, buffer 100 %: STCP's ratio is the largest of the five variants and within a factor "
-                "2 of 300.",
-                self._claim_p2b,
-            ),
-            Claim(
-                "P2c",
-                "Smaller buffers make every variant less fair.",
-                "RTT ratio 6: for each variant the ratio at 25 % is above the ratio at 100 % (and, where run, "
-                "50 % lies between or above 100 %).",
-                self._claim_p2c,
-            ),
-            Claim(
-                "P2d",
-                "Pacing roughly halves the throughput ratio at every buffer size, for HSTCP and BI-TCP.",
-                "RTT ratio 6, every buffer run: paced / unpaced ratio in [0.25, 0.75] for HSTCP and for BI-TCP.",
-                self._claim_p2d,
-            ),
-            Claim(
-                "P3a",
-                "At 20 Mb/s BI-TCP is the least friendly (low window 14, binary search at small windows).",
-                "20 Mb/s: BI-TCP leaves regular TCP (web + small + long-lived) the smallest share of the five "
-                "variants.",
-                self._claim_p3a,
-            ),
-            Claim(
-                "P3b",
-                "At 100 Mb/s friendliness ranks paced HSTCP > HSTCP > paced BI-TCP > BI-TCP > STCP; paced "
-                "HSTCP leaves regular TCP more than HSTCP with about the same unused share.",
-                "100 Mb/s: regular TCP's share orders the variants as the paper (Kendall τ ≥ 0.6); paced HSTCP's "
-                "regular share > HSTCP's; their unused shares within 2 points.",
-                self._claim_p3b,
-            ),
-            Claim(
-                "P3c",
-                "At 500 Mb/s and 2.5 Gb/s regular TCP gets a small share; paced BI-TCP is the friendliest, "
-                "paced HSTCP is close to BI-TCP, and STCP is the least friendly.",
-                "At 500 Mb/s and 2.5 Gb/s: regular TCP's share < 30 % with every variant; paced BI-TCP leaves "
-                "regular TCP the largest share; STCP the smallest; |paced HSTCP − BI-TCP| ≤ |HSTCP − BI-TCP| "
-                "(regular share).",
-                self._claim_p3c,
-            ),
-        ]
 
 
 STUDY = Pacing()

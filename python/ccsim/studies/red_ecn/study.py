@@ -10,7 +10,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ...metrics import binned_rate, jain
-from ..base import Choice, Claim, Experiment, Study, StudyData, ns2_2004_choice
+from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
 from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
@@ -368,95 +368,6 @@ class RedEcn(Checks, Figures, Study):
         b = b.join(lab, on="flow").group_by(["t_s", "label"]).agg(pl.col("rate").sum())
         w = b.pivot(on="label", index="t_s", values="rate").sort("t_s")
         return w.with_columns((pl.col("newreno_ecn") - pl.col("sack")).alias("diff_bps"))
-
-    # ---- claims
-    def claims(self) -> list[Claim]:
-        return [
-            Claim(
-                "a",
-                "The largest differences between queue disciplines are at QL = 4, below the BDP: DropTail drops "
-                "in bursts from both flows and efficiency suffers.",
-                "With 2 flows: the GEff spread across the four disciplines is largest at the smallest QL; DropTail "
-                "has the lowest GEff there.",
-                self._claim_a,
-            ),
-            Claim(
-                "b",
-                "At QL = 4 the RED variants use the link slightly better than DropTail and perform almost alike.",
-                "With 2 flows at the smallest QL: every RED variant's GEff > DropTail's; the RED variants' GEffs lie "
-                "within 0.02 of each other.",
-                self._claim_b,
-            ),
-            Claim(
-                "c",
-                "Just above the BDP (QL ≈ 10) all disciplines do much better.",
-                "With 2 flows: every discipline's GEff at the first QL above the BDP exceeds its GEff at the smallest "
-                "QL by at least 0.03.",
-                self._claim_c,
-            ),
-            Claim(
-                "d",
-                "Adaptive RED with QL = 36 keeps the instantaneous queue in (9, 27) for about 50 s; then a lockout "
-                "appears around 60 s and the queue often falls below the RED zone.",
-                "2 flows, adaptive RED, QL 36: the queue is inside [9, 27] in ≥ 50 % of samples over the first third "
-                "of the run; it is below 9 more often after 40 % of the run than before; the two flows' goodput "
-                "Jain index is lower after 40 % of the run than before (lockout).",
-                self._claim_d,
-            ),
-            Claim(
-                "e",
-                "With more flows gentle RED soon acts like DropTail: GEff rises and so does Drop %.",
-                "Mean over QL: |GEff(gentle RED) − GEff(DropTail)| is smaller with the most flows than with 2; "
-                "gentle RED's GEff and Drop % are both higher with the most flows than with 2.",
-                self._claim_e,
-            ),
-            Claim(
-                "f",
-                "With 18 flows the RED variants lose their edge over DropTail, worst at small buffers.",
-                "With the most flows, at QL ≤ 12: the RED family's mean GEff is not above DropTail's (+0.005); the "
-                "RED-minus-DropTail GEff difference over all QL is lowest at a small buffer (QL ≤ 12).",
-                self._claim_f,
-                changed_after_results="the second check asked for the lowest difference at the smallest QL; the "
-                "paper says the RED variants did worst 'at small buffer lengths', not at the smallest one",
-            ),
-            Claim(
-                "g",
-                "Adaptive RED with QL = 72 keeps both the instantaneous and the average queue in the RED zone.",
-                "18 flows, adaptive RED, QL 72, after the first 10 % of the run: the average queue is inside "
-                "[18, 54] in ≥ 70 % of samples and the instantaneous queue in ≥ 70 %.",
-                self._claim_g,
-            ),
-            Claim(
-                "h",
-                "NewReno+ECN's aggregate goodput mostly exceeds SACK's (18 flows).",
-                "18 flows, QL 36: the NewReno+ECN − SACK difference of 1 s class goodput is positive in more than "
-                "half of the bins, over the RED variants together (the paper's Fig. 7 plots one curve and does not "
-                "name its discipline).",
-                self._claim_h,
-                changed_after_results="it required more than half of the bins in each RED variant separately; the "
-                "paper says 'in most cases' of one unnamed curve",
-            ),
-            Claim(
-                "i",
-                "Raising the ECN marking probability above max_p helps ECN flows and their fairness but takes "
-                "bandwidth from SACK flows; the gain saturates.",
-                "From mark_p = max_p to the largest: ECN class goodput rises; ECN Jain index rises; SACK class "
-                "goodput falls; under gentle RED, over the mark_p values from max_p to the largest probability it "
-                "reaches at QL 36 (0.4), the ECN gain over the upper half is smaller than over the lower half.",
-                self._claim_i,
-                changed_after_results="saturation compared the halves of all mark_p values, but above 0.4 every "
-                "mark_p marks the same packets, so the upper half's gain was 0 by construction (a check that "
-                "could not fail); it is now judged where mark_p still changes the marking",
-            ),
-            Claim(
-                "j",
-                "A two-state error model on the bottleneck gives SACK no advantage and worsens fairness for all.",
-                "Against the error-free run: the SACK/ECN class goodput ratio under errors is not above its "
-                "error-free value by more than 5 %; the Jain index within the ECN class and within the SACK class "
-                "is lower under errors.",
-                self._claim_j,
-            ),
-        ]
 
 
 STUDY = RedEcn()

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, fmt, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
 from .scenarios import (
     LINUX_VARIANTS,
     PAYLOAD_SHARE,
@@ -77,6 +77,12 @@ class W1:
             + "."
         )
 
+    @claim(
+        "W1a",
+        "With reverse traffic OFF every variant's goodput is close to 2 Mb/s.",
+        "Mean over seeds, OFF quarters (1st and 3rd): goodput ≥ 85 % of the 2 Mb/s link's payload rate "
+        "(1.93 Mb/s) for NewReno, Westwood+, Vegas and Reno.",
+    )
     def _w1a(self, data: StudyData):
         m = self._w1_means(data)
         need = 0.85 * 2e6 * PAYLOAD_SHARE
@@ -92,6 +98,11 @@ class W1:
         v.reason += ". " + self._linux_note(data, LINUX_VARIANTS)
         return v
 
+    @claim(
+        "W1b",
+        "With reverse traffic ON, Vegas has the lowest goodput and Westwood+ slightly beats NewReno.",
+        "Mean over seeds and the ON quarters: Vegas < NewReno and Vegas < Westwood+; Westwood+ > NewReno.",
+    )
     def _w1b(self, data: StudyData):
         m = self._w1_means(data)
         nr, wp, vg = m[("newreno", "on")], m[("westwoodplus", "on")], m[("vegas", "on")]
@@ -112,6 +123,13 @@ class W1:
         v.reason += ". " + self._linux_note(data, LINUX_VARIANTS)
         return v
 
+    @claim(
+        "W1c",
+        "With reverse traffic OFF, NewReno and Westwood+ cwnd peaks near 80 packets (BDP ≈ 40 + "
+        "buffer 40) before each reduction.",
+        "Mean cwnd at the fast retransmits in the OFF quarters (after the first 10 % of the run) within "
+        "±20 % of BDP + buffer = 81.7 packets, for each of the two.",
+    )
     def _w1c(self, data: StudyData):
         pk = self.w1_peaks(data).filter(pl.col("quarter").is_in([0, 2]) & (pl.col("time_s") > 0.1 * data.plan.w1_dur))
         target = 2e6 * 0.25 / (PKT * 8) + 40
@@ -129,6 +147,13 @@ class W1:
             )
         return verdict_from("W1c", checks, meas)
 
+    @claim(
+        "W1d",
+        "Vegas cwnd is flat near the BDP when OFF and very low when ON, whatever algorithm makes the reverse traffic.",
+        "Second half of each quarter, for Vegas with NewReno and with Vegas reverse traffic: OFF mean cwnd "
+        "within ±25 % of the BDP (41.7 packets) with a coefficient of variation ≤ 0.15; ON mean cwnd "
+        "≤ 50 % of the BDP.",
+    )
     def _w1d(self, data: StudyData):
         s = self.w1_series(data)
         dur = data.plan.w1_dur
@@ -150,6 +175,14 @@ class W1:
             ]
         return verdict_from("W1d", checks, meas)
 
+    @claim(
+        "W1e",
+        "Westwood+ ssthresh is less disturbed by ACK-path congestion than NewReno's.",
+        "Second half of the ON quarters: Westwood+'s ssthresh has a smaller coefficient of variation than "
+        "NewReno's, and a higher 10th percentile relative to its own OFF-quarter mean.",
+        changed_after_results="the rule compared time means (|log ON/OFF|); 'less disturbed' is about "
+        "variability, so it now judges the spread and the low percentile",
+    )
     def _w1e(self, data: StudyData):
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
         dur = data.plan.w1_dur
@@ -184,6 +217,11 @@ class W1:
             "much as half of NewReno's lower peaks",
         )
 
+    @claim(
+        "W1f",
+        "Reno suffers badly from reverse traffic.",
+        "ON quarters: Reno's goodput ≥ 10 % below NewReno's, and its ON/OFF goodput ratio lower than NewReno's.",
+    )
     def _w1f(self, data: StudyData):
         m = self._w1_means(data)
         rn, nr = m[("reno", "on")], m[("newreno", "on")]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
 from .scenarios import (
     PAYLOAD_SHARE,
     VARIANTS,
@@ -47,6 +47,12 @@ class W3:
         t = self.w3_table(data).filter((pl.col("c1") == c1) & (pl.col("cross") == cross)).sort("n")
         return t["n"].to_list(), t[col].to_list()
 
+    @claim(
+        "W3a",
+        "C1's goodput falls as the number of hops N grows, for every algorithm.",
+        "For each C1 algorithm with cross traffic of each algorithm: Spearman ρ(N, C1 goodput) ≤ −0.8 and "
+        "goodput at the largest N below that at N = 1.",
+    )
     def _w3a(self, data: StudyData):
         checks, meas = [], {}
         for c1 in W3_ALGOS:
@@ -68,6 +74,16 @@ class W3:
             why_not="among Vegas cross traffic C1 is not squeezed by queues, so its goodput depends little on N",
         )
 
+    @claim(
+        "W3b",
+        "Westwood+ C1 gets about the same goodput as NewReno C1.",
+        "The paper's two comparisons, mean over N of Westwood+ C1 / NewReno C1 within [0.8, 1.25]: both "
+        "among NewReno cross traffic (its Fig. 18), and each among cross traffic of its own algorithm "
+        "(Fig. 24).",
+        changed_after_results="the second comparison was both C1s among Westwood+ cross traffic, which "
+        "the paper does not make; it compares them among NewReno (Fig. 18) and each among its own kind "
+        "(Fig. 24)",
+    )
     def _w3b(self, data: StudyData):
         # The paper's two comparisons: Fig. 18 (both C1s among NewReno cross traffic) and Fig. 24 (each
         # C1 among cross traffic of its own algorithm).
@@ -88,6 +104,12 @@ class W3:
             checks.append(Check(f"{what}: Westwood+ C1 / NewReno C1 in [0.8, 1.25]", 0.8 <= r <= 1.25, f"{r:.3f}"))
         return verdict_from("W3b", checks, meas)
 
+    @claim(
+        "W3c",
+        "Vegas C1 cannot get its share among NewReno or Westwood+ cross traffic.",
+        "Among NewReno and among Westwood+ cross traffic, at every N: Vegas C1 goodput < 80 % of the 5 Mb/s "
+        "fair share (payload 4.83 Mb/s).",
+    )
     def _w3c(self, data: StudyData):
         share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
@@ -103,6 +125,11 @@ class W3:
             )
         return verdict_from("W3c", checks, meas)
 
+    @claim(
+        "W3d",
+        "NewReno C1 does slightly better among Westwood+ cross traffic than among NewReno.",
+        "Mean over N of NewReno C1 goodput: among Westwood+ > among NewReno.",
+    )
     def _w3d(self, data: StudyData):
         _, a = self.w3_curve(data, "newreno", "westwoodplus")
         _, b = self.w3_curve(data, "newreno", "newreno")
@@ -120,6 +147,13 @@ class W3:
             why_not="the paper's difference is slight; it can change sign with the phase of a single seed",
         )
 
+    @claim(
+        "W3e",
+        "Among Vegas cross traffic NewReno and Westwood+ C1 get more than the fair share, and total "
+        "goodput stays low when C1 is Vegas.",
+        "Among Vegas cross traffic: NewReno and Westwood+ C1 above the fair share (payload) at ≥ 80 % of the "
+        "N values; total goodput with Vegas C1 below that with NewReno C1 (mean over N).",
+    )
     def _w3e(self, data: StudyData):
         share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
@@ -141,6 +175,11 @@ class W3:
         )
         return verdict_from("W3e", checks, meas)
 
+    @claim(
+        "W3f",
+        "All-Vegas total goodput is far below all-NewReno and all-Westwood+.",
+        "Mean over N: all-Vegas total < 80 % of the all-NewReno and of the all-Westwood+ totals.",
+    )
     def _w3f(self, data: StudyData):
         tot = {a: float(np.mean(self.w3_curve(data, a, a, "total")[1])) for a in W3_ALGOS}
         return verdict_from(

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
 from .scenarios import (
     LOSSY_NAMES,
     LOSSY_STYLE,
@@ -64,6 +64,14 @@ class W45:
             f"{small:+.0%} … {large:+.0%}",
         )
 
+    @claim(
+        "W4a",
+        "Cross traffic off, with delayed ACKs: Westwood+ goodput is 70 % to 230 % above NewReno.",
+        "Mean over seeds at each BAD duration d: Westwood+ ≥ NewReno at every d, and the gains over d span "
+        "the paper's range: the smallest ≤ 105 % (1.5 × 70 %) and the largest ≥ 153 % (2/3 × 230 %).",
+        changed_after_results="the second check was 'the largest gain ≥ 70 %', which kept only the low end "
+        "of the paper's 70–230 % and passed at 91 %; now both ends of the range count",
+    )
     def _w4a(self, data: StudyData):
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
         checks, g = self._ahead(t, "westwoodplus", "newreno", 0.70, 2.30, "Westwood+")
@@ -96,6 +104,14 @@ class W45:
             "link at small d (the paper does not name its ns-2 error model). The top end is not explained"
         )
 
+    @claim(
+        "W4b",
+        "Without delayed ACKs: Westwood+ 34 % to 177 % above NewReno, and SACK ≈ NewReno.",
+        "Westwood+ ≥ NewReno at every d and its gains over d span the paper's range (smallest ≤ 51 %, "
+        "largest ≥ 118 %: 1.5 × 34 % and 2/3 × 177 %); SACK within ±15 % of NewReno averaged over d.",
+        changed_after_results="the second check was 'the largest gain ≥ 34 %', the low end of the paper's "
+        "34–177 % only; now both ends of the range count",
+    )
     def _w4b(self, data: StudyData):
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
         checks, g = self._ahead(t, "westwoodplus_nodack", "newreno_nodack", 0.34, 1.77, "Westwood+")
@@ -128,6 +144,12 @@ class W45:
         dur = data.plan.w4_dur
         return float(((dur - f["start_s"]) / f["cuts"].cast(pl.Float64)).mean())
 
+    @claim(
+        "W4c",
+        "At d = 10 ms with delayed ACKs, Westwood+ ssthresh stays near the BDP (≈ 40 packets) while "
+        "NewReno's stays below a quarter of it.",
+        "Time-mean ssthresh (after the first loss): Westwood+ within [0.5, 1.5] × BDP (41.7 packets); NewReno < BDP/4.",
+    )
     def _w4c(self, data: StudyData):
         m = self.w4_ssthresh(data)
         bdp = WIRELESS_BPS * 0.25 / (PKT * 8)
@@ -159,6 +181,13 @@ class W45:
             "losses per BAD period than this channel makes",
         )
 
+    @claim(
+        "W4d",
+        "With cross and reverse traffic on, no-DACK variants get about twice the goodput of DACK "
+        "variants, and Westwood+ (no DACK) is about 20 % above NewReno (no DACK) and SACK.",
+        "Averaged over d: mean goodput of the no-DACK Westwood+ and NewReno ≥ 1.5 × that of the DACK ones; "
+        "Westwood+ (no DACK) ≥ 1.1 × NewReno (no DACK) and ≥ 1.1 × SACK.",
+    )
     def _w4d(self, data: StudyData):
         t = self.lossy_gp(data, "w4_traffic", "topology.wireless_loss.bad")
         mean = {v: float(t.filter(pl.col("variant") == v)["mean"].mean()) for v in W45_VARIANTS}
@@ -191,6 +220,19 @@ class W45:
         )
         return v
 
+    @claim(
+        "W5",
+        "GEO with bursty loss: with DACK, Westwood+ goodput is 20 % to 160 % above NewReno; without "
+        "DACK, up to 80 % above SACK and NewReno.",
+        "Mean over seeds at each d: Westwood+ ≥ NewReno (DACK) at every d (a tie within 5 % counts) with "
+        "gains spanning the paper's 20–160 % (smallest ≤ 30 %, largest ≥ 107 %); Westwood+ (no DACK) ≥ "
+        "both SACK and NewReno (no DACK) at every d (ties within 5 %) with the largest gain over the better "
+        "of them within [53 %, 120 %] (the paper's 'up to 80 %').",
+        changed_after_results="the DACK half asked only 'largest gain ≥ 20 %' and the no-DACK half "
+        "'largest gain ≥ 40 %', half the paper's 80 %; now both are held to the paper's ranges. And "
+        "'ahead at every d' now counts a tie within 5 % (it allowed 2 %): at d = 10 ms the channel loses "
+        "0.1 % of the packets and the variants are equal, which the paper's ranges do not contradict",
+    )
     def _w5(self, data: StudyData):
         t = self.lossy_gp(data, "w5", "topology.loss.bad")
         c1, g1 = self._ahead(t, "westwoodplus", "newreno", 0.20, 1.60, "Westwood+ (DACK)", tie=0.05)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -63,9 +63,21 @@ class W7:
             )
         return verdict_from(cid, checks, meas)
 
+    @claim(
+        "W7a",
+        "Reno throughput ∝ 1/(RTT·√p).",
+        "Least squares of log(goodput) on log(mean RTT) and log(p) over the loss-limited Reno points: "
+        "exponents within 0.15 of −1 and −0.5.",
+    )
     def _w7a(self, data: StudyData):
         return self._w7(data, "W7a", "reno", {"RTT": -1.0, "p": -0.5})
 
+    @claim(
+        "W7b",
+        "Westwood+ throughput ∝ 1/√(RTT·Tq·p) (Tq the mean queueing time).",
+        "Least squares of log(goodput) on log(mean RTT), log(Tq) and log(p) over the loss-limited "
+        "Westwood+ points: each exponent within 0.15 of −0.5.",
+    )
     def _w7b(self, data: StudyData):
         v = self._w7(data, "W7b", "westwoodplus", {"RTT": -0.5, "Tq": -0.5, "p": -0.5})
         return v
