@@ -8,7 +8,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._spawn import refuse_in_bootstrap
 from ..errors import ScenarioError
@@ -86,11 +86,35 @@ class SweepFailed(RuntimeError):
         self.report = report
 
 
-def _resolved(sweep: Sweep):
+# Scenarios validation resolved, kept for dispatch so that a small point is
+# resolved once (about 1.5 ms of Python each): at most this many flows, UDP
+# sources and links in all, so memory stays bounded whatever the sweep's size.
+KEEP_ELEMENTS = 50_000
+
+
+class _Kept:
+    """Resolved scenarios by point index, within KEEP_ELEMENTS."""
+
+    def __init__(self):
+        self.by_index: dict[int, Any] = {}
+        self.room = KEEP_ELEMENTS
+
+    def offer(self, index: int, sc) -> None:
+        n = len(sc.core["flows"]) + len(sc.core["udp"]) + len(sc.core["links"])
+        if n <= self.room:
+            self.by_index[index] = sc
+            self.room -= n
+
+
+def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False):
     """(point, scenario or None, error or None) for every point, lazily. In
     an emulation sweep, a point the emulation backend cannot run is invalid
-    (the message names each feature)."""
+    (the message names each feature). `kept`: scenarios resolved before,
+    taken from it (`keep=False`) or offered to it (`keep=True`)."""
     for pt in sweep.points():
+        if kept is not None and not keep and pt.index in kept.by_index:
+            yield pt, kept.by_index.pop(pt.index), None
+            continue
         try:
             sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
         except ScenarioError as e:
@@ -103,14 +127,17 @@ def _resolved(sweep: Sweep):
             if bad:
                 yield pt, None, sweep.point_error(pt, ScenarioError("emulation", message="; ".join(bad)))
                 continue
+        if kept is not None and keep:
+            kept.offer(pt.index, sc)
         yield pt, sc, None
 
 
-def validate(sweep: Sweep, *, keep_going: bool = False) -> list[tuple]:
-    """Resolve every point, keeping nothing but the invalid ones: returns
-    [(point, error)]; without `keep_going`, raise at the first invalid point."""
+def validate(sweep: Sweep, *, keep_going: bool = False, kept: _Kept | None = None) -> list[tuple]:
+    """Resolve every point, keeping the invalid ones (and, in `kept`, as
+    many resolved scenarios as it has room for): returns [(point, error)];
+    without `keep_going`, raise at the first invalid point."""
     bad = []
-    for pt, _sc, err in _resolved(sweep):
+    for pt, _sc, err in _resolved(sweep, kept, keep=True):
         if err is not None:
             if not keep_going:
                 raise err from None
@@ -181,13 +208,16 @@ def run_sweep(
 
     Memory stays flat in the number of points: the points are enumerated
     twice (validation, then dispatch), lazily, and only runs in flight are
-    held; the one structure that grows is a set of hashes of the catalogue's
-    (run, point) keys (tens of bytes per point)."""
+    held, with the scenarios validation resolved kept for dispatch up to
+    `KEEP_ELEMENTS` flows and links in all; the one structure that grows is
+    a set of hashes of the catalogue's (run, point) keys (tens of bytes per
+    point)."""
     refuse_in_bootstrap("run_sweep")
     executors.check_jobs("jobs", jobs, dask)
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
-    bad = validate(sweep, keep_going=keep_going)
+    kept = _Kept()
+    bad = validate(sweep, keep_going=keep_going, kept=kept)
     if (Path(out) / "campaign.json").exists() and not os.access(out, os.W_OK):
         return _read_only_sweep(sweep, Path(out), rep, bad, t0)
     store = Store(out, create=True)
@@ -236,7 +266,7 @@ def run_sweep(
             bar.update(True)
 
         def tasks():
-            for pt, sc, err in _resolved(sweep):
+            for pt, sc, err in _resolved(sweep, kept):
                 if err is not None:
                     continue
                 rid = run_id(sc.core, sweep.backend)

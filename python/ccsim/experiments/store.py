@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from .._json import manifest_bytes
 from ..errors import ScenarioError
 from ..results import file_sha256
 from .sweep import canonical_json
@@ -264,7 +265,7 @@ class Store:
             "files": {f"{name}.parquet": len(data) for name, data in files.items()},
             "sha256": {f"{name}.parquet": hashlib.sha256(data).hexdigest() for name, data in files.items()},
         }
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+        (tmp / "manifest.json").write_bytes(manifest_bytes(manifest))
         final = self.runs_dir / rid
         if final.exists():  # damaged (has_run said no): replace it
             shutil.rmtree(final)
