@@ -346,9 +346,10 @@ def test_an_agent_failure_fails_the_run(monkeypatch):
     if WHY is not None:
         pytest.skip(f"emulation unavailable: {WHY}")
     import ccsim.emulation as emu
+    import ccsim.emulation.run as emu_run
 
     monkeypatch.setitem(emu.KERNEL_CC, "cubic", "no_such_cc")
-    monkeypatch.setattr(emu, "kernel_ccs", lambda: ["no_such_cc", "reno", "bbr"])
+    monkeypatch.setattr(emu_run, "kernel_ccs", lambda: ["no_such_cc", "reno", "bbr"])
     with pytest.raises(emu.EmulationError, match="sender"):
         emulate(single(duration="1s", app={"app": "file", "size": "10KB"}))
 
