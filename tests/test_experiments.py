@@ -755,3 +755,21 @@ def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path):
     )
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert "estimated wall time" in r.stdout and "one emulated run at a time" in r.stdout
+
+
+def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(tmp_path):
+    """A parallel sweep catalogues runs as they complete; the campaign reads
+    them by point (numbers by value) and run, so sums over runs and the
+    order figures follow are the same from one computation to the next."""
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=[10, 2], grid={"topology.rate": ["20Mbps", "5Mbps", "100Mbps"]}), out, jobs=1)
+    first = open_campaign(out).runs
+    cat = out / "catalogue.jsonl"
+    lines = cat.read_text().splitlines(keepends=True)
+    cat.write_text("".join(reversed(lines)))
+    again = open_campaign(out).runs
+    assert again["run_id"].to_list() == first["run_id"].to_list()
+    assert first.height == 6
+    # seeds in numeric order within a point (10 would come before 2 as text)
+    seeds = first.filter(pl.col("topology.rate") == first["topology.rate"][0])["seed"].to_list()
+    assert seeds == [2, 10]

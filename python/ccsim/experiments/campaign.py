@@ -44,6 +44,22 @@ def _param_columns(rows: list[dict]) -> dict[str, list]:
     return cols
 
 
+def _point_order(params: dict) -> tuple:
+    """A sort key of a run's parameters: by name, numbers by value (10 before
+    100), then strings, then anything else by its canonical JSON."""
+
+    def one(v) -> tuple:
+        if isinstance(v, bool):
+            return (1, str(v))
+        if isinstance(v, (int, float)):
+            return (0, float(v))
+        if isinstance(v, str):
+            return (1, v)
+        return (2, params_key({"": v}))
+
+    return tuple((k, one(params[k])) for k in sorted(params))
+
+
 class Campaign:
     """A campaign folder opened for reading (it is never modified)."""
 
@@ -71,7 +87,14 @@ class Campaign:
                 f"{' …' if len(damaged) > 5 else ''}; run the sweep again to recompute them",
                 stacklevel=2,
             )
-        rows = [e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)]
+        # In one order whatever order the runs finished in (a parallel sweep
+        # catalogues them as they complete): by point, then run, so that
+        # sums and means over runs, and whatever follows the runs' order,
+        # are the same from one computation of the campaign to the next.
+        rows = sorted(
+            (e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)),
+            key=lambda e: (_point_order(e["params"]), e.get("run_id") or ""),
+        )
         params = _param_columns([e["params"] for e in rows])
         data = {
             "run_id": [e.get("run_id") for e in rows],
