@@ -70,6 +70,27 @@ def check_app(json: str) -> tuple[str, str, str] | None:
     application (JSON; a UDP source as kind 'udp'): None when it passes,
     else (option as written, value, what is accepted)."""
 
+def link_options() -> str:
+    """The shapers (name, rule, options with resolved field, kind, unit and
+    doc, defaults) and reordering's options and defaults of the core's
+    schema, as JSON."""
+
+def check_shaper(json: str) -> tuple[str, str, str] | None:
+    """A resolved shaper's bounds and rules: None, or (option as written,
+    value, what is accepted)."""
+
+def check_reorder(json: str) -> tuple[str, str, str] | None:
+    """Resolved reordering's bounds and rules: None, or (option as written,
+    value, what is accepted)."""
+
+def dist_options() -> str:
+    """Every distribution a scenario writes (name, parameters with whether
+    each is a plain number, doc line), as JSON."""
+
+def check_dist(json: str, positive: bool) -> tuple[str, float, str] | None:
+    """A resolved distribution's bounds (every draw > 0 when `positive`):
+    None, or (parameter, value, what is accepted)."""
+
 def sim_options() -> str:
     """The [sim] table of the core's schema (options with resolved field,
     kind and doc, the required ones, the defaults of the rest), as JSON."""

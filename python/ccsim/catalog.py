@@ -12,6 +12,8 @@ from .netmodels import (
     QUEUE_DEFAULTS,
     QUEUE_KINDS,
     QUEUE_SCHEMA,
+    REORDER_SCHEMA,
+    SHAPER_SCHEMA,
     queue_doc,
     with_defaults,
 )
@@ -39,6 +41,15 @@ def catalog(what: str = "all") -> str:
             say(f"  {k} = {v!r}{alt}: {TCP_DOC[k]}")
     if what in ("topology", "all"):
         _kinds(out, "topologies (topology = {kind = ..., options}):", TOPOLOGY_DOC)
+        shapers = {
+            k: with_defaults({o["name"]: o["doc"] for o in s["options"]}, s["defaults"])
+            for k, s in SHAPER_SCHEMA.items()
+        }
+        _kinds(out, "shapers (shaper = 'htb' or {kind = ..., options}; Mininet's TCLink defaults):", shapers)
+        say("reordering (reorder = {options}):")
+        opts = {o["name"]: o["doc"] for o in REORDER_SCHEMA["options"]}
+        for k, d in with_defaults(opts, REORDER_SCHEMA["defaults"]).items():
+            say(f"    {k}: {d}")
     if what in ("queue", "all"):
         say("queues (queue = {kind = ..., options}; the buffer is the link's):")
         for kind in QUEUE_KINDS:

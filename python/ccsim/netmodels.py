@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from . import _core
-from ._check import _check_keys, _int, _prob, _str, by_kind
+from ._check import _check_keys, _int, _str, by_kind
 from .errors import ScenarioError
 from .units import fmt_time_ps, parse_size, parse_time
 
@@ -23,14 +23,13 @@ LOSS_DOC: dict[str, dict[str, str]] = {k: {o["name"]: o["doc"] for o in m["optio
 # A time-driven state's duration (two_state's good and bad, ON/OFF periods):
 # its kind, with the shortest mean the core accepts.
 STATE_TIME: dict[str, Any] = next(o["kind"] for o in LOSS_SCHEMA["two_state"]["options"] if o["name"] == "good")
-DIST_KINDS = ["fixed", "exponential", "pareto", "pareto2", "uniform"]
-DIST_DOC = {
-    "fixed": "{dist = 'fixed', value = X}, or X alone",
-    "exponential": "{dist = 'exponential', mean = X}",
-    "pareto": "{dist = 'pareto', mean = X, shape = a} (a > 1; ns-2 Pareto: scale = mean·(a − 1)/a)",
-    "pareto2": "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)",
-    "uniform": "{dist = 'uniform', min = X, max = Y}",
-}
+# The core's distribution grammar (rng.rs DISTS): each kind a scenario
+# writes ({dist = "pareto", mean = ..., shape = ...}), its parameters in
+# order (a plain number, or in the unit of what is drawn) and doc line; the
+# bounds are the core's (`_core.check_dist`).
+DIST_SCHEMA: dict[str, dict[str, Any]] = {d["name"]: d for d in json.loads(_core.dist_options())}
+DIST_KINDS: list[str] = list(DIST_SCHEMA)
+DIST_DOC: dict[str, str] = {k: d["doc"] for k, d in DIST_SCHEMA.items()}
 # The core's queue schema (config/net_schema.rs): every queue kind a
 # scenario names, the variant it resolves to, the fields it sets, and its
 # options with resolved field, kind (bounds, values), unit and doc line.
@@ -39,23 +38,13 @@ QUEUE_KINDS: list[str] = list(QUEUE_SCHEMA)
 # netem's default limit (iproute2 tc/q_netem.c, netem_parse_opt: limit 1000):
 # the buffer of a 'netem' queue when the scenario gives none.
 NETEM_DEFAULT_BUFFER = "1000pkt"
-SHAPER_KINDS = ["htb", "tbf"]
-# Token-bucket shapers (Linux tc on a veth, no serialisation of its own), with
-# the defaults of Mininet's TCLink (mininet/link.py, TCIntf.bwCmds): HTB
-# 'rate R burst 15k' (tc reads 15k as 15 × 1024 bytes, iproute2 get_size) and
-# tc's cburst = ceil/HZ + mtu = 1600 bytes (tc/q_htb.c, mtu 1600; HZ is 10^9
-# with high-resolution timers, /proc/net/psched); TBF 'burst 15000'. Both
-# count the 14-byte Ethernet header of each packet (skb->len on a veth).
-SHAPER_DOC: dict[str, str] = {
-    "kind": "'htb' (Mininet's default: send while both buckets hold ≥ 0 tokens, charge after) or 'tbf' (send when the bucket holds the packet's cost)",
-    "burst": "depth of the rate bucket (htb default '15360B', tbf default '15000B')",
-    "cburst": "htb only: depth of the ceil bucket (default '1600B', tc's default)",
-    "overhead": "bytes counted on top of each packet (default 14, Ethernet on a veth)",
-}
-SHAPER_DEFAULTS = {
-    "htb": {"burst": "15360B", "cburst": "1600B", "overhead": 14},
-    "tbf": {"burst": "15000B", "overhead": 14},
-}
+# The core's shaper and reordering schema (config/link_schema.rs): each
+# token-bucket shaper a link direction names, with its options and the
+# defaults of Mininet's TCLink, and reordering's options and defaults.
+_LINK = json.loads(_core.link_options())
+SHAPER_SCHEMA: dict[str, dict[str, Any]] = {x["name"]: x for x in _LINK["shapers"]}
+SHAPER_KINDS: list[str] = list(SHAPER_SCHEMA)
+REORDER_SCHEMA: dict[str, Any] = _LINK["reorder"]
 
 
 def _scenario_form(opts: dict) -> dict:
@@ -128,33 +117,53 @@ def _queue(field: str, v) -> dict:
     return out
 
 
+def _options(field: str, v: dict, options: list[dict], defaults: dict) -> dict:
+    """A table of one of the core's schemas resolved: each option the user
+    wrote (else its default) checked and converted by its kind, under the
+    core's field name, in the schema's order."""
+    out: dict[str, Any] = {}
+    for o in options:
+        k = o["name"]
+        if k in v or k in defaults:
+            out[o["core"]] = by_kind(f"{field}.{k}", v.get(k, defaults.get(k)), o["kind"], o["unit"])
+    return out
+
+
+def refuse(field: str, v: dict, broken: tuple | None) -> None:
+    """The core's verdict on a resolved table (`_core.check_*`: None, or
+    (option, value, what is accepted)) as an error naming the option as the
+    user wrote it (missing, when the user left it out of a table that has
+    others; the table itself when it is empty)."""
+    if broken is None:
+        return
+    k, _, expected = broken
+    if k in v:
+        raise ScenarioError(f"{field}.{k}", v[k], expected)
+    if v:
+        raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; expected {expected}")
+    raise ScenarioError(field, v, expected)
+
+
 def _reorder(field: str, v) -> dict | None:
     """netem-like reordering of a link direction: { jitter = "2ms" } (every
     packet waits a uniform extra 0..jitter), and/or { probability = 0.01,
     delay = "5ms" } (that share of packets waits `delay` more); later packets
-    overtake the ones held."""
+    overtake the ones held. Options, defaults and rules are the core's."""
     if v is None:
         return None
     if not isinstance(v, dict):
         raise ScenarioError(field, v, 'a table like { jitter = "2ms" } or { probability = 0.01, delay = "5ms" }')
-    _check_keys(field, v, {"jitter", "probability", "delay"})
-    out = {
-        "jitter_ps": parse_time(f"{field}.jitter", v.get("jitter", "0s")),
-        "probability": _prob(f"{field}.probability", v.get("probability", 0.0)),
-        "delay_ps": parse_time(f"{field}.delay", v.get("delay", "0s")),
-    }
-    if out["probability"] > 0 and out["delay_ps"] == 0:
-        raise ScenarioError(
-            f"{field}.delay", v.get("delay"), "an extra delay > 0 for the held packets when probability > 0"
-        )
-    if out["probability"] == 0 and out["jitter_ps"] == 0:
-        raise ScenarioError(field, v, "jitter > 0 or probability > 0 (an empty table reorders nothing; leave it out)")
+    options = REORDER_SCHEMA["options"]
+    _check_keys(field, v, {o["name"] for o in options})
+    out = _options(field, v, options, REORDER_SCHEMA["defaults"])
+    refuse(field, v, _core.check_reorder(json.dumps(out)))
     return out
 
 
 def _shaper(field: str, v) -> dict | None:
     """A token-bucket shaper in place of the link's serialising transmitter:
-    'htb', 'tbf' or a table {kind = ..., burst, cburst, overhead}."""
+    'htb', 'tbf' or a table {kind = ..., burst, cburst, overhead}; options,
+    defaults and rules are the core's."""
     if v is None:
         return None
     if isinstance(v, str):
@@ -162,18 +171,10 @@ def _shaper(field: str, v) -> dict | None:
     if not isinstance(v, dict):
         raise ScenarioError(field, v, f"a shaper kind ({', '.join(SHAPER_KINDS)}) or a table with 'kind'")
     kind = _str(f"{field}.kind", v.get("kind"), SHAPER_KINDS)
-    d = SHAPER_DEFAULTS[kind]
-    _check_keys(field, v, {"kind", *d})
-    out: dict[str, Any] = {
-        "rule": kind,
-        "burst_bytes": parse_size(f"{field}.burst", v.get("burst", d["burst"])),
-        "overhead_bytes": _int(f"{field}.overhead", v.get("overhead", d["overhead"]), lo=0, hi=1000),
-    }
-    if kind == "htb":
-        out["cburst_bytes"] = parse_size(f"{field}.cburst", v.get("cburst", d["cburst"]))
-    for k in ("burst", "cburst"):
-        if out.get(f"{k}_bytes", 0) > 2**30:
-            raise ScenarioError(f"{field}.{k}", v.get(k), "a bucket of at most 1 GiB")
+    spec = SHAPER_SCHEMA[kind]
+    _check_keys(field, v, {"kind", *(o["name"] for o in spec["options"])})
+    out = {"rule": spec["rule"], **_options(field, v, spec["options"], spec["defaults"])}
+    refuse(field, v, _core.check_shaper(json.dumps(out)))
     return out
 
 
@@ -206,10 +207,7 @@ def _loss(field: str, v) -> dict:
         if o is None or not o["core"]:
             continue  # the kind, or durations (read above)
         out[o["core"]] = by_schema(f"{field}.{k}", x, o, plain)
-    broken = _core.check_loss(json.dumps(out))
-    if broken is not None:
-        k, _, expected = broken
-        raise ScenarioError(f"{field}.{k}", v[k], expected)
+    refuse(field, v, _core.check_loss(json.dumps(out)))
     return out
 
 
@@ -282,33 +280,29 @@ def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = Fal
     (durations of states), so the mean and the lower end must be > 0."""
     if not isinstance(v, dict):
         x = _quantity(field, v, unit)
-        if positive and x <= 0:
-            raise ScenarioError(field, v, "a value above 0")
+        broken = _core.check_dist(json.dumps({"kind": "fixed", "value": x}), positive)
+        if broken is not None:
+            raise ScenarioError(field, v, broken[2])
         return {"kind": "fixed", "value": x} if plain == "fixed" else {"kind": "exponential", "mean": x}
     kind = _str(f"{field}.dist", v.get("dist"), DIST_KINDS)
-    keys = {
-        "fixed": ["value"],
-        "exponential": ["mean"],
-        "pareto": ["mean", "shape"],
-        "pareto2": ["mean", "shape"],
-        "uniform": ["min", "max"],
-    }[kind]
-    _check_keys(field, v, {"dist", *keys})
-    for k in keys:
-        if k not in v:
+    params = DIST_SCHEMA[kind]["params"]
+    _check_keys(field, v, {"dist", *(p["name"] for p in params)})
+    for p in params:
+        if p["name"] not in v:
+            k = p["name"]
             raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; {DIST_DOC[kind]}")
     out: dict = {"kind": kind}
-    for k in keys:
-        if k == "shape":
-            a = v[k]
-            if isinstance(a, bool) or not isinstance(a, (int, float)) or not (a > 1 and math.isfinite(a)):
-                raise ScenarioError(f"{field}.shape", a, "a number > 1 (the Pareto mean is infinite for shape ≤ 1)")
-            out[k] = float(a)
+    for p in params:
+        k = p["name"]
+        x = v[k]
+        if p["number"]:
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise ScenarioError(f"{field}.{k}", x, "a number")
+            out[k] = float(x)
         else:
-            out[k] = _quantity(f"{field}.{k}", v[k], unit)
-    if kind == "uniform" and out["max"] < out["min"]:
-        raise ScenarioError(f"{field}.max", v["max"], f"a value ≥ min ({v['min']})")
-    lo = {"fixed": "value", "exponential": "mean", "pareto": "mean", "pareto2": "mean", "uniform": "min"}[kind]
-    if (positive or kind in ("exponential", "pareto", "pareto2")) and out[lo] <= 0:
-        raise ScenarioError(f"{field}.{lo}", v[lo], "a value above 0")
+            out[k] = _quantity(f"{field}.{k}", x, unit)
+    broken = _core.check_dist(json.dumps(out), positive)
+    if broken is not None:
+        k, _, expected = broken
+        raise ScenarioError(f"{field}.{k}", v[k], expected)
     return out

@@ -14,9 +14,12 @@ from .linkrates import LinkRate, parse_link_rate
 from .netmodels import NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
 from .units import PS_PER_S, Buffer, parse_buffer, parse_time
 
-TOPOLOGY_KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
-# Topology builders: kind -> {key: meaning}; flow-group keys are listed under "flows:".
-TOPOLOGY_DOC: dict[str, dict[str, str]] = {
+# Topology builders: kind -> {"option, option": meaning}; flow-group keys
+# are listed under "flows:", and "as dumbbell" takes every option (and
+# flow key) of the dumbbell. The options a kind accepts are the ones its rows
+# name, so its documentation lists every one (the builders resolve them; the
+# link directions they build are checked by the core's schemas).
+_ROWS: dict[str, dict[str, str]] = {
     "single_link": {
         "rate, delay": "the link a – b (host – switch – host collapsed into one duplex link); rate may be a schedule [[0, '50Mbps'], ['10s', '10Mbps'], ...] (0 = outage)",
         "trace, trace_offset, reverse_trace, reverse_trace_offset": "a mahimahi packet-delivery trace file in place of rate (one ms timestamp per line, 1504 bytes per opportunity, repeating), replayed from trace_offset into it",
@@ -42,7 +45,7 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
         "flows: path": "'through' (all hops), 'cross' (one flow per hop, C1's direction), 'cross_reverse'",
     },
     "wireless": {
-        "bottleneck_rate, bottleneck_delay, access_rate, access_delay, buffer, queue": "the wired part, as a dumbbell",
+        "as dumbbell": "the wired part: every dumbbell option",
         "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows; wireless_rate may be a schedule",
         "wireless_trace, wireless_trace_offset": "a mahimahi trace for the last hop (both directions) in place of wireless_rate",
         "wireless_loss, wireless_reverse_loss": "loss on the last hop (reverse default: the same model, own stream)",
@@ -53,107 +56,34 @@ TOPOLOGY_DOC: dict[str, dict[str, str]] = {
     },
     "explicit": {
         "nodes, links": "[[topology.links]] tables: a, b, rate (or a schedule), trace, trace_offset, delay, buffer, queue, loss, reorder, shaper and reverse_* options",
-        "bdp_rtt": "RTT that sizes '…bdp' buffers (required for them here)",
         "flows: src, dst": "node names",
     },
 }
 
-_SINGLE_KEYS = {
-    "shaper",
-    "reverse_shaper",
-    "kind",
-    "rate",
-    "trace",
-    "trace_offset",
-    "reverse_trace",
-    "reverse_trace_offset",
-    "delay",
-    "buffer",
-    "queue",
-    "loss",
-    "reverse_rate",
-    "reverse_delay",
-    "reverse_buffer",
-    "reverse_loss",
-    "bdp_rtt",
-    "reorder",
-    "reverse_reorder",
-}
-_DUMBBELL_KEYS = {
-    "shaper",
-    "reverse_shaper",
-    "kind",
-    "bottleneck_rate",
-    "trace",
-    "trace_offset",
-    "reverse_trace",
-    "reverse_trace_offset",
-    "bottleneck_delay",
-    "access_rate",
-    "access_delay",
-    "buffer",
-    "queue",
-    "access_buffer",
-    "loss",
-    "reverse_loss",
-    "reverse_bottleneck_rate",
-    "bdp_rtt",
-    "reorder",
-    "reverse_reorder",
-}
-_PARKING_KEYS = {
-    "kind",
-    "hops",
-    "hop_rate",
-    "hop_delay",
-    "hop_trace",
-    "hop_trace_offset",
-    "access_rate",
-    "access_delay",
-    "buffer",
-    "queue",
-    "access_buffer",
-    "bdp_rtt",
-}
-_EXPLICIT_KEYS = {"kind", "nodes", "links", "bdp_rtt"}
-_EXPLICIT_LINK_KEYS = {
-    "shaper",
-    "reverse_shaper",
-    "a",
-    "b",
-    "rate",
-    "trace",
-    "trace_offset",
-    "reverse_trace",
-    "reverse_trace_offset",
-    "delay",
-    "buffer",
-    "queue",
-    "loss",
-    "reverse_rate",
-    "reverse_delay",
-    "reverse_buffer",
-    "reverse_loss",
-    "reorder",
-    "reverse_reorder",
-}
-_WIRELESS_KEYS = _DUMBBELL_KEYS | {
-    "wireless_rate",
-    "wireless_trace",
-    "wireless_trace_offset",
-    "wireless_delay",
-    "wireless_buffer",
-    "wireless_loss",
-    "wireless_reverse_loss",
-}
-FLOW_TOPO_KEYS = {
-    "single_link": {"direction"},
-    "dumbbell": {"direction", "rtt"},
-    "satellite": {"direction", "rtt"},
-    "wireless": {"direction", "rtt", "path"},
-    "parking_lot": {"path"},
-    "explicit": {"src", "dst"},
-}
+BDP_RTT_DOC = (
+    "the RTT that sizes '…bdp' buffers: 'max' (default: the largest base RTT of the flows), 'mean', "
+    "or a time (required for '…bdp' buffers in an explicit topology)"
+)
+TOPOLOGY_DOC: dict[str, dict[str, str]] = {k: {**rows, "bdp_rtt": BDP_RTT_DOC} for k, rows in _ROWS.items()}
+TOPOLOGY_KINDS: list[str] = list(TOPOLOGY_DOC)
+
+
+def _names(rows: dict[str, str], flows: bool) -> set[str]:
+    """The options (or, with `flows`, the flow-group keys) the rows name."""
+    out: set[str] = set()
+    for names in rows:
+        if names == "as dumbbell":
+            out |= _names(TOPOLOGY_DOC["dumbbell"], flows)
+        elif names.startswith("flows: ") == flows:
+            out |= {n.strip() for n in names.removeprefix("flows: ").split(",")}
+    return out
+
+
+TOPOLOGY_KEYS: dict[str, set[str]] = {k: {"kind", *_names(rows, False)} for k, rows in TOPOLOGY_DOC.items()}
+FLOW_TOPO_KEYS: dict[str, set[str]] = {k: _names(rows, True) for k, rows in TOPOLOGY_DOC.items()}
+# An explicit topology's [[topology.links]] table: the ends, and a single
+# link's options for its two directions.
+EXPLICIT_LINK_KEYS = {"a", "b"} | TOPOLOGY_KEYS["single_link"] - {"kind", "bdp_rtt"}
 
 
 def link_capacity_bps(link: dict) -> int:
@@ -410,7 +340,7 @@ def check_shapers(net: Net, max_pkt: int) -> None:
 
 
 def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
-    _check_keys("topology", t, _SINGLE_KEYS)
+    _check_keys("topology", t, TOPOLOGY_KEYS["single_link"])
     rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
     queue = _queue("topology.queue", t.get("queue", "droptail"))
@@ -463,7 +393,7 @@ def dumbbell(
     flows: list[dict],
     net: Net,
     *,
-    keys: set[str] = _DUMBBELL_KEYS,
+    keys: set[str] = TOPOLOGY_KEYS["dumbbell"],
     default_delay: str | None = None,
     loss_both_ways: bool = False,
 ) -> list[int]:
@@ -566,11 +496,11 @@ def satellite(t: dict, flows: list[dict], net: Net) -> list[int]:
 def wireless(t: dict, flows: list[dict], net: Net) -> list[int]:
     """A wired dumbbell plus a shared last hop r1 – mobile with its own
     loss model in each direction (W4 of Grieco & Mascolo 2004)."""
-    return dumbbell(t, flows, net, keys=_WIRELESS_KEYS)
+    return dumbbell(t, flows, net, keys=TOPOLOGY_KEYS["wireless"])
 
 
 def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
-    _check_keys("topology", t, _PARKING_KEYS)
+    _check_keys("topology", t, TOPOLOGY_KEYS["parking_lot"])
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
     hrate = parse_link_rate(t, "topology", "hop_rate", "hop_trace")
     hdelay = parse_time("topology.hop_delay", t.get("hop_delay"))
@@ -606,7 +536,7 @@ def parking_lot(t: dict, flows: list[dict], net: Net) -> list[int]:
 
 
 def explicit(t: dict, flows: list[dict], net: Net) -> None:
-    _check_keys("topology", t, _EXPLICIT_KEYS)
+    _check_keys("topology", t, TOPOLOGY_KEYS["explicit"])
     nodes = t.get("nodes")
     if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
         raise ScenarioError("topology.nodes", nodes, "a non-empty list of node names")
@@ -623,7 +553,7 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
         raise ScenarioError("topology.links", links, "a non-empty list of links ([[topology.links]])")
     for i, l in enumerate(links):
         w = f"topology.links[{i}]"
-        _check_keys(w, l, _EXPLICIT_LINK_KEYS)
+        _check_keys(w, l, EXPLICIT_LINK_KEYS)
         a = _str(f"{w}.a", l.get("a"), nodes)
         b = _str(f"{w}.b", l.get("b"), nodes)
         if a == b:

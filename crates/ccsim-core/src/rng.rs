@@ -115,36 +115,89 @@ impl Dist {
         }
     }
 
-    /// `check` with the field's name built only for an error.
-    pub fn check_named(&self, what: impl FnOnce() -> String, lo_open: bool) -> Result<(), String> {
-        self.check("", lo_open).map_err(|e| format!("{}{e}", what()))
-    }
-
-    /// Check the parameters; `what` names the field, `lo_open`: the value
-    /// must be > 0 (a duration), else ≥ 0.
-    pub fn check(&self, what: &str, lo_open: bool) -> Result<(), String> {
+    /// The first parameter outside its bounds: (parameter, its value, what
+    /// is accepted); `lo_open`: the values drawn must be > 0 (a duration),
+    /// else ≥ 0.
+    pub fn broken(&self, lo_open: bool) -> Option<(&'static str, f64, &'static str)> {
         let ok = |v: f64| v.is_finite() && if lo_open { v > 0.0 } else { v >= 0.0 };
-        let bound = if lo_open { "> 0" } else { "≥ 0" };
+        let bound = if lo_open { "a finite value > 0" } else { "a finite value ≥ 0" };
+        let positive = |v: f64| v.is_finite() && v > 0.0;
         match *self {
-            Dist::Fixed { value } if !ok(value) => {
-                Err(format!("{what}.value: must be finite and {bound} (got {value})"))
-            }
-            Dist::Exponential { mean } if !(mean.is_finite() && mean > 0.0) => {
-                Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
-            }
-            Dist::Pareto { mean, .. } | Dist::Pareto2 { mean, .. } if !(mean.is_finite() && mean > 0.0) => {
-                Err(format!("{what}.mean: must be finite and > 0 (got {mean})"))
+            Dist::Fixed { value } if !ok(value) => Some(("value", value, bound)),
+            Dist::Exponential { mean } | Dist::Pareto { mean, .. } | Dist::Pareto2 { mean, .. } if !positive(mean) => {
+                Some(("mean", mean, "a finite value > 0"))
             }
             Dist::Pareto { shape, .. } | Dist::Pareto2 { shape, .. } if !(shape.is_finite() && shape > 1.0) => {
-                Err(format!("{what}.shape: must be > 1 so the mean exists (got {shape})"))
+                Some(("shape", shape, "a number > 1 (the Pareto mean is infinite for shape ≤ 1)"))
             }
-            Dist::Uniform { min, .. } if !ok(min) => Err(format!("{what}.min: must be finite and {bound} (got {min})")),
+            Dist::Uniform { min, .. } if !ok(min) => Some(("min", min, bound)),
             Dist::Uniform { min, max } if !(max.is_finite() && max >= min) => {
-                Err(format!("{what}.max: must be finite and ≥ min = {min} (got {max})"))
+                Some(("max", max, "a finite value ≥ min (the lower end)"))
             }
-            _ => Ok(()),
+            _ => None,
         }
     }
+
+    /// Check the parameters; `what` names the field, `lo_open` as `broken`.
+    pub fn check(&self, what: &str, lo_open: bool) -> Result<(), String> {
+        match self.broken(lo_open) {
+            Some((p, v, accepted)) => Err(format!("{what}.{p}: got {v}; expected {accepted}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A distribution as a scenario writes it (`{dist = "pareto", mean = …,
+/// shape = …}`): the kind (`Dist`'s tag), its parameters in order, and
+/// the doc line. A parameter that is a `quantity` is in the unit of what
+/// is drawn (a time, a size); the rest (a shape) are plain numbers.
+#[derive(Clone, Copy, Debug)]
+pub struct DistSpec {
+    pub name: &'static str,
+    pub params: &'static [(&'static str, Quantity)],
+    pub doc: &'static str,
+}
+
+/// Whether a distribution's parameter is in the unit of what is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Quantity {
+    Drawn,
+    Number,
+}
+
+/// Every distribution, in documentation order.
+#[rustfmt::skip]
+pub const DISTS: &[DistSpec] = {
+    use Quantity::*;
+    &[
+    DistSpec { name: "fixed", params: &[("value", Drawn)], doc: "{dist = 'fixed', value = X}, or X alone" },
+    DistSpec { name: "exponential", params: &[("mean", Drawn)], doc: "{dist = 'exponential', mean = X}" },
+    DistSpec { name: "pareto", params: &[("mean", Drawn), ("shape", Number)], doc: "{dist = 'pareto', mean = X, shape = a} (a > 1; ns-2 Pareto: scale = mean·(a − 1)/a)" },
+    DistSpec { name: "pareto2", params: &[("mean", Drawn), ("shape", Number)], doc: "{dist = 'pareto2', mean = X, shape = a} (Pareto II / Lomax, ns-2 ParetoII: scale = mean·(a − 1), from 0)" },
+    DistSpec { name: "uniform", params: &[("min", Drawn), ("max", Drawn)], doc: "{dist = 'uniform', min = X, max = Y}" },
+    ]
+};
+
+/// The distributions as JSON (`_core.dist_options()`).
+pub fn dists_json() -> String {
+    let rows: Vec<serde_json::Value> = DISTS
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "name": d.name,
+                "params": d.params.iter().map(|(p, q)| serde_json::json!({"name": p, "number": *q == Quantity::Number})).collect::<Vec<_>>(),
+                "doc": d.doc,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows).to_string()
+}
+
+/// Check a distribution given as JSON (`_core.check_dist`): None when it
+/// passes, else (parameter, value, what is accepted).
+pub fn check_dist_json(json: &str, lo_open: bool) -> Result<Option<(&'static str, f64, &'static str)>, String> {
+    let d: Dist = serde_json::from_str(json).map_err(|e| format!("a distribution: {e}"))?;
+    Ok(d.broken(lo_open))
 }
 
 #[cfg(test)]
@@ -206,6 +259,20 @@ mod tests {
         let u = draw(Dist::Uniform { min: 20.0, max: 250.0 }, &mut s);
         assert!(ks(u, |x| (x - 20.0) / 230.0) < crit);
         assert_eq!(Dist::Fixed { value: 3.0 }.sample(&mut s), 3.0);
+    }
+
+    #[test]
+    fn every_distribution_kind_has_its_parameters_and_no_more() {
+        for d in DISTS {
+            let mut v = serde_json::json!({"kind": d.name});
+            for (p, _) in d.params {
+                v[p] = serde_json::json!(2.0);
+            }
+            let parsed: Dist = serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+            assert_eq!(parsed.broken(true), None, "{v}");
+            v["other"] = serde_json::json!(1.0);
+            assert!(serde_json::from_value::<Dist>(v).is_err(), "{}: unknown parameter refused", d.name);
+        }
     }
 
     #[test]

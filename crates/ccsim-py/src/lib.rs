@@ -298,6 +298,45 @@ fn sim_options() -> String {
     ccsim_core::config::sim_schema::sim_json()
 }
 
+/// Every shaper a link direction names and reordering's options, with
+/// their kinds, doc lines and defaults (`config::link_schema`), as JSON.
+#[pyfunction]
+fn link_options() -> String {
+    ccsim_core::config::link_schema::link_json()
+}
+
+/// Apply a shaper's bounds and rules (`link_schema::shaper_rules`) to a
+/// resolved shaper given as JSON, as `check_queue`.
+#[pyfunction]
+fn check_shaper(json: &str) -> PyResult<Option<(String, String, String)>> {
+    broken(ccsim_core::config::link_schema::check_shaper_json(json))
+}
+
+/// Apply reordering's bounds and rules (`link_schema::reorder_rules`) to
+/// resolved reordering given as JSON, as `check_queue`.
+#[pyfunction]
+fn check_reorder(json: &str) -> PyResult<Option<(String, String, String)>> {
+    broken(ccsim_core::config::link_schema::check_reorder_json(json))
+}
+
+/// Every distribution a scenario writes (`rng::DISTS`: kind, parameters,
+/// doc line), as JSON.
+#[pyfunction]
+fn dist_options() -> String {
+    ccsim_core::rng::dists_json()
+}
+
+/// Check a resolved distribution given as JSON (`rng::Dist::broken`;
+/// `positive`: every draw must be > 0): None when it passes, else
+/// (parameter, value, what is accepted).
+#[pyfunction]
+fn check_dist(json: &str, positive: bool) -> PyResult<Option<(String, f64, String)>> {
+    match ccsim_core::rng::check_dist_json(json, positive) {
+        Ok(b) => Ok(b.map(|(p, v, e)| (p.to_string(), v, e.to_string()))),
+        Err(e) => Err(pyo3::exceptions::PyValueError::new_err(e)),
+    }
+}
+
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
     match r {
         Ok(None) => Ok(None),
@@ -350,6 +389,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(app_options, m)?)?;
     m.add_function(wrap_pyfunction!(sim_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_app, m)?)?;
+    m.add_function(wrap_pyfunction!(link_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_shaper, m)?)?;
+    m.add_function(wrap_pyfunction!(check_reorder, m)?)?;
+    m.add_function(wrap_pyfunction!(dist_options, m)?)?;
+    m.add_function(wrap_pyfunction!(check_dist, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_class::<pyalgo::TcpView>()?;

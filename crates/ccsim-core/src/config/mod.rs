@@ -7,6 +7,7 @@
 //! applications, UDP), each type validating itself.
 
 pub mod app_schema;
+pub mod link_schema;
 mod loss;
 mod net;
 pub mod net_schema;

@@ -422,17 +422,10 @@ impl LinkCfg {
         }
         self.queue.validate(&f)?;
         self.loss.validate(&f)?;
-        let r = &self.reorder;
-        check_time(|| f("reorder.jitter"), r.jitter_ps)?;
-        check_time(|| f("reorder.delay"), r.delay_ps)?;
-        if !(0.0..=1.0).contains(&r.probability) {
-            return err(f("reorder.probability"), format!("must be a probability in [0, 1] (got {})", r.probability));
-        }
-        if r.probability > 0.0 && r.delay_ps == 0 {
-            return err(
-                f("reorder.delay"),
-                "must be > 0 when reorder.probability > 0 (the extra delay of a held packet)",
-            );
+        if self.reorder != ReorderCfg::default() {
+            super::link_schema::reorder_rules(&self.reorder).or_else(|b| {
+                err(f(&format!("reorder.{}", b.option)), format!("got {}; expected {}", b.got, b.expected))
+            })?;
         }
         Ok(())
     }
@@ -451,25 +444,8 @@ impl ShaperCfg {
         if varying {
             return err(f("shaper"), "a shaper runs at a fixed rate; it cannot be combined with a trace or a schedule");
         }
-        use crate::link::BucketRule;
-        match (self.rule, self.cburst_bytes) {
-            (BucketRule::Htb, None) => return err(f("shaper.cburst"), "HTB needs cburst (the ceil bucket's depth)"),
-            (BucketRule::Tbf, Some(_)) => return err(f("shaper.cburst"), "TBF has one bucket; cburst is HTB's"),
-            _ => {}
-        }
-        for (k, v) in [("burst", Some(self.burst_bytes)), ("cburst", self.cburst_bytes)] {
-            match v {
-                Some(0) => return err(f(&format!("shaper.{k}")), "must be ≥ 1 byte (got 0)"),
-                Some(b) if b > MAX_BURST_BYTES => {
-                    return err(f(&format!("shaper.{k}")), format!("must be ≤ {MAX_BURST_BYTES} bytes (got {b})"))
-                }
-                _ => {}
-            }
-        }
-        if self.overhead_bytes > 1_000 {
-            return err(f("shaper.overhead"), format!("must be ≤ 1000 bytes (got {})", self.overhead_bytes));
-        }
-        Ok(())
+        super::link_schema::shaper_rules(self)
+            .or_else(|b| err(f(&format!("shaper.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
     }
 }
 
