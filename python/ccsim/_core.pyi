@@ -7,6 +7,7 @@ MODEL_VERSION: int
 """The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 MAX_INITIAL_WINDOW: int  # the core's bound on tcp.initial_window (segments)
 MAX_TIME_PS: int  # the latest time the core accepts (2^62 ps, about 53 days)
+TS_OPTION_BYTES: int  # bytes the RFC 7323 timestamp option adds to every packet (10 + 2 of padding)
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...

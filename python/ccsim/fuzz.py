@@ -35,14 +35,18 @@ from typing import Any
 import numpy as np
 
 from . import algorithms, memory
-from .topologies import link_bits_bound, link_capacity_bps, routes
+from .netmodels import QUEUE_KINDS
+from .topologies import TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
 
-QUEUES = ["droptail", "red", "adaptive_red", "codel", "fq_codel", "pie", "dualpi2"]
+# the queue kinds drawn: all but the RED kinds that differ from red and
+# adaptive_red only in options they fix, and netem (not drawn yet: the
+# generator predates it, and its invariants are not written)
+QUEUES = [q for q in QUEUE_KINDS if q not in ("netem", "gentle_red", "feng_red")]
 # a case's wall time and memory (the checked build is ~3× slower than release;
 # the longest generated case takes a few seconds there)
 BUDGET_S = 60.0
 MEMORY_BUDGET = "2GB"
-KINDS = ["single_link", "dumbbell", "parking_lot", "wireless", "satellite", "explicit"]
+KINDS = TOPOLOGY_KINDS
 # every algorithm the core knows, but Tahoe-recovery ones (the generator draws SACK modes)
 CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe"]
 

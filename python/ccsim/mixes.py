@@ -14,10 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import ScenarioError
+from .traffic import APP_SCHEMA
 from .units import PS_PER_S, parse_rate, parse_time
 
-# ns-2's PagePool/WebTraf example object: Pareto II, mean 12 segments, shape 1.2
-WEB_OBJECT_SEGMENTS = 12.0
+# ns-2's PagePool/WebTraf example object, mean in segments: app = "web"'s
+# default size (the core's app_schema.rs WEB_SIZE_MEAN_SEGMENTS)
+WEB_OBJECT_SEGMENTS: float = APP_SCHEMA["web"]["defaults"]["size"]["mean_segments"]
 
 
 def web_sessions(

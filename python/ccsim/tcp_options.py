@@ -142,6 +142,9 @@ def resolve(opts: dict) -> dict:
     return out
 
 
-def wire_bytes(tcp: dict) -> int:
-    """Bytes of a full-sized data packet: mss + headers (+12 with timestamps)."""
-    return tcp["mss"] + tcp["header_bytes"] + (12 if tcp["timestamps"] else 0)
+def wire_bytes(tcp: dict, header_bytes: int | None = None) -> int:
+    """Bytes of a full-sized data packet: mss + headers (`header_bytes`
+    when given, else the options') + the timestamp option when it is on
+    (the core's TS_OPTION_BYTES)."""
+    header = tcp["header_bytes"] if header_bytes is None else header_bytes
+    return tcp["mss"] + header + (_core.TS_OPTION_BYTES if tcp["timestamps"] else 0)

@@ -30,6 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import EmulationError
+from ..tcp_options import wire_bytes
+
+# The kernel's IPv4 + TCP headers without options: its packets' size does
+# not follow a scenario's header_bytes.
+KERNEL_HEADER_BYTES = 40
+
+
+def kernel_packet_bytes(t: dict) -> int:
+    """Bytes of the kernel's full-sized packet for a flow's TCP options."""
+    return wire_bytes(t, KERNEL_HEADER_BYTES)
+
 
 REGISTRY = Path("/run/ccsim-emu")
 NS_RE = re.compile(r"^ccsim-([0-9a-f]{6})-(\d+)$")

@@ -360,7 +360,9 @@ def _min_rtt_slack(
     first = not any(g["start_ps"] < flow["start_ps"] for g in flows)
     if not any(g is not flow and g["start_ps"] <= flow["start_ps"] for g in flows):
         return MIN_RTT_TOL_S, first
-    pkt = t["mss"] + 40 + (12 if t["timestamps"] else 0)
+    from .netns import kernel_packet_bytes
+
+    pkt = kernel_packet_bytes(t)
     links = core["links"]
     fwd, rev = route
     ser = sum(0.0 if links[i].get("shaper") else pkt * 8 / link_capacity_bps(links[i]) for i in [*fwd, *rev])

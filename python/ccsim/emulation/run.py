@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import _core
 from ..errors import EmulationError, ScenarioError
 from ..topologies import link_capacity_bps, routes
-from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, sh
+from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, kernel_packet_bytes, sh
 
 AGENT = Path(__file__).with_name("agent.py")
 # The emulation backend's version: bump it in any change that alters what an
@@ -142,7 +142,7 @@ def check_supported(core: dict) -> list[str]:
             bad.append(
                 f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'"
             )
-        top = TUN_MAX_MTU - 40 - (12 if t["timestamps"] else 0)
+        top = TUN_MAX_MTU - (_mss_mtu(t) - t["mss"])
         if t["mss"] > top:
             bad.append(
                 f"flows[{i}].tcp.mss = {t['mss']}: its packets ({_mss_mtu(t)} bytes) exceed a TUN device's "
@@ -194,8 +194,7 @@ def check_supported(core: dict) -> list[str]:
 TUN_MAX_MTU = 65535
 
 
-def _mss_mtu(t: dict) -> int:
-    return t["mss"] + 40 + (12 if t["timestamps"] else 0)
+_mss_mtu = kernel_packet_bytes
 
 
 def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None):
