@@ -1,17 +1,25 @@
 """What the studies share beyond `base.py`'s report machinery: the variants
 a study compares (`Variant`: what it changes over the study's `[tcp]`
 table, and how figures and reports name and colour it), typed plans per
-mode (`Plan`), and packet sizes derived from a study's own `[tcp]` table
+mode (`Plan`), measures over a whole campaign (`window_goodput`), and
+packet sizes derived from a study's own `[tcp]` table
 (its stack's defaults, then its options) rather than written by hand, so a
 study that changes its MSS, turns timestamps off or moves to another stack
 cannot keep a stale "+ 12"."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..tcp_options import for_group, wire_bytes
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ..experiments.campaign import Campaign
 
 
 @dataclass(frozen=True)
@@ -76,3 +84,50 @@ def payload_share(tcp: dict) -> float:
     fraction of its rate)."""
     t = for_group("tcp", tcp, {})
     return t["mss"] / wire_bytes(t)
+
+
+def window_goodput(
+    c: Campaign, t0: float, t1: float, *, by: str = "flow", where: str = "TRUE", name: str = "gp"
+) -> pl.DataFrame:
+    """Goodput (bit/s) over the window (t0, t1] of every run of campaign
+    `c`, from the sampled delivered bytes (`flow_series`): per flow, the
+    bytes delivered at its last sample at or before t1 less those at its
+    last sample at or before t0 (0 before its first), · 8 / (t1 − t0).
+
+    `by` groups the flows (summing their goodputs): "flow" (the default), or
+    an SQL expression over the flows table `f` (its `label`, `id`) giving a
+    class, such as "f.label". `where` selects samples of `flow_series`
+    (e.g. "flow = 0"). A flow has a row when it has a sample at or before
+    t1. Returns run_id, `by` (as "flow" or "cls") and `name`."""
+    key = "flow" if by == "flow" else "cls"
+    group = "p.flow" if by == "flow" else by
+    span = t1 - t0
+    return c.query(
+        "WITH p AS (SELECT run_id, flow, "
+        f"max(delivered_bytes) FILTER (WHERE time_s <= {t1} + 1e-9) AS d1, "
+        f"coalesce(max(delivered_bytes) FILTER (WHERE time_s <= {t0} + 1e-9), 0) AS d0 "
+        f"FROM flow_series WHERE {where} GROUP BY run_id, flow HAVING d1 IS NOT NULL) "
+        f"SELECT p.run_id, {group} AS {key}, sum(p.d1 - p.d0)::DOUBLE * 8.0 / {span} AS {name} "
+        "FROM p JOIN flows f ON f.run_id = p.run_id AND f.id = p.flow GROUP BY ALL ORDER BY ALL"
+    )
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation (scipy.stats.spearmanr: tied values share
+    their mean rank); NaN with fewer than two points or a constant series."""
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+        return math.nan
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y).statistic)
+
+
+def kendall(x, y) -> float:
+    """Kendall's τ of two equally long sequences (scipy.stats.kendalltau, τ-b:
+    equal to τ-a when neither has ties, and corrected for ties otherwise);
+    NaN with fewer than two points."""
+    if len(x) < 2:
+        return math.nan
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(x, y).statistic)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 
 from ..base import Check, StudyData, claim, fmt, verdict_from
+from ..kit import kendall
 from .scenarios import (
     PRIMARY,
     TABLE2,
     VARIANTS,
-    _kendall,
     rate_text,
 )
 
@@ -233,7 +233,7 @@ class Checks:
         order = ["hstcp_paced", "hstcp", "bic_paced", "bic", "stcp"]
         sh = {v: self.shares(data, 100e6, v) for v in order}
         reg = [sh[v]["regular"] for v in order]
-        tau = _kendall(reg, [5, 4, 3, 2, 1])
+        tau = kendall(reg, [5, 4, 3, 2, 1])
         return verdict_from(
             "P3b",
             [

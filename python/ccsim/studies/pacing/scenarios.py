@@ -3,8 +3,6 @@ Han 2004), and Kendall's τ its checks use."""
 
 from __future__ import annotations
 
-import math
-
 from ...mixes import background_mix, web_sessions
 from ..base import NS2_OF_2004
 from ..kit import Variant, full_packet_bytes, variants
@@ -170,13 +168,3 @@ def _variant_derived() -> dict:
 
 def _web_derived(groups: list[int]) -> dict:
     return {f"flows[{g}].count": _web_count for g in groups}
-
-
-def _kendall(x: list[float], y: list[float]) -> float:
-    """Kendall's τ of two equally long sequences (scipy.stats.kendalltau, τ-b:
-    equal to τ-a when neither has ties, and corrected for ties otherwise)."""
-    if len(x) < 2:
-        return math.nan
-    from scipy.stats import kendalltau
-
-    return float(kendalltau(x, y).statistic)

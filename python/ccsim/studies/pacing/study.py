@@ -12,7 +12,7 @@ import polars as pl
 from ...experiments.sweep import Sweep
 from ...mixes import background_mix, mix_summary
 from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
-from ..kit import Plan
+from ..kit import Plan, window_goodput
 from .checks import Checks
 from .figures import Figures
 from .scenarios import (
@@ -375,33 +375,24 @@ class Pacing(Checks, Figures, Study):
                 f"JOIN links l ON l.run_id = s.run_id AND l.id = s.link WHERE l.name = '{FWD}' "
                 f"AND (abs(s.time_s - {t0}) < 1e-9 OR abs(s.time_s - {t1}) < 1e-9)"
             )
-            fs = c.query(
-                "SELECT s.run_id, s.time_s, CASE WHEN s.flow < 2 AND f.label NOT IN "
-                "('web','small','long','web_rev','small_rev','long_rev') THEN 'hs' || s.flow::VARCHAR "
-                "ELSE f.label END AS cls, sum(s.delivered_bytes)::DOUBLE AS bytes FROM flow_series s "
-                "JOIN flows f ON f.run_id = s.run_id AND f.id = s.flow "
-                f"WHERE abs(s.time_s - {t0}) < 1e-9 OR abs(s.time_s - {t1}) < 1e-9 GROUP BY ALL"
-            )
+            hs = "('web','small','long','web_rev','small_rev','long_rev')"
+            cls = f"CASE WHEN f.id < 2 AND f.label NOT IN {hs} THEN 'hs' || f.id::VARCHAR ELSE f.label END"
+            gp = window_goodput(c, t0, t1, by=cls)
+            span = t1 - t0
             rows = []
             for rid in c.ok_runs["run_id"].unique(maintain_order=True).to_list():
                 rate = float(cap.filter(pl.col("run_id") == rid)["rate_bps"][0])
                 w = ls.filter(pl.col("run_id") == rid).sort("time_s")["wire"].to_list()
-                f = fs.filter(pl.col("run_id") == rid)
-                span = t1 - t0
-
-                def gp(cls, f=f, span=span):
-                    x = f.filter(pl.col("cls") == cls).sort("time_s")["bytes"].to_list()
-                    return (x[-1] - x[0]) * 8 / span if len(x) == 2 else 0.0
-
+                by_cls = dict(gp.filter(pl.col("run_id") == rid).select("cls", "gp").iter_rows())
                 r = {
                     "run_id": rid,
                     "rate": rate,
                     "eff": (w[-1] - w[0]) * 8 / span / rate if len(w) == 2 else math.nan,
-                    "hs1_bps": gp("hs0"),
-                    "hs2_bps": gp("hs1"),
+                    "hs1_bps": by_cls.get("hs0", 0.0),
+                    "hs2_bps": by_cls.get("hs1", 0.0),
                 }
-                for lab, cls in CLASSES.items():
-                    r[cls] = gp(lab)
+                for lab, name in CLASSES.items():
+                    r[name] = by_cls.get(lab, 0.0)
                 rows.append(r)
             per = pl.DataFrame(rows)
             runs = c.ok_runs.unique("run_id", maintain_order=True)

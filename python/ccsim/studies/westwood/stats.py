@@ -1,20 +1,10 @@
-"""Statistics the claims use."""
+"""Least squares for W7's claims (rank correlations are the kit's)."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
-
-
-def spearman(x, y) -> float:
-    """Spearman's rank correlation (scipy.stats.spearmanr: tied values share
-    their mean rank); NaN with fewer than two points or a constant series."""
-    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
-        return math.nan
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(x, y).statistic)
 
 
 def ols(X: np.ndarray, y: np.ndarray) -> dict:

@@ -11,6 +11,7 @@ import polars as pl
 
 from ...experiments.sweep import Sweep
 from ..base import Choice, Experiment, Figure, Study, StudyData, ns2_2004_choice
+from ..kit import window_goodput
 from .plan import PLANS, WestwoodPlan
 from .scenarios import (
     LINUX_VARIANTS,
@@ -341,19 +342,8 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
 
     @staticmethod
     def window_gp(data: StudyData, exp: str, t0: float, t1: float, where: str = "TRUE") -> pl.DataFrame:
-        """Per run and flow: goodput (bit/s) over [t0, t1] from the sampled delivered bytes."""
-
-        def build():
-            q = (
-                f"SELECT run_id, flow, "
-                f"max(delivered_bytes) FILTER (WHERE time_s <= {t1} + 1e-9)::DOUBLE AS d1, "
-                f"coalesce(max(delivered_bytes) FILTER (WHERE time_s <= {t0} + 1e-9), 0)::DOUBLE AS d0 "
-                f"FROM flow_series WHERE {where} GROUP BY run_id, flow"
-            )
-            g = data.campaign(exp).query(q)
-            return g.with_columns(((pl.col("d1") - pl.col("d0")) * 8.0 / (t1 - t0)).alias("gp")).drop("d0", "d1")
-
-        return data.memo(f"gp:{exp}:{t0}:{t1}:{where}", build)
+        """Per run and flow: goodput (bit/s) over [t0, t1] (`kit.window_goodput`)."""
+        return data.memo(f"gp:{exp}:{t0}:{t1}:{where}", lambda: window_goodput(data.campaign(exp), t0, t1, where=where))
 
     @staticmethod
     def _half_quarters(s: pl.DataFrame, dur: float, on: bool) -> pl.DataFrame:

@@ -12,12 +12,12 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..kit import spearman
 from .scenarios import (
     PAYLOAD_SHARE,
     VARIANTS,
     W3_ALGOS,
 )
-from .stats import spearman
 
 
 class W3:
