@@ -104,7 +104,7 @@ bench: develop
 N    ?= 10000
 SEED ?= 1
 fuzz: develop-checked
-	$(VPY) -m ccsim.fuzz $(N) --seed $(SEED) --out results/fuzz
+	$(VPY) -m ccsim.tools.fuzz $(N) --seed $(SEED) --out results/fuzz
 
 clean:
 	rm -rf $(VENV) .tools-venv target results

@@ -76,10 +76,10 @@ def flock_held(path, content: str = ""):
 
 
 def plotted_figures(out_dir) -> dict:
-    """ccsim.plot.plot_dir on a run's folder, returning its matplotlib
+    """ccsim.analysis.plot.plot_dir on a run's folder, returning its matplotlib
     figures by file stem (they are also written), so a test can read what
     a figure draws."""
-    from ccsim import plot
+    from ccsim.analysis import plot
 
     figs: dict = {}
     real_save = plot._save

@@ -401,7 +401,8 @@ def test_memory_estimate_bounds_the_rows_a_run_records():
 
 
 def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_path, capsys):
-    from ccsim import cli, results
+    from ccsim.analysis import results
+    from ccsim.tools import cli
 
     def boom(sc, control=None):
         raise MemoryError
@@ -469,7 +470,7 @@ def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tm
         _cli("run", scen, "--no-write", env={"CCSIM_MAX_FILE_BYTES": "abc"}), "CCSIM_MAX_FILE_BYTES", "'abc'"
     )
     _one_line_exit2(_cli("run", scen, "--no-write", env={"CCSIM_MAX_FILE_BYTES": "100B"}), "larger than the limit")
-    r = subprocess.run([sys.executable, "-m", "ccsim.fuzz", "1", "--seed", "-1"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "ccsim.tools.fuzz", "1", "--seed", "-1"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--seed" in r.stderr, r.stderr
 
 
@@ -641,7 +642,7 @@ def test_every_sim_option_is_checked_by_the_cores_schema():
     required one is named when missing; the core itself, handed a resolved
     scenario with a zero duration or sampling period, names the option as
     a scenario writes it."""
-    from ccsim.scenario import SIM_OPTS, SIM_SCHEMA
+    from ccsim.scenario.resolve import SIM_OPTS, SIM_SCHEMA
 
     bad = {"time": "0s", "int": -1, "time_or_off": "never", "choice_list": ["rtt", "rtt"], "links": 5}
     for name, o in SIM_OPTS.items():

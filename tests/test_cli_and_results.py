@@ -190,7 +190,7 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
 
 
 def test_bench_json_shape():
-    from ccsim.bench import SCENARIOS
+    from ccsim.tools.bench import SCENARIOS
 
     assert {n.split("_")[2] for n in SCENARIOS} == {"100M", "1G", "2.5G", "10G"}
     r = cli("bench", "--json", "--repeat", "1", "--only", "a_dumbbell")
@@ -230,9 +230,9 @@ def test_list_command():
     r = cli("list")
     assert r.returncode == 0 and "newreno" in r.stdout and "abc_limit" in r.stdout
     # every queue, loss model, traffic type and topology is listed with its options
-    from ccsim.netmodels import LOSS_DOC
-    from ccsim.scenario import QUEUE_KINDS, TOPOLOGY_DOC
-    from ccsim.traffic import APP_DOC
+    from ccsim.scenario.netmodels import LOSS_DOC
+    from ccsim.scenario.resolve import QUEUE_KINDS, TOPOLOGY_DOC
+    from ccsim.scenario.traffic import APP_DOC
 
     for name in [
         *QUEUE_KINDS,
@@ -296,7 +296,7 @@ def test_a_run_into_a_users_folder_never_replaces_files_it_did_not_write(tmp_pat
 
 
 def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp_path, monkeypatch):
-    from ccsim import results
+    from ccsim.analysis import results
 
     out = tmp_path / "o"
     first = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s"}).run()

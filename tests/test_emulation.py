@@ -263,7 +263,7 @@ def test_unsupported_features_are_refused_by_name():
 
 
 def test_without_root_the_cli_says_so_and_exits_2(monkeypatch, capsys):
-    from ccsim import cli
+    from ccsim.tools import cli
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert cli.main(["emulate", str(ROOT / "examples" / "lossy_link.toml")]) == 2
@@ -275,8 +275,8 @@ def test_without_root_the_cli_says_so_and_exits_2(monkeypatch, capsys):
 def test_cli_emulate_prints_the_summary_and_writes_readable_results(tmp_path, capsys):
     import json
 
-    from ccsim import cli
-    from ccsim.results import read
+    from ccsim.analysis.results import read
+    from ccsim.tools import cli
 
     toml = tmp_path / "two.toml"
     toml.write_text(

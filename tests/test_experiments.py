@@ -27,7 +27,7 @@ from ccsim.experiments.aggregate import aggregate
 from ccsim.experiments.campaign import open_campaign
 from ccsim.experiments.runner import SweepFailed, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
-from ccsim.overrides import parse_assignment, set_path
+from ccsim.scenario.overrides import parse_assignment, set_path
 from helpers import TINY, flock_held
 
 ROOT = Path(__file__).resolve().parent.parent

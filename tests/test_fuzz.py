@@ -1,11 +1,11 @@
-"""A few hundred generated scenarios (ccsim.fuzz) must keep every run
+"""A few hundred generated scenarios (ccsim.tools.fuzz) must keep every run
 invariant; `make fuzz N=...` runs as many as asked (docs/reliability.md)."""
 
 from __future__ import annotations
 
 import numpy as np
-from ccsim import fuzz
 from ccsim.scenario import Scenario
+from ccsim.tools import fuzz
 
 
 def test_generated_scenarios_keep_every_invariant():

@@ -25,7 +25,7 @@ def short(**kw):
 
 def env_links(env):
     """The links table of the environment's finished episode."""
-    from ccsim.results import Result
+    from ccsim.analysis.results import Result
 
     return Result(env._scenario, env._sim.finish(), 0, 0).links
 

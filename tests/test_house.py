@@ -66,7 +66,12 @@ def test_no_import_cycles():
         if m not in state:
             cycle = visit(m)
             assert cycle is None, " -> ".join(cycle)
-    assert {"ccsim.scenario", "ccsim.results", "ccsim.topologies", "ccsim.tcp_options"} <= set(graph)
+    assert {
+        "ccsim.scenario",
+        "ccsim.analysis.results",
+        "ccsim.scenario.topologies",
+        "ccsim.scenario.tcp_options",
+    } <= set(graph)
 
 
 # ---------------------------------------------------------------- docs agree with the code
@@ -102,7 +107,7 @@ def _cell_value(cell: str):
 
 
 def test_tcp_options_table_matches_the_defaults():
-    from ccsim.tcp_options import TCP_DEFAULTS, TCP_DOC
+    from ccsim.scenario.tcp_options import TCP_DEFAULTS, TCP_DOC
 
     rows = _doc_table((ROOT / "docs" / "scenario.md").read_text(), "## `[tcp]`")
     assert list(rows) == list(TCP_DEFAULTS), "docs/scenario.md's [tcp] table and TCP_DEFAULTS list different options"
@@ -117,12 +122,12 @@ def test_ccsim_list_tcp_prints_every_default():
     import subprocess
     import sys
 
-    from ccsim.tcp_options import TCP_DEFAULTS
+    from ccsim.scenario.tcp_options import TCP_DEFAULTS
 
     out = subprocess.run(
         [sys.executable, "-m", "ccsim", "list", "tcp"], capture_output=True, text=True, check=True
     ).stdout
-    from ccsim.tcp_options import STACK_DEFAULTS
+    from ccsim.scenario.tcp_options import STACK_DEFAULTS
 
     for k, v in TCP_DEFAULTS.items():
         w = STACK_DEFAULTS["ns2"][k]
@@ -136,7 +141,8 @@ def test_python_tcp_defaults_resolve_to_the_cores():
     the core's values back, so the conversion loses nothing."""
     import json
 
-    from ccsim import _core, tcp_options
+    from ccsim import _core
+    from ccsim.scenario import tcp_options
 
     for stack in tcp_options.STACKS:
         rust = json.loads(_core.tcp_defaults(stack))
@@ -153,7 +159,8 @@ def test_queue_and_loss_defaults_come_from_the_core_and_are_documented():
     import subprocess
     import sys
 
-    from ccsim import _core, netmodels
+    from ccsim import _core
+    from ccsim.scenario import netmodels
 
     net = json.loads(_core.net_defaults())
     assert net["queue"]["red"]["w_q"] == 0.002  # Floyd & Jacobson 1993, ns-2 q_weight_
@@ -174,7 +181,7 @@ def test_stacks_table_lists_every_option_the_stacks_set_differently():
     TcpCfg::for_stack: one column per stack, every option whose value
     differs between any two stacks has a row, and each cell is that
     stack's value."""
-    from ccsim.tcp_options import STACK_DEFAULTS, STACKS
+    from ccsim.scenario.tcp_options import STACK_DEFAULTS, STACKS
 
     md = (ROOT / "docs" / "scenario.md").read_text()
     text = md[md.index("### Stacks") :]
@@ -246,7 +253,7 @@ def test_a_links_capacity_is_read_in_one_place():
             if isinstance(base, ast.Call):
                 continue  # a result-table query
             where = f"{p.relative_to(PKG)}:{node.lineno}"
-            if where.startswith("topologies.py:") and isinstance(base, ast.Name) and base.id == "link":
+            if where.startswith("scenario/topologies.py:") and isinstance(base, ast.Name) and base.id == "link":
                 continue  # link_capacity_bps itself
             offenders.append(where)
     assert offenders == [], f"read link['rate_bps'] through topologies.link_capacity_bps: {offenders}"
@@ -259,8 +266,9 @@ def test_python_checks_every_tcp_option_by_the_cores_schema():
     refuse the same (so the bounds are the schema's, not a second copy)."""
     import json
 
-    from ccsim import _core, tcp_options
+    from ccsim import _core
     from ccsim.errors import ScenarioError
+    from ccsim.scenario import tcp_options
 
     schema = json.loads(_core.tcp_options())
     assert [o["name"] for o in schema] == list(tcp_options.TCP_DOC)

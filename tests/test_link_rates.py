@@ -297,7 +297,7 @@ def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path):
     traffic per interval, goodput, and each flow's queueing delay (smoothed
     RTT less its smallest, so the base RTT is out: it starts near 0 and rises
     when the rate steps down under a backlogged flow). A fixed link gets none."""
-    from ccsim import plot
+    from ccsim.analysis import plot
 
     sc = (
         Builder(duration="6s", seed=1, sample_interval="100ms")

@@ -9,8 +9,8 @@ import re
 
 import pytest
 from ccsim import Scenario, ScenarioError, _core
-from ccsim.netmodels import DIST_DOC, DIST_KINDS, DIST_SCHEMA, REORDER_SCHEMA, SHAPER_KINDS, SHAPER_SCHEMA
-from ccsim.topologies import BUILDERS, EXPLICIT_LINK_KEYS, FLOW_TOPO_KEYS, TOPOLOGY_KEYS, TOPOLOGY_KINDS
+from ccsim.scenario.netmodels import DIST_DOC, DIST_KINDS, DIST_SCHEMA, REORDER_SCHEMA, SHAPER_KINDS, SHAPER_SCHEMA
+from ccsim.scenario.topologies import BUILDERS, EXPLICIT_LINK_KEYS, FLOW_TOPO_KEYS, TOPOLOGY_KEYS, TOPOLOGY_KINDS
 from conftest import ROOT
 
 BASE = {

@@ -4,7 +4,7 @@ import math
 
 import polars as pl
 import pytest
-from ccsim import metrics as m
+from ccsim.analysis import metrics as m
 
 
 def _fs():

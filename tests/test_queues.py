@@ -156,7 +156,7 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
     # RFC 8290: DRR over per-flow queues gives backlogged flows equal byte
     # shares, whatever their RTT; single-queue CoDel favours short RTTs.
     from ccsim import Builder
-    from ccsim import metrics as m
+    from ccsim.analysis import metrics as m
 
     def run(q):
         sc = (
@@ -192,7 +192,8 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
     same resolved value under the same name (one copy of every bound)."""
     import json
 
-    from ccsim import _core, netmodels
+    from ccsim import _core
+    from ccsim.scenario import netmodels
 
     bad = {
         "int": lambda k: k["hi"] + 1,
@@ -232,7 +233,7 @@ def test_python_checks_every_loss_option_by_the_cores_schema():
     each option's out-of-kind value is refused under its own field, a
     missing required option is named, and the rules the core applies (a
     Gilbert chain that never moves, states under 1 µs) reach the user."""
-    from ccsim import netmodels
+    from ccsim.scenario import netmodels
 
     bad = {
         "int": lambda k: 0,

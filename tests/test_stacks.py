@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 from ccsim.errors import ScenarioError
-from ccsim.tcp_options import STACK_DEFAULTS
+from ccsim.scenario.tcp_options import STACK_DEFAULTS
 from helpers import single_link
 
 

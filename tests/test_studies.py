@@ -21,7 +21,8 @@ import sys
 import ccsim
 import polars as pl
 import pytest
-from ccsim import metrics, studies
+from ccsim import studies
+from ccsim.analysis import metrics
 from ccsim.studies import asymmetric, red_ecn, westwood
 from ccsim.studies.base import (
     VERDICTS,

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 from ccsim import Builder
-from ccsim.tracegen import SproutModel, generate, sprout_path
+from ccsim.tools.tracegen import SproutModel, generate, sprout_path
 from conftest import ROOT
 
 

@@ -305,7 +305,8 @@ def test_python_checks_every_application_option_by_the_cores_schema():
     between options the core applies name the user's option too."""
     import json
 
-    from ccsim import _core, traffic
+    from ccsim import _core
+    from ccsim.scenario import traffic
 
     bad = {
         "size": lambda k: "0B" if k["hi"] > 65_535 else "70000B",

@@ -23,11 +23,11 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ccsim.analysis.results import run_scenario  # noqa: E402
 from ccsim.emulation import (
     emulate,  # noqa: E402
     sim_twin,  # noqa: E402
 )
-from ccsim.results import run_scenario  # noqa: E402
 from validation_multi import dumbbell, jain, late_goodputs, n_flows  # noqa: E402
 
 

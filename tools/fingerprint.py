@@ -24,7 +24,7 @@ import sys
 
 import ccsim
 from ccsim import _core
-from ccsim.bench import SCENARIOS
+from ccsim.tools.bench import SCENARIOS
 
 
 def matrix():

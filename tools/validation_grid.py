@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import ccsim
+from ccsim.analysis.results import run_scenario
 from ccsim.emulation import emulate, sim_twin
-from ccsim.results import run_scenario
 
 
 def cell(cc: str, rate: str, rtt_ms: int, app: str, bulk_s: float):

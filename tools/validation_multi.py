@@ -27,8 +27,8 @@ from pathlib import Path
 import ccsim
 import numpy as np
 import polars as pl
+from ccsim.analysis.results import run_scenario
 from ccsim.emulation import emulate, sim_twin
-from ccsim.results import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- validation_multi.py: begin -->"

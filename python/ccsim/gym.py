@@ -32,7 +32,7 @@ from gymnasium import spaces
 
 from . import _core
 from .errors import ScenarioError
-from .units import parse_rate, parse_time
+from .scenario.units import parse_rate, parse_time
 
 ENV_ID = "ccsim/CongestionControl-v0"
 

@@ -33,8 +33,8 @@ import os
 
 from . import _core
 from .errors import ScenarioError
-from .netmodels import dist_min
-from .topologies import link_bits_bound, routes
+from .scenario.netmodels import dist_min
+from .scenario.topologies import link_bits_bound, routes
 
 ENV = "CCSIM_MAX_MEMORY"
 # bytes per row of each table that grows with a run, and per packet held
@@ -56,7 +56,7 @@ def limit_bytes() -> int:
     """The memory a run's tables may take: $CCSIM_MAX_MEMORY or half the physical memory."""
     v = os.environ.get(ENV)
     if v:
-        from .units import parse_size
+        from .scenario.units import parse_size
 
         return parse_size(ENV, v.strip())
     try:
@@ -138,7 +138,7 @@ def transfer_bound(core: dict) -> int:
 
 
 # The tables `estimate_rows` bounds from above (the fuzz generator checks
-# every case's rows against it: `ccsim.fuzz.check`); the others it only
+# every case's rows against it: `ccsim.tools.fuzz.check`); the others it only
 # estimates and the core's count during the run guards.
 BOUNDED = ("flow_series", "link_series", "rtt_trace", "transfers", "events")
 

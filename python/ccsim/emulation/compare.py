@@ -33,7 +33,7 @@ def _mean(vals: list[float]) -> float:
 
 
 def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0) -> dict:
-    from ..results import run_scenario
+    from ..analysis.results import run_scenario
     from . import emulate, sim_twin
 
     twin = sim_twin(sc)
@@ -76,7 +76,7 @@ def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: floa
 def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
     import polars as pl
 
-    from ..figures import subplots
+    from ..analysis.figures import subplots
 
     written: list[Path] = []
     fs_s, fs_e = sim.flow_series, emu.flow_series

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import EmulationError
-from ..tcp_options import wire_bytes
+from ..scenario.tcp_options import wire_bytes
 
 # The kernel's IPv4 + TCP headers without options: its packets' size does
 # not follow a scenario's header_bytes.

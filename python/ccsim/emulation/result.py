@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..results import Result
-from ..topologies import link_capacity_bps
+from ..analysis.results import Result
+from ..scenario.topologies import link_capacity_bps
 
 INF_SSTHRESH = 0x7FFFFFFF
 
@@ -472,7 +472,7 @@ class EmuResult(Result):
 
     def _write_link_pcap(self, path, link: int) -> None:
         """The captured link's packets with the kernel's own headers."""
-        from ..pcap import write_raw
+        from ..analysis.pcap import write_raw
 
         write_raw(path, self.columns["capture_raw"], link)
 

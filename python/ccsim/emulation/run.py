@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import _core
 from ..errors import EmulationError, ScenarioError
-from ..topologies import link_capacity_bps, routes
+from ..scenario.topologies import link_capacity_bps, routes
 from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, kernel_packet_bytes, sh
 
 AGENT = Path(__file__).with_name("agent.py")
@@ -432,7 +432,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
     w1, c1 = time.perf_counter(), time.process_time()
 
     def twin_min_rtts() -> list[float]:
-        from ..results import run_scenario
+        from ..analysis.results import run_scenario
 
         r = twin if twin is not None else run_scenario(sim_twin(sc))
         return [float(x) for x in r.flows["rtt_min_s"]]

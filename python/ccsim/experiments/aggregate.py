@@ -150,8 +150,8 @@ def plot_sweep(
     packets under '1bdp'); with ``overwrite=False``
     an existing file is an error. Returns the matplotlib Figure (not
     registered with pyplot: no backend is chosen and nothing needs closing)."""
+    from ..analysis.figures import subplots
     from ..errors import suggest
-    from ..figures import subplots
 
     for role, col in (("x", x), ("y", y), ("hue", hue), ("facet", facet)):
         if col is not None and col not in frame.columns:

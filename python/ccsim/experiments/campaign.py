@@ -18,8 +18,8 @@ from typing import Any
 
 import polars as pl
 
+from ..analysis.results import TABLES
 from ..errors import suggest
-from ..results import TABLES
 from .store import CampaignError, Store, model_tag, params_key
 
 RUN_STAT_COLUMNS = ["wall_s", "cpu_s", "sim_time_s", "events"]

@@ -32,8 +32,8 @@ from typing import Any
 
 from .. import _core
 from .._json import manifest_bytes
+from ..analysis.results import file_sha256
 from ..errors import ScenarioError
-from ..results import file_sha256
 from .sweep import canonical_json
 
 FORMAT = 1

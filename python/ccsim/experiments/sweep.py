@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ScenarioError
-from ..overrides import parse_path, set_path
+from ..scenario.overrides import parse_path, set_path
 
 SWEEP_KEYS = {"name", "base", "set", "seeds", "grid", "zip", "plot", "backend"}
 BACKENDS = ("sim", "emulation")
@@ -218,7 +218,7 @@ class Sweep:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Sweep:
-        from ..scenario import read_text
+        from ..scenario.resolve import read_text
 
         try:
             text = read_text(path, "sweep file")
@@ -354,7 +354,7 @@ def _base(base, source: str) -> tuple[dict, str]:
     if isinstance(base, dict):
         return copy.deepcopy(base), f"{source} [base]"
     if isinstance(base, (str, Path)):
-        from ..scenario import read_mapping
+        from ..scenario.resolve import read_mapping
 
         try:
             return read_mapping(base), str(base)

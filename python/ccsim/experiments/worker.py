@@ -100,7 +100,7 @@ def encode_tables(tables: dict) -> dict[str, bytes]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ..results import TABLES, _columns
+    from ..analysis.results import TABLES, _columns
 
     files = {}
     for name in TABLES:

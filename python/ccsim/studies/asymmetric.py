@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ..analysis.metrics import binned_rate
 from ..experiments.sweep import Sweep
-from ..metrics import binned_rate
 from .base import (
     NS2_OF_2004,
     Check,
@@ -559,7 +559,7 @@ class Asymmetric(Study):
 
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        from ..figures import subplots
+        from ..analysis.figures import subplots
 
         figs = []
 

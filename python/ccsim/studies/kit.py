@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..tcp_options import for_group, wire_bytes
+from ..scenario.tcp_options import for_group, wire_bytes
 
 if TYPE_CHECKING:
     import polars as pl

@@ -7,7 +7,7 @@
 //! against it (`AppCfg::validate` and `UdpCfg::validate` call `app_rules`
 //! and `udp_rules`); Python resolves, documents and checks a flow group's
 //! application from it (`_core.app_options()`, `_core.check_app`,
-//! python/ccsim/traffic.py).
+//! python/ccsim/scenario/traffic.py).
 
 use super::net_schema::STATE_TIME;
 use super::schema::{check_kinds, Broken, Kind, Opt};

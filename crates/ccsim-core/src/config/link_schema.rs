@@ -6,7 +6,7 @@
 //! options. The core validates against it (`ShaperCfg::validate` →
 //! `shaper_rules`, `LinkCfg::validate` → `reorder_rules`); Python resolves
 //! and documents from it (`_core.link_options()`, `_core.check_shaper`,
-//! `_core.check_reorder`, python/ccsim/netmodels.py).
+//! `_core.check_reorder`, python/ccsim/scenario/netmodels.py).
 
 use super::net::{ReorderCfg, ShaperCfg, MAX_BURST_BYTES};
 use super::schema::{check_kinds, Broken, Kind, Opt};

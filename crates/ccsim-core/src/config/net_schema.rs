@@ -7,7 +7,7 @@
 //! validates against it (`QueueCfg::validate` → `queue_rules`,
 //! `LossCfg::validate` → `loss_rules`); Python resolves and documents from
 //! it (`_core.queue_options()`, `_core.loss_options()`,
-//! python/ccsim/netmodels.py) and asks the core for the rules between
+//! python/ccsim/scenario/netmodels.py) and asks the core for the rules between
 //! options (`_core.check_queue`, `_core.check_loss`). Defaults are the
 //! configurations' serde defaults (config/net.rs, config/loss.rs); a
 //! queue's buffer (`limit_pkts`, `limit_bytes`) is the link's and is

@@ -3,7 +3,7 @@
 //! it fills, its kind (with bounds or accepted values), its unit and its
 //! documentation line. The core validates against this table
 //! (`TcpCfg::validate`), Python resolves and documents from it
-//! (`ccsim._core.tcp_options()`, python/ccsim/tcp_options.py), and the
+//! (`ccsim._core.tcp_options()`, python/ccsim/scenario/tcp_options.py), and the
 //! docs' table is checked against it, so no bound, list of values or doc
 //! line is written twice. Defaults per stack are `TcpCfg::for_stack`.
 //!

@@ -4,7 +4,7 @@
 //! defaults of the rest as a scenario writes them. The core checks the run's
 //! length and sampling period against it (`Scenario::validate` →
 //! `sim_rules`); Python resolves and documents `[sim]` from it
-//! (`_core.sim_options()`, python/ccsim/scenario.py).
+//! (`_core.sim_options()`, python/ccsim/scenario/resolve.py).
 
 use super::schema::{check_kinds, Broken, Kind, Opt};
 use super::Scenario;

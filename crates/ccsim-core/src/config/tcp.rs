@@ -505,7 +505,7 @@ impl TcpCfg {
 /// fills every option they leave out, so explicit options override the
 /// stack's values. A stack's PRR, D-SACK, RACK, TLP, undo and F-RTO apply where the recovery has the
 /// scoreboard they work on: unless given, `SCOREBOARD_OPTIONS` are on only
-/// with sack = "rfc6675" (python/ccsim/tcp_options.py `for_group` does the same).
+/// with sack = "rfc6675" (python/ccsim/scenario/tcp_options.py `for_group` does the same).
 ///
 /// A flow's `tcp` may instead be the index of one of the scenario's
 /// `tcp_tables` (`deserialize_tables`), which the front end writes once for

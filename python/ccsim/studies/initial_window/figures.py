@@ -22,7 +22,7 @@ from .scenarios import (
 class Figures:
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs = []
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
@@ -171,7 +171,7 @@ class Figures:
                     str(e["kernel"][0]),
                 )
             )
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         fig, ax = subplots(figsize=(10, 1.2 + 0.4 * len(rows)))
         ax.axis("off")

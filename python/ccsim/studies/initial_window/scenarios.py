@@ -81,7 +81,7 @@ def min_fct_data(segments: int, iw: int, rtt: float) -> float:
 def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
     """One panel per (RTT, rate): each algorithm's `lines` (table, column,
     style, label) against the initial window on a log axis."""
-    from ...figures import subplots
+    from ...analysis.figures import subplots
 
     fig, axes = subplots(
         len(rtts), len(rates), figsize=(width * len(rates) + 1.2, 3.0 * len(rtts)), squeeze=False, sharex=True

@@ -27,7 +27,7 @@ from .scenarios import (
 class Figures:
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs = []
         rates = data.plan.rates

@@ -3,7 +3,7 @@ Han 2004), and Kendall's τ its checks use."""
 
 from __future__ import annotations
 
-from ...mixes import background_mix, web_sessions
+from ...scenario.mixes import background_mix, web_sessions
 from ..base import NS2_OF_2004
 from ..kit import Variant, full_packet_bytes, variants
 
@@ -148,7 +148,7 @@ def scenario(
 
 
 def _rate_of(p: dict) -> float:
-    from ...units import parse_rate
+    from ...scenario.units import parse_rate
 
     return float(parse_rate("rate", p["topology.bottleneck_rate"]))
 

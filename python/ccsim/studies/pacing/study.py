@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from ...experiments.sweep import Sweep
-from ...mixes import background_mix, mix_summary
+from ...scenario.mixes import background_mix, mix_summary
 from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
 from ..kit import Plan, window_goodput
 from .checks import Checks

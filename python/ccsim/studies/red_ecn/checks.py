@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ...metrics import jain
+from ...analysis.metrics import jain
 from ..base import Check, StudyData, claim, fmt, verdict_from
 from .scenarios import (
     BDP_PKTS,

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ...analysis.metrics import binned_rate, jain
 from ...experiments.sweep import Sweep
-from ...metrics import binned_rate, jain
 from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
 from ..kit import Plan
 from .checks import Checks

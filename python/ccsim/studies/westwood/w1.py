@@ -238,7 +238,7 @@ class W1:
         )
 
     def _figures_w1(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         p = data.plan

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ...metrics import jain
+from ...analysis.metrics import jain
 from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
 from .scenarios import (
     MSS,
@@ -173,7 +173,7 @@ class W2:
         )
 
     def _figures_w2(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         p = data.plan

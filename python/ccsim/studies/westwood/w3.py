@@ -200,7 +200,7 @@ class W3:
         )
 
     def _figures_w3(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         # W3

@@ -261,7 +261,7 @@ class W45:
         )
 
     def _figures_w45(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         # W4 and W5

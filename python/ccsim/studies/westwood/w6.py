@@ -109,7 +109,7 @@ class W6:
         )
 
     def _figures_w6(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         p = data.plan

@@ -83,7 +83,7 @@ class W7:
         return v
 
     def _figures_w7(self, data: StudyData, out: Path) -> list[Figure]:
-        from ...figures import subplots
+        from ...analysis.figures import subplots
 
         figs: list[Figure] = []
         # W7

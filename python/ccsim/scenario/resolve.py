@@ -22,12 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _core, linkrates, memory, tcp_options, topologies, traffic
-from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, by_kind, max_file_bytes  # noqa: F401 (re-exported)
-from .errors import ScenarioError
-from .netmodels import LOSS_KINDS, QUEUE_KINDS  # noqa: F401 (re-exported)
-from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported)
-from .topologies import FLOW_TOPO_KEYS, TOPOLOGY_DOC, TOPOLOGY_KINDS  # noqa: F401 (re-exported)
+from .. import _core, memory
+from ..errors import ScenarioError
+from . import linkrates, tcp_options, topologies, traffic
+from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, by_kind, max_file_bytes  # noqa: F401 (re-exported
+from .netmodels import LOSS_KINDS, QUEUE_KINDS  # noqa: F401 (re-exported
+from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported
+from .topologies import FLOW_TOPO_KEYS, TOPOLOGY_DOC, TOPOLOGY_KINDS  # noqa: F401 (re-exported
 from .traffic import per_flow_times
 from .units import PS_PER_S, parse_time
 
@@ -124,7 +125,7 @@ class Scenario:
                 tables.append(f["tcp"])
             flows.append({**f, "tcp": k})
         rest = {key: v for key, v in self.core.items() if key != "flows"}
-        from ._json import core_json
+        from .._json import core_json
 
         return core_json({"tcp_tables": tables, **rest, "flows": flows})
 
@@ -179,13 +180,13 @@ class Scenario:
         return f"<b>ccsim Scenario</b><table>{rows}</table>"
 
     def run(self, seed: int | None = None, *, progress: bool = False, timeout: float | None = None):
-        """Run the scenario and return a :class:`ccsim.results.Result`.
+        """Run the scenario and return a :class:`ccsim.analysis.results.Result`.
 
         Ctrl-C (or Jupyter's "interrupt kernel") stops the run within a
         second and raises KeyboardInterrupt. `progress=True` draws a bar;
         `timeout` (wall seconds) raises TimeoutError when the run takes longer."""
-        from ._spawn import refuse_in_bootstrap
-        from .results import run_interruptibly
+        from .._spawn import refuse_in_bootstrap
+        from ..analysis.results import run_interruptibly
 
         refuse_in_bootstrap("Scenario.run")
         sc = self if seed is None else self.with_seed(seed)

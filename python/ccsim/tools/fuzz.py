@@ -19,7 +19,7 @@ run breaks (an empty list when it holds them all):
 - budgets: a case over BUDGET_S of wall time or over the memory limit
   (MEMORY_BUDGET unless $CCSIM_MAX_MEMORY says otherwise) fails.
 
-``python -m ccsim.fuzz N [--seed S] [--out DIR] [--budget S]`` (``make fuzz``)
+``python -m ccsim.tools.fuzz N [--seed S] [--out DIR] [--budget S]`` (``make fuzz``)
 runs N cases and writes each failing scenario as a TOML file that
 reproduces it.
 """
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from . import algorithms, memory
-from .netmodels import QUEUE_KINDS
-from .topologies import TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
+from .. import algorithms, memory
+from ..scenario.netmodels import QUEUE_KINDS
+from ..scenario.topologies import TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
 
 # the queue kinds drawn: all but the RED kinds that differ from red and
 # adaptive_red only in options they fix, and netem (not drawn yet: the
@@ -364,8 +364,8 @@ def run_cases(
     given): the generator's runs are seconds long and must stay small."""
     import tempfile
 
-    from .errors import ScenarioError
-    from .scenario import Scenario
+    from ..errors import ScenarioError
+    from ..scenario import Scenario
 
     rng = np.random.default_rng(seed)
     failures = []
@@ -394,7 +394,7 @@ def run_cases(
         if problems:
             failures.append((k, raw, problems))
             if out is not None:
-                from .tomlio import dumps
+                from ..scenario.tomlio import dumps
 
                 out.mkdir(parents=True, exist_ok=True)
                 (out / f"case-{seed}-{k}.toml").write_text("# " + "\n# ".join(problems) + "\n" + dumps(raw))
@@ -411,7 +411,7 @@ def _count(v: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ccsim.fuzz")
+    ap = argparse.ArgumentParser(prog="python -m ccsim.tools.fuzz")
     ap.add_argument("n", type=_count, help="cases to run")
     ap.add_argument("--seed", type=_count, default=0, help="a whole number ≥ 0")
     ap.add_argument("--out", default="results/fuzz", help="where failing scenarios are written")

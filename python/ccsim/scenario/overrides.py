@@ -13,7 +13,7 @@ import re
 import tomllib
 from typing import Any
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 
 _SEG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|[0-9]+)\])?")
 # The deepest path a scenario has is a handful of keys

@@ -28,8 +28,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import _core
-from .scenario import Builder, Scenario
+from .. import _core
+from ..scenario import Builder, Scenario
 
 
 def reference(
@@ -61,9 +61,9 @@ def reference(
 def pacing_mix() -> Scenario:
     """(e) The pacing study's set-up at 2.5 Gb/s for 8 s: two HSTCP flows
     and its background mix (web sessions, window-capped small flows and
-    long-lived flows both ways, random RTTs and start times: ccsim.mixes),
+    long-lived flows both ways, random RTTs and start times: ccsim.scenario.mixes),
     on the ns-2 stack of 2004."""
-    from .studies.pacing.scenarios import scenario
+    from ..studies.pacing.scenarios import scenario
 
     return Scenario.from_dict(scenario(2.5e9, 8.0, sample="off"), source="<bench e_mix_2.5G>")
 

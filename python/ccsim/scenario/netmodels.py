@@ -8,9 +8,9 @@ import json
 import math
 from typing import Any
 
-from . import _core
+from .. import _core
+from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str, by_kind
-from .errors import ScenarioError
 from .units import fmt_time_ps, parse_size, parse_time
 
 # The core's loss-model schema (config/net_schema.rs): every loss model a

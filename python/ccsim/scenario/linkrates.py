@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _core
+from .. import _core
+from ..errors import ScenarioError
 from ._check import max_file_bytes
-from .errors import ScenarioError
 from .units import parse_rate, parse_time
 
 # Directory that relative trace paths are taken from while a scenario is

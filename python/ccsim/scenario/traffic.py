@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _core
+from .. import _core
+from .._json import core_json
+from ..errors import ScenarioError
 from ._check import _check_keys, _str
-from ._json import core_json
-from .errors import ScenarioError
 from .netmodels import by_schema, dist
 from .units import parse_time
 

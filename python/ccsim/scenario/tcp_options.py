@@ -8,9 +8,9 @@ import functools
 import json
 from typing import Any
 
-from . import _core, algorithms, pyalgo
+from .. import _core, algorithms, pyalgo
+from ..errors import ScenarioError
 from ._check import _str, by_kind
-from .errors import ScenarioError
 from .units import fmt_time_ps, parse_buffer, parse_size
 
 # The core's option schema (config/schema.rs): every [tcp] option with its
@@ -89,7 +89,7 @@ def check_algorithm(field: str, v: Any) -> str:
     accepted = names + list(pyalgo.registered())
     if isinstance(v, str):
         msg = f"{field}: got {v!r}; expected one of {', '.join(repr(c) for c in accepted)}, or 'py:MODULE:CLASS' for an algorithm in Python"
-        from .errors import suggest
+        from ..errors import suggest
 
         raise ScenarioError(field, message=msg + suggest(v, accepted))
     return _str(field, v, accepted)

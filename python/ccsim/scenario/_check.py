@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import ScenarioError, suggest
+from ..errors import ScenarioError, suggest
 
 # Largest scenario, sweep or trace file read (bytes); a scenario is a few kB.
 MAX_FILE_BYTES = 16 << 20

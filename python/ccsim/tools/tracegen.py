@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 
 MODELS = ("sprout",)
 

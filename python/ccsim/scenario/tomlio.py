@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 
 _ORDER = ("sim", "topology", "tcp", "flows")
 

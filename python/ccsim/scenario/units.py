@@ -12,8 +12,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import _core
-from .errors import ScenarioError
+from .. import _core
+from ..errors import ScenarioError
 
 PS_PER_S = 10**12
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str
-from .errors import ScenarioError
 from .linkrates import LinkRate, parse_link_rate
 from .netmodels import NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
 from .units import PS_PER_S, Buffer, parse_buffer, parse_time
@@ -116,7 +116,7 @@ def link_bits_bound(link: dict, dur_ps: int) -> float:
 @functools.lru_cache(maxsize=64)
 def _trace_shape(path: str) -> tuple[int, int]:
     """(delivery opportunities, period in ms) of a trace the scenario already checked."""
-    from . import _core
+    from .. import _core
 
     n, period_ms, _ = _core.load_trace(path)
     return n, period_ms
@@ -126,8 +126,8 @@ def routes(core: dict, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The link paths the core routes along for each (src, dst) node pair of
     a resolved scenario (None where there is none). Only the network is
     handed over: a 15,000-flow scenario's flows are 30 MB of JSON."""
-    from . import _core
-    from ._json import core_json
+    from .. import _core
+    from .._json import core_json
 
     return _core.routes(core_json({**core, "flows": [], "udp": []}), pairs)
 

@@ -4,8 +4,8 @@ topologies, queue disciplines, loss models, traffic and distributions."""
 
 from __future__ import annotations
 
-from . import _core, algorithms
-from .netmodels import (
+from .. import _core, algorithms
+from ..scenario.netmodels import (
     DIST_DOC,
     LOSS_DEFAULTS,
     LOSS_DOC,
@@ -17,9 +17,9 @@ from .netmodels import (
     queue_doc,
     with_defaults,
 )
-from .tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
-from .topologies import TOPOLOGY_DOC
-from .traffic import APP_DOC
+from ..scenario.tcp_options import STACK_DEFAULTS, TCP_DEFAULTS, TCP_DOC
+from ..scenario.topologies import TOPOLOGY_DOC
+from ..scenario.traffic import APP_DOC
 
 
 def catalog(what: str = "all") -> str:

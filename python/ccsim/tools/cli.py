@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import _core
-from .errors import EmulationError, InternalError, ScenarioError
+from .. import _core
+from ..errors import EmulationError, InternalError, ScenarioError
 
 
 def _fmt_table(headers: list[str], rows: list[list]) -> str:
@@ -93,10 +93,10 @@ def _check_out(out: Path) -> None:
 
 
 def cmd_run(a) -> int:
-    from .experiments.progress import RunProgress, enabled
-    from .overrides import parse_assignment
-    from .results import interruptible, run_scenario
-    from .scenario import Scenario
+    from ..analysis.results import interruptible, run_scenario
+    from ..experiments.progress import RunProgress, enabled
+    from ..scenario import Scenario
+    from ..scenario.overrides import parse_assignment
 
     sc = Scenario.from_file(a.file)
     if a.set:
@@ -113,7 +113,7 @@ def cmd_run(a) -> int:
     formats = _plot_formats(a.plot_format)
     if not a.no_write:
         _check_out(out)
-    from . import memory
+    from .. import memory
 
     ctl = memory.new_control()
     try:
@@ -131,7 +131,7 @@ def cmd_run(a) -> int:
     if not a.no_write:
         res.write(out)
         if not a.no_plots:
-            from .plot import plot_dir
+            from ..analysis.plot import plot_dir
 
             plot_dir(out, formats)
     if a.json:
@@ -144,7 +144,7 @@ def cmd_run(a) -> int:
 
 def _plot_formats(v: str | None) -> tuple[str, ...]:
     """--plot-format / --format: 'png' (default), 'svg', 'pdf' or a comma list."""
-    from .results import PLOT_FORMATS
+    from ..analysis.results import PLOT_FORMATS
 
     fmts = tuple(x.strip() for x in (v or "png").split(",") if x.strip())
     bad = [f for f in fmts if f not in PLOT_FORMATS]
@@ -154,12 +154,12 @@ def _plot_formats(v: str | None) -> tuple[str, ...]:
 
 
 def cmd_sweep(a) -> int:
-    from .experiments.runner import SweepFailed, dry_run, run_sweep
-    from .experiments.sweep import Sweep
+    from ..experiments.runner import SweepFailed, dry_run, run_sweep
+    from ..experiments.sweep import Sweep
 
     sw = Sweep.from_file(a.file)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
-    from .units import parse_wall_seconds
+    from ..scenario.units import parse_wall_seconds
 
     timeout = parse_wall_seconds("--timeout", a.timeout) if a.timeout else None  # checked before a dry run too
     if a.dry_run:
@@ -195,7 +195,7 @@ def cmd_sweep(a) -> int:
         return status
     import warnings
 
-    from .experiments.runner import IdenticalSeedsWarning
+    from ..experiments.runner import IdenticalSeedsWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IdenticalSeedsWarning)  # printed below, with the summary
@@ -265,8 +265,8 @@ def cmd_sweep(a) -> int:
 def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
     """Draw the sweep file's [[plot]] figures; with `show`, also print each
     one's numbers (mean and 95 % CI per x and hue)."""
-    from .experiments.aggregate import aggregate, describe_metric
-    from .experiments.campaign import open_campaign, per_run_name
+    from ..experiments.aggregate import aggregate, describe_metric
+    from ..experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(out)
     figs = []
@@ -299,7 +299,7 @@ def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
 
 
 def cmd_query(a) -> int:
-    from .experiments.campaign import open_campaign
+    from ..experiments.campaign import open_campaign
 
     c = open_campaign(a.dir)
     df = c.query(a.sql)
@@ -329,9 +329,9 @@ def _sweep_figure(
     """per_run + plot_sweep for the CLI: `hue` and `facet` may be sweep axes
     or columns of y's table (then the reduction is done within each value,
     e.g. per algorithm of a mixed run). Says so when a figure is replaced."""
-    from .errors import suggest
-    from .experiments.aggregate import plot_sweep
-    from .experiments.campaign import per_run_name
+    from ..errors import suggest
+    from ..experiments.aggregate import plot_sweep
+    from ..experiments.campaign import per_run_name
 
     table = y.partition(".")[0]
     by = []
@@ -367,7 +367,7 @@ def _sweep_figure(
 
 
 def cmd_plot_sweep(a) -> int:
-    from .experiments.campaign import open_campaign, per_run_name
+    from ..experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(a.dir)
     y = per_run_name(a.y, a.reduce)
@@ -379,7 +379,7 @@ def cmd_plot_sweep(a) -> int:
 
 
 def _jobs(a) -> int:
-    from .experiments.executors import default_jobs
+    from ..experiments.executors import default_jobs
 
     return a.jobs or default_jobs()
 
@@ -393,7 +393,7 @@ def _fmt_dur(s: float) -> str:
 
 
 def cmd_plot(a) -> int:
-    from .plot import plot_dir
+    from ..analysis.plot import plot_dir
 
     d = Path(a.dir)
     if not (d / "flow_series.parquet").exists():
@@ -407,8 +407,8 @@ def cmd_plot(a) -> int:
 
 
 def cmd_trace(a) -> int:
+    from ..scenario.units import parse_time
     from .tracegen import generate
-    from .units import parse_time
 
     dur = parse_time("--duration", a.duration, allow_zero=False)
     if dur % 10**9:
@@ -436,7 +436,7 @@ def cmd_trace(a) -> int:
 
 def cmd_bench(a) -> int:
     if a.experiments:
-        from .experiments.overhead import run_all
+        from ..experiments.overhead import run_all
 
         print(json.dumps(run_all(quick=a.quick), indent=2))
         return 0
@@ -487,7 +487,7 @@ def cmd_bench(a) -> int:
 
 
 def cmd_study(a) -> int:
-    from . import studies
+    from .. import studies
 
     if a.name == "list":
         for n in studies.names():
@@ -524,13 +524,13 @@ def cmd_list(a) -> int:
 
 
 def _emu_unavailable() -> str | None:
-    from .emulation import available
+    from ..emulation import available
 
     return available()
 
 
 def cmd_emulate(a) -> int:
-    from .emulation import cleanup_stale, emulate
+    from ..emulation import cleanup_stale, emulate
 
     why = _emu_unavailable()
     if why:
@@ -544,8 +544,8 @@ def cmd_emulate(a) -> int:
     if not a.file:
         print("ccsim: error: emulate needs a scenario FILE (or --cleanup alone)", file=sys.stderr)
         return 2
-    from .overrides import parse_assignment
-    from .scenario import Scenario
+    from ..scenario import Scenario
+    from ..scenario.overrides import parse_assignment
 
     sc = Scenario.from_file(a.file)
     if a.set:
@@ -555,14 +555,14 @@ def cmd_emulate(a) -> int:
     res = emulate(sc, spin_us=a.spin_us)
     res.write(out)
     if not a.no_plots:
-        from .plot import plot_dir
+        from ..analysis.plot import plot_dir
 
         plot_dir(out, _plot_formats(a.plot_format))
     if a.json:
         print(json.dumps(res.summary_json(), default=str))
     else:
         _print_summary(res)
-        from .emulation.result import envelope_text
+        from ..emulation.result import envelope_text
 
         print(envelope_text(res.emulation))
         print(f"results written to {out}/")
@@ -570,7 +570,7 @@ def cmd_emulate(a) -> int:
 
 
 def cmd_compare(a) -> int:
-    from .emulation.compare import compare, format_report
+    from ..emulation.compare import compare, format_report
 
     why = _emu_unavailable()
     if why:
@@ -579,8 +579,8 @@ def cmd_compare(a) -> int:
     if a.repeat < 1:
         print(f"ccsim: error: --repeat: must be >= 1 (got {a.repeat})", file=sys.stderr)
         return 2
-    from .overrides import parse_assignment
-    from .scenario import Scenario
+    from ..scenario import Scenario
+    from ..scenario.overrides import parse_assignment
 
     sc = Scenario.from_file(a.file)
     if a.set:
@@ -752,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         if getattr(a, "jobs", None) is not None:
-            from .experiments.executors import check_jobs
+            from ..experiments.executors import check_jobs
 
             check_jobs("--jobs", a.jobs, getattr(a, "dask", None))
         return a.fn(a)

@@ -1,7 +1,7 @@
 """Metrics the studies report, computed from a run's result tables.
 
 Every function is pure: it takes tables (polars DataFrames as returned by
-:class:`ccsim.results.Result`) or plain numbers and returns numbers or a new
+:class:`ccsim.analysis.results.Result`) or plain numbers and returns numbers or a new
 table. Rates are in bit/s, times in seconds.
 
 Windowed rates use the sampled counters of ``flow_series`` / ``link_series``

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 from .traffic import APP_SCHEMA
 from .units import PS_PER_S, parse_rate, parse_time
 

@@ -24,8 +24,8 @@ from typing import Any, Protocol
 import numpy as np
 import polars as pl
 
-from . import _core
-from .errors import ScenarioError
+from .. import _core
+from ..errors import ScenarioError
 
 
 class Scenario(Protocol):
@@ -64,7 +64,7 @@ TABLES = (
 )
 
 
-# The files ccsim.plot.plot_dir writes; a new run in the same folder removes
+# The files ccsim.analysis.plot.plot_dir writes; a new run in the same folder removes
 # them first (they would show the previous run).
 PLOT_FORMATS = ("png", "svg", "pdf")
 PLOT_FILES = tuple(f"{name}.{fmt}" for name in ("cwnd", "throughput", "seq", "queue") for fmt in PLOT_FORMATS)
@@ -363,7 +363,7 @@ def _listed_files(manifest: Path) -> list[str] | None:
 def run_scenario(sc: Scenario, control=None) -> Result:
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
-    from . import memory
+    from .. import memory
 
     payload = sc.to_core_json()
     w0, c0 = time.perf_counter(), time.process_time()
@@ -427,11 +427,11 @@ def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | 
     wall-time limit in seconds (raising TimeoutError)."""
     import threading
 
-    from .experiments.progress import RunProgress
+    from ..experiments.progress import RunProgress
 
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ScenarioError("timeout", timeout, "a wall time in seconds > 0, or None")
-    from . import memory
+    from .. import memory
 
     ctl = memory.new_control()
     timer = None

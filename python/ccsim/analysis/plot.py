@@ -43,7 +43,7 @@ def plot_dir(out_dir: str | Path, formats: tuple[str, ...] = ("png",)) -> list[P
     the paths written."""
     for f in formats:
         if f not in PLOT_FORMATS:
-            from .errors import ScenarioError
+            from ..errors import ScenarioError
 
             raise ScenarioError("--format", f, f"one of {', '.join(PLOT_FORMATS)}")
     with matplotlib.rc_context(RC):
