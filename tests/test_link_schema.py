@@ -129,3 +129,26 @@ def test_topology_options_are_the_documented_ones():
             for k in re.findall(r"`([a-z_]+)`", row):
                 assert k in keys, f"docs/scenario.md's {kind} table names {k}, which {kind} does not accept"
     assert not EXPLICIT_LINK_KEYS - named
+
+
+def test_queues_whose_linux_limit_counts_packets_refuse_a_byte_buffer():
+    """Linux's sch_codel, sch_fq_codel, sch_dualpi2 and sch_netem take
+    `limit` in packets; DropTail (bfifo), RED and PIE (ns-2's byte mode) may
+    count bytes. The front end reads which from the core's QueueCfg."""
+    from ccsim.scenario.netmodels import QUEUE_KINDS
+
+    refused_kinds = set()
+    for kind in QUEUE_KINDS:
+        try:
+            resolve(queue=kind, buffer="100KB")
+        except ScenarioError as e:
+            assert str(e).startswith("topology.buffer:") and "counts packets" in str(e), str(e)
+            refused_kinds.add(kind)
+    assert refused_kinds == {"codel", "fq_codel", "dualpi2", "netem"}
+
+
+def test_every_loss_model_lists_its_defaults_under_the_name_a_scenario_writes():
+    from ccsim.scenario.netmodels import LOSS_DEFAULTS, LOSS_KINDS
+
+    assert set(LOSS_DEFAULTS) == set(LOSS_KINDS)
+    assert LOSS_DEFAULTS["gilbert"] == {"loss_good": 0.0, "loss_bad": 1.0}

@@ -33,20 +33,20 @@ pub fn net_defaults_json() -> String {
         full_map.retain(|k, _| !given.contains_key(k));
         full
     }
+    use crate::config::net_schema::{LOSSES, QUEUES};
     use serde_json::json;
     let mut queue = serde_json::Map::new();
-    for kind in ["droptail", "red", "pie", "codel", "fq_codel", "dualpi2"] {
-        queue.insert(kind.into(), fill::<QueueCfg>(json!({"kind": kind, "limit_pkts": 1})));
+    for q in QUEUES {
+        queue.insert(q.core.into(), fill::<QueueCfg>(json!({"kind": q.core, "limit_pkts": 1})));
     }
-    let fixed = json!({"kind": "fixed", "value": 1.0});
+    // by the name a scenario writes; a value of each required option's type
     let mut loss = serde_json::Map::new();
-    for (kind, minimal) in [
-        ("bernoulli", json!({"kind": "bernoulli", "p": 0.0})),
-        ("ber", json!({"kind": "ber", "ber": 0.0})),
-        ("gilbert_elliott", json!({"kind": "gilbert_elliott", "p": 0.0, "r": 1.0})),
-        ("two_state", json!({"kind": "two_state", "good": fixed, "bad": fixed, "loss_bad": 1.0})),
-    ] {
-        loss.insert(kind.into(), fill::<LossCfg>(minimal));
+    for l in LOSSES {
+        let mut minimal = json!({"kind": l.core});
+        for o in l.opts.iter().filter(|o| l.required.contains(&o.name)) {
+            minimal[o.core] = o.kind.typed_value();
+        }
+        loss.insert(l.name.into(), fill::<LossCfg>(minimal));
     }
     json!({"queue": queue, "loss": loss, "min_t_update_ps": crate::config::MIN_T_UPDATE_PS}).to_string()
 }

@@ -35,6 +35,9 @@ DIST_DOC: dict[str, str] = {k: d["doc"] for k, d in DIST_SCHEMA.items()}
 # options with resolved field, kind (bounds, values), unit and doc line.
 QUEUE_SCHEMA: dict[str, dict[str, Any]] = {q["name"]: q for q in json.loads(_core.queue_options())}
 QUEUE_KINDS: list[str] = list(QUEUE_SCHEMA)
+# The queue configurations whose buffer may be a byte limit (by the core's
+# QueueCfg: DropTail, the RED family, PIE); the rest count packets only.
+BYTES_LIMIT: set[str] = {q["core"] for q in QUEUE_SCHEMA.values() if q["bytes_limit"]}
 # netem's default limit (iproute2 tc/q_netem.c, netem_parse_opt: limit 1000):
 # the buffer of a 'netem' queue when the scenario gives none.
 NETEM_DEFAULT_BUFFER = "1000pkt"
@@ -62,9 +65,7 @@ _NET = json.loads(_core.net_defaults())
 # defaults in crates/ccsim-core/src/config/net.rs, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
-LOSS_DEFAULTS: dict[str, dict] = {
-    ("gilbert" if k == "gilbert_elliott" else k): _scenario_form(v) for k, v in _NET["loss"].items()
-}
+LOSS_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["loss"].items()}
 
 
 def queue_doc(kind: str) -> dict[str, str]:

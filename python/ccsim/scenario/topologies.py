@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str
 from .linkrates import LinkRate, parse_link_rate
-from .netmodels import NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
+from .netmodels import BYTES_LIMIT, NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
 from .units import PS_PER_S, Buffer, parse_buffer, parse_time
 
 # Topology builders: kind -> {"option, option": meaning}; flow-group keys
@@ -245,7 +245,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
         if buf.kind == "pkt":
             q["limit_pkts"] = int(buf.amount)
         elif buf.kind == "bytes":
-            if q["kind"] in ("codel", "fq_codel", "dualpi2", "netem"):
+            if q["kind"] not in BYTES_LIMIT:
                 raise ScenarioError(
                     fld,
                     message=(

@@ -217,9 +217,21 @@ fn variants_json(table: &[Variant]) -> String {
     Value::Array(rows).to_string()
 }
 
-/// The queue kinds as JSON (`_core.queue_options()`).
+/// The queue kinds as JSON (`_core.queue_options()`), each saying whether
+/// its buffer may be a byte limit (`bytes_limit`).
 pub fn queue_json() -> String {
-    variants_json(QUEUES)
+    let mut rows: Value = serde_json::from_str(&variants_json(QUEUES)).expect("JSON");
+    for (row, q) in rows.as_array_mut().expect("a list").iter_mut().zip(QUEUES) {
+        row["bytes_limit"] = json!(bytes_limit(q.core));
+    }
+    rows.to_string()
+}
+
+/// Whether the queue configuration `core` has a byte limit (DropTail, the
+/// RED family, PIE), read from `QueueCfg` itself: the others count packets
+/// only and refuse `limit_bytes`.
+pub fn bytes_limit(core: &str) -> bool {
+    serde_json::from_value::<QueueCfg>(json!({"kind": core, "limit_pkts": 1, "limit_bytes": 1})).is_ok()
 }
 
 /// The loss models as JSON (`_core.loss_options()`).
@@ -350,6 +362,12 @@ mod tests {
 
     fn broken(q: Value) -> Option<&'static str> {
         check_queue_json(&q.to_string()).unwrap().map(|b| b.option)
+    }
+
+    #[test]
+    fn byte_limits_are_the_tail_drop_red_and_pie_kinds() {
+        let with: Vec<&str> = QUEUES.iter().filter(|q| bytes_limit(q.core)).map(|q| q.name).collect();
+        assert_eq!(with, ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "pie"]);
     }
 
     #[test]

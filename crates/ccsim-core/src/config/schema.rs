@@ -267,6 +267,23 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// A value of the resolved field's type, for serde round trips (not
+    /// necessarily within the kind's bounds).
+    pub(crate) fn typed_value(self) -> Value {
+        match self {
+            Kind::Bool => json!(false),
+            Kind::Choice(c) => json!(c[0]),
+            Kind::Packets => json!([1]),
+            Kind::TimeDist { .. } | Kind::SizeDist => json!({"kind": "fixed", "value": 1.0}),
+            Kind::Intervals => json!([[0, 1]]),
+            Kind::ChoiceList(_) | Kind::Links(_) => json!([]),
+            Kind::Ratio { .. } | Kind::Number { .. } | Kind::Prob { .. } | Kind::ProbOrAuto => json!(1.0),
+            _ => json!(1),
+        }
+    }
+}
+
 impl Opt {
     /// The option as the Python side reads it.
     pub(crate) fn to_json(self) -> Value {
