@@ -118,6 +118,18 @@ def test_tcp_options_table_matches_the_defaults():
     assert set(TCP_DOC) == set(TCP_DEFAULTS)
 
 
+def test_the_cc_row_of_the_tcp_table_lists_exactly_the_cores_algorithms():
+    import re
+
+    from ccsim import _core
+
+    rows = _doc_table((ROOT / "docs" / "scenario.md").read_text(), "## `[tcp]`")
+    line = next(x for x in (ROOT / "docs" / "scenario.md").read_text().splitlines() if x.startswith("| `cc` |"))
+    meaning = line.split("|")[3]
+    assert "cc" in rows
+    assert re.findall(r"`([a-z0-9]+)`", meaning.split("(")[0]) == _core.algorithms()
+
+
 def test_ccsim_list_tcp_prints_every_default():
     import subprocess
     import sys

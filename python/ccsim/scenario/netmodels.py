@@ -82,19 +82,26 @@ def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
+def _kind_table(field: str, v, schema: dict[str, dict], what: str) -> tuple[dict, str, dict]:
+    """A model written as a kind name or a table {kind = ..., options}: the
+    table, its kind and the kind's row of `schema`; unknown options refused."""
+    if isinstance(v, str):
+        v = {"kind": v}
+    if not isinstance(v, dict):
+        raise ScenarioError(field, v, f"a {what} kind ({', '.join(schema)}) or a table with 'kind'")
+    kind = _str(f"{field}.kind", v.get("kind"), list(schema))
+    spec = schema[kind]
+    _check_keys(field, v, {"kind", *(o["name"] for o in spec["options"])})
+    return v, kind, spec
+
+
 def _queue(field: str, v) -> dict:
     """A topology's queue: a kind name or a table {kind = ..., options},
     resolved by the core's schema: each option checked by its kind, then
     the rules between options applied by the core (`_core.check_queue`),
     every error naming the field as the user wrote it."""
-    if isinstance(v, str):
-        v = {"kind": v}
-    if not isinstance(v, dict):
-        raise ScenarioError(field, v, f"a queue kind ({', '.join(QUEUE_KINDS)}) or a table with 'kind'")
-    kind = _str(f"{field}.kind", v.get("kind"), QUEUE_KINDS)
-    spec = QUEUE_SCHEMA[kind]
+    v, kind, spec = _kind_table(field, v, QUEUE_SCHEMA, "queue")
     opts = {o["name"]: o for o in spec["options"]}
-    _check_keys(field, v, {"kind", *opts})
     out: dict[str, Any] = {"kind": spec["core"], **spec["fixed"]}
     for k, x in v.items():
         if k == "kind":
@@ -167,13 +174,7 @@ def _shaper(field: str, v) -> dict | None:
     defaults and rules are the core's."""
     if v is None:
         return None
-    if isinstance(v, str):
-        v = {"kind": v}
-    if not isinstance(v, dict):
-        raise ScenarioError(field, v, f"a shaper kind ({', '.join(SHAPER_KINDS)}) or a table with 'kind'")
-    kind = _str(f"{field}.kind", v.get("kind"), SHAPER_KINDS)
-    spec = SHAPER_SCHEMA[kind]
-    _check_keys(field, v, {"kind", *(o["name"] for o in spec["options"])})
+    v, kind, spec = _kind_table(field, v, SHAPER_SCHEMA, "shaper")
     out = {"rule": spec["rule"], **_options(field, v, spec["options"], spec["defaults"])}
     refuse(field, v, _core.check_shaper(json.dumps(out)))
     return out

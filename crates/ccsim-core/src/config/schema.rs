@@ -132,7 +132,7 @@ pub const TCP: &[Opt] = {
     use Kind::*;
     &[
     Opt { name: "stack", core: "stack", kind: Choice(&["linux", "ns2", "ns2-2.27"]), unit: "", doc: "whose TCP the defaults imitate: 'linux' (Linux 6.x), 'ns2' (ns-2.35) or 'ns2-2.27' (ns-2.27, 2004); options set explicitly override it (docs/scenario.md)" },
-    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: tahoe, reno, newreno, vegas, westwood, westwoodplus, highspeed, scalable, bic, cubic, bbr, dctcp, prague, copa ('ccsim list cc')" },
+    Opt { name: "cc", core: "cc", kind: Algorithm, unit: "", doc: "congestion control: one of the core's algorithms ('ccsim list cc' prints each with its source, parameters and presets)" },
     Opt { name: "cc_preset", core: "cc_preset", kind: Preset, unit: "", doc: "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults" },
     Opt { name: "cc_params", core: "cc_params", kind: Params, unit: "", doc: "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')" },
     Opt { name: "mss", core: "mss", kind: Int { lo: 1, hi: 65_495 }, unit: "bytes", doc: "maximum segment size, payload bytes" },
