@@ -142,10 +142,10 @@ def check_supported(core: dict) -> list[str]:
             bad.append(
                 f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'"
             )
-        top = TUN_MAX_MTU - (_mss_mtu(t) - t["mss"])
+        top = TUN_MAX_MTU - (kernel_packet_bytes(t) - t["mss"])
         if t["mss"] > top:
             bad.append(
-                f"flows[{i}].tcp.mss = {t['mss']}: its packets ({_mss_mtu(t)} bytes) exceed a TUN device's "
+                f"flows[{i}].tcp.mss = {t['mss']}: its packets ({kernel_packet_bytes(t)} bytes) exceed a TUN device's "
                 f"largest MTU ({TUN_MAX_MTU}); accepted: mss ≤ {top}"
             )
         rto_ms = t["min_rto_ps"] / 1e9
@@ -194,9 +194,6 @@ def check_supported(core: dict) -> list[str]:
 TUN_MAX_MTU = 65535
 
 
-_mss_mtu = kernel_packet_bytes
-
-
 def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None):
     """Run scenario `sc` through the kernel's TCP; returns an `EmuResult`.
     Raises `EmulationUnavailable` without root or TUN, `ScenarioError` for
@@ -227,8 +224,8 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
         mtu: dict[int, int] = {}
         for f in flows:
             t = f["tcp"]
-            mtu[f["src"]] = max(mtu.get(f["src"], 0), _mss_mtu(t))
-            mtu[f["dst"]] = max(mtu.get(f["dst"], 0), _mss_mtu(t))
+            mtu[f["src"]] = max(mtu.get(f["src"], 0), kernel_packet_bytes(t))
+            mtu[f["dst"]] = max(mtu.get(f["dst"], 0), kernel_packet_bytes(t))
         # socket buffers: 4 × an upper bound of any path's BDP (fastest link ×
         # twice the sum of all delays), at least Linux 6.18's tcp_rmem[2] of
         # 32 MB, which the simulator's receive window assumes (tcp/rcvwnd.rs)
