@@ -104,6 +104,67 @@ def matrix():
     }
     for name, o in extra.items():
         yield name, base.with_overrides(o)
+    yield from net_matrix()
+
+
+def net_matrix():
+    """Multi-hop runs: a packet crosses access links, bottlenecks and hops,
+    so every way a link can be fed (one feeder or several, a feeder that is
+    lossy, reorders, is captured or decides at dequeue time; a next link
+    that queues behind its feeder or never does) is on the matrix."""
+    sample = {"sim.duration": "10s", "sim.sample_interval": "50ms"}
+    db = ccsim.load("examples/dumbbell.toml").with_overrides({**sample, "tcp.sack": "rfc6675", "tcp.timestamps": True})
+    yield "net_dumbbell", db
+    variants = {
+        # access links slower than the bottleneck: the receivers' links queue
+        "net_slow_access": {"topology.access_rate": "20Mbps", "topology.access_buffer": "20pkt"},
+        # mixed sizes at equal rates: a segment then a pure ACK can queue
+        "net_equal_rates": {"topology.access_rate": "100Mbps"},
+        "net_bottleneck_loss": {"topology.loss": {"kind": "bernoulli", "p": 0.01}},
+        "net_reorder": {"topology.reorder": {"jitter": "1ms"}},
+        "net_codel": {"topology.queue": "codel", "tcp.cc": "cubic"},
+        "net_red_ecn": {"topology.queue": {"kind": "red", "ecn": True}, "tcp.ecn": True},
+        "net_pcap": {"sim.pcap": ["bottleneck", "r1->dst0", "r0->src1"], "sim.duration": "1s"},
+        "net_bbr": {"tcp.cc": "bbr"},
+        "net_sched_rate": {"topology.bottleneck_rate": [[0, "100Mbps"], ["3s", "20Mbps"], ["6s", "0bps"], ["6.5s", "50Mbps"]]},
+    }
+    for name, o in variants.items():
+        yield name, db.with_overrides(o)
+    yield "net_reverse_onoff", ccsim.load("examples/reverse_onoff.toml").with_overrides({"sim.duration": "40s"})
+    yield "net_web_mix", ccsim.load("examples/web_mix.toml").with_overrides({**sample, "sim.duration": "20s"})
+    for ex in ("cellular_bbr_vs_cubic", "datacenter_dctcp", "l4s_dualpi2", "bbr3_vs_cubic"):
+        yield f"net_{ex}", ccsim.load(f"examples/{ex}.toml").with_overrides(sample)
+    yield (
+        "net_wireless_loss",
+        ccsim.Scenario.from_dict(
+            {
+                "sim": {"duration": "20s", "seed": 5, "sample_interval": "100ms"},
+                "topology": {
+                    "kind": "wireless",
+                    "bottleneck_rate": "10Mbps",
+                    "bottleneck_delay": "20ms",
+                    "access_rate": "100Mbps",
+                    "access_delay": "1ms",
+                    "wireless_rate": "11Mbps",
+                    "wireless_delay": "2ms",
+                    "wireless_loss": {"kind": "bernoulli", "p": 0.005},
+                },
+                "tcp": {"cc": "westwoodplus", "sack": "sack1"},
+                "flows": [{"count": 3, "stagger": "1s"}, {"path": "wired", "label": "cross", "count": 2}],
+            }
+        ),
+    )
+    yield (
+        "net_parking_lot",
+        ccsim.Scenario.from_dict(
+            {
+                "sim": {"duration": "10s", "seed": 2, "sample_interval": "100ms"},
+                "topology": {"kind": "parking_lot", "hops": 3, "hop_rate": "50Mbps", "hop_delay": "5ms", "access_rate": "1Gbps", "access_delay": "1ms"},
+                "tcp": {"cc": "cubic", "sack": "rfc6675"},
+                "flows": [{"path": "through", "count": 2}, {"path": "cross", "cc": "newreno"}],
+            }
+        ),
+    )
 
 
 if len(sys.argv) == 3 and sys.argv[1] == "--dump":
