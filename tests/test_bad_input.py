@@ -560,6 +560,34 @@ def test_transfers_and_their_events_are_in_the_memory_estimate(monkeypatch):
     assert e.value.field == "flows" and "transfers" in str(e.value) and "0.2 GB" in str(e.value)
 
 
+def test_transfers_with_exponential_think_times_are_bounded_by_a_poisson_tail():
+    """A think time that may be 0 (exponential) allowed one transfer per
+    one-way delay, 40 times the pacing study's count at 2.5 Gb/s, and refused
+    its full runs. After the first, each transfer needs a think time, so they
+    are at most the events of a Poisson process over the run."""
+    from scipy import stats
+
+    from ccsim import memory
+
+    for mu in (0.5, 10, 100, 1000):
+        k = memory.poisson_ceiling(mu)
+        assert stats.poisson.sf(k - 1, mu) <= memory.THINK_TAIL  # P(N >= k), exact
+        assert k < mu + 10 * mu**0.5 + 40, "not absurdly loose"
+    mix = dict(
+        RPC,
+        sim={"duration": "5s"},
+        flows=[{"count": 20, "app": "repeat", "size": "2KB", "think": {"dist": "exponential", "mean": "50ms"}}],
+    )
+    sc = Scenario.from_dict(mix)
+    est = memory.estimate_rows(sc.core)["transfers"]
+    assert est == 20 * (1 + memory.poisson_ceiling(5 / 0.05))
+    rows = sc.run().transfers.height
+    # about 100 think times of 50 ms in 5 s per flow (the transfers take a
+    # few 22 µs RTTs), against a ceiling of 195: the bound is about twice
+    # the mean, not 40 times
+    assert 0.4 * est < rows <= est
+
+
 def test_a_run_whose_tables_outgrow_the_limit_is_stopped_with_one_line(tmp_path):
     """What no estimate can bound (a timer storm of RTOs of 1 µs records a
     timeout event each microsecond) is watched while the run goes: the core

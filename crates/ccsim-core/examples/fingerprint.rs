@@ -2,7 +2,8 @@
 //! `cargo run --release --example fingerprint -- a.json b.json ...`.
 //! For refactorings that must not change what is simulated: run on the old
 //! and the new commit and diff (tools/fingerprint.py --dump writes a
-//! matrix of scenarios as core JSON). Columns named in `$CCSIM_FP_SKIP`
+//! matrix of scenarios as core JSON; `$CCSIM_FP_COLUMNS` set prints a hash
+//! per column too, to find what differs). Columns named in `$CCSIM_FP_SKIP`
 //! (comma-separated, e.g. a column one of the commits added) are left out.
 use std::hash::{Hash, Hasher};
 
@@ -17,6 +18,11 @@ fn main() {
             for (name, col) in &t.columns {
                 if !skip.contains(name) {
                     format!("{name}{col:?}").hash(&mut h);
+                    if std::env::var_os("CCSIM_FP_COLUMNS").is_some() {
+                        let mut c = std::collections::hash_map::DefaultHasher::new();
+                        format!("{col:?}").hash(&mut c);
+                        println!("  {}.{name} {:016x}", t.name, c.finish());
+                    }
                 }
             }
         }
