@@ -31,7 +31,7 @@ fn main() {
     let secs: f64 = std::env::args().nth(2).map_or(1.0, |s| s.parse().expect("seconds"));
     sim.run_to((secs * 1e12) as u64);
     let r2 = rss_bytes();
-    let held: usize = sim.links.iter().map(|l| l.held_at(sim.now)).sum();
+    let held: usize = sim.links.iter().map(|l| l.held()).sum();
     let out: u64 = sim.flows.iter().map(|f| f.c.snd_max - f.c.snd_una).sum();
     println!(
         "after {secs} s: {held} packets in links, {out} segments outstanding; +{:.0} B per outstanding segment",

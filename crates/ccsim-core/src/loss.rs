@@ -165,11 +165,6 @@ impl LossModel {
     /// Apply the model to a packet that starts transmission at `t`;
     /// true = lost.
     #[inline(always)]
-    /// Whether the model sets CE (the test markers) rather than only losing.
-    pub fn marks(&self) -> bool {
-        matches!(self, LossModel::CeEvery { .. } | LossModel::CeScripted { .. })
-    }
-
     pub fn apply(&mut self, t: SimTime, pkt: &mut Packet) -> bool {
         // Most link directions have no loss model: decided without a call.
         if matches!(self, LossModel::None) {

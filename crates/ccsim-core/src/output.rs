@@ -8,7 +8,7 @@
 
 use crate::app::{App, Transfer, UdpSource};
 use crate::config::AppCfg;
-use crate::link::{Link, LinkStats};
+use crate::link::Link;
 use crate::record::{Column, Table};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime, PS_PER_S};
@@ -282,43 +282,34 @@ pub static FLOW_SERIES: &[Col<TcpFlow, f64>] = &[
 
 // ------------------------------------------------------------------ links
 
-/// A link as seen at the row's time: its index, its counters and the
-/// packets it holds then (`Link::stats_at`, `Link::held_at`) and its queue
-/// (read first, because reading it advances the link's lazy counter).
+/// A link with its index and, for the series, its queue at the sample time
+/// (read before, because reading it advances the link's lazy counter).
 pub struct LinkRow<'a> {
     pub id: usize,
     pub link: &'a Link,
-    pub stats: LinkStats,
-    pub held: usize,
     pub queue_pkts: u32,
     pub queue_bytes: u64,
     /// The series only: the largest queue since the previous sample.
     pub queue_max_pkts: u32,
 }
 
-impl<'a> LinkRow<'a> {
-    /// Link `id` at `t`, with its queue `(packets, bytes)` from `queue_at(t)`.
-    pub fn at(id: usize, link: &'a Link, t: SimTime, queue: (u32, u64), queue_max_pkts: u32) -> Self {
-        let (stats, _) = link.stats_at(t);
-        LinkRow { id, link, stats, held: link.held_at(t), queue_pkts: queue.0, queue_bytes: queue.1, queue_max_pkts }
-    }
-
+impl LinkRow<'_> {
     /// Packets whose transmission had started by the row's time: a FIFO
     /// link counts a packet when it admits it (its departure is known then),
     /// so the ones still waiting are taken off. A dequeue-time discipline
     /// counts at service already and keeps its waiting packets apart.
     pub fn pkts_on_wire(&self) -> u64 {
         if self.link.dequeue_time() {
-            self.stats.pkts_tx
+            self.link.stats.pkts_tx
         } else {
-            self.stats.pkts_tx - self.queue_pkts as u64
+            self.link.stats.pkts_tx - self.queue_pkts as u64
         }
     }
     pub fn bytes_on_wire(&self) -> u64 {
         if self.link.dequeue_time() {
-            self.stats.bytes_tx
+            self.link.stats.bytes_tx
         } else {
-            self.stats.bytes_tx - self.queue_bytes
+            self.link.stats.bytes_tx - self.queue_bytes
         }
     }
 }
@@ -341,17 +332,17 @@ pub fn link_columns<'a, 'n>() -> Vec<Col<LinkRow<'a>, LinkCtx<'n>>> {
         Col("queue", S(|r, _| r.link.queue_name().to_string())),
         Col("limit_pkts", I(|r, _| r.link.limit_pkts().map_or(-1, |x| x as i64))),
         Col("limit_bytes", I(|r, _| r.link.limit_bytes().map_or(-1, |x| x as i64))),
-        Col("pkts_offered", U(|r, _| r.stats.pkts_offered)),
+        Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
         // transmitted by the end (a FIFO counts a packet at admission; the
         // row carries what still waited at the end)
         Col("pkts_tx", U(|r, _| r.pkts_on_wire())),
         Col("bytes_tx", U(|r, _| r.bytes_on_wire())),
-        Col("drops", U(|r, _| r.stats.drops)),
-        Col("losses", U(|r, _| r.stats.losses)),
+        Col("drops", U(|r, _| r.link.stats.drops)),
+        Col("losses", U(|r, _| r.link.stats.losses)),
         Col("marks", U(|r, _| r.link.marks())),
         Col("reordered", U(|r, _| r.link.reorder.as_deref().map_or(0, |x| x.delayed))),
-        Col("max_queue_pkts", U(|r, _| r.stats.max_waiting_pkts as u64)),
-        Col("max_queue_bytes", U(|r, _| r.stats.max_waiting_bytes)),
+        Col("max_queue_pkts", U(|r, _| r.link.stats.max_waiting_pkts as u64)),
+        Col("max_queue_bytes", U(|r, _| r.link.stats.max_waiting_bytes)),
         Col("utilization", F(|r, c| r.link.utilization_within(c.end))),
     ]
 }
@@ -364,13 +355,13 @@ pub fn link_series<'a>() -> Vec<Col<LinkRow<'a>, f64>> {
         Col("queue_pkts", U(|r, _| r.queue_pkts as u64)),
         Col("queue_bytes", U(|r, _| r.queue_bytes)),
         Col("queue_max_pkts", U(|r, _| r.queue_max_pkts as u64)),
-        Col("held_pkts", U(|r, _| r.held as u64)),
+        Col("held_pkts", U(|r, _| r.link.held() as u64)),
         // RED's average queue and current max_p (NaN for other disciplines)
         Col("avg_queue", F(|r, _| r.link.disc.avg_queue().unwrap_or(f64::NAN))),
         Col("max_p", F(|r, _| r.link.disc.max_p().unwrap_or(f64::NAN))),
-        Col("drops", U(|r, _| r.stats.drops)),
-        Col("losses", U(|r, _| r.stats.losses)),
-        Col("pkts_offered", U(|r, _| r.stats.pkts_offered)),
+        Col("drops", U(|r, _| r.link.stats.drops)),
+        Col("losses", U(|r, _| r.link.stats.losses)),
+        Col("pkts_offered", U(|r, _| r.link.stats.pkts_offered)),
         Col("pkts_tx", U(|r, _| r.pkts_on_wire())),
         Col("bytes_tx", U(|r, _| r.bytes_on_wire())),
         // bits the transmitter could have sent by the sample (rate × t, or

@@ -36,24 +36,6 @@ impl Routes {
         self.hops[self.start[r as usize] as usize + hop as usize] as usize
     }
 
-    /// For each of `n_links` links, the one link that precedes it on every
-    /// route that takes it, if there is one (None when some route starts
-    /// with it, two routes reach it from different links, or none takes it).
-    pub(crate) fn feeders(&self, n_links: usize) -> Vec<Option<u32>> {
-        const UNSEEN: u64 = u64::MAX;
-        const MIXED: u64 = u64::MAX - 1;
-        let mut from = vec![UNSEEN; n_links];
-        for r in self.start.windows(2) {
-            let route = &self.hops[r[0] as usize..r[1] as usize];
-            for (i, &l) in route.iter().enumerate() {
-                let prev = if i == 0 { MIXED } else { route[i - 1] as u64 };
-                let f = &mut from[l as usize];
-                *f = if *f == UNSEEN || *f == prev { prev } else { MIXED };
-            }
-        }
-        from.into_iter().map(|f| (f < MIXED).then_some(f as u32)).collect()
-    }
-
     /// Hops of route `r`.
     #[inline]
     pub(crate) fn len(&self, r: u32) -> usize {

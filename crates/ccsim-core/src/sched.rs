@@ -1,16 +1,6 @@
-//! Event scheduler: a priority queue ordered by time, and at one instant by
-//! the events themselves: first by kind (link services, link arrivals, flow
-//! timers, flow starts, application actions, UDP sends, samples: a sample
-//! sees everything that happened at its instant), then within a kind in an
-//! order drawn afresh for each instant (`tie_rank`, a hash of the instant
-//! and the index), so that no link or flow wins every tie (an order by index
-//! favoured low-numbered flows whenever packets of several reached a full
-//! queue at the same picosecond). The order does not depend on when an
-//! event was scheduled, so an engine that schedules an event earlier (a
-//! packet taken ahead by its next link, link/mod.rs) runs the same model;
-//! ns-2 and ns-3 break ties by insertion order instead. An event scheduled
-//! for the present while another is being handled runs after it
-//! (`peek_until`). The engine keeps about one pending event per component (a link schedules only
+//! Event scheduler: a priority queue ordered by (time, insertion number), so
+//! events at the same instant run in the order they were scheduled. The
+//! engine keeps about one pending event per component (a link schedules only
 //! the arrival of its head packet, and a dequeue-time link its next service;
 //! a flow only its earliest timer and its application's next action).
 //!
@@ -63,74 +53,53 @@ impl Event {
     /// as one word by the heap's sift (the entry just put at the top) made
     /// the store-to-load forwarding fail, a stall that was a fifth of the
     /// run loop's time on the reference dumbbell (perf annotate).
-    /// The event due at `time` as one word: its kind (in the order events
-    /// of one instant run) in the top 3 bits, its `tie_rank` in the next 29
-    /// and its index in the low 32.
     #[inline(always)]
-    fn pack(self, time: SimTime) -> u64 {
+    fn pack(self) -> u64 {
         let (k, i) = match self {
-            Event::LinkService(i) => (0u64, i),
-            Event::LinkArrival(i) => (1, i),
-            Event::FlowTimer(i) => (2, i),
-            Event::FlowStart(i) => (3, i),
+            Event::LinkArrival(i) => (0u64, i),
+            Event::FlowTimer(i) => (1, i),
+            Event::FlowStart(i) => (2, i),
+            Event::Sample => (3, 0),
             Event::App(i) => (4, i),
             Event::Udp(i) => (5, i),
-            Event::Sample => (6, 0),
+            Event::LinkService(i) => (6, i),
         };
-        k << 61 | tie_rank(time, i) << 32 | i as u64
+        k << 32 | i as u64
     }
 
     #[inline(always)]
     fn unpack(w: u64) -> Event {
         let i = w as u32;
-        match w >> 61 {
-            0 => Event::LinkService(i),
-            1 => Event::LinkArrival(i),
-            2 => Event::FlowTimer(i),
-            3 => Event::FlowStart(i),
+        match w >> 32 {
+            0 => Event::LinkArrival(i),
+            1 => Event::FlowTimer(i),
+            2 => Event::FlowStart(i),
+            3 => Event::Sample,
             4 => Event::App(i),
             5 => Event::Udp(i),
-            _ => Event::Sample,
+            _ => Event::LinkService(i),
         }
     }
 }
 
-/// The rank of component `index` among events of its kind at `time`: a
-/// 29-bit hash (SplitMix64's finaliser), the same whenever it is scheduled.
-#[inline(always)]
-fn tie_rank(time: SimTime, index: u32) -> u64 {
-    let mut z = time ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) >> 35
-}
-
-/// At most one event of a kind and index is pending at a time (a link's
-/// one arrival or service, a flow's timers at distinct times, ...), so keys
-/// are unique; two equal ones would be the same event.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
+    seq: u64,
     /// `Event::pack`.
     ev: u64,
 }
 
 impl Entry {
-    /// `Event::cold` of the packed event (timers, starts, app actions).
-    #[inline(always)]
-    fn cold(&self) -> bool {
-        (2..=4).contains(&(self.ev >> 61))
-    }
-
     #[inline(always)]
     fn key(&self) -> u128 {
-        (self.time as u128) << 64 | self.ev as u128
+        (self.time as u128) << 64 | self.seq as u128
     }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
+        self.time == o.time && self.seq == o.seq
     }
 }
 impl Eq for Entry {}
@@ -141,7 +110,7 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    // One 128-bit comparison of (time, event) instead of two chained ones.
+    // One 128-bit comparison of (time, seq) instead of two chained ones.
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
         o.key().cmp(&self.key())
@@ -152,12 +121,7 @@ impl Ord for Entry {
 pub struct Scheduler {
     hot: BinaryHeap<Entry>,
     cold: BinaryHeap<Entry>,
-    /// Key of the event `peek_until` returned while it is being handled
-    /// (0 otherwise), and the events scheduled meanwhile that would sort
-    /// before it (for the same instant, of an earlier kind or index): they
-    /// join the heaps once it is removed, and so run after it.
-    cur_key: u128,
-    deferred: Vec<Entry>,
+    next_seq: u64,
     /// Whether the event `peek_until` returned is in the cold heap.
     cur_cold: bool,
     /// Number of events handed out so far.
@@ -169,8 +133,7 @@ impl Scheduler {
         Scheduler {
             hot: BinaryHeap::with_capacity(1024),
             cold: BinaryHeap::with_capacity(1024),
-            cur_key: 0,
-            deferred: Vec::new(),
+            next_seq: 0,
             cur_cold: false,
             popped: 0,
         }
@@ -197,16 +160,10 @@ impl Scheduler {
 
     #[inline]
     pub fn schedule(&mut self, time: SimTime, ev: Event) {
-        let e = Entry { time, ev: ev.pack(time) };
-        if e.key() < self.cur_key {
-            return self.deferred.push(e);
-        }
-        self.push(e);
-    }
-
-    #[inline(always)]
-    fn push(&mut self, e: Entry) {
-        if e.cold() {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let e = Entry { time, seq, ev: ev.pack() };
+        if ev.cold() {
             self.cold.push(e);
         } else {
             self.hot.push(e);
@@ -225,9 +182,8 @@ impl Scheduler {
     /// The next event if it is due no later than `until`, left at the top
     /// of its heap: the caller handles it, then removes it with
     /// `pop_current` or re-arms it with `reschedule_current`. Events
-    /// scheduled meanwhile sort after it (their time is not earlier, and
-    /// those of its instant that would sort before it wait in `deferred`),
-    /// so it stays on top.
+    /// scheduled meanwhile sort after it (their time is not earlier and
+    /// their insertion number is larger), so it stays on top.
     #[inline]
     pub fn peek_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         let from_cold = match (self.hot.peek(), self.cold.peek()) {
@@ -241,7 +197,6 @@ impl Scheduler {
             return None;
         }
         self.cur_cold = from_cold;
-        self.cur_key = e.key();
         self.popped += 1;
         Some((e.time, Event::unpack(e.ev)))
     }
@@ -250,37 +205,20 @@ impl Scheduler {
     #[inline]
     pub fn pop_current(&mut self) {
         if self.cur_cold { self.cold.pop() } else { self.hot.pop() }.expect("an event was peeked");
-        self.handled();
-    }
-
-    /// The current event is gone: what was deferred behind it joins the
-    /// heaps.
-    #[inline(always)]
-    fn handled(&mut self) {
-        self.cur_key = 0;
-        if !self.deferred.is_empty() {
-            self.release_deferred();
-        }
-    }
-
-    #[inline(never)]
-    fn release_deferred(&mut self) {
-        for e in std::mem::take(&mut self.deferred) {
-            self.push(e);
-        }
     }
 
     /// Replace the event `peek_until` returned, a per-packet one, by `ev`
-    /// at `time`: one sift instead of a pop and a push, with the same
-    /// order of events as popping and scheduling.
+    /// at `time`: one sift instead of a pop and a push. The new entry takes
+    /// the next insertion number, exactly as `schedule` would give it, so
+    /// the order of events is the same as popping and scheduling.
     #[inline]
     pub fn reschedule_current(&mut self, time: SimTime, ev: Event) {
         debug_assert!(!self.cur_cold && !ev.cold(), "only per-packet events are re-armed in place");
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let mut top = self.hot.peek_mut().expect("an event was peeked");
         debug_assert!(time >= top.time, "rescheduled into the past");
-        *top = Entry { time, ev: ev.pack(time) };
-        drop(top);
-        self.handled();
+        *top = Entry { time, seq, ev: ev.pack() };
     }
 
     pub fn len(&self) -> usize {
@@ -326,75 +264,17 @@ mod tests {
     }
 
     #[test]
-    fn ties_break_by_kind_then_a_fair_draw_whenever_scheduled() {
-        let kinds = |order: &[(SimTime, Event)]| {
-            let mut s = Scheduler::new();
-            order.iter().for_each(|&(t, e)| s.schedule(t, e));
-            std::iter::from_fn(|| s.pop_until(u64::MAX)).collect::<Vec<_>>()
-        };
-        let evs = [
-            (5, Event::Sample),
-            (5, Event::FlowTimer(2)),
-            (3, Event::FlowTimer(9)),
-            (5, Event::LinkArrival(7)),
-            (5, Event::FlowTimer(1)),
-            (5, Event::LinkService(8)),
-        ];
-        let order = kinds(&evs);
-        assert_eq!(order[0], (3, Event::FlowTimer(9)));
-        assert_eq!(order[1..3], [(5, Event::LinkService(8)), (5, Event::LinkArrival(7))]);
-        assert_eq!(order[5], (5, Event::Sample));
-        let mut rev = evs;
-        rev.reverse();
-        assert_eq!(kinds(&rev), order, "the order does not depend on the order of scheduling");
-        // Two links with packets arriving at the same instants: each goes
-        // first at about half of them (an order by index would put link 0
-        // first at all of them).
-        let firsts = (1..=10_000u64)
-            .filter(|&t| kinds(&[(t, Event::LinkArrival(1)), (t, Event::LinkArrival(0))])[0].1 == Event::LinkArrival(0))
-            .count();
-        assert!((4_800..=5_200).contains(&firsts), "link 0 first at {firsts} of 10,000 instants");
-    }
-
-    #[test]
-    fn an_event_for_the_present_scheduled_while_another_is_handled_runs_after_it() {
+    fn ties_break_by_insertion_order() {
         let mut s = Scheduler::new();
-        s.schedule(5, Event::LinkArrival(4));
-        s.schedule(5, Event::LinkArrival(6));
-        let (_, cur) = s.peek_until(u64::MAX).unwrap();
-        let other = if cur == Event::LinkArrival(4) { Event::LinkArrival(6) } else { Event::LinkArrival(4) };
-        // handling it puts packets on links that arrive at once (no delay):
-        // one that sorts before it at this instant and one after it
-        let key = |l: u32| Event::LinkArrival(l).pack(5);
-        let before = (10..).find(|&l| key(l) < cur.pack(5)).unwrap();
-        let after = (10..).find(|&l| key(l) > cur.pack(5)).unwrap();
-        s.schedule(5, Event::LinkArrival(before));
-        s.schedule(5, Event::LinkArrival(after));
-        s.reschedule_current(9, cur);
+        s.schedule(5, Event::FlowTimer(2));
+        s.schedule(3, Event::FlowTimer(9));
+        s.schedule(5, Event::FlowTimer(1));
+        s.schedule(5, Event::Sample);
         let order: Vec<_> = std::iter::from_fn(|| s.pop_until(u64::MAX)).collect();
-        let mut at5 = vec![Event::LinkArrival(before), Event::LinkArrival(after), other];
-        at5.sort_by_key(|e| e.pack(5));
-        let want: Vec<_> = at5.into_iter().map(|e| (5, e)).chain([(9, cur)]).collect();
-        assert_eq!(order, want);
-    }
-
-    #[test]
-    fn packed_events_go_to_their_heap() {
-        let all = [
-            Event::LinkService(1),
-            Event::LinkArrival(1),
-            Event::FlowTimer(1),
-            Event::FlowStart(1),
-            Event::App(1),
-            Event::Udp(1),
-            Event::Sample,
-        ];
-        for ev in all {
-            for t in [0, 1, 123_456_789, u64::MAX] {
-                assert_eq!(Event::unpack(ev.pack(t)), ev);
-                assert_eq!(Entry { time: t, ev: ev.pack(t) }.cold(), ev.cold(), "{ev:?}");
-            }
-        }
+        assert_eq!(
+            order,
+            vec![(3, Event::FlowTimer(9)), (5, Event::FlowTimer(2)), (5, Event::FlowTimer(1)), (5, Event::Sample)]
+        );
     }
 
     #[test]
@@ -407,9 +287,9 @@ mod tests {
 
     /// Random schedules and pops, the pops interleaved as in a run (never
     /// scheduling before the last popped time): the order is exactly that
-    /// of sorting by (time, packed event).
+    /// of sorting by (time, insertion number).
     #[test]
-    fn pops_in_time_then_event_order() {
+    fn pops_in_time_then_insertion_order() {
         let mut rng = crate::rng::Stream::new(1, crate::rng::StreamKind::Flow, 0);
         let mut next = move |m: u64| rng.next_u64() % m;
         let mut s = Scheduler::new();
@@ -419,7 +299,7 @@ mod tests {
             if next(3) > 0 || model.is_empty() {
                 let t = now + next(50);
                 s.schedule(t, Event::FlowTimer(id));
-                model.push((t, Event::FlowTimer(id).pack(t), id));
+                model.push((t, id as u64, id));
                 id += 1;
             } else {
                 model.sort();

@@ -14,9 +14,6 @@ use crate::sched::{Event, Scheduler};
 use crate::tcp::TcpFlow;
 use crate::units::{ps_to_s, SimTime};
 
-/// `ahead_from` of a link that takes no packet ahead.
-const NO_FEEDER: u32 = u32::MAX;
-
 /// Reports between two counts of a controlled run's memory.
 const MEMORY_CHECK_EVERY: u64 = 4;
 
@@ -37,9 +34,6 @@ pub struct Simulation {
     /// timer event is added or fires.
     timer_next: Vec<SimTime>,
     routes: crate::route::Routes,
-    /// For each link, the one feeder that may hand it packets ahead of
-    /// their arrival (`Link::take_ahead`), or `NO_FEEDER`.
-    ahead_from: Vec<u32>,
     pub flows: Vec<TcpFlow>,
     apps: Vec<App>,
     pub udp: Vec<UdpSource>,
@@ -88,19 +82,6 @@ impl Simulation {
         }
         let apps = sc.flows.iter().enumerate().map(|(i, f)| App::new(&f.app, sc.seed, i as u32)).collect();
         let nl = links.len();
-        let captured = |l: usize| sc.capture_links.contains(&(l as u32));
-        let ahead_from = plan
-            .routes
-            .feeders(nl)
-            .into_iter()
-            .enumerate()
-            .map(|(n, a)| match a {
-                Some(a) if links[n].may_take_ahead() && links[a as usize].may_hand_ahead() && !captured(a as usize) => {
-                    a
-                }
-                _ => NO_FEEDER,
-            })
-            .collect();
         Ok(Simulation {
             now: 0,
             duration: sc.duration_ps,
@@ -119,7 +100,6 @@ impl Simulation {
             timer_events: vec![Vec::new(); flows.len()],
             timer_next: vec![SimTime::MAX; flows.len()],
             routes: plan.routes,
-            ahead_from,
             flows,
             apps,
             udp,
@@ -146,59 +126,16 @@ impl Simulation {
     /// Put a packet on the next link of its route.
     #[inline]
     fn forward(&mut self, pkt: Packet) {
-        self.forward_to(self.routes.link(pkt.route, pkt.hop), pkt);
-    }
-
-    /// Put a packet on link `l`, the one of its route at its hop. When the
-    /// next link takes packets ahead from `l`, it is handed on at once
-    /// (`Link::take_ahead`) and `l` keeps a ghost of it.
-    #[inline]
-    fn forward_to(&mut self, l: usize, pkt: Packet) {
-        if self.links[l].dequeue_time() {
-            return match self.links[l].enqueue(self.now, pkt) {
-                Admission::Dropped => self.count_drop(l, &pkt, output::CaptureEvent::Drop),
-                Admission::Accepted(_) => self.after_service(l),
-            };
-        }
-        let Some(mut slot) = self.links[l].admit(self.now, pkt) else {
-            return self.count_drop(l, &pkt, output::CaptureEvent::Drop);
-        };
-        if !slot.lost {
-            if let Some(n) = self.next_link(&slot.pkt).filter(|&n| self.ahead_from[n] == l as u32) {
-                let mut p = slot.pkt;
-                p.hop += 1;
-                match self.links[n].take_ahead(self.now, slot.arrive, p) {
-                    Ok(early) => {
-                        slot.ghost = true;
-                        if let Some(t) = self.links[n].arm() {
-                            self.sched.schedule(t, Event::LinkArrival(n as u32));
-                        }
-                        self.expect(n, &early);
-                    }
-                    Err(_) => self.links[n].awaited += 1,
+        let l = self.routes.link(pkt.route, pkt.hop);
+        match self.links[l].enqueue(self.now, pkt) {
+            Admission::Dropped => self.count_drop(l, &pkt, output::CaptureEvent::Drop),
+            Admission::Accepted(_) => {
+                if self.links[l].dequeue_time() {
+                    return self.after_service(l);
                 }
-            }
-        }
-        self.links[l].hold(slot);
-        if let Some(t) = self.links[l].arm() {
-            self.sched.schedule(t, Event::LinkArrival(l as u32));
-        }
-    }
-
-    /// The link after the one a packet is on, if its route goes on.
-    #[inline]
-    fn next_link(&self, pkt: &Packet) -> Option<usize> {
-        let hop = pkt.hop + 1;
-        ((hop as usize) < self.routes.len(pkt.route)).then(|| self.routes.link(pkt.route, hop))
-    }
-
-    /// Link `l` holds `slot` (taken ahead) until it arrives: if the next
-    /// link takes packets ahead from `l`, none may pass it.
-    #[inline]
-    fn expect(&mut self, l: usize, slot: &crate::link::Slot) {
-        if !slot.lost {
-            if let Some(n) = self.next_link(&slot.pkt).filter(|&n| self.ahead_from[n] == l as u32) {
-                self.links[n].awaited += 1;
+                if let Some(t) = self.links[l].arm() {
+                    self.sched.schedule(t, Event::LinkArrival(l as u32));
+                }
             }
         }
     }
@@ -386,16 +323,12 @@ impl Simulation {
             if !self.capture_link.is_empty() && self.capture_link[l] {
                 self.record_capture(l, &pkt, output::CaptureEvent::Arrival);
             }
-            match self.next_link(&pkt) {
-                Some(n) => {
-                    pkt.hop += 1;
-                    if self.ahead_from[n] == l as u32 {
-                        // one of the packets `l` held for `n`
-                        self.links[n].awaited -= 1;
-                    }
-                    self.forward_to(n, pkt);
-                }
-                None => self.deliver(pkt),
+            let hop = pkt.hop as usize + 1;
+            if hop < self.routes.len(pkt.route) {
+                pkt.hop = hop as u16;
+                self.forward(pkt);
+            } else {
+                self.deliver(pkt);
             }
         }
         // The event that brought us here is still at the top of the
@@ -456,9 +389,9 @@ impl Simulation {
             if !self.sample_link[id] {
                 continue;
             }
-            let queue = link.queue_at(now);
-            let queue_max_pkts = link.take_interval_max(queue.0);
-            self.lseries.push(&defs, &LinkRow::at(id, link, now, queue, queue_max_pkts), &t);
+            let (queue_pkts, queue_bytes) = link.queue_at(now);
+            let queue_max_pkts = link.take_interval_max(queue_pkts);
+            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts, queue_bytes, queue_max_pkts }, &t);
         }
     }
 
@@ -614,8 +547,18 @@ impl Simulation {
         let tr = output::all_transfers(&self.transfers, &self.flows, &self.apps);
         out.tables.push(output::table("transfers", &output::transfer_columns(), &tr, &&self.flows[..]));
         out.tables.push(output::table("udp", &output::udp_columns(), &self.udp, &&self.nodes[..]));
-        let rows: Vec<LinkRow> =
-            self.links.iter().enumerate().map(|(id, link)| LinkRow::at(id, link, end, waiting_at_end[id], 0)).collect();
+        let rows: Vec<LinkRow> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(id, link)| LinkRow {
+                id,
+                link,
+                queue_pkts: waiting_at_end[id].0,
+                queue_bytes: waiting_at_end[id].1,
+                queue_max_pkts: 0,
+            })
+            .collect();
         let lctx = LinkCtx { nodes: &self.nodes, end };
         out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
         drop(rows);

@@ -13,7 +13,7 @@ fn u64s(c: Option<&Column>) -> Vec<u64> {
 
 /// (packets injected, arrived, dropped) summed over flows, and packets held by links.
 fn counts(sim: &Simulation) -> (u64, u64, u64, u64) {
-    let held = sim.links.iter().map(|l| l.held_at(sim.now) as u64).sum();
+    let held = sim.links.iter().map(|l| l.held() as u64).sum();
     let inj = sim.flows.iter().map(|f| f.c.stats.pkts_injected).sum();
     let arr = sim.flows.iter().map(|f| f.c.stats.pkts_arrived).sum();
     let drp = sim.flows.iter().map(|f| f.c.stats.pkts_dropped).sum();

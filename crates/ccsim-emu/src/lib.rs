@@ -209,9 +209,9 @@ impl Fwd {
             if !self.sample_link[id] {
                 continue;
             }
-            let queue = link.queue_at(t);
-            let qmax = link.take_interval_max(queue.0);
-            self.lseries.push(&defs, &LinkRow::at(id, link, t, queue, qmax), &ts);
+            let (qp, qb) = link.queue_at(t);
+            let qmax = link.take_interval_max(qp);
+            self.lseries.push(&defs, &LinkRow { id, link, queue_pkts: qp, queue_bytes: qb, queue_max_pkts: qmax }, &ts);
         }
     }
 
@@ -502,8 +502,18 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
     let mut out = SimOutput { sim_time_s: end_model as f64 * 1e-12, ..Default::default() };
     // what still waits in each queue at the end has not been transmitted
     let waiting: Vec<(u32, u64)> = f.links.iter_mut().map(|l| l.queue_at(end_model)).collect();
-    let rows: Vec<LinkRow> =
-        f.links.iter().enumerate().map(|(id, link)| LinkRow::at(id, link, end_model, waiting[id], 0)).collect();
+    let rows: Vec<LinkRow> = f
+        .links
+        .iter()
+        .enumerate()
+        .map(|(id, link)| LinkRow {
+            id,
+            link,
+            queue_pkts: waiting[id].0,
+            queue_bytes: waiting[id].1,
+            queue_max_pkts: 0,
+        })
+        .collect();
     let lctx = LinkCtx { nodes: &f.sc.nodes, end: end_model };
     out.tables.push(output::table("links", &output::link_columns(), &rows, &lctx));
     drop(rows);

@@ -14,25 +14,6 @@
 //! arrival time, so packets behind it overtake it; the link's next event is
 //! the earlier of the ring's head and the heap's top. Links without it never
 //! touch the heap.
-//!
-//! Packets taken ahead (`take_ahead`): a link whose only feeder is one
-//! other link, and which decides nothing at a packet's arrival but when its
-//! transmission starts (a plain DropTail at a fixed rate, no reordering),
-//! cannot queue a packet that reaches it while it is idle: the packet's
-//! transmission starts when it arrives, so its whole passage is known as
-//! soon as the feeder knows when it arrives there — at the feeder's
-//! admission. The simulation then hands the packet on at once: the feeder
-//! keeps a `ghost` of it (for its own queue, busy-time and end-of-run
-//! accounting; its arrival there is no event) and the next link holds it as
-//! `early` from the instant the feeder admitted it. That saves one event
-//! per packet and hop (the receivers' access links behind a bottleneck, the
-//! senders' for the ACKs). The next link's counters are charged at once;
-//! every reading of them (`stats_at`, `held_at`, `untransmitted`,
-//! `busy_within`) takes off the packets whose offer still lies ahead, so the
-//! series and the end-of-run tables are those of the model in which the
-//! packet is offered when it arrives. A packet that would find the link
-//! busy, or behind which a packet the feeder still holds for this link is
-//! due first (`awaited`), takes the ordinary way.
 
 use crate::loss::LossModel;
 use crate::packet::Packet;
@@ -52,13 +33,6 @@ pub struct Slot {
     pub arrive: SimTime,
     pub pkt: Packet,
     pub lost: bool,
-    /// Handed to the next link at admission (`take_ahead`): kept for this
-    /// link's queue, busy-time and end-of-run accounting only; its arrival
-    /// here is no event and it is dropped silently from the ring.
-    pub ghost: bool,
-    /// Taken ahead: offered to this link at `tx_start` (it never waits),
-    /// which may lie after the present; its counters are already charged.
-    pub early: bool,
 }
 
 /// `repr(C)`: the counters every admitted packet updates fill the first 48
@@ -124,11 +98,6 @@ pub struct Link {
     /// `loss` is `LossModel::None` (read per packet; `loss` lies beyond
     /// the counters).
     lossless: bool,
-    /// Ghost slots in the ring (packets handed ahead to the next link).
-    ghosts: u32,
-    /// Packets this link's feeder holds for it, not taken ahead: none may
-    /// be taken ahead of them.
-    pub awaited: u32,
     pub stats: LinkStats,
     loss: LossModel,
     // --- the rest
@@ -194,8 +163,6 @@ impl Link {
             dropped: Vec::new(),
             reorder: None,
             pending: false,
-            ghosts: 0,
-            awaited: 0,
         }
     }
 
@@ -252,14 +219,7 @@ impl Link {
             if !was_ce && pkt.ecn.is_ce() {
                 self.stats.marks += 1;
             }
-            self.ring.push_back(Slot {
-                tx_start: t,
-                arrive: t + ser + self.delay,
-                pkt,
-                lost,
-                ghost: false,
-                early: false,
-            });
+            self.ring.push_back(Slot { tx_start: t, arrive: t + ser + self.delay, pkt, lost });
         }
     }
 
@@ -326,28 +286,11 @@ impl Link {
 
     /// Offer a packet to the link at time `now`.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Admission {
+    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet) -> Admission {
         if self.dequeue_time() {
             return self.enqueue_aqm(now, pkt);
         }
-        match self.admit(now, pkt) {
-            None => Admission::Dropped,
-            Some(slot) => {
-                let was_empty = self.ring.is_empty();
-                self.hold(slot);
-                Admission::Accepted(if was_empty { Some(slot.arrive) } else { None })
-            }
-        }
-    }
-
-    /// Enqueue-time links: decide on a packet offered at `now` and charge
-    /// it; its slot (None: refused), for the caller to `hold` (the
-    /// simulation may first hand it ahead and hold a ghost).
-    #[inline]
-    pub fn admit(&mut self, now: SimTime, mut pkt: Packet) -> Option<Slot> {
-        debug_assert!(!self.dequeue_time(), "link {}: admit is for enqueue-time links", self.name);
         self.advance(now);
-        self.shed_ghosts(now);
         self.stats.pkts_offered += 1;
         let idle = self.busy_until <= now;
         let verdict = match &self.droptail {
@@ -376,14 +319,14 @@ impl Link {
             Verdict::Enqueue => {}
             Verdict::Drop => {
                 self.stats.drops += 1;
-                return None;
+                return Admission::Dropped;
             }
             Verdict::Mark => {
                 if pkt.ecn.mark() {
                     self.stats.marks += 1;
                 } else {
                     self.stats.drops += 1;
-                    return None;
+                    return Admission::Dropped;
                 }
             }
         }
@@ -414,105 +357,18 @@ impl Link {
         if !was_ce && pkt.ecn.is_ce() {
             self.stats.marks += 1;
         }
-        debug_assert!(tx_start >= now, "link {}: a transmission starts before {now}", self.name);
-        Some(Slot { tx_start, arrive: tx_end + self.delay, pkt, lost, ghost: false, early: false })
-    }
-
-    /// Keep a slot `admit` (or `take_ahead`) made.
-    #[inline]
-    pub fn hold(&mut self, slot: Slot) {
-        // FIFO: arrivals leave the ring in order (a trace may start two in
-        // one opportunity).
+        let arrive = tx_end + self.delay;
+        let was_empty = self.ring.is_empty();
+        // FIFO: transmissions start no earlier than now and arrivals leave
+        // the ring in order (a trace may start two in one opportunity).
         debug_assert!(
-            self.ring.back().is_none_or(|b| b.arrive <= slot.arrive && b.tx_start <= slot.tx_start),
-            "link {}: out-of-order transmission at {}",
-            self.name,
-            slot.tx_start
+            tx_start >= now && self.ring.back().is_none_or(|b| b.arrive <= arrive && b.tx_start <= tx_start),
+            "link {}: out-of-order transmission at {now}",
+            self.name
         );
-        self.ring.push_back(slot);
-        self.ghosts += slot.ghost as u32;
+        self.ring.push_back(Slot { tx_start, arrive, pkt, lost });
         self.debug_check();
-    }
-
-    /// Whether this link may take packets ahead from a single feeder: it
-    /// decides nothing when a packet arrives to it idle (a plain DropTail
-    /// admits it), starts its transmission at once (a fixed rate) and
-    /// neither reorders nor marks (a CE-marking test model would count a
-    /// mark before it is made).
-    pub fn may_take_ahead(&self) -> bool {
-        self.droptail.is_some() && !self.dequeue && self.reorder.is_none() && self.tx.is_fixed() && !self.loss.marks()
-    }
-
-    /// Whether this link may hand packets ahead: its packets leave in the
-    /// order it admits them, with their arrival known at admission.
-    pub fn may_hand_ahead(&self) -> bool {
-        !self.dequeue && self.reorder.is_none()
-    }
-
-    /// Take a packet this link's only feeder admitted at `now` and will
-    /// deliver at `at`, if it cannot queue: the link will be idle at `at`,
-    /// nothing waits in it now, and no packet its feeder holds for it is due
-    /// first. Its counters are charged now (`stats_at` takes them off until
-    /// `at`). The packet comes back when it must take the ordinary way.
-    #[inline]
-    pub fn take_ahead(&mut self, now: SimTime, at: SimTime, mut pkt: Packet) -> Result<Slot, Packet> {
-        debug_assert!(self.may_take_ahead() && at >= now);
-        if self.awaited > 0 || self.busy_until > at {
-            return Err(pkt);
-        }
-        self.advance(now);
-        if self.waiting_pkts > 0 {
-            return Err(pkt);
-        }
-        self.shed_ghosts(now);
-        // As `admit` at `at`: an idle DropTail admits, and a fixed rate
-        // starts the transmission at once.
-        self.stats.pkts_offered += 1;
-        let (tx_start, tx_end) = self.tx.transmit(at, false, pkt.size);
-        debug_assert_eq!(tx_start, at);
-        self.busy_until = tx_end;
-        self.stats.busy_ps += tx_end - tx_start;
-        self.stats.pkts_tx += 1;
-        self.stats.bytes_tx += pkt.size as u64;
-        let lost = !self.lossless && self.loss.apply(tx_start, &mut pkt);
-        let slot = Slot { tx_start, arrive: tx_end + self.delay, pkt, lost, ghost: false, early: true };
-        self.hold(slot);
-        Ok(slot)
-    }
-
-    /// Drop the ghosts at the ring's head that have arrived by `now`.
-    #[inline]
-    fn shed_ghosts(&mut self, now: SimTime) {
-        while self.ghosts > 0 {
-            match self.ring.front() {
-                Some(s) if s.ghost && s.arrive <= now => {
-                    self.ring.pop_front();
-                    self.ghosts -= 1;
-                }
-                _ => break,
-            }
-        }
-    }
-
-    /// The link's counters as of `t` (≥ the present): those of packets
-    /// taken ahead whose offer lies after `t` taken off, and how many such
-    /// packets the ring holds. They are the ring's tail (packets reach the
-    /// link in its feeder's order, and one admitted the ordinary way comes
-    /// after every earlier offer).
-    pub fn stats_at(&self, t: SimTime) -> (LinkStats, u32) {
-        let mut st = self.stats.clone();
-        let mut n = 0;
-        for s in self.ring.iter().rev() {
-            if !s.early || s.tx_start <= t {
-                break;
-            }
-            n += 1;
-            st.pkts_offered -= 1;
-            st.pkts_tx -= 1;
-            st.bytes_tx -= s.pkt.size as u64;
-            st.busy_ps -= s.arrive - self.delay - s.tx_start;
-        }
-        (st, n)
+        Admission::Accepted(if was_empty { Some(arrive) } else { None })
     }
 
     /// The link's accounting, checked in builds with debug assertions:
@@ -567,21 +423,15 @@ impl Link {
         if self.reorder.is_some() {
             return self.pop_reordered(now);
         }
-        loop {
-            match self.ring.front() {
-                Some(s) if s.arrive <= now => {
-                    let s = self.ring.pop_front().unwrap();
-                    if s.ghost {
-                        self.ghosts -= 1;
-                        continue;
-                    }
-                    if s.lost {
-                        self.stats.losses += 1;
-                    }
-                    return Some(s);
+        match self.ring.front() {
+            Some(s) if s.arrive <= now => {
+                let s = self.ring.pop_front().unwrap();
+                if s.lost {
+                    self.stats.losses += 1;
                 }
-                _ => return None,
+                Some(s)
             }
+            _ => None,
         }
     }
 
@@ -606,8 +456,7 @@ impl Link {
     /// when the link holds nothing, None). The event is then pending.
     #[inline]
     pub fn arm(&mut self) -> Option<SimTime> {
-        // Only ghosts (no reordering then): nothing arrives here.
-        if self.pending || (self.ghosts > 0 && self.ghosts as usize == self.ring.len()) {
+        if self.pending {
             return None;
         }
         let t = self.next_arrival()?;
@@ -648,9 +497,7 @@ impl Link {
                 false
             }
             Discipline::Enqueue(_) => {
-                // (a packet taken ahead whose offer lies after the end is
-                // still its feeder's)
-                self.held_iter().filter(|s| s.tx_start > end && !s.early).for_each(|s| f(&s.pkt));
+                self.held_iter().filter(|s| s.tx_start > end).for_each(|s| f(&s.pkt));
                 true
             }
         }
@@ -683,24 +530,16 @@ impl Link {
             return (a.len_pkts(), a.len_bytes());
         }
         self.advance(now);
-        self.shed_ghosts(now);
         (self.waiting_pkts, self.waiting_bytes)
     }
 
-    /// Every packet the link holds at `t` (no earlier than its last
-    /// event): waiting, in service or propagating, including the ghosts
-    /// still on their way here and not the packets taken ahead whose offer
-    /// lies after `t` (both are counted where the model has them).
-    pub fn held_at(&self, t: SimTime) -> usize {
+    /// Every packet the link holds: waiting, in service or propagating.
+    pub fn held(&self) -> usize {
         let waiting = match &self.disc {
             Discipline::Dequeue(a) => a.len_pkts() as usize,
             Discipline::Enqueue(_) => 0,
         };
-        let arrived_ghosts =
-            if self.ghosts == 0 { 0 } else { self.ring.iter().take_while(|s| s.ghost && s.arrive <= t).count() };
         self.ring.len() + waiting + self.reorder.as_deref().map_or(0, |r| r.len())
-            - arrived_ghosts
-            - self.stats_at(t).1 as usize
     }
 
     pub fn queue_name(&self) -> &'static str {

@@ -201,11 +201,6 @@ impl Transmitter {
         }
     }
 
-    /// A fixed rate: a transmission starts when it may.
-    pub fn is_fixed(&self) -> bool {
-        matches!(self, Transmitter::PerByte(_) | Transmitter::Rate(_))
-    }
-
     /// The link's capacity, b/s: what a queue discipline sizes itself by
     /// and the `rate_bps` column reports — a trace's mean, a schedule's
     /// rate at time 0.
