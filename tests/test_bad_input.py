@@ -565,9 +565,8 @@ def test_transfers_with_exponential_think_times_are_bounded_by_a_poisson_tail():
     one-way delay, 40 times the pacing study's count at 2.5 Gb/s, and refused
     its full runs. After the first, each transfer needs a think time, so they
     are at most the events of a Poisson process over the run."""
-    from scipy import stats
-
     from ccsim import memory
+    from scipy import stats
 
     for mu in (0.5, 10, 100, 1000):
         k = memory.poisson_ceiling(mu)

@@ -126,7 +126,9 @@ def net_matrix():
         "net_red_ecn": {"topology.queue": {"kind": "red", "ecn": True}, "tcp.ecn": True},
         "net_pcap": {"sim.pcap": ["bottleneck", "r1->dst0", "r0->src1"], "sim.duration": "1s"},
         "net_bbr": {"tcp.cc": "bbr"},
-        "net_sched_rate": {"topology.bottleneck_rate": [[0, "100Mbps"], ["3s", "20Mbps"], ["6s", "0bps"], ["6.5s", "50Mbps"]]},
+        "net_sched_rate": {
+            "topology.bottleneck_rate": [[0, "100Mbps"], ["3s", "20Mbps"], ["6s", "0bps"], ["6.5s", "50Mbps"]]
+        },
     }
     for name, o in variants.items():
         yield name, db.with_overrides(o)
@@ -159,7 +161,14 @@ def net_matrix():
         ccsim.Scenario.from_dict(
             {
                 "sim": {"duration": "10s", "seed": 2, "sample_interval": "100ms"},
-                "topology": {"kind": "parking_lot", "hops": 3, "hop_rate": "50Mbps", "hop_delay": "5ms", "access_rate": "1Gbps", "access_delay": "1ms"},
+                "topology": {
+                    "kind": "parking_lot",
+                    "hops": 3,
+                    "hop_rate": "50Mbps",
+                    "hop_delay": "5ms",
+                    "access_rate": "1Gbps",
+                    "access_delay": "1ms",
+                },
                 "tcp": {"cc": "cubic", "sack": "rfc6675"},
                 "flows": [{"path": "through", "count": 2}, {"path": "cross", "cc": "newreno"}],
             }
