@@ -136,44 +136,36 @@ def net_matrix():
     yield "net_web_mix", ccsim.load("examples/web_mix.toml").with_overrides({**sample, "sim.duration": "20s"})
     for ex in ("cellular_bbr_vs_cubic", "datacenter_dctcp", "l4s_dualpi2", "bbr3_vs_cubic"):
         yield f"net_{ex}", ccsim.load(f"examples/{ex}.toml").with_overrides(sample)
-    yield (
-        "net_wireless_loss",
-        ccsim.Scenario.from_dict(
-            {
-                "sim": {"duration": "20s", "seed": 5, "sample_interval": "100ms"},
-                "topology": {
-                    "kind": "wireless",
-                    "bottleneck_rate": "10Mbps",
-                    "bottleneck_delay": "20ms",
-                    "access_rate": "100Mbps",
-                    "access_delay": "1ms",
-                    "wireless_rate": "11Mbps",
-                    "wireless_delay": "2ms",
-                    "wireless_loss": {"kind": "bernoulli", "p": 0.005},
-                },
-                "tcp": {"cc": "westwoodplus", "sack": "sack1"},
-                "flows": [{"count": 3, "stagger": "1s"}, {"path": "wired", "label": "cross", "count": 2}],
-            }
+    # a lossy wireless last hop shared by three flows, with wired cross
+    # traffic; a parking lot with flows through all hops and across each
+    wireless = {
+        "kind": "wireless",
+        "bottleneck_rate": "10Mbps",
+        "bottleneck_delay": "20ms",
+        "access_rate": "100Mbps",
+        "access_delay": "1ms",
+        "wireless_rate": "11Mbps",
+        "wireless_delay": "2ms",
+        "wireless_loss": {"kind": "bernoulli", "p": 0.005},
+    }
+    lot = {"kind": "parking_lot", "hops": 3, "hop_rate": "50Mbps", "hop_delay": "5ms", "access_rate": "1Gbps"}
+    own = {
+        "net_wireless_loss": (
+            {"duration": "20s", "seed": 5},
+            wireless,
+            {"cc": "westwoodplus", "sack": "sack1"},
+            [{"count": 3, "stagger": "1s"}, {"path": "wired", "label": "cross", "count": 2}],
         ),
-    )
-    yield (
-        "net_parking_lot",
-        ccsim.Scenario.from_dict(
-            {
-                "sim": {"duration": "10s", "seed": 2, "sample_interval": "100ms"},
-                "topology": {
-                    "kind": "parking_lot",
-                    "hops": 3,
-                    "hop_rate": "50Mbps",
-                    "hop_delay": "5ms",
-                    "access_rate": "1Gbps",
-                    "access_delay": "1ms",
-                },
-                "tcp": {"cc": "cubic", "sack": "rfc6675"},
-                "flows": [{"path": "through", "count": 2}, {"path": "cross", "cc": "newreno"}],
-            }
+        "net_parking_lot": (
+            {"duration": "10s", "seed": 2},
+            {**lot, "access_delay": "1ms"},
+            {"cc": "cubic", "sack": "rfc6675"},
+            [{"path": "through", "count": 2}, {"path": "cross", "cc": "newreno"}],
         ),
-    )
+    }
+    for name, (sim, topo, tcp, flows) in own.items():
+        sim = {**sim, "sample_interval": "100ms"}
+        yield name, ccsim.Scenario.from_dict({"sim": sim, "topology": topo, "tcp": tcp, "flows": flows})
 
 
 if len(sys.argv) == 3 and sys.argv[1] == "--dump":
