@@ -104,7 +104,9 @@ THINK_TAIL = 1e-15
 
 def poisson_ceiling(mu: float, delta: float = THINK_TAIL) -> int:
     """The smallest k with P(N ≥ k) ≤ `delta` for N ~ Poisson(`mu`), by the
-    Chernoff bound P(N ≥ k) ≤ e^−μ (eμ/k)^k (k > μ), which falls with k."""
+    Chernoff bound P(N ≥ k) ≤ e^−μ (eμ/k)^k (k > μ), which falls with k.
+    Not scipy's exact `poisson.isf`: every scenario's resolution runs this,
+    and importing scipy.stats takes about 2 s here."""
     if mu <= 0:
         return 0
     log_delta = math.log(delta)
