@@ -773,3 +773,51 @@ def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(
     # seeds in numeric order within a point (10 would come before 2 as text)
     seeds = first.filter(pl.col("topology.rate") == first["topology.rate"][0])["seed"].to_list()
     assert seeds == [2, 10]
+
+
+class _StuckOnSend:
+    """A result part whose serialisation never ends: the worker that holds
+    it cannot send it (as a frozen or partitioned worker cannot)."""
+
+    def __reduce__(self):
+        time.sleep(3600)
+        return (_StuckOnSend, ())
+
+
+class _ExecuteStuckFor:
+    """The worker's `execute`, but the result of run `victim` cannot be sent."""
+
+    def __init__(self, victim: str):
+        self.victim = victim
+
+    def __call__(self, task):
+        from ccsim.experiments.worker import execute
+
+        out = execute(task)
+        if task["run_id"] == self.victim:
+            # large, as a real result: the worker serialises it off its
+            # event loop, which goes on answering the scheduler
+            out["stuck"] = [_StuckOnSend(), bytes(16 << 20)]
+        return out
+
+
+def test_a_dask_result_that_cannot_be_fetched_is_a_failed_run_not_a_hang(tmp_path, monkeypatch):
+    from dask.distributed import Client, LocalCluster
+
+    sw = tiny_sweep(seeds=1)
+    ref = tmp_path / "s"
+    run_sweep(sw, ref, executor="serial")
+    ids = sorted(open_campaign(ref).ok_runs["run_id"])
+    monkeypatch.setattr(executors, "execute", _ExecuteStuckFor(ids[1]))
+    monkeypatch.setattr(executors, "FETCH_TIMEOUT_S", 3.0)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl,
+        Client(cl) as client,
+        pytest.raises(SweepFailed, match="could not be fetched within 3 s") as ei,
+    ):
+        run_sweep(sw, tmp_path / "c", dask=client)
+    rep = ei.value.report
+    assert [f["run_id"] for f in rep.failed] == [ids[1]] and rep.computed == len(ids) - 1
+    # the other runs are stored, and the same bytes as a serial sweep's
+    got = run_files(tmp_path / "c")
+    assert got and {k: v for k, v in run_files(ref).items() if not k.startswith(ids[1])} == got

@@ -27,6 +27,12 @@ from .worker import execute
 # stuck elsewhere, e.g. encoding a huge table).
 KILL_GRACE_S = 10.0
 
+# Wall time the Dask executor waits for a finished run's result to reach the
+# client before it records the run as failed. A result is at most a few
+# hundred MB of Parquet (the memory guard bounds the tables), seconds over
+# any network; a worker that cannot send it in this long is stuck.
+FETCH_TIMEOUT_S = 600.0
+
 
 def default_jobs() -> int:
     try:
@@ -241,7 +247,9 @@ class Dask:
 
     name = "dask"
 
-    def __init__(self, address, jobs: int | None = None):
+    def __init__(self, address, jobs: int | None = None, fetch_timeout_s: float | None = None):
+        import uuid
+
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -253,6 +261,8 @@ class Dask:
                 "a Dask installation: pip install 'ccsim[cluster]' (dask, distributed, dask-jobqueue)",
             ) from None
 
+        self.token = uuid.uuid4().hex[:12]
+        self.fetch_timeout_s = FETCH_TIMEOUT_S if fetch_timeout_s is None else fetch_timeout_s
         self.cluster = None
         self.own_client = True
         if not isinstance(address, str):  # a dask.distributed.Client the caller made (and will close)
@@ -287,28 +297,51 @@ class Dask:
         it = iter(tasks)
         window = 2 * self.jobs  # tasks in flight: keeps the client's memory flat
         ac = as_completed()
+        run_of: dict[str, str] = {}  # task key -> run id
         n = 0
-        for t in it:
-            ac.add(self.client.submit(execute, t, pure=False, key=f"ccsim-{t['run_id']}-{n}"))
+
+        def submit(t: dict) -> None:
+            nonlocal n
+            # keys unique to this executor: two sweeps (two clients) may hold
+            # the same run, and one releasing its key must not touch the other's
+            key = f"ccsim-{self.token}-{n}-{t['run_id']}"
+            run_of[key] = t["run_id"]
+            ac.add(self.client.submit(execute, t, pure=False, key=key))
             n += 1
+
+        for t in it:
+            submit(t)
             if n >= window:
                 break
         for fut in ac:
-            try:
-                out = fut.result()
-            except Exception as e:  # noqa: BLE001 - a lost worker is this run's failure
-                out = {
-                    "run_id": fut.key.split("-")[1],
-                    "status": "failed",
-                    "kind": "crash",
-                    "error": f"Dask task failed: {type(e).__name__}: {e}",
-                }
-            fut.release()
+            out = self._fetch(fut, run_of.pop(fut.key))
             yield out
             nxt = next(it, None)
             if nxt is not None:
-                ac.add(self.client.submit(execute, nxt, pure=False, key=f"ccsim-{nxt['run_id']}-{n}"))
-                n += 1
+                submit(nxt)
+
+    def _fetch(self, fut, run_id: str) -> dict:
+        """The finished task's outcome; a task that failed on the cluster,
+        or whose result cannot be fetched within `fetch_timeout_s`, is this
+        run's failure (never a hang of the sweep)."""
+        try:
+            return fut.result(timeout=self.fetch_timeout_s)
+        except TimeoutError:
+            err = (
+                f"Dask: the run finished on a worker but its result could not be fetched within "
+                f"{self.fetch_timeout_s:g} s (worker unresponsive or unreachable); run the sweep again to retry it"
+            )
+            fut.cancel()
+            return {"run_id": run_id, "status": "failed", "kind": "crash", "error": err}
+        except Exception as e:  # noqa: BLE001 - a lost worker is this run's failure
+            return {
+                "run_id": run_id,
+                "status": "failed",
+                "kind": "crash",
+                "error": f"Dask task failed: {type(e).__name__}: {e}",
+            }
+        finally:
+            fut.release()
 
     def close(self) -> None:
         if self.own_client:
