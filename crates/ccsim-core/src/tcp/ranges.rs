@@ -57,9 +57,11 @@ impl RangeSet {
     }
 
     /// Add [a, b); push the parts that were not covered yet onto `new`.
-    pub fn insert(&mut self, a: u64, b: u64, new: &mut Vec<(u64, u64)>) {
+    /// Returns the range that now holds [a, b) (the only range the insert
+    /// changed; `None` for an empty [a, b)).
+    pub fn insert(&mut self, a: u64, b: u64, new: &mut Vec<(u64, u64)>) -> Option<(u64, u64)> {
         if a >= b {
-            return;
+            return None;
         }
         // At or above the end of the highest range: merge into it (touching
         // ranges merge) or append.
@@ -67,16 +69,16 @@ impl RangeSet {
             None => {
                 self.r.push_back((a, b));
                 new.push((a, b));
-                return;
+                return Some((a, b));
             }
             Some(last) if a >= last.1 => {
+                new.push((a, b));
                 if a == last.1 {
                     last.1 = b;
-                } else {
-                    self.r.push_back((a, b));
+                    return Some(*last);
                 }
-                new.push((a, b));
-                return;
+                self.r.push_back((a, b));
+                return Some((a, b));
             }
             // Inside or extending the highest range (a SACK block repeated
             // by later ACKs, or growing at its top).
@@ -85,7 +87,7 @@ impl RangeSet {
                     new.push((last.1, b));
                     last.1 = b;
                 }
-                return;
+                return Some(*last);
             }
             _ => {}
         }
@@ -115,6 +117,7 @@ impl RangeSet {
                 self.r.drain(i + 1..j);
             }
         }
+        Some((lo, hi))
     }
 
     /// Forget everything below `x`.
@@ -206,8 +209,8 @@ mod tests {
     }
 
     /// Random inserts, trims and pops against a plain set of covered
-    /// segments: the same coverage, the same "new" parts, ranges kept
-    /// disjoint, sorted and merged.
+    /// segments: the same coverage, the same "new" parts, the range an
+    /// insert reports holding it, ranges kept disjoint, sorted and merged.
     #[test]
     fn matches_a_plain_set_under_random_operations() {
         use std::collections::BTreeSet;
@@ -234,11 +237,15 @@ mod tests {
                         let a = floor + next(60);
                         let b = a + 1 + next(6);
                         let mut n = Vec::new();
-                        s.insert(a, b, &mut n);
+                        let held = s.insert(a, b, &mut n);
                         let fresh: Vec<u64> = (a..b).filter(|v| !plain.contains(v)).collect();
                         let got: Vec<u64> = n.iter().flat_map(|&(p, q)| p..q).collect();
                         assert_eq!(got, fresh);
                         plain.extend(a..b);
+                        // the returned range is the maximal covered run around [a, b)
+                        let lo = (0..a).rev().take_while(|v| plain.contains(v)).last().unwrap_or(a);
+                        let hi = (b..).take_while(|v| plain.contains(v)).last().map_or(b, |v| v + 1);
+                        assert_eq!(held, Some((lo, hi)));
                     }
                 }
                 let r = s.ranges();

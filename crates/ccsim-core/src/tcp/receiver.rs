@@ -131,8 +131,15 @@ pub(super) struct Receiver {
     /// Linux icsk_ack.ato (0 until the first segment) and lrcvtime.
     ato: SimTime,
     lrcvtime: SimTime,
-    /// Starts of the blocks reported in the last ACK (RFC 2018 §4 order).
-    pub(super) sack_hist: Vec<u64>,
+    /// The blocks reported in the last ACK (RFC 2018 §4 order), as they
+    /// were then; `sack_hist_n` of them.
+    sack_hist: [(u64, u64); 4],
+    sack_hist_n: u8,
+    /// The hull of the ranges the out-of-order inserts since the last SACK
+    /// blocks were built changed (`RangeSet::insert`'s result). A reported
+    /// block outside it is unchanged: ranges change only by an insert
+    /// (merged into its result) or by leaving from below `rcv_nxt`.
+    ooo_touched: Option<(u64, u64)>,
     /// SACK blocks of ACKs in flight, by ACK id, for the sender to read.
     pub(super) sack_log: VecDeque<SackEntry>,
     /// AccECN counts of ACKs in flight, by ACK id, for the sender to read.
@@ -249,25 +256,32 @@ impl Receiver {
             e.n = 1;
         }
         let first_sack = e.n as usize;
-        let hist = std::mem::take(&mut self.sack_hist);
-        for s in trigger.into_iter().chain(hist.iter().copied()) {
+        let touched = self.ooo_touched.take();
+        let hist = self.sack_hist;
+        let hist = hist[..self.sack_hist_n as usize].iter().map(|&r| (r.0, Some(r)));
+        for (s, was) in trigger.map(|s| (s, None)).into_iter().chain(hist) {
             if (e.n as usize) >= max {
                 break;
             }
             if s < self.rcv_nxt {
                 continue;
             }
-            if let Some(r) = self.ooo.find(s) {
+            // a block reported last time and untouched since is still a range
+            let r = match (was, touched) {
+                (Some(r), Some((lo, hi))) if r.1 <= lo || hi <= r.0 => Some(r),
+                (Some(r), None) => Some(r),
+                _ => self.ooo.find(s),
+            };
+            if let Some(r) = r {
                 if !e.blocks[first_sack..e.n as usize].contains(&r) {
                     e.blocks[e.n as usize] = r;
                     e.n += 1;
                 }
             }
         }
-        let mut hist = hist;
-        hist.clear();
-        hist.extend(e.blocks[first_sack..e.n as usize].iter().map(|b| b.0));
-        self.sack_hist = hist;
+        let n = e.n as usize - first_sack;
+        self.sack_hist[..n].copy_from_slice(&e.blocks[first_sack..e.n as usize]);
+        self.sack_hist_n = n as u8;
         e
     }
 
@@ -397,7 +411,9 @@ impl Receiver {
         } else if seq > self.rcv_nxt {
             // Out of order: remember it and send an immediate duplicate ACK.
             scratch.clear();
-            self.ooo.insert(seq, seq + 1, scratch);
+            if let Some((lo, hi)) = self.ooo.insert(seq, seq + 1, scratch) {
+                self.ooo_touched = Some(self.ooo_touched.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+            }
             if scratch.is_empty() {
                 self.dup_segs += 1;
                 if t.dsack {

@@ -56,6 +56,15 @@ pub(super) struct Scoreboard {
     pub(super) rescue_rxt: Option<u64>,
     /// Ranges newly SACKed by the ACK being processed.
     pub(super) new_blocks: Vec<(u64, u64)>,
+    /// The previous ACK's SACK blocks as applied (clipped to [snd_una,
+    /// snd_max)), as Linux's `recv_sack_cache` (tcp_input.c,
+    /// `tcp_sacktag_write_queue`): each lies inside `sacked`, which loses
+    /// ranges only below the cumulative ACK (`trim_below`, at or below any
+    /// later block's clipped start) or all at once (`clear`, which empties
+    /// this), so a block repeated by the next ACK adds nothing and is
+    /// skipped. Receivers repeat most blocks (RFC 2018 §4).
+    pub(super) sack_cache: [(u64, u64); 4],
+    pub(super) sack_cache_n: u8,
     /// Every record carrying LOST or RETRANS lies in [mark_lo, mark_hi)
     /// (widened by `marked` wherever one is set; empty after `clear`), and
     /// every SACKED one in `sacked`. So `clear` walks that span and the
@@ -81,6 +90,8 @@ impl Default for Scoreboard {
             high_rxt: 0,
             rescue_rxt: None,
             new_blocks: Vec::new(),
+            sack_cache: [(0, 0); 4],
+            sack_cache_n: 0,
             mark_lo: u64::MAX,
             mark_hi: 0,
         }
@@ -131,6 +142,7 @@ impl Scoreboard {
             }
         }
         self.sacked.clear();
+        self.sack_cache_n = 0;
         self.mark_lo = u64::MAX;
         self.mark_hi = una;
         self.sacked_out = 0;

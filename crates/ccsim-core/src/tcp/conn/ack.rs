@@ -86,13 +86,20 @@ impl Conn {
         let mut fresh = std::mem::take(&mut self.sb.new_blocks);
         fresh.clear();
         let rack = self.cfg.tcp.rack;
+        let (cache, cached) = (self.sb.sack_cache, self.sb.sack_cache_n as usize);
+        let mut n_new = 0;
         for &(a, b) in &e.blocks[..e.n as usize] {
             let a = a.max(self.snd_una);
             let b = b.min(self.snd_max);
             if a < b {
-                self.sb.sacked.insert(a, b, &mut fresh);
+                if !cache[..cached].contains(&(a, b)) {
+                    self.sb.sacked.insert(a, b, &mut fresh);
+                }
+                self.sb.sack_cache[n_new] = (a, b);
+                n_new += 1;
             }
         }
+        self.sb.sack_cache_n = n_new as u8;
         let mut n = 0;
         let mut delivered = 0;
         for &(a, b) in &fresh {
