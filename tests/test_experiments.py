@@ -634,6 +634,55 @@ def test_a_damaged_run_folder_is_recomputed(tmp_path):
     assert rep.computed == 1 and run_files(out) == before
 
 
+def test_a_large_point_already_stored_is_resolved_once(tmp_path, monkeypatch):
+    # points too large to keep from validation keep their run id instead:
+    # a resume resolves each stored point once (validation), not twice
+    from ccsim.experiments import runner
+    from ccsim.experiments.sweep import Point
+
+    monkeypatch.setattr(runner, "KEEP_ELEMENTS", 0)
+    monkeypatch.setattr(runner, "LARGE_ELEMENTS", 1)
+    calls = []
+    real = Point.scenario
+    monkeypatch.setattr(Point, "scenario", lambda self, *a, **k: calls.append(self.index) or real(self, *a, **k))
+    sw, out = tiny_sweep(seeds=1), tmp_path / "c"
+    rep = run_sweep(sw, out, executor="serial")
+    assert rep.computed == 4 and sorted(calls) == sorted(2 * list(range(4)))  # validation, then the task
+    files = run_files(out)
+    calls.clear()
+    rep = run_sweep(sw, out, executor="serial")
+    assert rep.existing == 4 and rep.computed == 0 and sorted(calls) == list(range(4))
+    assert run_files(out) == files
+    ref = tmp_path / "s"
+    monkeypatch.undo()
+    run_sweep(sw, ref, executor="serial")
+    assert run_files(ref) == files
+
+
+def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_path):
+    # the store's checks read summary.json (the manifest without the
+    # scenarios, plus the manifest's size), never the manifest itself
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    before = run_files(out)
+    runs = sorted((out / "runs").iterdir())
+    for d in runs:
+        man = json.loads((d / "manifest.json").read_bytes())
+        summ = json.loads((d / "summary.json").read_bytes())
+        assert summ.pop("manifest_bytes") == (d / "manifest.json").stat().st_size
+        assert summ == {k: v for k, v in man.items() if k not in ("scenario", "resolved")}
+    # a manifest cut short (a power cut) makes its run damaged: recomputed
+    victim = runs[0] / "manifest.json"
+    victim.write_bytes(victim.read_bytes()[:100])
+    with pytest.warns(UserWarning, match=runs[0].name):
+        assert open_campaign(out).ok_runs.height == 3
+    assert run_sweep(tiny_sweep(seeds=1), out, executor="serial").computed == 1
+    # a run written before summaries existed is read from its manifest
+    (runs[1] / "summary.json").unlink()
+    rep = run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    assert rep.computed == 0 and rep.existing == 4 and run_files(out) == before
+
+
 def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(tmp_path):
     # a bad disk flips bytes without changing the size: the manifest's
     # SHA-256 finds it; the campaign opens without that run, warning with

@@ -29,6 +29,7 @@ docs/reliability.md: about 16 B for a number and 112 B for a string cell
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -102,6 +103,7 @@ def packet_bound(core: dict, transfers: int) -> int:
 THINK_TAIL = 1e-15
 
 
+@functools.lru_cache(maxsize=4096)  # flows of one distribution share their μ: one search per run
 def poisson_ceiling(mu: float, delta: float = THINK_TAIL) -> int:
     """The smallest k with P(N ≥ k) ≤ `delta` for N ~ Poisson(`mu`), by the
     Chernoff bound P(N ≥ k) ≤ e^−μ (eμ/k)^k (k > μ), which falls with k.
@@ -156,6 +158,7 @@ def transfer_bound(core: dict) -> int:
     for path in paths:
         for j in path or []:
             crossing[j] = crossing.get(j, 0) + 1
+    share = {j: link_bits_bound(links[j], dur_ps) / n for j, n in crossing.items()}  # link -> bits per crossing flow
     charged: dict[int, int] = {}  # slowest link -> transfers of the flows charged to it
     packets: dict[int, int] = {}  # slowest link -> most packets it can carry
     for f, fwd in zip(rep, paths):
@@ -170,7 +173,7 @@ def transfer_bound(core: dict) -> int:
             per_flow = min(per_flow, app["count"])
         wire = f["tcp"]["header_bytes"] + min(max(1, int(dist_min(app["size"]))), f["tcp"]["mss"])
         # charged to the link of its path with the smallest share per flow
-        slow = min(fwd, key=lambda j: link_bits_bound(links[j], dur_ps) / crossing[j])
+        slow = min(fwd, key=share.__getitem__)
         cap = int(link_bits_bound(links[slow], dur_ps) / (8 * wire)) + 1
         packets[slow] = max(packets.get(slow, 0), cap)
         charged[slow] = charged.get(slow, 0) + per_flow

@@ -90,30 +90,44 @@ class SweepFailed(RuntimeError):
 # resolved once (about 1.5 ms of Python each): at most this many flows, UDP
 # sources and links in all, so memory stays bounded whatever the sweep's size.
 KEEP_ELEMENTS = 50_000
+# A point too large to keep whose scenario has at least this many elements
+# keeps its run id instead (tens of bytes): resolving it again takes about a
+# second for a mix of 15,000 web flows, and a run already stored needs no
+# second resolution at all.
+LARGE_ELEMENTS = 1_000
 
 
 class _Kept:
-    """Resolved scenarios by point index, within KEEP_ELEMENTS."""
+    """Resolved scenarios by point index, within KEEP_ELEMENTS; the run ids
+    of large points that did not fit."""
 
-    def __init__(self):
+    def __init__(self, backend: str = "sim"):
         self.by_index: dict[int, Any] = {}
+        self.rid: dict[int, str] = {}
         self.room = KEEP_ELEMENTS
+        self.backend = backend
 
     def offer(self, index: int, sc) -> None:
         n = len(sc.core["flows"]) + len(sc.core["udp"]) + len(sc.core["links"])
         if n <= self.room:
             self.by_index[index] = sc
             self.room -= n
+        elif n >= LARGE_ELEMENTS:
+            self.rid[index] = run_id(sc.core, self.backend)
 
 
-def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False):
+def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, skip=None):
     """(point, scenario or None, error or None) for every point, lazily. In
     an emulation sweep, a point the emulation backend cannot run is invalid
     (the message names each feature). `kept`: scenarios resolved before,
-    taken from it (`keep=False`) or offered to it (`keep=True`)."""
+    taken from it (`keep=False`) or offered to it (`keep=True`). A point
+    whose index `skip` accepts is yielded unresolved, as (point, None, None)."""
     for pt in sweep.points():
         if kept is not None and not keep and pt.index in kept.by_index:
             yield pt, kept.by_index.pop(pt.index), None
+            continue
+        if skip is not None and skip(pt.index):
+            yield pt, None, None
             continue
         try:
             sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
@@ -209,14 +223,15 @@ def run_sweep(
     Memory stays flat in the number of points: the points are enumerated
     twice (validation, then dispatch), lazily, and only runs in flight are
     held, with the scenarios validation resolved kept for dispatch up to
-    `KEEP_ELEMENTS` flows and links in all; the one structure that grows is
-    a set of hashes of the catalogue's (run, point) keys (tens of bytes per
-    point)."""
+    `KEEP_ELEMENTS` flows and links in all; the structures that grow are
+    a set of hashes of the catalogue's (run, point) keys and the run ids of
+    the large points not kept (tens of bytes per point), by which a large
+    point already stored is not resolved a second time."""
     refuse_in_bootstrap("run_sweep")
     executors.check_jobs("jobs", jobs, dask)
     t0 = time.monotonic()
     rep = SweepReport(total=len(sweep), out=Path(out))
-    kept = _Kept()
+    kept = _Kept(sweep.backend)
     bad = validate(sweep, keep_going=keep_going, kept=kept)
     if (Path(out) / "campaign.json").exists() and not os.access(out, os.W_OK):
         return _read_only_sweep(sweep, Path(out), rep, bad, t0)
@@ -265,11 +280,24 @@ def run_sweep(
                 store.append(ok_entry(rid, params, store.summary(rid)))
             bar.update(True)
 
+        def known(index: int) -> bool:
+            """A large point whose run validation identified is stored or
+            in flight: no second resolution."""
+            rid = kept.rid.get(index)
+            return rid is not None and (rid in inflight or store.has_run(rid))
+
         def tasks():
-            for pt, sc, err in _resolved(sweep, kept):
+            for pt, sc, err in _resolved(sweep, kept, skip=known):
                 if err is not None:
                     continue
-                rid = run_id(sc.core, sweep.backend)
+                if sc is None:  # `known`
+                    rid = kept.rid.pop(pt.index)
+                    if rid in inflight:
+                        inflight[rid][0].append(pt.params)
+                    else:
+                        existing(rid, pt.params)
+                    continue
+                rid = kept.rid.pop(pt.index, None) or run_id(sc.core, sweep.backend)
                 if rid in inflight:  # another point resolved to the same run: record it with that run
                     inflight[rid][0].append(pt.params)
                 elif store.has_run(rid):

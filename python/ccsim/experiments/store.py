@@ -4,14 +4,18 @@ Layout (``ccsim sweep FILE --out DIR``)::
 
     DIR/campaign.json        what made it: ccsim and model version, every sweep run into it
     DIR/catalogue.jsonl      one line per point attempt: run_id, params, status, error, timings
-    DIR/runs/<run_id>/       a finished run: one Parquet file per table + manifest.json
+    DIR/runs/<run_id>/       a finished run: one Parquet file per table, manifest.json
+                             and summary.json (the manifest without its scenarios)
     DIR/tmp/                 runs being written (emptied when the campaign is opened)
     DIR/stale/               runs of an older model, moved aside by --rerun-stale
 
 A run folder is written under ``tmp/`` and renamed into ``runs/`` in one
 step, so ``runs/<id>/`` either is complete or does not exist; its manifest
 records every file's size and SHA-256, and a folder whose files do not
-match (damaged after the fact) counts as missing. Catalogue lines are appended (one
+match (damaged after the fact) counts as missing. The checks read
+``summary.json``: the manifest holds the whole resolved scenario (tens of
+MB for a mix of 15,000 web flows), which no check needs; the summary
+records the manifest's size, so a manifest cut short is found too. Catalogue lines are appended (one
 ``write`` each) only after the rename; a line cut short by a crash is
 ignored when read and cut off before the next append, and a finished run
 whose line was lost is re-catalogued from its manifest. Nothing is fsync'ed:
@@ -37,6 +41,11 @@ from ..errors import ScenarioError
 from .sweep import canonical_json
 
 FORMAT = 1
+
+
+# The manifest's parts no check of the store reads: the scenario as written
+# and as resolved (the bulk of a large run's manifest).
+HEAVY = ("scenario", "resolved")
 
 
 def model_tag() -> dict:
@@ -231,6 +240,8 @@ class Store:
         try:
             man = self.summary(rid)
             files, hashes = man["files"], man.get("sha256") or {}
+            if "manifest_bytes" in man and (d / "manifest.json").stat().st_size != man["manifest_bytes"]:
+                return False
             for name, size in files.items():
                 st = (d / name).stat()
                 if st.st_size != size:
@@ -265,7 +276,10 @@ class Store:
             "files": {f"{name}.parquet": len(data) for name, data in files.items()},
             "sha256": {f"{name}.parquet": hashlib.sha256(data).hexdigest() for name, data in files.items()},
         }
-        (tmp / "manifest.json").write_bytes(manifest_bytes(manifest))
+        man_bytes = manifest_bytes(manifest)
+        (tmp / "manifest.json").write_bytes(man_bytes)
+        light = {k: v for k, v in manifest.items() if k not in HEAVY} | {"manifest_bytes": len(man_bytes)}
+        (tmp / "summary.json").write_bytes(manifest_bytes(light))
         final = self.runs_dir / rid
         if final.exists():  # damaged (has_run said no): replace it
             shutil.rmtree(final)
@@ -276,18 +290,25 @@ class Store:
         return json.loads((self.runs_dir / rid / "manifest.json").read_text())
 
     def summary(self, rid: str) -> dict:
-        """A run's manifest without its resolved scenario, parsed once while
-        the file is unchanged; OSError or ValueError when it cannot be read."""
-        path = self.runs_dir / rid / "manifest.json"
-        st = path.stat()
+        """A run's manifest without its scenarios (`HEAVY`), parsed once
+        while the file is unchanged: its ``summary.json``, or for a run
+        written before there was one, its manifest. OSError or ValueError
+        when it cannot be read."""
+        d = self.runs_dir / rid
+        path = d / "summary.json"
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            path = d / "manifest.json"
+            st = path.stat()
         key = (st.st_mtime_ns, st.st_size)
         hit = self._summaries.get(rid)
         if hit is not None and hit[0] == key:
             return hit[1]
-        man = json.loads(path.read_text())
+        man = json.loads(path.read_bytes())
         if not isinstance(man, dict):
             raise ValueError(f"{path}: not a mapping")
-        light = {k: v for k, v in man.items() if k != "scenario"}
+        light = {k: v for k, v in man.items() if k not in HEAVY}
         self._summaries[rid] = (key, light)
         return light
 
