@@ -297,7 +297,7 @@ def run_sweep(
                     else:
                         existing(rid, pt.params)
                     continue
-                rid = kept.rid.pop(pt.index, None) or run_id(sc.core, sweep.backend)
+                rid = kept.rid.pop(pt.index, "") or run_id(sc.core, sweep.backend)
                 if rid in inflight:  # another point resolved to the same run: record it with that run
                     inflight[rid][0].append(pt.params)
                 elif store.has_run(rid):
