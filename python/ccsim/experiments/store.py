@@ -48,6 +48,11 @@ FORMAT = 1
 HEAVY = ("scenario", "resolved")
 
 
+def light(manifest: dict) -> dict:
+    """A manifest without its `HEAVY` parts."""
+    return {k: v for k, v in manifest.items() if k not in HEAVY}
+
+
 def model_tag() -> dict:
     return {"model_version": int(_core.MODEL_VERSION), "ccsim_version": _core.__version__}
 
@@ -278,8 +283,8 @@ class Store:
         }
         man_bytes = manifest_bytes(manifest)
         (tmp / "manifest.json").write_bytes(man_bytes)
-        light = {k: v for k, v in manifest.items() if k not in HEAVY} | {"manifest_bytes": len(man_bytes)}
-        (tmp / "summary.json").write_bytes(manifest_bytes(light))
+        summary = light(manifest) | {"manifest_bytes": len(man_bytes)}
+        (tmp / "summary.json").write_bytes(manifest_bytes(summary))
         final = self.runs_dir / rid
         if final.exists():  # damaged (has_run said no): replace it
             shutil.rmtree(final)
@@ -308,9 +313,9 @@ class Store:
         man = json.loads(path.read_bytes())
         if not isinstance(man, dict):
             raise ValueError(f"{path}: not a mapping")
-        light = {k: v for k, v in man.items() if k not in HEAVY}
-        self._summaries[rid] = (key, light)
-        return light
+        small = light(man)
+        self._summaries[rid] = (key, small)
+        return small
 
     def repair(self) -> int:
         """Catalogue runs whose folder exists but whose line was lost in a crash."""
