@@ -661,6 +661,14 @@ def test_flows_name_shared_tcp_tables_by_index_with_the_same_result():
     shared["flows"][4]["tcp"] = 7
     with pytest.raises(_core.ScenarioError, match=r"tcp: 7 is not the index of a table in tcp_tables"):
         _core.run(json.dumps(shared))
+    # The core checks an application once for a run of equal ones: a bad
+    # one is still found, and named at the first flow that has it.
+    for bad_flows, named in (([4], 4), ([3, 4], 3)):
+        core = json.loads(sc.to_core_json())
+        for i in bad_flows:
+            core["flows"][i]["app"]["size"] = {"kind": "fixed", "value": 0}
+        with pytest.raises(_core.ScenarioError, match=rf"^flows\[{named}\]\.size: got .*expected a size above 0"):
+            _core.run(json.dumps(core))
 
 
 def test_every_sim_option_is_checked_by_the_cores_schema():

@@ -158,12 +158,17 @@ impl Scenario {
         // each flow with the smallest such queue (one pass over the links, so
         // validation stays linear in flows + links).
         let smallest = self.links.iter().filter_map(|l| l.queue.limit_bytes().map(|b| (b, l))).min_by_key(|&(b, _)| b);
-        // Flows of a group share one TcpCfg (deserialize_with_stack): check
-        // each shared one once.
+        // Flows of a group share one TcpCfg (deserialize_with_stack) and
+        // have equal applications: check each shared or repeated one once
+        // (checking a web session's distributions was most of the
+        // validation of a mix of thousands of them).
         let mut last_tcp: Option<&std::sync::Arc<TcpCfg>> = None;
+        let mut last_app: Option<&AppCfg> = None;
         for (i, fl) in self.flows.iter().enumerate() {
-            fl.validate(i, &self.nodes, last_tcp.is_some_and(|p| std::sync::Arc::ptr_eq(p, &fl.tcp)))?;
+            let tcp_checked = last_tcp.is_some_and(|p| std::sync::Arc::ptr_eq(p, &fl.tcp));
+            fl.validate(i, &self.nodes, tcp_checked, last_app == Some(&fl.app))?;
             last_tcp = Some(&fl.tcp);
+            last_app = Some(&fl.app);
             let pkt = fl.tcp.packet_bytes();
             if let Some((b, l)) = smallest {
                 if b < pkt {

@@ -45,7 +45,7 @@ pub struct UdpCfg {
     pub label: String,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum AppCfg {
     /// Unlimited data.
@@ -76,8 +76,15 @@ pub enum AppCfg {
 
 impl FlowCfg {
     /// Check flow `i` of a scenario with these nodes; `tcp_checked`: its
-    /// TCP options are the same (shared) ones an earlier flow passed.
-    pub fn validate(&self, i: usize, nodes: &[String], tcp_checked: bool) -> Result<(), ConfigError> {
+    /// TCP options are the same (shared) ones an earlier flow passed;
+    /// `app_checked`: its application equals one an earlier flow passed.
+    pub fn validate(
+        &self,
+        i: usize,
+        nodes: &[String],
+        tcp_checked: bool,
+        app_checked: bool,
+    ) -> Result<(), ConfigError> {
         let f = |k: &str| format!("flows[{i}].{k}");
         let n = nodes.len() as u32;
         check_time(|| f("start_ps"), self.start_ps)?;
@@ -90,7 +97,9 @@ impl FlowCfg {
         if self.src == self.dst {
             return err(f("dst"), format!("source and destination are the same node ({})", nodes[self.src as usize]));
         }
-        self.app.validate(&f)?;
+        if !app_checked {
+            self.app.validate(&f)?;
+        }
         if tcp_checked {
             return Ok(());
         }
