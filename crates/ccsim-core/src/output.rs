@@ -168,6 +168,16 @@ impl FlowCtx<'_> {
     }
 }
 
+/// Columns of the per-flow summary that repeat the scenario (endpoints,
+/// algorithm, label, configured start) rather than measure the run: what a
+/// comparison of two runs' behaviour leaves out (a sweep's check that an
+/// axis acted at all).
+pub const FLOW_ECHO_COLUMNS: &[&str] = &["src", "dst", "cc", "label", "start_s"];
+/// The same for the per-link summary: name, ends, configured capacity,
+/// delay, discipline and limits.
+pub const LINK_ECHO_COLUMNS: &[&str] =
+    &["name", "from", "to", "rate_bps", "delay_s", "queue", "limit_pkts", "limit_bytes"];
+
 pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
     use Get::*;
     vec![
@@ -589,4 +599,21 @@ pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
         t.push(n, Column::F64(v));
     }
     t
+}
+
+#[cfg(test)]
+mod echo_tests {
+    use super::*;
+
+    #[test]
+    fn echo_columns_are_columns() {
+        let flows: Vec<&str> = flow_columns().iter().map(|c| c.0).collect();
+        let links: Vec<&str> = link_columns().iter().map(|c| c.0).collect();
+        for c in FLOW_ECHO_COLUMNS {
+            assert!(flows.contains(c), "{c} is not a per-flow column");
+        }
+        for c in LINK_ECHO_COLUMNS {
+            assert!(links.contains(c), "{c} is not a per-link column");
+        }
+    }
 }

@@ -369,6 +369,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_TIME_PS", ccsim_core::config::MAX_TIME_PS)?;
     m.add("TS_OPTION_BYTES", ccsim_core::config::TS_OPTION_BYTES)?;
     m.add("CA_ACK_ECE", ccsim_core::cc::CA_ACK_ECE)?;
+    m.add("FLOW_ECHO_COLUMNS", ccsim_core::output::FLOW_ECHO_COLUMNS.to_vec())?;
+    m.add("LINK_ECHO_COLUMNS", ccsim_core::output::LINK_ECHO_COLUMNS.to_vec())?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
     m.add_class::<PyRunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -450,9 +450,14 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
 def sim_twin(sc):
     """The simulated twin of an emulated scenario: the same with
     ``tcp.handshake = true`` (the kernel always opens with a handshake)."""
-    if sc.raw.get("tcp", {}).get("handshake") is True:
-        return sc
-    return sc.with_overrides({"tcp.handshake": True})
+    from ..scenario import Scenario
+    from ..scenario.overrides import apply
+
+    sets = {"tcp.handshake": True} | {
+        f"flows[{gi}].handshake": True for gi, g in enumerate(sc.raw["flows"]) if "handshake" in g
+    }
+    raw = apply(sc.raw, sets)
+    return sc if raw == sc.raw else Scenario(raw, source=sc.source)
 
 
 def _steal_s() -> float:

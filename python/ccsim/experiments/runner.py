@@ -146,12 +146,86 @@ def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, sk
         yield pt, sc, None
 
 
+class _NoEffect:
+    """The sweep's axes must act: before anything runs, an axis that a flow
+    group's own setting replaces at every point (`tcp.cc` beside a group's
+    `cc`), and two points whose axis values differ but whose resolved
+    scenarios are identical, are errors naming the axis. Checked on the
+    resolved scenarios (their run ids), so it holds for any setting, not
+    only those with a known more specific one. Keeps a run id per point
+    (tens of bytes) and point 0's scenario."""
+
+    def __init__(self, sweep: Sweep, kept: _Kept | None = None):
+        self.sweep = sweep
+        self.kept = kept
+        self.names = [n for n in sweep.axis_names() if n != "seed"]
+        self.shadowed: dict[str, list[str] | None] = {n: None for n in self.names}
+        self.first: dict[str, int] = {}
+        self.point0: tuple[Any, Any] | None = None
+
+    def check(self, items):
+        for pt, sc, err in items:
+            if sc is not None:
+                self._see(pt, sc)
+            yield pt, sc, err
+        self._finish()
+
+    def _see(self, pt, sc) -> None:
+        from ..scenario.resolve import overridden_by
+
+        if self.point0 is None:
+            self.point0 = (pt, sc)
+        for n in self.names:
+            if self.shadowed[n] != []:
+                self.shadowed[n] = overridden_by(pt.raw, n)
+        rid = (self.kept.rid.get(pt.index) if self.kept else None) or run_id(sc.core, self.sweep.backend)
+        j = self.first.setdefault(rid, pt.index)
+        if j == pt.index:
+            return
+        other = next(p for p in self.sweep.points() if p.index == j)
+        differ = [n for n in self.names if other.params.get(n) != pt.params.get(n)]
+        if not differ:
+            return  # a value listed twice: one run serves both points
+        self._refuse_shadowed(pt, sc, differ)
+        say = "; ".join(f"{n} = {other.params[n]!r} and {pt.params[n]!r}" for n in differ)
+        raise SweepError(
+            differ[0],
+            message=(
+                f"sweep points {j + 1} and {pt.index + 1} of {len(self.sweep)} differ only in {say}, but resolve to "
+                f"the identical scenario: {'that axis has' if len(differ) == 1 else 'those axes have'} no effect "
+                f"there, so their results would be one run's under two names. Remove the axis, or change what "
+                f"replaces it ({_fmt_params(pt.params)})"
+            ),
+        )
+
+    def _refuse_shadowed(self, pt, sc, names: list[str]) -> None:
+        from ..errors import ScenarioError
+        from ..scenario.resolve import refuse_overridden
+
+        for n in names:
+            try:
+                refuse_overridden(pt.raw, n, pt.params[n], sc.core, "sweep axis", sc.source)
+            except ScenarioError as e:
+                raise SweepError(n, message=f"{self.sweep.source}: axis {n!r}: {e}") from None
+
+    def _finish(self) -> None:
+        if self.point0 is None:
+            return
+        pt, sc = self.point0
+        self._refuse_shadowed(pt, sc, [n for n, s in self.shadowed.items() if s])
+
+
+def _fmt_params(params: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in params.items())
+
+
 def validate(sweep: Sweep, *, keep_going: bool = False, kept: _Kept | None = None) -> list[tuple]:
     """Resolve every point, keeping the invalid ones (and, in `kept`, as
     many resolved scenarios as it has room for): returns [(point, error)];
-    without `keep_going`, raise at the first invalid point."""
+    without `keep_going`, raise at the first invalid point. An axis with no
+    effect (`_NoEffect`) is an error whatever `keep_going` says."""
     bad = []
-    for pt, _sc, err in _resolved(sweep, kept, keep=True):
+    for pt, _sc, err in _NoEffect(sweep, kept).check(_resolved(sweep, kept, keep=True)):
         if err is not None:
             if not keep_going:
                 raise err from None
@@ -369,13 +443,17 @@ def run_sweep(
             if store.tmp_dir.exists() and not any(store.tmp_dir.iterdir()):
                 store.tmp_dir.rmdir()
         rep.wall_s = time.monotonic() - t0
-        if len(sweep.seeds) > 1:
-            w = identical_seeds(sweep, Store(out, readonly=True))
-            if w:
-                import warnings
+        if len(sweep) > 1:
+            import warnings
 
+            digests = _result_digests(sweep, Store(out, readonly=True), measured=bool(sweep.axes or sweep.zips))
+            w = identical_seeds(sweep, Store(out, readonly=True), digests) if len(sweep.seeds) > 1 else None
+            if w:
                 rep.warnings.append(w)
                 warnings.warn(w, IdenticalSeedsWarning, stacklevel=2)
+            for w in inert_axes(sweep, Store(out, readonly=True), digests):
+                rep.warnings.append(w)
+                warnings.warn(w, InertAxisWarning, stacklevel=2)
         if not rep.ok and not keep_going:
             raise SweepFailed(rep)
         return rep
@@ -398,29 +476,57 @@ SEED_HINT = (
 )
 
 
-def identical_seeds(sweep: Sweep, store: Store) -> str | None:
+Digests = list[tuple[dict, bytes, bytes]]
+
+
+def _result_digests(sweep: Sweep, store: Store, *, measured: bool = True) -> Digests:
+    """(params, digest of the per-flow and per-link tables, digest of their
+    measured columns only) of every point of `sweep` with a stored result;
+    a run shared by several points is read once. The measured digest leaves
+    out the columns that repeat the scenario (the core's *_ECHO_COLUMNS: a
+    link's configured limit differs between two values of a buffer axis
+    however the runs went); b"" for it when not `measured`."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    from .. import _core
+
+    echo = {"flows": set(_core.FLOW_ECHO_COLUMNS), "links": set(_core.LINK_ECHO_COLUMNS)}
+    mine = {params_key(pt.params) for pt in sweep.points()}
+    by_run: dict[str, tuple[bytes, bytes]] = {}
+    out = []
+    for e in store.latest().values():
+        if e.get("status") != "ok" or params_key(e["params"]) not in mine:
+            continue
+        rid = e["run_id"]
+        if rid not in by_run:
+            whole, measured = hashlib.sha256(), hashlib.sha256()
+            for t in ("flows", "links"):
+                f = store.run_dir(rid) / f"{t}.parquet"
+                if f.exists():
+                    whole.update(f.read_bytes())
+                    if not measured:
+                        continue
+                    table = pq.read_table(f)
+                    for name in table.column_names:
+                        if name not in echo[t]:
+                            measured.update(f"{t}.{name}".encode())
+                            measured.update(repr(table.column(name).to_pylist()).encode())
+            by_run[rid] = (whole.digest(), measured.digest())
+        out.append((e["params"], *by_run[rid]))
+    return out
+
+
+def identical_seeds(sweep: Sweep, store: Store, digests_of: Digests | None = None) -> str | None:
     """A warning when some sweep point gave byte-identical per-flow and
     per-link tables for every one of its seeds (None otherwise). Judged from
     the results, not from a list of random features: exact, and it cannot
     fall behind the scenario format."""
-    import hashlib
-
-    def point_key(params: dict) -> str:
-        return params_key({k: v for k, v in params.items() if k != "seed"})
-
-    mine = {point_key(pt.params) for pt in sweep.points()}
-    seeds = set(sweep.seeds)
     digests: dict[str, list[bytes]] = {}
-    for e in store.latest().values():
-        key = point_key(e["params"])
-        if e.get("status") != "ok" or key not in mine or e["params"].get("seed") not in seeds:
-            continue
-        h = hashlib.sha256()
-        for t in ("flows", "links"):
-            f = store.run_dir(e["run_id"]) / f"{t}.parquet"
-            if f.exists():
-                h.update(f.read_bytes())
-        digests.setdefault(key, []).append(h.digest())
+    for params, d, _ in _result_digests(sweep, store) if digests_of is None else digests_of:
+        key = params_key({k: v for k, v in params.items() if k != "seed"})
+        digests.setdefault(key, []).append(d)
     judged = [k for k, ds in digests.items() if len(ds) >= 2]
     same = [k for k in judged if len(set(digests[k])) == 1]
     if not same:
@@ -431,6 +537,46 @@ def identical_seeds(sweep: Sweep, store: Store) -> str | None:
         f"{where}{who} gave identical results for each of its {len(sweep.seeds)} seeds, so their "
         f"confidence intervals have zero width and say nothing about variability: {SEED_HINT}"
     )
+
+
+class InertAxisWarning(UserWarning):
+    """Every value of a sweep axis gave byte-identical results at every
+    other point: the setting did not act on these runs."""
+
+
+def inert_axes(sweep: Sweep, store: Store, digests_of: Digests | None = None) -> list[str]:
+    """One warning per axis (a zip group counts as one) whose different
+    values gave byte-identical per-flow and per-link tables at every
+    combination of the other axes and the seed where at least two of its
+    values ran: e.g. a RED mark_p that the average queue never reaches. The
+    axis changed the scenario (the run ids differ) but not the results."""
+    digests = _result_digests(sweep, store) if digests_of is None else digests_of
+    units = [[a] for a in sweep.axes] + [list(z) for z in sweep.zips]
+    out = []
+    for unit in units:
+        rest_names = [n for n in sweep.axis_names() if n not in unit and n not in sweep.derived]
+        groups: dict[str, dict[str, bytes]] = {}
+        for params, _, d in digests:
+            rest = params_key({n: params.get(n) for n in rest_names})
+            groups.setdefault(rest, {})[params_key({n: params.get(n) for n in unit})] = d
+        judged = [g for g in groups.values() if len(g) >= 2]
+        if not judged or any(len(set(g.values())) > 1 for g in judged):
+            continue
+        name = " + ".join(unit)
+        values = [list(z.values()) for z in sweep.zips if list(z) == unit]
+        shown = sweep.axes[unit[0]] if len(unit) == 1 else list(zip(*values[0]))
+        where = "" if sweep.source.startswith("<") else f"{sweep.source}: "
+        out.append(
+            f"{where}axis {name}: its values {', '.join(map(repr, shown))} gave byte-identical per-flow and "
+            f"per-link results at {_each(len(judged))} of the other axes and seeds, so the "
+            "setting did not act on these runs (e.g. a RED threshold the queue never reaches); a comparison "
+            "across this axis shows nothing"
+        )
+    return out
+
+
+def _each(n: int) -> str:
+    return "the one combination" if n == 1 else f"each of the {n} combinations"
 
 
 def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float = 0.3, samples: int = 3) -> dict:
@@ -444,7 +590,7 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
     picks = {round(i * (n - 1) / max(samples - 1, 1)) for i in range(samples)}
     st = Store(out, readonly=True) if out is not None and (Path(out) / "campaign.json").exists() else None
     bad, existing, rates, sim_total, owed = [], 0, [], 0.0, 0
-    for pt, sc, err in _resolved(sweep):
+    for pt, sc, err in _NoEffect(sweep).check(_resolved(sweep)):
         owed += pt.index in picks  # a calibration is due; done on the next point still to run
         if err is not None:
             bad.append((pt, err))
@@ -492,6 +638,8 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
 __all__ = [
     "SweepReport",
     "SweepFailed",
+    "IdenticalSeedsWarning",
+    "InertAxisWarning",
     "run_sweep",
     "dry_run",
     "validate",

@@ -115,6 +115,7 @@ class Sweep:
                 set_path(self.base_raw, k, v)
             except ScenarioError as e:
                 raise SweepError(f"set.{k}", message=f"set: {k!r}: {e}") from None
+        self._refuse_overridden_sets()
         grid = dict(grid or {})
         self.axes: dict[str, list] = {}
         self.derived: dict[str, Callable[[dict], Any]] = {}
@@ -170,6 +171,23 @@ class Sweep:
             )
         self.name = name
         self.plots = [_check_plot(i, p) for i, p in enumerate(plots or [])]
+
+    def _refuse_overridden_sets(self) -> None:
+        """A constant change (`set`) that a flow group's own setting replaces
+        for every flow would silently do nothing: refused, naming both."""
+        from ..scenario.resolve import Scenario, overridden_by, refuse_overridden
+
+        for k, v in self.set.items():
+            if not overridden_by(self.base_raw, k):
+                continue
+            try:
+                core = Scenario(self.base_raw, source=self.base_source).core
+            except ScenarioError:
+                return  # the base itself is invalid: each point will say so
+            try:
+                refuse_overridden(self.base_raw, k, v, core, "sweep set", self.base_source)
+            except ScenarioError as e:
+                raise SweepError(f"set.{k}", message=f"{self.source}: set: {e}") from None
 
     # ---- construction from files
     @classmethod

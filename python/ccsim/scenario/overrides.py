@@ -98,6 +98,23 @@ def set_path(raw: dict, path: str, value: Any) -> None:
         targets = nxt
 
 
+def without_path(raw: dict, path: str) -> dict | None:
+    """A copy of `raw` with the key `path` names removed (a plain dotted
+    path of tables, e.g. 'tcp.cc'); None when it is not there."""
+    out = copy.deepcopy(raw)
+    t: Any = out
+    segs = parse_path(path)
+    for key, idx in segs[:-1]:
+        if idx is not None or not isinstance(t, dict) or not isinstance(t.get(key), dict):
+            return None
+        t = t[key]
+    key, idx = segs[-1]
+    if idx is not None or not isinstance(t, dict) or key not in t:
+        return None
+    del t[key]
+    return out
+
+
 def parse_assignment(text: str) -> tuple[str, Any]:
     """'tcp.cc=cubic' -> ('tcp.cc', 'cubic'). The value is read as a TOML
     value (numbers, true/false, "strings", [arrays], {inline tables}); a bare

@@ -105,10 +105,16 @@ class Scenario:
         return scenario_to_toml(self)
 
     def with_overrides(self, assignments: dict) -> Scenario:
-        """A new scenario with dotted-path overrides applied ({'tcp.cc': 'cubic'})."""
+        """A new scenario with dotted-path overrides applied ({'tcp.cc': 'cubic'}).
+        An override that a more specific setting replaces for every flow
+        (`tcp.cc` when each flow group sets its own `cc`) is refused: it
+        would silently do nothing."""
         from .overrides import apply
 
-        return Scenario(apply(self.raw, assignments), source=self.source)
+        sc = Scenario(apply(self.raw, assignments), source=self.source)
+        for path, value in assignments.items():
+            refuse_overridden(sc.raw, path, value, sc.core, "--set", self.source)
+        return sc
 
     def to_core_json(self) -> str:
         """The resolved scenario as the core reads it. Flows that share a TCP
@@ -348,6 +354,73 @@ class Scenario:
         }
         memory.check(core)  # recorded tables that would not fit in memory are refused before the run
         return core
+
+
+# --------------------------------------------------------------------------
+# Settings a more specific one replaces: a [tcp] option is the default of
+# every flow group (a group's own key wins, as `tcp_options.for_group`
+# merges them); the dumbbell family's access delay is replaced by a
+# group's `rtt` (`topologies.dumbbell`).
+RTT_SETS_ACCESS_DELAY = ("dumbbell", "satellite", "wireless")
+
+
+def overridden_by(raw: dict, path: str) -> list[str]:
+    """The more specific settings of the scenario mapping `raw` that replace
+    `path` for every flow it could reach, e.g. ['flows[0].cc'] for 'tcp.cc'
+    when the only flow group sets its own cc; [] when some flow takes
+    `path`'s value. UDP sources have no TCP, so they take no [tcp] option."""
+    groups = raw.get("flows")
+    topo = raw.get("topology")
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict) for g in groups):
+        return []
+    head, _, key = path.partition(".")
+    if head == "tcp" and key in TCP_DEFAULTS:
+        shadows = []
+        for gi, g in enumerate(groups):
+            if key in g:
+                shadows.append(f"flows[{gi}].{key}")
+            elif traffic.APP_SCHEMA.get(g.get("app", "bulk"), {}).get("core") != "udp":
+                return []
+        return shadows
+    if path == "topology.access_delay" and isinstance(topo, dict) and topo.get("kind") in RTT_SETS_ACCESS_DELAY:
+        if all("rtt" in g for g in groups):
+            return [f"flows[{gi}].rtt" for gi in range(len(groups))]
+    return []
+
+
+def refuse_overridden(raw: dict, path: str, value, core: dict, how: str, source: str = "<dict>") -> None:
+    """Refuse `path` = `value` (set by `how`: '--set', a sweep axis) when a
+    more specific setting replaces it for every flow. The rule is confirmed
+    by resolving the scenario without `path` and with `path` set to the
+    first overriding group's value: a setting that still acts elsewhere (a
+    [tcp] mss sizes the buffers written in BDPs) changes one of them and is
+    kept."""
+    from .overrides import apply, without_path
+
+    shadows = overridden_by(raw, path)
+    if not shadows:
+        return
+    first = shadows[0].split(".", 1)
+    other = raw["flows"][int(first[0][6:-1])][first[1]]
+    for alt in (without_path(raw, path), apply(raw, {path: other})):
+        if alt is None or alt == raw:
+            continue
+        try:
+            if Scenario(alt, source=source).core != core:
+                return
+        except ScenarioError:
+            pass  # `path` is required: the rule alone decides
+    key = shadows[0].rsplit(".", 1)[1]
+    fix = shadows[0] if len(shadows) == 1 else f"flows[*].{key}"
+    named = " and ".join(shadows) if len(shadows) <= 3 else f"{', '.join(shadows[:3])}, …"
+    raise ScenarioError(
+        path,
+        message=(
+            f"{path} ({how}) = {value!r} has no effect: it is overridden for every flow by {named}; "
+            f"set {fix} instead, or remove {'it' if len(shadows) == 1 else 'them'} from the flow group"
+            + ("" if len(shadows) == 1 else "s")
+        ),
+    )
 
 
 def _pcap_links(v, net, kind: str) -> list[int]:

@@ -195,10 +195,11 @@ def cmd_sweep(a) -> int:
         return status
     import warnings
 
-    from ..experiments.runner import IdenticalSeedsWarning
+    from ..experiments.runner import IdenticalSeedsWarning, InertAxisWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IdenticalSeedsWarning)  # printed below, with the summary
+        warnings.simplefilter("ignore", InertAxisWarning)
         try:
             rep = run_sweep(
                 sw,
