@@ -90,7 +90,9 @@ def test_a_tcp_option_that_still_acts_elsewhere_is_kept():
 
 def test_access_delay_replaced_by_every_groups_rtt_is_refused():
     sc = ccsim.Scenario(base(rtt="50ms"))
-    with pytest.raises(ccsim.ScenarioError, match=r"topology\.access_delay .*overridden for every flow by flows\[0\]\.rtt"):
+    with pytest.raises(
+        ccsim.ScenarioError, match=r"topology\.access_delay .*overridden for every flow by flows\[0\]\.rtt"
+    ):
         sc.with_overrides({"topology.access_delay": "5ms"})
     ccsim.Scenario(base()).with_overrides({"topology.access_delay": "5ms"})  # no rtt: it acts
 

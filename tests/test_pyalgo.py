@@ -282,3 +282,145 @@ def test_readme_snippets_run_as_scripts_and_in_a_notebook(tmp_path, marker, expe
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     out = "".join(o.get("text", "") for o in nb.cells[0].outputs)
     assert expect in out
+
+
+# ---------------------------------------------------------------- defects a first day found
+
+
+def test_subpackage_cc_is_reachable_after_a_plain_import():
+    code = "import ccsim; print(ccsim.cc.slow_start.__name__, ccsim.cc.CA_ACK_ECE)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.split()[0] == "slow_start", r.stderr
+
+
+def test_a_class_defined_inside_a_function_is_refused_at_registration():
+    def make():
+        class Inner(ccsim.Algorithm):
+            name = "inner"
+
+            def ssthresh(self, tp):
+                return 2
+
+            def cong_avoid(self, tp, acked):
+                cc.reno_cong_avoid(tp, acked)
+
+        return Inner
+
+    with pytest.raises(TypeError, match=r"defined inside a function.*top level"):
+        ccsim.register_algorithm(make())
+
+
+@pytest.mark.parametrize(
+    "typo, meant", [("pkt_acked", "pkts_acked"), ("congavoid", "cong_avoid"), ("setstate", "set_state")]
+)
+def test_a_misspelt_hook_is_refused_with_the_hook_it_resembles(typo, meant):
+    ns: dict = {}
+    exec(
+        "import ccsim\nfrom ccsim import cc\n"
+        "class Typo(ccsim.Algorithm):\n    name = 'typo'\n"
+        "    def ssthresh(self, tp):\n        return 2\n"
+        "    def cong_avoid(self, tp, acked):\n        cc.reno_cong_avoid(tp, acked)\n"
+        f"    def {typo}(self, tp, x=None):\n        pass\n",
+        ns,
+    )
+    with pytest.raises(TypeError, match=rf"Typo\.{typo} looks like a hook.*did you mean {meant}\?"):
+        ccsim.register_algorithm(ns["Typo"])
+
+
+class Helpers(ccsim.Algorithm):
+    name = "helpers"
+
+    def ssthresh(self, tp):
+        return 2
+
+    def cong_avoid(self, tp, acked):
+        self.cong_avoid_ai(tp, acked)
+
+    def cong_avoid_ai(self, tp, acked):  # a helper named after Linux's
+        cc.reno_cong_avoid(tp, acked)
+
+    def get_state(self):
+        return None
+
+
+def test_helper_methods_far_from_every_hook_are_accepted():
+    assert ccsim.register_algorithm(Helpers) is Helpers
+
+
+def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(tmp_path, monkeypatch):
+    # flow 0 keeps its tp; flow 1's hook writes through it: refused, naming the stale view
+    src = HEAD + (
+        "    kept = {}\n"
+        "    def ssthresh(self, tp):\n        return 2\n"
+        "    def cong_avoid(self, tp, acked):\n"
+        "        Algo.kept.setdefault(tp.flow, tp)\n"
+        "        if tp.flow == 1 and 0 in Algo.kept:\n            Algo.kept[0].cwnd = 5\n"
+        "        cc.reno_cong_avoid(tp, acked)\n"
+    )
+    with pytest.raises(AttributeError, match=r"belongs to flow 0's hook cong_avoid\(\), which has returned"):
+        _run_module(tmp_path, monkeypatch, src)
+    # after the run, a kept tp refuses too
+    src = HEAD + (
+        "    kept = []\n"
+        "    def ssthresh(self, tp):\n        return 2\n"
+        "    def cong_avoid(self, tp, acked):\n        Algo.kept.append(tp)\n        cc.reno_cong_avoid(tp, acked)\n"
+    )
+    _run_module(tmp_path, monkeypatch, src)
+    import useralgo
+
+    with pytest.raises(AttributeError, match="valid only during the hook call"):
+        useralgo.Algo.kept[0].cwnd = 7
+    with pytest.raises(AttributeError, match="valid only during the hook call"):
+        useralgo.Algo.kept[0].pacing_rate = 1e6
+
+
+@pytest.mark.parametrize("rate", [5e-5, 8e-5, 0.999])
+def test_a_pacing_rate_below_one_byte_per_second_is_refused(tmp_path, monkeypatch, rate):
+    src = HEAD + (
+        f"    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        tp.pacing_rate = {rate!r}\n"
+    )
+    with pytest.raises(ValueError, match=r"tp\.pacing_rate = .*expected bytes per second, a finite number ≥ 1"):
+        _run_module(tmp_path, monkeypatch, src)
+
+
+def test_tiny_and_huge_pacing_rates_do_what_they_say(tmp_path, monkeypatch):
+    # 1,500 B/s paces a 1,500-byte packet per second: over 5 s with the
+    # first packets sent at once (the rate applies after the first ACK)
+    # a flow delivers at most (IW + 5) packets' payload; 1e15 B/s leaves
+    # every gap at 0 ps, so the flows fill the 100 Mb/s bottleneck
+    tmpl = HEAD + (
+        "    def ssthresh(self, tp):\n        return max(tp.cwnd // 2, 2)\n"
+        "    def cong_avoid(self, tp, acked):\n        tp.pacing_rate = {rate}\n        cc.reno_cong_avoid(tp, acked)\n"
+    )
+    slow = _run_module(tmp_path, monkeypatch, tmpl.format(rate="1500.0"))
+    for f in slow.flows.iter_rows(named=True):
+        assert f["delivered_bytes"] <= (10 + 5 + 1) * 1448, f
+        assert f["delivered_bytes"] >= 10 * 1448
+    fast = _run_module(tmp_path, monkeypatch, tmpl.format(rate="1e15"))
+    assert fast.flows["goodput_bps"].sum() > 0.9 * 100e6
+
+
+def test_dask_workers_without_the_algorithms_module_receive_it(tmp_path, monkeypatch):
+    """The module lives where only the client can import it (not on the
+    workers' path, not in their working directory): the executor uploads
+    its file, and the run equals the in-process one."""
+    import importlib
+
+    from dask.distributed import Client, LocalCluster
+
+    algos = tmp_path / "algos"
+    algos.mkdir()
+    (algos / "shipped_reno.py").write_text((EXAMPLES / "pyreno.py").read_text())
+    monkeypatch.syspath_prepend(str(algos))
+    importlib.import_module("shipped_reno")
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(algos)])
+    sc = dumbbell(n=2, duration="2s", tcp={"cc": "py:shipped_reno:PyReno"})
+    here = sc.run()
+    sw = ccsim.Sweep(sc, seeds=[1])
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl) as c:
+        probe = c.submit(lambda: __import__("importlib").util.find_spec("shipped_reno") is None, pure=False)
+        assert probe.result(), "the worker must not see the module by itself"
+        rep = ccsim.run_sweep(sw, tmp_path / "c", dask=c)
+    assert rep.computed == 1
+    got = ccsim.open_campaign(tmp_path / "c").table("flows")
+    assert got["goodput_bps"].to_list() == here.flows["goodput_bps"].to_list()

@@ -34,10 +34,18 @@ _LAZY = {
     "register_algorithm": ".pyalgo",
 }
 
+# Subpackages reachable as attributes (`ccsim.cc.slow_start` after a plain
+# `import ccsim`), imported on first use like the names above.
+_SUBPACKAGES = {"cc", "gym", "analysis", "experiments", "scenario", "studies", "emulation"}
+
 __all__ = ["MODEL_VERSION", "InternalError", "ScenarioError", "__version__", "dump", "run", *_LAZY]
 
 
 def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+        globals()[name] = value
+        return value
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
@@ -47,7 +55,7 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
 
 
 def run(scenario, seed: int | None = None):

@@ -11,6 +11,7 @@ docs/python-algorithms.md describes every hook beside Linux's.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import inspect
@@ -121,12 +122,28 @@ def _check_class(cls: Any, where: str) -> type[Algorithm]:
         raise TypeError(f"{where}: name = {name!r} is a built-in algorithm; choose another name")
     if cls.recovery not in RECOVERIES:
         raise TypeError(f"{where}: recovery = {cls.recovery!r}; expected one of {', '.join(RECOVERIES)}")
+    for attr, v in vars(cls).items():
+        if attr.startswith("_") or attr in HOOKS or not callable(v):
+            continue
+        near = difflib.get_close_matches(attr, HOOKS, n=1, cutoff=0.9)
+        if near:
+            raise TypeError(
+                f"{where}: {cls.__name__}.{attr} looks like a hook but is not one, so it would never be called; "
+                f"did you mean {near[0]}? (the hooks: {', '.join(HOOKS)}; a helper method whose name is this close "
+                f"to a hook's needs a leading underscore)"
+            )
     hooks = cls._overridden()
     if "ssthresh" not in hooks:
         raise TypeError(f"{where}: {cls.__name__} must define ssthresh(self, tp) (Linux requires it)")
     if "cong_avoid" not in hooks and "cong_control" not in hooks:
         raise TypeError(
             f"{where}: {cls.__name__} must define cong_avoid(self, tp, acked) or cong_control(self, tp, rs)"
+        )
+    if "<locals>" in cls.__qualname__:
+        raise TypeError(
+            f"{where}: {cls.__qualname__} is defined inside a function; a run (and a sweep's worker) finds an "
+            f"algorithm by its module and name, so define the class at the top level of a module, script or "
+            f"notebook cell"
         )
     return cls
 

@@ -91,11 +91,20 @@ pub struct TcpView {
     /// The hook being run, for the message of a refused write.
     hook: &'static str,
     writable: bool,
+    /// A hook of this flow is running: outside one the view is stale (kept
+    /// from an earlier call, or reached from another flow's hook).
+    live: bool,
 }
 
 impl TcpView {
     fn check_write(&self, field: &str) -> PyResult<()> {
-        if self.writable {
+        if !self.live {
+            Err(PyAttributeError::new_err(format!(
+                "tp.{field} cannot be set here: this tp belongs to flow {}'s hook {}(), which has returned; a tp is \
+                 valid only during the hook call it was passed to (keep values, not the tp)",
+                self.flow, self.hook
+            )))
+        } else if self.writable {
             Ok(())
         } else {
             Err(PyAttributeError::new_err(format!(
@@ -209,9 +218,12 @@ impl TcpView {
         .map_err(|_| {
             PyTypeError::new_err(format!("tp.pacing_rate = {v}: expected bytes per second (a number > 0) or None"))
         })?;
-        if !(x > 0.0 && x.is_finite()) {
+        // Linux's sk_pacing_rate counts whole bytes per second: below one
+        // a packet's gap would outlast any run (and overflow the clock)
+        if !(x >= 1.0 && x.is_finite()) {
             return Err(PyValueError::new_err(format!(
-                "tp.pacing_rate = {x}: expected bytes per second, a finite number > 0, or None"
+                "tp.pacing_rate = {x}: expected bytes per second, a finite number ≥ 1 (Linux's sk_pacing_rate counts \
+                 whole bytes per second), or None for no rate"
             )));
         }
         self.s.pacing_rate = Some(x);
@@ -451,8 +463,11 @@ impl PyAlgo {
                 v.s.clone_from(tp);
                 v.hook = hook;
                 v.writable = writable;
+                v.live = true;
             }
-            match args(self.obj.bind(py), view) {
+            let result = args(self.obj.bind(py), view);
+            view.borrow_mut().live = false;
+            match result {
                 Ok(x) => {
                     let s = view.borrow().s.clone();
                     Some((x, s))
@@ -646,7 +661,7 @@ impl PyBuilder {
                 _ => {}
             }
         }
-        let view = Py::new(py, TcpView { s: blank_state(), flow, hook: "init", writable: false })?;
+        let view = Py::new(py, TcpView { s: blank_state(), flow, hook: "init", writable: false, live: false })?;
         Ok(PyAlgo { name: intern(name), obj: obj.unbind(), view, hooks: h, flow, failed: false })
     }
 }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 
@@ -290,6 +291,7 @@ class Dask:
                     ),
                 ) from None
         self.jobs = max(1, sum(self.client.nthreads().values()))
+        self.shipped: set[str] = set()
 
     def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
         from dask.distributed import as_completed
@@ -302,6 +304,8 @@ class Dask:
 
         def submit(t: dict) -> None:
             nonlocal n
+            for m in t.get("py_modules", ()):
+                self._ship(m)
             # keys unique to this executor: two sweeps (two clients) may hold
             # the same run, and one releasing its key must not touch the other's
             key = f"ccsim-{self.token}-{n}-{t['run_id']}"
@@ -319,6 +323,28 @@ class Dask:
             nxt = next(it, None)
             if nxt is not None:
                 submit(nxt)
+
+    def _ship(self, module: str) -> None:
+        """Upload the file of a Python algorithm's module to every worker
+        (once), so workers that do not have it can import it; a module that
+        is not a single file (a package, __main__) cannot be shipped, and
+        the error says what to do instead."""
+        if module in self.shipped:
+            return
+        import importlib
+
+        path = getattr(sys.modules.get(module) or importlib.import_module(module), "__file__", None)
+        if module == "__main__" or "." in module or not path or not path.endswith(".py"):
+            raise ScenarioError(
+                "--dask",
+                message=(
+                    f"--dask: the Python algorithm's module {module!r} cannot be sent to the workers (only a single "
+                    f".py file can); move the class into a module file of its own, or install its package on "
+                    f"every worker (pip install, or PYTHONPATH in the workers' environment)"
+                ),
+            )
+        self.client.upload_file(os.fspath(path))
+        self.shipped.add(module)
 
     def _fetch(self, fut, run_id: str) -> dict:
         """The finished task's outcome; a task that failed on the cluster,

@@ -215,6 +215,22 @@ class _NoEffect:
         self._refuse_shadowed(pt, sc, [n for n, s in self.shadowed.items() if s])
 
 
+def _algorithm_modules(core: dict) -> list[str]:
+    """The modules of the Python algorithms a resolved scenario runs (a
+    Dask executor ships them to its workers)."""
+    seen: dict[int, None] = {}
+    out: dict[str, None] = {}
+    for f in core["flows"]:
+        t = f["tcp"]
+        if id(t) in seen:
+            continue
+        seen[id(t)] = None
+        ext = t.get("cc_external")
+        if ext and ":" in ext.get("source", ""):
+            out[ext["source"].split(":", 1)[0]] = None
+    return list(out)
+
+
 def _fmt_params(params: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
@@ -379,6 +395,9 @@ def run_sweep(
                 else:
                     inflight[rid] = ([pt.params], sc)
                     task = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+                    modules = _algorithm_modules(sc.core)
+                    if modules:
+                        task["py_modules"] = modules
                     if sweep.backend != "sim":
                         task.update(backend=sweep.backend, raw=sc.raw, source=sc.source)
                     yield task
