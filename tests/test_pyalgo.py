@@ -377,7 +377,8 @@ def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(tmp
 @pytest.mark.parametrize("rate", [5e-5, 8e-5, 0.999])
 def test_a_pacing_rate_below_one_byte_per_second_is_refused(tmp_path, monkeypatch, rate):
     src = HEAD + (
-        f"    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        tp.pacing_rate = {rate!r}\n"
+        "    def ssthresh(self, tp):\n        return 2\n"
+        f"    def cong_avoid(self, tp, acked):\n        tp.pacing_rate = {rate!r}\n"
     )
     with pytest.raises(ValueError, match=r"tp\.pacing_rate = .*expected bytes per second, a finite number ≥ 1"):
         _run_module(tmp_path, monkeypatch, src)

@@ -520,7 +520,7 @@ def _result_digests(sweep: Sweep, store: Store, *, measured: bool = True) -> Dig
             continue
         rid = e["run_id"]
         if rid not in by_run:
-            whole, measured = hashlib.sha256(), hashlib.sha256()
+            whole, behaviour = hashlib.sha256(), hashlib.sha256()
             for t in ("flows", "links"):
                 f = store.run_dir(rid) / f"{t}.parquet"
                 if f.exists():
@@ -530,9 +530,9 @@ def _result_digests(sweep: Sweep, store: Store, *, measured: bool = True) -> Dig
                     table = pq.read_table(f)
                     for name in table.column_names:
                         if name not in echo[t]:
-                            measured.update(f"{t}.{name}".encode())
-                            measured.update(repr(table.column(name).to_pylist()).encode())
-            by_run[rid] = (whole.digest(), measured.digest())
+                            behaviour.update(f"{t}.{name}".encode())
+                            behaviour.update(repr(table.column(name).to_pylist()).encode())
+            by_run[rid] = (whole.digest(), behaviour.digest() if measured else b"")
         out.append((e["params"], *by_run[rid]))
     return out
 
