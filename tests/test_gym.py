@@ -124,3 +124,79 @@ def test_the_example_policy_beats_a_constant_rate_sender():
 def test_random_agent_example_runs():
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_random_agent.py")], capture_output=True, text=True)
     assert p.returncode == 0 and "steps, total reward" in p.stdout, p.stderr
+
+
+def test_zero_intervals_and_bad_step_counts_are_refused():
+    for kw in ({"interval": "0ms"}, {"first_interval": "0s"}, {"interval": "0rtt"}):
+        with pytest.raises(ccsim.ScenarioError, match=next(iter(kw))):
+            short(**kw)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ccsim.ScenarioError, match="max_steps"):
+            short(max_steps=bad)
+
+
+def test_an_action_beyond_the_bound_is_clipped_to_it():
+    # bound 4 at α = 0.025: one step changes the rate by at most 10 %
+    env = short(action_bound=4.0, initial_rate="3Mbps")
+    env.reset(seed=1)
+    _, _, _, _, info = env.step(np.array([1e6], dtype=np.float32))
+    assert info["rate_bps"] == pytest.approx(3e6 * 1.1)
+    _, _, _, _, info = env.step(np.array([-1e6], dtype=np.float32))
+    assert info["rate_bps"] == pytest.approx(3e6)
+
+
+def test_aurora_randomised_links_and_a_step_count_episode():
+    """Aurora's training set-up (PCC-RL network_sim.py): every reset draws a
+    link within the ranges; the episode ends after max_steps (400 there)."""
+    env = CongestionControlEnv(randomize_link=True, max_steps=50)
+    lo, hi = ccsim.gym.AURORA_LINK_RANGES["rate_pps"], ccsim.gym.AURORA_LINK_RANGES["delay_s"]
+    links = []
+    for seed in (1, 2, 3):
+        _, info = env.reset(seed=seed)
+        lk = info["link"]
+        links.append(lk)
+        assert lo[0] * 1500 * 8 <= lk["rate_bps"] <= lo[1] * 1500 * 8
+        assert hi[0] <= lk["delay_s"] <= hi[1]
+        assert 2 <= lk["buffer_pkts"] <= 1 + int(np.exp(8.0)) and 0 <= lk["loss"] <= 0.05
+        assert 0.3 * lk["rate_bps"] <= lk["initial_rate_bps"] <= 1.5 * lk["rate_bps"]
+        # the run really has that link: a slow constant rate is delivered
+        # after RTT = 2 · delay and loses about the drawn share
+        n, truncated = 0, False
+        while not truncated:
+            _, _, terminated, truncated, step = env.step(np.array([0.0], dtype=np.float32))
+            n += 1
+            assert not terminated
+        assert n == 50
+    assert len({lk["rate_bps"] for lk in links}) == 3
+    _, again = env.reset(seed=2)
+    assert again["link"] == links[1]
+    with pytest.raises(ccsim.ScenarioError, match="randomize_link"):
+        CongestionControlEnv(scenario=ccsim.gym.default_scenario(), randomize_link=True)
+    with pytest.raises(ccsim.ScenarioError, match="randomize_link.loss"):
+        CongestionControlEnv(randomize_link={"loss": (0.2, 0.1)})
+
+
+def test_an_aurora_link_draw_gives_its_rtt_and_loss():
+    # a drawn link with no loss range and a fixed delay: the smallest RTT is
+    # 2 · delay plus one packet's serialisation; with loss fixed at 5 % the
+    # lost share of a long episode is near 1 − 0.95 (a data packet's chance)
+    env = CongestionControlEnv(
+        randomize_link={"delay_s": (0.1, 0.1), "loss": (0.0, 0.0), "initial_rate_share": (0.3, 0.3)},
+        max_steps=60,
+    )
+    _, info = env.reset(seed=4)
+    ser = 1500 * 8 / info["link"]["rate_bps"]
+    rtts = []
+    for _ in range(60):
+        _, _, _, _, mi = env.step(np.array([0.0], dtype=np.float32))
+        if mi["rtt_min_s"] > 0:
+            rtts.append(mi["rtt_min_s"])
+    assert min(rtts) == pytest.approx(0.2 + ser, abs=ser)
+    env = CongestionControlEnv(randomize_link={"loss": (0.05, 0.05), "initial_rate_share": (0.3, 0.3)}, max_steps=300)
+    env.reset(seed=5)
+    lost = delivered = 0
+    for _ in range(300):
+        _, _, _, _, mi = env.step(np.array([0.0], dtype=np.float32))
+        lost += mi["lost"]
+        delivered += mi["delivered"]
+    assert lost / (lost + delivered) == pytest.approx(0.05, abs=0.02)

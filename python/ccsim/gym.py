@@ -79,10 +79,79 @@ def default_scenario() -> dict:
     }
 
 
+# Aurora's per-episode link (PCC-RL src/gym/network_sim.py,
+# SimulatedNetworkEnv.create_new_links_and_senders): each drawn uniformly in
+# its range at every reset. Bandwidth in 1,500-byte packets per second, the
+# one-way delay of each direction in s, the queue as 1 + int(exp(x))
+# packets, the loss probability of each direction, and the sender's first
+# rate as a share of the bandwidth. Its episodes last MAX_STEPS = 400 steps.
+AURORA_LINK_RANGES: dict[str, tuple[float, float]] = {
+    "rate_pps": (100.0, 500.0),
+    "delay_s": (0.05, 0.5),
+    "queue_exp": (0.0, 8.0),
+    "loss": (0.0, 0.05),
+    "initial_rate_share": (0.3, 1.5),
+}
+AURORA_MAX_STEPS = 400
+AURORA_PACKET_BYTES = 1500
+
+
+def aurora_link(rng: np.random.Generator, ranges: Mapping[str, tuple[float, float]] = AURORA_LINK_RANGES) -> dict:
+    """One draw of Aurora's link: the scenario mapping of a single link with
+    that rate, delay, buffer and loss in both directions, and the first rate
+    (``"initial_rate_bps"``, not a scenario key: popped by the caller)."""
+    u = {k: float(rng.uniform(lo, hi)) for k, (lo, hi) in ranges.items()}
+    rate_bps = u["rate_pps"] * AURORA_PACKET_BYTES * 8
+    queue = 1 + int(np.exp(u["queue_exp"]))
+    loss = {"kind": "bernoulli", "p": u["loss"]}
+    return {
+        "sim": {"duration": "600s", "seed": 1, "sample_interval": "off"},
+        "topology": {
+            "kind": "single_link",
+            "rate": f"{rate_bps!r}bps",
+            "delay": f"{u['delay_s']!r}s",
+            "buffer": f"{queue}pkt",
+            "loss": loss,
+            "reverse_loss": loss,
+        },
+        "flows": [{"count": 1, "app": "bulk"}],
+        "initial_rate_bps": u["initial_rate_share"] * rate_bps,
+    }
+
+
 def aurora_reward(mi: Mapping[str, float]) -> float:
     """Aurora's reward (PCC-RL network_sim.py, REWARD_SCALE 0.001):
     10·throughput in packets/s − 1000·mean latency in s − 2000·loss ratio."""
     return 0.001 * (10.0 * mi["delivered_pps"] - 1e3 * mi["rtt_mean_s"] - 2e3 * mi["loss_rate"])
+
+
+SECTIONS = ("sim", "topology", "tcp", "flows")
+
+
+def _link_ranges(v: Any) -> dict[str, tuple[float, float]]:
+    if v is True:
+        return dict(AURORA_LINK_RANGES)
+    if not isinstance(v, Mapping):
+        raise ScenarioError("randomize_link", v, "True (Aurora's ranges) or a mapping of ranges to replace")
+    out = dict(AURORA_LINK_RANGES)
+    for k, r in v.items():
+        if k not in AURORA_LINK_RANGES:
+            raise ScenarioError(
+                f"randomize_link.{k}",
+                message=f"randomize_link.{k}: unknown; expected one of " + ", ".join(AURORA_LINK_RANGES),
+            )
+        ok = (
+            isinstance(r, (tuple, list))
+            and len(r) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and np.isfinite(x) for x in r)
+            and 0 <= r[0] <= r[1]
+        )
+        if not ok:
+            raise ScenarioError(f"randomize_link.{k}", r, "(low, high), finite, 0 ≤ low ≤ high")
+        out[k] = (float(r[0]), float(r[1]))
+    if out["rate_pps"][0] <= 0 or out["delay_s"][0] <= 0 or out["loss"][1] >= 1:
+        raise ScenarioError("randomize_link", v, "rate_pps and delay_s above 0, loss below 1")
+    return out
 
 
 class CongestionControlEnv(gymnasium.Env):
@@ -109,6 +178,10 @@ class CongestionControlEnv(gymnasium.Env):
         Gaussian policy learns better with a small one, such as 4).
     max_steps: end the episode (truncated) after this many steps; it also
         ends when the scenario's duration is reached.
+    randomize_link: True for Aurora's training links (a single link drawn
+        anew at every reset from :data:`AURORA_LINK_RANGES`, the first rate
+        a drawn share of its bandwidth), or a mapping of some of those
+        ranges to replace; not with ``scenario``.
     """
 
     metadata = {"render_modes": []}
@@ -132,9 +205,20 @@ class CongestionControlEnv(gymnasium.Env):
         alpha: float = AURORA_ALPHA,
         action_bound: float = 1e12,
         max_steps: int | None = None,
+        randomize_link: bool | Mapping[str, tuple[float, float]] = False,
     ):
         from .scenario import Scenario, load
 
+        self._ranges: dict[str, tuple[float, float]] | None = None
+        if randomize_link is not False:
+            self._ranges = _link_ranges(randomize_link)
+            if scenario is not None:
+                raise ScenarioError(
+                    "randomize_link",
+                    message="randomize_link: draws its own single link at every reset; not with scenario= "
+                    "(vary a scenario of your own by making one environment per scenario)",
+                )
+            scenario = {k: v for k, v in aurora_link(np.random.default_rng(0), self._ranges).items() if k in SECTIONS}
         if scenario is None:
             scenario = default_scenario()
         if isinstance(scenario, Mapping):
@@ -143,7 +227,7 @@ class CongestionControlEnv(gymnasium.Env):
             scenario = load(scenario)
         self._scenario = scenario
         nflows = len(scenario.core["flows"])
-        if not isinstance(flow, int) or not 0 <= flow < nflows:
+        if not isinstance(flow, int) or isinstance(flow, bool) or not 0 <= flow < nflows:
             raise ScenarioError("flow", flow, f"the index of a flow of the scenario, 0..{nflows - 1}")
         self.flow = flow
         if action not in ("rate", "window"):
@@ -161,8 +245,8 @@ class CongestionControlEnv(gymnasium.Env):
             if not self._interval_rtts > 0:
                 raise ScenarioError("interval", interval, "a multiple of the smoothed RTT > 0")
         else:
-            self._interval_s = parse_time("interval", interval) * 1e-12
-        self._first_interval_s = parse_time("first_interval", first_interval) * 1e-12
+            self._interval_s = parse_time("interval", interval, allow_zero=False) * 1e-12
+        self._first_interval_s = parse_time("first_interval", first_interval, allow_zero=False) * 1e-12
         if not isinstance(history, int) or history < 1:
             raise ScenarioError("history", history, "a whole number of intervals ≥ 1")
         self.history = history
@@ -184,6 +268,8 @@ class CongestionControlEnv(gymnasium.Env):
         if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
             raise ScenarioError("alpha", alpha, "a step in (0, 1)")
         self.alpha = float(alpha)
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise ScenarioError("max_steps", max_steps, "a whole number of steps ≥ 1, or None (the run's duration)")
         self.max_steps = max_steps
 
         lo = np.array([FEATURES[f].low for f in self.features] * history, dtype=np.float32)
@@ -202,11 +288,18 @@ class CongestionControlEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         run_seed = int(self.np_random.integers(0, 2**31 - 1))
+        self._rate0_now = self._rate0
+        if self._ranges is not None:
+            from .scenario import Scenario
+
+            drawn = aurora_link(self.np_random, self._ranges)
+            self._rate0_now = min(max(drawn.pop("initial_rate_bps") / 8, self._rate_lo), self._rate_hi)
+            self._scenario = Scenario(drawn, source="<aurora link>")
         core = json.loads(json.dumps(self._scenario.with_seed(run_seed).core))  # a copy, tables inline
         tcp = core["flows"][self.flow]["tcp"]
         tcp.update(cc="agent", cc_preset=None, cc_params={}, cc_external={"source": "agent", "recovery": "newreno"})
         self._sim = _core.SteppedSimulation(json.dumps(core), self.flow)
-        self._rate, self._win = self._rate0, self._win0
+        self._rate, self._win = self._rate0_now, self._win0
         self._apply()
         self._hist = np.tile(np.array([self._neutral(f) for f in self.features], dtype=np.float32), self.history)
         self._min_lat: float | None = None
@@ -214,7 +307,17 @@ class CongestionControlEnv(gymnasium.Env):
         self._sent0 = 0
         self._srtt: float | None = None
         self._steps = 0
-        return self._hist.copy(), {"now_s": 0.0}
+        info: dict[str, Any] = {"now_s": 0.0}
+        if self._ranges is not None:
+            t = self._scenario.raw["topology"]
+            info["link"] = {
+                "rate_bps": float(t["rate"][:-3]),
+                "delay_s": float(t["delay"][:-1]),
+                "buffer_pkts": int(t["buffer"][:-3]),
+                "loss": t["loss"]["p"],
+                "initial_rate_bps": self._rate0_now * 8,
+            }
+        return self._hist.copy(), info
 
     def step(self, action):
         if self._sim is None:
@@ -222,6 +325,9 @@ class CongestionControlEnv(gymnasium.Env):
         a = float(np.asarray(action, dtype=np.float64).reshape(-1)[0])
         if not np.isfinite(a):
             raise ValueError(f"action {action!r}: expected a finite number")
+        # the action Box's bounds hold: a policy's sample outside them is clipped
+        bound = float(self.action_space.high[0])
+        a = min(max(a, -bound), bound)
         step = a * self.alpha
         scale = (1.0 + step) if step >= 0 else 1.0 / (1.0 - step)
         if self.action_kind == "rate":
