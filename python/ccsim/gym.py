@@ -278,6 +278,7 @@ class CongestionControlEnv(gymnasium.Env):
         if not (isinstance(action_bound, (int, float)) and 0 < action_bound < np.inf):
             raise ScenarioError("action_bound", action_bound, "a finite number > 0")
         # Aurora's (network_sim.py): effectively unbounded
+        self._action_bound = float(np.float32(action_bound))
         self.action_space = spaces.Box(
             np.float32(-action_bound), np.float32(action_bound), shape=(1,), dtype=np.float32
         )
@@ -326,8 +327,7 @@ class CongestionControlEnv(gymnasium.Env):
         if not np.isfinite(a):
             raise ValueError(f"action {action!r}: expected a finite number")
         # the action Box's bounds hold: a policy's sample outside them is clipped
-        bound = float(self.action_space.high[0])
-        a = min(max(a, -bound), bound)
+        a = min(max(a, -self._action_bound), self._action_bound)
         step = a * self.alpha
         scale = (1.0 + step) if step >= 0 else 1.0 / (1.0 - step)
         if self.action_kind == "rate":
