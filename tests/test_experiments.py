@@ -808,8 +808,10 @@ def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path):
 
 def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(tmp_path):
     """A parallel sweep catalogues runs as they complete; the campaign reads
-    them by point (numbers by value) and run, so sums over runs and the
-    order figures follow are the same from one computation to the next."""
+    them in the sweep's own order (each axis's values as written, the first
+    axis slowest, the seed fastest), so tables, aggregates and figures
+    follow the sweep and sums over runs are the same from one computation
+    to the next."""
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=[10, 2], grid={"topology.rate": ["20Mbps", "5Mbps", "100Mbps"]}), out, jobs=1)
     first = open_campaign(out).runs
@@ -819,9 +821,17 @@ def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(
     again = open_campaign(out).runs
     assert again["run_id"].to_list() == first["run_id"].to_list()
     assert first.height == 6
-    # seeds in numeric order within a point (10 would come before 2 as text)
-    seeds = first.filter(pl.col("topology.rate") == first["topology.rate"][0])["seed"].to_list()
-    assert seeds == [2, 10]
+    # as the sweep lists them: neither sorted as numbers nor as text
+    assert first["topology.rate"].to_list() == ["20Mbps"] * 2 + ["5Mbps"] * 2 + ["100Mbps"] * 2
+    assert first["seed"].to_list() == [10, 2] * 3
+    per_run = open_campaign(out).per_run("flows.goodput_bps", "mean")
+    agg = aggregate(per_run, by=["topology.rate"], metrics=["flows.goodput_bps"])
+    assert agg["topology.rate"].to_list() == ["20Mbps", "5Mbps", "100Mbps"]
+    # a campaign whose sweeps are not recorded falls back to values sorted as numbers
+    meta = json.loads((out / "campaign.json").read_text())
+    (out / "campaign.json").write_text(json.dumps({**meta, "sweeps": []}))
+    bare = open_campaign(out).runs
+    assert bare.filter(pl.col("topology.rate") == "20Mbps")["seed"].to_list() == [2, 10]
 
 
 class _StuckOnSend:

@@ -80,13 +80,33 @@ def _columns(raw_cols) -> dict[str, np.ndarray | list]:
     return cols
 
 
+# Tables whose rows belong to a link by its index (column "link"): each also
+# carries the link's name, as written in the `links` table ("r0->r1").
+PER_LINK_TABLES = ("link_series",)
+
+
+def table_columns(name: str, tables: dict) -> dict[str, np.ndarray | list]:
+    """One result table's columns from the core's raw tables; a per-link
+    table gains `link_name` after `link`."""
+    cols = _columns(tables[name])
+    if name in PER_LINK_TABLES and "links" in tables:
+        names = np.array(next(list(d) for c, _, d in tables["links"] if c == "name"), dtype=object)
+        out: dict[str, np.ndarray | list] = {}
+        for k, v in cols.items():
+            out[k] = v
+            if k == "link":
+                out["link_name"] = names[np.asarray(v, dtype=np.int64)].tolist() if len(v) else []
+        return out
+    return cols
+
+
 class Result:
     """The outcome of one run."""
 
     def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):
         self.scenario = scenario
         self.raw = raw
-        self.columns = {name: _columns(cols) for name, cols in raw["tables"].items()}
+        self.columns = {name: table_columns(name, raw["tables"]) for name in raw["tables"]}
         self.events_processed = int(raw["events"])
         self.sim_time_s = float(raw["sim_time_s"])
         self.delivered_data_pkts = int(raw["delivered_data_pkts"])

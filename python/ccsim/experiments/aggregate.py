@@ -96,6 +96,8 @@ def describe_metric(y: str, reduce: str | None = None) -> dict:
     inner = y
     if "(" in y and y.endswith(")"):  # 'jain(flows.goodput_bps)'
         reduce, inner = y.split("(", 1)[0], y.split("(", 1)[1][:-1]
+    if "." not in inner:  # a column of the user's own frame: its own name
+        return {"label": y, "unit": "", "scale": 1.0, "bounds": (None, None)}
     table, _, col = inner.partition(".")
     unit, scale, stem = "", 1.0, col
     for suffix, u, sc in _UNITS:
@@ -135,6 +137,8 @@ def plot_sweep(
     facet: str | None = None,
     overwrite: bool = True,
     x_labels: dict | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ):
     """Draw `y` (mean and CI error bars over repetitions) against `x`, one
     line per value of `hue`, one panel per value of `facet`. `x`, `hue` and
@@ -147,7 +151,9 @@ def plot_sweep(
     [0, 1], a rate ≥ 0) and the title says when one was clipped. Writes
     `out` (PNG, SVG or PDF by its suffix) if given; `x_labels` adds a
     second line to string x ticks (``Campaign.axis_companion``: a buffer's
-    packets under '1bdp'); with ``overwrite=False``
+    packets under '1bdp'); `xlabel` and `ylabel` replace the axis labels
+    (default: the x column's name, the metric described with its unit);
+    with ``overwrite=False``
     an existing file is an error. Returns the matplotlib Figure (not
     registered with pyplot: no backend is chosen and nothing needs closing)."""
     from ..analysis.figures import subplots
@@ -211,14 +217,14 @@ def plot_sweep(
                 list(range(len(xs_order))),
                 [str(v) + (f"\n{x_labels[v]}" if x_labels and v in x_labels else "") for v in xs_order],
             )
-        a.set_xlabel(x)
+        a.set_xlabel(x if xlabel is None else xlabel)
         if pan is not None:
             a.set_title(f"{facet} = {pan}", fontsize=9)
         a.grid(alpha=0.3)
         if hi_b is not None:  # no tick above a bound the metric cannot pass (the lower end is left to the data)
             lo_y, hi_y = a.get_ylim()
             a.set_ylim(lo_y, min(hi_y, hi_b + 0.02 * (hi_b - (lo_b or 0.0))))
-    axes[0].set_ylabel(m["label"])
+    axes[0].set_ylabel(m["label"] if ylabel is None else ylabel)
     nmin = int(cast(int, agg[f"{y}_n"].min())) if agg.height else 0
     nmax = int(cast(int, agg[f"{y}_n"].max())) if agg.height else 0
     ns = f"n = {nmin}" if nmin == nmax else f"n = {nmin}–{nmax}"
@@ -226,7 +232,10 @@ def plot_sweep(
     if clipped:
         note += f", CI clipped to [{lo_b:g}, {'∞' if hi_b is None else f'{hi_b:g}'}]"
     (fig.suptitle if facet else axes[0].set_title)(
-        f"{title}\n({note})" if title else f"{m['label']} against {x}\n({note})", fontsize=10
+        f"{title}\n({note})"
+        if title
+        else f"{m['label'] if ylabel is None else ylabel} against {x if xlabel is None else xlabel}\n({note})",
+        fontsize=10,
     )
     if hue:
         axes[-1].legend(

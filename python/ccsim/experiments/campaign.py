@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,10 @@ from .store import CampaignError, Store, model_tag, params_key
 RUN_STAT_COLUMNS = ["wall_s", "cpu_s", "sim_time_s", "events"]
 
 
-def _param_columns(rows: list[dict]) -> dict[str, list]:
+def _param_columns(rows: list[dict], first: Sequence[str] = ()) -> dict[str, list]:
     """Parameter dicts -> columns; a column whose values are not all of one
     scalar type is stored as canonical JSON text."""
-    names: list[str] = []
+    names: list[str] = [k for k in first if any(k in r for r in rows)]
     for r in rows:
         for k in r:
             if k not in names:
@@ -42,6 +43,23 @@ def _param_columns(rows: list[dict]) -> dict[str, list]:
         else:
             cols[k] = [None if v is None else json.dumps(v, sort_keys=True) for v in vals]
     return cols
+
+
+def _sweep_order(sweeps: list[dict]) -> tuple[list[str], dict[str, dict[str, int]]]:
+    """The axes of the campaign's sweeps in their order (grid axes as given,
+    then zipped ones, then the seed) and each axis's values ranked as the
+    sweeps list them, earlier sweeps first."""
+    axes: list[str] = []
+    ranks: dict[str, dict[str, int]] = {}
+    for sw in sweeps:
+        named = list(sw.get("grid", {}).items()) + [kv for z in sw.get("zip", []) for kv in z.items()]
+        for name, values in [*named, ("seed", sw.get("seeds", []))]:
+            if name not in axes:
+                axes.append(name)
+            r = ranks.setdefault(name, {})
+            for v in values:
+                r.setdefault(params_key({"": v}), len(r))
+    return axes, ranks
 
 
 def _point_order(params: dict) -> tuple:
@@ -88,14 +106,20 @@ class Campaign:
                 stacklevel=2,
             )
         # In one order whatever order the runs finished in (a parallel sweep
-        # catalogues them as they complete): by point, then run, so that
-        # sums and means over runs, and whatever follows the runs' order,
-        # are the same from one computation of the campaign to the next.
-        rows = sorted(
-            (e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)),
-            key=lambda e: (_point_order(e["params"]), e.get("run_id") or ""),
-        )
-        params = _param_columns([e["params"] for e in rows])
+        # catalogues them as they complete): the sweeps' own order (each
+        # axis's values as the sweep lists them, the first axis slowest,
+        # the seed fastest), then by point and run, so that tables,
+        # aggregates and figures follow the sweep as written, and sums and
+        # means over runs are the same from one computation to the next.
+        axes, ranks = _sweep_order(self.store.meta.get("sweeps", []))
+
+        def order(e: dict) -> tuple:
+            p = e["params"]
+            head = tuple(ranks[a].get(params_key({"": p[a]}), len(ranks[a])) if a in p else -1 for a in axes)
+            return (head, _point_order(p), e.get("run_id") or "")
+
+        rows = sorted((e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)), key=order)
+        params = _param_columns([e["params"] for e in rows], first=axes)
         data = {
             "run_id": [e.get("run_id") for e in rows],
             "status": [e.get("status") for e in rows],

@@ -100,7 +100,7 @@ def encode_tables(tables: dict) -> dict[str, bytes]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ..analysis.results import TABLES, _columns
+    from ..analysis.results import TABLES, table_columns
 
     files = {}
     for name in TABLES:
@@ -111,7 +111,7 @@ def encode_tables(tables: dict) -> dict[str, bytes]:
             if empty and key in _EMPTY:
                 files[name] = _EMPTY[key]
                 continue
-            cols = _columns(raw)
+            cols = table_columns(name, tables)
             t = pa.table({k: (pa.array(v, type=pa.string()) if isinstance(v, list) else v) for k, v in cols.items()})
             buf = pa.BufferOutputStream()
             pq.write_table(t, buf, compression="zstd")

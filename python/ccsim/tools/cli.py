@@ -326,6 +326,8 @@ def _sweep_figure(
     out: Path,
     title: str | None,
     overwrite_note: bool = True,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ):
     """per_run + plot_sweep for the CLI: `hue` and `facet` may be sweep axes
     or columns of y's table (then the reduction is done within each value,
@@ -363,6 +365,8 @@ def _sweep_figure(
         reduce=reduce,
         facet=facet,
         x_labels=c.axis_companion(x),
+        xlabel=xlabel,
+        ylabel=ylabel,
     )
     return frame
 
@@ -374,7 +378,7 @@ def cmd_plot_sweep(a) -> int:
     y = per_run_name(a.y, a.reduce)
     stem = f"{y}_vs_{a.x}" + (f"_by_{a.hue}" if a.hue else "") + (f"_per_{a.facet}" if a.facet else "")
     out = Path(a.out) if a.out else Path(a.dir) / (stem.replace("/", "_").replace("(", "_").replace(")", "") + ".png")
-    _sweep_figure(c, a.x, a.y, a.reduce, a.hue, a.facet, out, a.title)
+    _sweep_figure(c, a.x, a.y, a.reduce, a.hue, a.facet, out, a.title, xlabel=a.xlabel, ylabel=a.ylabel)
     print(out)
     return 0
 
@@ -681,6 +685,8 @@ def main(argv: list[str] | None = None) -> int:
         help="how a run's rows become one value (default mean)",
     )
     ps.add_argument("--title")
+    ps.add_argument("--xlabel", help="the x axis's label (default: the axis's name)")
+    ps.add_argument("--ylabel", help="the y axis's label (default: the metric, its reduction and unit)")
     ps.add_argument(
         "--out",
         help="figure file, .png/.svg/.pdf (default DIR/<y>_vs_<x>[_by_<hue>].png; "
