@@ -68,3 +68,64 @@ def test_a_bare_column_is_labelled_with_its_name(col):
     from ccsim.experiments.aggregate import describe_metric
 
     assert describe_metric(col)["label"] == col
+
+
+def _cc_campaign(tmp_path):
+    raw = {
+        "sim": {"duration": "4s", "seed": 1},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "20Mbps",
+            "bottleneck_delay": "20ms",
+            "access_rate": "1Gbps",
+            "access_delay": "1ms",
+            "buffer": "2bdp",
+        },
+        "flows": [{"count": 2, "start": {"dist": "uniform", "min": "0s", "max": "1s"}}],
+    }
+    sw = ccsim.Sweep(raw, grid={"tcp.cc": ["cubic", "bbr", "vegas"]}, seeds=3)
+    ccsim.run_sweep(sw, tmp_path / "c", executor="serial")
+    return tmp_path / "c"
+
+
+def test_throughput_delay_figure_from_python(tmp_path):
+    out = _cc_campaign(tmp_path)
+    frame = ccsim.tput_delay_frame(out, "tcp.cc")
+    # one row per run: the mean over the run's flows of each flow's goodput and p95 delay
+    flows = ccsim.open_campaign(out).table("flows")
+    want = flows.group_by("run_id").agg(pl.col("goodput_bps").mean(), pl.col("owd_p95_s").mean())
+    got = frame.join(want, on="run_id")
+    assert got.height == 9
+    assert (got["flows.goodput_bps"] - got["goodput_bps"]).abs().max() < 1e-6
+    assert (got["flows.owd_p95_s"] - got["owd_p95_s"]).abs().max() < 1e-12
+    fig = ccsim.plot_tput_delay(out, hue="tcp.cc", out=tmp_path / "td.png")
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    assert lo > hi, "the delay axis is inverted"
+    assert ax.get_xlabel().endswith(", ms (mean over flows)") and "95th percentile one-way delay" in ax.get_xlabel()
+    assert ax.get_ylabel() == "mean throughput per flow, Mb/s"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cubic (n = 3)", "bbr (n = 3)", "vegas (n = 3)"]
+    assert (tmp_path / "td.png").stat().st_size > 10_000
+    with pytest.raises(ccsim.ScenarioError, match="did you mean 'qdelay_p95_s'"):
+        ccsim.tput_delay_frame(out, "tcp.cc", delay="qdelay_p95")
+
+
+def test_throughput_delay_figure_from_the_cli(tmp_path):
+    import subprocess
+    import sys
+
+    out = _cc_campaign(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "ccsim", "plot-sweep", str(out), "--kind", "tput-delay", "--delay", "qdelay_p95_s"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (
+        r.stdout.strip().endswith("tput_vs_qdelay_p95_s_by_tcp.cc.png")
+        and (out / "tput_vs_qdelay_p95_s_by_tcp.cc.png").exists()
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "ccsim", "plot-sweep", str(out), "--x", "tcp.cc"], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "--y: needed by --kind line" in r.stderr

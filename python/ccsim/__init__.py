@@ -29,6 +29,8 @@ _LAZY = {
     "Campaign": ".experiments.campaign",
     "aggregate": ".experiments.aggregate",
     "plot_sweep": ".experiments.aggregate",
+    "plot_tput_delay": ".experiments.aggregate",
+    "tput_delay_frame": ".experiments.aggregate",
     "background_mix": ".scenario.mixes",
     "Algorithm": ".pyalgo",
     "register_algorithm": ".pyalgo",

@@ -35,16 +35,16 @@ class EmulationError(RuntimeError):
 
 def suggest(name, options) -> str:
     """' (did you mean 'x'?)' when `name` is close to one of `options`
-    (difflib's ratio ≥ 0.6, the closest first), else ''."""
+    (difflib's ratio ≥ 0.6): the closest one only, else ''."""
     import difflib
 
     if not isinstance(name, str):
         return ""
     opts = [str(o) for o in options]
-    near = difflib.get_close_matches(name, opts, n=2, cutoff=0.6)
+    near = difflib.get_close_matches(name, opts, n=1, cutoff=0.6)
     if not near:
         # a case slip or a missing prefix ('Cubic', 'queue' for 'topology.queue')
-        near = [o for o in opts if o.lower() == name.lower() or o.endswith("." + name)][:2]
+        near = [o for o in opts if o.lower() == name.lower() or o.endswith("." + name)][:1]
     if not near:
         return ""
-    return " (did you mean " + " or ".join(repr(n) for n in near) + "?)"
+    return f" (did you mean {near[0]!r}?)"

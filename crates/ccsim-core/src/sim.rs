@@ -50,6 +50,22 @@ pub struct Simulation {
     capture: Vec<output::CaptureRow>,
 }
 
+/// Time a packet of `bytes` takes along route `r` with no queue: each
+/// link's propagation delay plus its serialisation at the link's nominal
+/// rate (None when a link's nominal rate is 0).
+fn path_time(links: &[Link], routes: &crate::route::Routes, r: u32, bytes: u32) -> Option<SimTime> {
+    let mut t: SimTime = 0;
+    for hop in 0..routes.len(r) {
+        let l = &links[routes.link(r, hop as u16)];
+        let cap = l.capacity_bps();
+        if cap == 0 {
+            return None;
+        }
+        t += l.delay + crate::units::serialization_ps(bytes, cap);
+    }
+    Some(t)
+}
+
 impl Simulation {
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         sc.validate()?;
@@ -59,6 +75,9 @@ impl Simulation {
         for (i, (f, &(fwd, rev))) in sc.flows.iter().zip(&plan.flows).enumerate() {
             let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
             flow.c.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
+            let (data, ack) = flow.c.wire_sizes();
+            flow.c.stats.base_rtt_ps = path_time(&links, &plan.routes, fwd, data)
+                .and_then(|t| path_time(&links, &plan.routes, rev, ack).map(|r| t + r));
             flows.push(flow);
         }
         let mut udp = Vec::with_capacity(sc.udp.len());

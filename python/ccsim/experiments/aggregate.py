@@ -245,3 +245,113 @@ def plot_sweep(
     if out is not None:
         fig.savefig(out, dpi=150, bbox_inches="tight")
     return fig
+
+
+# ------------------------------------------------------------- throughput–delay
+
+TPUT = "flows.goodput_bps"
+DELAYS = ("owd_p95_s", "qdelay_p95_s", "owd_p50_s", "qdelay_p50_s", "owd_p99_s", "qdelay_p99_s", "rtt_mean_s")
+
+
+def tput_delay_frame(campaign, hue: str, delay: str = "owd_p95_s", facet: str | None = None) -> pl.DataFrame:
+    """One row per run and value of `hue` (a sweep axis such as 'tcp.cc', or
+    a flows column such as 'cc' or 'label' for algorithms sharing a run):
+    the mean per-flow goodput and the mean per-flow `delay` percentile
+    ('flows.goodput_bps', 'flows.<delay>'), with the run's axes."""
+    from .campaign import Campaign, open_campaign
+
+    c = campaign if isinstance(campaign, Campaign) else open_campaign(campaign)
+    if delay not in DELAYS:
+        from ..errors import ScenarioError
+
+        raise ScenarioError("delay", delay, f"one of {', '.join(DELAYS)}")
+    by = [col for col in (hue, facet) if col is not None and col not in c.axes]
+    t = c.per_run(TPUT, "mean", by=by)
+    d = c.per_run(f"flows.{delay}", "mean", by=by)
+    keys = [k for k in t.columns if k != TPUT]
+    return t.join(d, on=keys, how="inner", maintain_order="left")
+
+
+def plot_tput_delay(
+    data,
+    hue: str = "tcp.cc",
+    *,
+    delay: str = "owd_p95_s",
+    facet: str | None = None,
+    out: str | Path | None = None,
+    title: str | None = None,
+    level: float = 0.95,
+    overwrite: bool = True,
+):
+    """The throughput–delay figure of Pantheon (Yan et al., USENIX ATC 2018)
+    and of the Sprout and Copa papers: mean per-flow throughput (Mb/s)
+    against a per-flow delay percentile (ms, the 95th one-way delay by
+    default), one small point per run and value of `hue`, and per value the
+    mean of its runs with its Student-t CI in both directions (as
+    :func:`aggregate`). The delay axis is inverted as those papers draw it:
+    better is up and to the right. `data` is a campaign (folder or
+    :class:`Campaign`) or a frame from :func:`tput_delay_frame`; `facet`
+    draws one panel per value of another axis. Returns the Figure."""
+    from ..analysis.figures import subplots
+    from .campaign import Campaign
+
+    frame = (
+        tput_delay_frame(data, hue, delay, facet)
+        if isinstance(data, (str, Path, Campaign))
+        else cast(pl.DataFrame, data)
+    )
+    dcol = f"flows.{delay}"
+    for role, col in (("hue", hue), ("facet", facet), ("throughput", TPUT), ("delay", dcol)):
+        if col is not None and col not in frame.columns:
+            raise ValueError(f"{role} = {col!r}: not a column of the frame; columns: {', '.join(frame.columns)}")
+    if out is not None and not overwrite and Path(out).exists():
+        raise FileExistsError(f"{out}: exists; choose another file name or pass overwrite=True")
+    panels = [None] if not facet else list(dict.fromkeys(frame[facet].to_list()))
+    fig, axes = subplots(
+        1, len(panels), figsize=(6.4 if len(panels) == 1 else 4.2 * len(panels) + 1.2, 4.6), sharey=True, squeeze=False
+    )
+    hues = list(dict.fromkeys(frame[hue].to_list()))
+    word = {"owd": "one-way delay", "qdelay": "queueing delay", "rtt": "RTT"}[delay.split("_")[0]]
+    pct = delay.split("_")[1] if delay.split("_")[1].startswith("p") else "mean"
+    xlabel = f"{pct[1:]}th percentile {word} per flow, ms (mean over flows)" if pct != "mean" else f"mean {word}, ms"
+    for a, pan in zip(list(axes[0]), panels):
+        sub = frame if pan is None or facet is None else frame.filter(pl.col(facet) == pan)
+        agg = aggregate(sub, [hue], [TPUT, dcol], level=level)
+        for i, h in enumerate(hues):
+            color = f"C{i % 10}"
+            pts = sub.filter(pl.col(hue) == h)
+            if pts.height == 0:
+                continue
+            a.scatter(pts[dcol].to_numpy() * 1e3, pts[TPUT].to_numpy() / 1e6, s=12, alpha=0.45, color=color)
+            g = agg.filter(pl.col(hue) == h).row(0, named=True)
+            xm, ym = g[f"{dcol}_mean"] * 1e3, g[f"{TPUT}_mean"] / 1e6
+
+            def err(lo, hi, m, k):
+                return [[max(m - lo * k, 0.0)], [max(hi * k - m, 0.0)]] if not math.isnan(lo) else None
+
+            a.errorbar(
+                [xm],
+                [ym],
+                xerr=err(g[f"{dcol}_ci_lo"], g[f"{dcol}_ci_hi"], xm, 1e3),
+                yerr=err(g[f"{TPUT}_ci_lo"], g[f"{TPUT}_ci_hi"], ym, 1e-6),
+                marker="o",
+                markersize=7,
+                capsize=3,
+                color=color,
+                label=f"{h} (n = {pts.height})",
+            )
+        a.invert_xaxis()
+        a.set_xlabel(xlabel)
+        a.grid(alpha=0.3)
+        if pan is not None:
+            a.set_title(f"{facet} = {pan}", fontsize=9)
+    axes[0][0].set_ylabel("mean throughput per flow, Mb/s")
+    note = f"small points: runs; large: mean and {level:.0%} Student-t CI; delay axis inverted (better: up and right)"
+    (fig.suptitle if facet else axes[0][0].set_title)(f"{title}\n({note})" if title else note, fontsize=9)
+    axes[0][-1].legend(
+        title=hue, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+    )
+    fig.tight_layout()
+    if out is not None:
+        fig.savefig(out, dpi=150, bbox_inches="tight")
+    return fig

@@ -118,7 +118,9 @@ class Campaign:
             head = tuple(ranks[a].get(params_key({"": p[a]}), len(ranks[a])) if a in p else -1 for a in axes)
             return (head, _point_order(p), e.get("run_id") or "")
 
-        rows = sorted((e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)), key=order)
+        rows = sorted(
+            (e for e in latest.values() if not (e.get("status") == "ok" and e["run_id"] in damaged)), key=order
+        )
         params = _param_columns([e["params"] for e in rows], first=axes)
         data = {
             "run_id": [e.get("run_id") for e in rows],

@@ -375,10 +375,44 @@ def cmd_plot_sweep(a) -> int:
     from ..experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(a.dir)
+    if a.kind == "tput-delay":
+        return _tput_delay_figure(c, a)
+    for flag, v in (("--y", a.y), ("--x", a.x)):
+        if v is None:
+            raise ScenarioError(flag, message=f"{flag}: needed by --kind line (or use --kind tput-delay)")
     y = per_run_name(a.y, a.reduce)
     stem = f"{y}_vs_{a.x}" + (f"_by_{a.hue}" if a.hue else "") + (f"_per_{a.facet}" if a.facet else "")
     out = Path(a.out) if a.out else Path(a.dir) / (stem.replace("/", "_").replace("(", "_").replace(")", "") + ".png")
     _sweep_figure(c, a.x, a.y, a.reduce, a.hue, a.facet, out, a.title, xlabel=a.xlabel, ylabel=a.ylabel)
+    print(out)
+    return 0
+
+
+def _tput_delay_figure(c, a) -> int:
+    from ..errors import suggest
+    from ..experiments.aggregate import plot_tput_delay, tput_delay_frame
+
+    if a.x or a.y:
+        raise ScenarioError(
+            "--x" if a.x else "--y", message="--x and --y: not with --kind tput-delay (its axes are fixed)"
+        )
+    hue = a.hue or ("tcp.cc" if "tcp.cc" in c.axes else "cc")
+    for role, col in (("--hue", hue), ("--facet", a.facet)):
+        if col is None or col in c.axes:
+            continue
+        cols = c.table("flows").columns
+        if col not in cols:
+            raise ScenarioError(
+                role,
+                message=f"{role} {col}: not an axis of this campaign nor a flows column"
+                f"{suggest(col, list(c.axes) + list(cols))}; axes: {', '.join(c.axes)}",
+            )
+    frame = tput_delay_frame(c, hue, a.delay, a.facet)
+    stem = f"tput_vs_{a.delay}_by_{hue}" + (f"_per_{a.facet}" if a.facet else "")
+    out = Path(a.out) if a.out else Path(a.dir) / (stem.replace("/", "_") + ".png")
+    if out.exists():
+        print(f"ccsim: replacing the existing figure {out}", file=sys.stderr)
+    plot_tput_delay(frame, hue, delay=a.delay, facet=a.facet, out=out, title=a.title)
     print(out)
     return 0
 
@@ -670,8 +704,21 @@ def main(argv: list[str] | None = None) -> int:
     q.set_defaults(fn=cmd_query)
     ps = sub.add_parser("plot-sweep", help="plot a metric against an axis (mean and 95%% CI over seeds)")
     ps.add_argument("dir")
-    ps.add_argument("--y", required=True, help="'table.column', e.g. flows.goodput_bps, or runs.cpu_s")
-    ps.add_argument("--x", required=True, help="the axis on the x axis, e.g. topology.buffer")
+    ps.add_argument(
+        "--kind",
+        default="line",
+        choices=["line", "tput-delay"],
+        help="line (default): --y against --x, mean and CI over seeds; tput-delay: mean throughput per flow "
+        "against a delay percentile (--delay), one point per run and --hue value, delay axis inverted "
+        "(Pantheon, Copa, Sprout)",
+    )
+    ps.add_argument("--y", help="'table.column', e.g. flows.goodput_bps, or runs.cpu_s (--kind line)")
+    ps.add_argument("--x", help="the axis on the x axis, e.g. topology.buffer (--kind line)")
+    ps.add_argument(
+        "--delay",
+        default="owd_p95_s",
+        help="--kind tput-delay: the flows' delay column: owd_p95_s (default), qdelay_p95_s, owd_p50_s, ...",
+    )
     ps.add_argument(
         "--hue",
         help="one line per value: an axis (tcp.cc) or a column of y's table (cc, label: "

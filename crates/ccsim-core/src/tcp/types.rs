@@ -74,6 +74,17 @@ pub struct FlowStats {
     /// Smallest RTT sample over every connection of the flow (repeated
     /// transfers open a new connection, and with it a new RTT estimator).
     pub rtt_min_ps: Option<SimTime>,
+    /// The path's base RTT: propagation both ways plus one full-sized data
+    /// segment's and one ACK's serialisation at each link's nominal rate
+    /// (None when a link starts at rate 0). Set when the simulation is built.
+    pub base_rtt_ps: Option<SimTime>,
+    /// Every RTT sample minus the base RTT (a sample below it, on a link
+    /// faster than its nominal rate, counts as 0): the queueing delay the
+    /// flow saw, for `qdelay_p*_s`.
+    pub qdelay_hist: crate::hist::DelayHist,
+    /// One-way delay of every data segment that reached the receiver (from
+    /// the sender handing it to its first link), for `owd_p*_s`.
+    pub owd_hist: crate::hist::DelayHist,
     pub rto_sum_at_timeout_ps: u128,
     /// Packets of this flow (both directions) put into the network,
     /// delivered to an endpoint, and dropped or lost on the way.

@@ -28,6 +28,9 @@ impl Conn {
         self.stats.rtt_sum_ps += r as u128;
         self.stats.rtt_samples += 1;
         self.stats.rtt_min_ps = Some(self.stats.rtt_min_ps.map_or(r, |m| m.min(r)));
+        if let Some(b) = self.stats.base_rtt_ps {
+            self.stats.qdelay_hist.add(r.saturating_sub(b));
+        }
         if let Some(t) = self.trace.as_deref_mut() {
             if t.want_rtt {
                 t.rtt.push((now, r));

@@ -637,6 +637,11 @@ impl Conn {
         self.snd_nxt < self.send_limit.max(self.snd_max) && self.snd_nxt < self.snd_una + wnd
     }
 
+    /// Bytes on the wire of a full-sized data segment and of a plain ACK.
+    pub fn wire_sizes(&self) -> (u32, u32) {
+        (self.cfg.tcp.mss + self.data_hdr, self.ack_hdr)
+    }
+
     // ------------------------------------------------------------ receiver
 
     pub(super) fn send_ack(&mut self, trigger: Option<u64>, out: &mut Vec<Packet>) {
@@ -654,6 +659,7 @@ impl Conn {
         if pkt.ecn.is_ce() {
             self.stats.ce_received += 1;
         }
+        self.stats.owd_hist.add(now.saturating_sub(pkt.ts));
         let before = self.rcv.rcv_nxt;
         let payload = pkt.size.saturating_sub(self.data_hdr);
         let dups = self.rcv.dup_segs;
