@@ -129,3 +129,86 @@ def test_throughput_delay_figure_from_the_cli(tmp_path):
         [sys.executable, "-m", "ccsim", "plot-sweep", str(out), "--x", "tcp.cc"], capture_output=True, text=True
     )
     assert r.returncode == 2 and "--y: needed by --kind line" in r.stderr
+
+
+# ----------------------------------------------------------------- the CLI
+
+
+def _cli(*args, cwd=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "ccsim", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def _file_scenario(tmp_path):
+    raw = {
+        "sim": {"duration": "3s", "seed": 1},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": "10Mbps",
+            "bottleneck_delay": "10ms",
+            "access_rate": "1Gbps",
+            "access_delay": "1ms",
+        },
+        "tcp": {"handshake": True},
+        "flows": [{"count": 2, "app": "file", "size": "300KB"}],
+    }
+    p = tmp_path / "sc.toml"
+    ccsim.dump(ccsim.Scenario(raw), p)
+    return p
+
+
+def test_run_quiet_prints_nothing_and_still_writes(tmp_path):
+    sc = _file_scenario(tmp_path)
+    r = _cli("run", str(sc), "--quiet", "--no-plots", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+    assert (tmp_path / "o" / "flows.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    "args, hint",
+    [
+        (["run", "SC", "--quiett"], "unrecognized arguments: --quiett (did you mean '--quiet'?)"),
+        (["sweep", "SC", "--dryrun"], "(did you mean '--dry-run'?)"),
+        (["runn", "SC"], "invalid choice: 'runn'"),
+        (["list", "topo"], "(did you mean 'topology'?)"),
+        (["run", "SC", "--no-write", "--pcap", "botleneck"], "--pcap: got 'botleneck'"),
+    ],
+)
+def test_mistyped_flags_commands_and_link_names_get_one_suggestion(tmp_path, args, hint):
+    sc = str(_file_scenario(tmp_path))
+    r = _cli(*[sc if a == "SC" else a for a in args])
+    assert r.returncode == 2 and hint in r.stderr, r.stderr
+    assert r.stderr.count("did you mean") == 1 and " or '" not in r.stderr.split("did you mean")[1]
+
+
+def _pcap_records(path):
+    import dpkt
+
+    with open(path, "rb") as f:
+        return [(float(ts), dpkt.ip.IP(buf)) for ts, buf in dpkt.pcap.Reader(f)]
+
+
+def test_pcap_pair_has_both_directions_and_the_fins(tmp_path):
+    sc = _file_scenario(tmp_path)
+    out = tmp_path / "o"
+    r = _cli("run", str(sc), "--pcap", "r0-r1", "--no-plots", "--quiet", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    fwd, rev, both = (_pcap_records(out / n) for n in ("r0-r1.pcap", "r1-r0.pcap", "r0-r1.both.pcap"))
+    # the pair file is the two directions merged in time order
+    assert len(both) == len(fwd) + len(rev) > 400
+    times = [t for t, _ in both]
+    assert times == sorted(times)
+    assert sorted(ip.src for _, ip in both) == sorted([ip.src for _, ip in fwd] + [ip.src for _, ip in rev])
+    # 300,000 bytes in 1448-byte segments: the 208th (bytes 299,736 on) carries FIN,
+    # and each receiver acknowledges 300,000 bytes plus the FIN
+    fins = [ip for _, ip in fwd if ip.data.flags & 0x01]
+    assert len(fins) == 2 and all(ip.data.seq == 207 * 1448 and ip.len - 52 == 300_000 - 207 * 1448 for ip in fins)
+    fin_acks = {ip.data.dport for _, ip in rev if ip.data.ack == 300_001}
+    assert fin_acks == {10000, 10001}
+    # no FIN on a bulk flow, which never ends
+    bulk = ccsim.Scenario(ccsim.load(sc).raw | {"flows": [{"count": 1}]})
+    res = bulk.with_overrides({"sim.pcap": ["r0-r1"]}).run()
+    res.write(tmp_path / "b")
+    assert not [ip for _, ip in _pcap_records(tmp_path / "b" / "r0-r1.pcap") if ip.data.flags & 0x01]

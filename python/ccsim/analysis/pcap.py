@@ -17,7 +17,12 @@ simulated packet:
   transfer's connections are separate streams); initial sequence numbers 0,
   so byte sequence = segment × mss (the last segment of a file may be
   shorter); ACK numbers likewise, in bytes, from the receiver's cumulative
-  ACK; flags SYN, SYN-ACK, ACK, ECE and CWR as the simulator set them; the
+  ACK; flags SYN, SYN-ACK, ACK, ECE and CWR as the simulator set them, and
+  FIN on the last data segment of a transfer: the simulator models no
+  connection teardown, so the capture shows the close as Linux sends it
+  when the application closes after its last write (`tcp_send_fin` puts
+  the FIN on the last queued segment), the receiver's ACK of that segment
+  acknowledging the FIN too (byte sequence = the transfer's size + 1); the
   window field says 65535 with window scale 14 announced on SYN and SYN-ACK
   (the model has no receive window unless `tcp.rwnd` is set); options as
   sized by the simulator: timestamps (TSval and TSecr in milliseconds, the
@@ -64,25 +69,57 @@ def link_file_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in s) + ".pcap"
 
 
-def write_link(path: Path, cap: dict, link: int, core: dict, events: tuple[str, ...]) -> int:
-    """Write the records of `link` whose `event` is one of `events`
-    ("arrival", "drop", "loss") from the capture columns `cap` to `path`
-    (atomically); return the number of packets."""
+def pair_file_name(a: str, b: str) -> str:
+    """The file both directions of the link pair a – b go to together."""
+    return link_file_name(f"{a}->{b}")[: -len(".pcap")] + ".both.pcap"
+
+
+def transfer_sizes(core: dict, transfers: dict | None) -> dict[tuple[int, int], int]:
+    """Bytes of each finite transfer by (flow, connection number): a file
+    flow's one connection, and a repeating flow's transfers (the k-th on
+    connection k, as the simulator numbers them)."""
+    out: dict[tuple[int, int], int] = {}
+    for i, f in enumerate(core["flows"]):
+        if f["app"]["kind"] == "file":
+            out[(i, 0)] = int(f["app"]["bytes"])
+    if transfers is not None and len(transfers.get("flow", [])):
+        for fl, k, b in zip(transfers["flow"], transfers["index"], transfers["bytes"]):
+            if core["flows"][int(fl)]["app"]["kind"] != "file":
+                out[(int(fl), int(k) & 0xFFFF)] = int(b)
+    return out
+
+
+def write_link(
+    path: Path,
+    cap: dict,
+    link: int | list[int],
+    core: dict,
+    events: tuple[str, ...],
+    sizes: dict[tuple[int, int], int] | None = None,
+) -> int:
+    """Write the records of `link` (or of several links, in time order)
+    whose `event` is one of `events` ("arrival", "drop", "loss") from the
+    capture columns `cap` to `path` (atomically); return the number of
+    packets. `sizes` (:func:`transfer_sizes`) places the FINs."""
     ev = np.asarray(cap["event"], dtype=object)
-    idx = np.flatnonzero((np.asarray(cap["link"]) == link) & np.isin(ev, list(events)))
+    links = [link] if isinstance(link, int) else list(link)
+    idx = np.flatnonzero(np.isin(np.asarray(cap["link"]), links) & np.isin(ev, list(events)))
     flows, udp = core["flows"], core.get("udp", [])
 
     def records():
         for n, i in enumerate(idx.tolist()):
-            yield _record(cap, i, n, flows, udp)
+            yield _record(cap, i, n, flows, udp, sizes or {})
 
     return _write(path, records())
 
 
-def write_raw(path: Path, cap: dict, link: int) -> int:
+def write_raw(path: Path, cap: dict, link: int | list[int]) -> int:
     """The emulation's capture: the headers as they were on the wire
-    (`capture_raw`: time_ns, link, size, hdr_hex)."""
-    idx = np.flatnonzero(np.asarray(cap["link"]) == link)
+    (`capture_raw`: time_ns, link, size, hdr_hex), of one link or several
+    (merged in time order)."""
+    links = [link] if isinstance(link, int) else list(link)
+    sel = np.flatnonzero(np.isin(np.asarray(cap["link"]), links))
+    idx = sel[np.argsort(np.asarray(cap["time_ns"])[sel], kind="stable")]
     return _write(
         path,
         ((int(cap["time_ns"][i]), bytes.fromhex(cap["hdr_hex"][i]), int(cap["size"][i])) for i in idx.tolist()),
@@ -105,7 +142,7 @@ def _write(path: Path, records) -> int:
     return n
 
 
-def _record(cap: dict, i: int, n: int, flows: list, udp: list) -> tuple[int, bytes, int]:
+def _record(cap: dict, i: int, n: int, flows: list, udp: list, sizes: dict) -> tuple[int, bytes, int]:
     """One synthesised record: (time in ns, IPv4 and TCP/UDP headers, IP length)."""
     kind = cap["kind"][i]
     size = int(cap["size"][i])
@@ -117,7 +154,7 @@ def _record(cap: dict, i: int, n: int, flows: list, udp: list) -> tuple[int, byt
         proto = 17
         src, dst = udp[fl]["src"], udp[fl]["dst"]
     else:
-        l4 = _tcp(cap, i, kind, flows[fl]["tcp"])
+        l4 = _tcp(cap, i, kind, flows[fl]["tcp"], sizes.get((fl, int(cap["conn"][i]))))
         proto = 6
         src, dst = flows[fl]["src"], flows[fl]["dst"]
         if kind in ("ack", "synack"):
@@ -129,7 +166,7 @@ def _record(cap: dict, i: int, n: int, flows: list, udp: list) -> tuple[int, byt
     return t, ip + l4, total
 
 
-def _tcp(cap: dict, i: int, kind: str, tcp: dict) -> bytes:
+def _tcp(cap: dict, i: int, kind: str, tcp: dict, size: int | None = None) -> bytes:
     mss = int(tcp["mss"])
     flow, conn = int(cap["flow"][i]), int(cap["conn"][i])
     sport, dport = 10000 + flow, 20000 + conn
@@ -163,10 +200,15 @@ def _tcp(cap: dict, i: int, kind: str, tcp: dict) -> bytes:
     while len(opts) % 4:
         opts += b"\x01"
     hl = 20 + len(opts)
+    last = None if size is None else max(-(-size // mss), 1)  # segments of the transfer
     if kind == "data":
         seq, ack, fl = seq_seg * mss, 1, 0x10
+        if last is not None and seq_seg == last - 1:
+            fl |= 0x01  # FIN on the transfer's last segment
     elif kind == "ack":
         seq, ack, fl = 1, seq_seg * mss, 0x10
+        if last is not None and seq_seg >= last:
+            ack = size + 1  # every byte and the FIN
     elif kind == "syn":
         seq, ack, fl = 0xFFFFFFFF, 0, 0x02  # ISN −1: the first data byte is 0
     else:  # synack

@@ -236,7 +236,7 @@ class Result:
         """Per captured link (pcap.py): `<link>.pcap`, the packets that
         reached its far end, and `<link>.drops.pcap`, those its queue dropped
         or its loss model lost, where the capture has them."""
-        from .pcap import link_file_name
+        from .pcap import link_file_name, pair_file_name
 
         core = self.scenario.core
         if not core.get("capture_links") or not self._has_capture():
@@ -249,24 +249,40 @@ class Result:
             d = p.with_name(p.name[: -len(".pcap")] + ".drops.pcap")
             if self._write_link_drops(d, link):
                 files.append(d)
+        # both directions of a captured pair in one file (data and its ACKs)
+        captured = set(core["capture_links"])
+        ends = {(lk["from"], lk["to"]): i for i, lk in enumerate(core["links"])}
+        for link in core["capture_links"]:
+            lk = core["links"][link]
+            back = ends.get((lk["to"], lk["from"]))
+            if back is not None and back in captured and link < back:
+                nodes = core["nodes"]
+                p = out / pair_file_name(nodes[lk["from"]], nodes[lk["to"]])
+                self._write_link_pcap(p, [link, back])
+                files.append(p)
         return files
 
     def _has_capture(self) -> bool:
         return "capture" in self.columns
 
-    def _write_link_pcap(self, path: Path, link: int) -> None:
+    def _write_link_pcap(self, path: Path, link: int | list[int]) -> None:
         """The simulator's capture: headers built from the packets' fields."""
         from .pcap import write_link
 
-        write_link(path, self.columns["capture"], link, self.scenario.core, ("arrival",))
+        write_link(path, self.columns["capture"], link, self.scenario.core, ("arrival",), self._transfer_sizes())
 
     def _write_link_drops(self, path: Path, link: int) -> bool:
         """The packets the link dropped or lost; False where the capture has
         none to give (the emulation records arrivals only)."""
         from .pcap import write_link
 
-        write_link(path, self.columns["capture"], link, self.scenario.core, ("drop", "loss"))
+        write_link(path, self.columns["capture"], link, self.scenario.core, ("drop", "loss"), self._transfer_sizes())
         return True
+
+    def _transfer_sizes(self) -> dict[tuple[int, int], int]:
+        from .pcap import transfer_sizes
+
+        return transfer_sizes(self.scenario.core, self.columns.get("transfers"))
 
     def write(self, out_dir: str | Path) -> Path:
         """Write every table as Parquet and a manifest.json into `out_dir`.

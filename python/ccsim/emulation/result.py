@@ -470,8 +470,9 @@ class EmuResult(Result):
     def _has_capture(self) -> bool:
         return "capture_raw" in self.columns
 
-    def _write_link_pcap(self, path, link: int) -> None:
-        """The captured link's packets with the kernel's own headers."""
+    def _write_link_pcap(self, path, link: int | list[int]) -> None:
+        """The captured link's packets (or a pair's, in time order) with the
+        kernel's own headers."""
         from ..analysis.pcap import write_raw
 
         write_raw(path, self.columns["capture_raw"], link)

@@ -72,7 +72,9 @@ class Scenario:
         return cls(parse_yaml(text, source), source=source)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> Scenario:
+    def from_file(cls, path: str | Path, overrides: dict | None = None) -> Scenario:
+        """Load a scenario file; `overrides` (dotted path -> value, as
+        :meth:`with_overrides`) are applied before the one resolution."""
         raw = read_mapping(path)
         if isinstance(raw, dict) and "base" in raw and ("grid" in raw or "zip" in raw or "seeds" in raw):
             base = f"; its scenario is the file named by base = {raw['base']!r}" if isinstance(raw["base"], str) else ""
@@ -83,7 +85,18 @@ class Scenario:
                     f"run it with 'ccsim sweep {path}' (or ccsim.Sweep.from_file in Python){base}"
                 ),
             )
+        if overrides:
+            return cls._overridden(raw, overrides, str(path))
         return cls(raw, source=str(path))
+
+    @classmethod
+    def _overridden(cls, raw: dict, assignments: dict, source: str) -> Scenario:
+        from .overrides import apply
+
+        sc = cls(apply(raw, assignments), source=source)
+        for path, value in assignments.items():
+            refuse_overridden(sc.raw, path, value, sc.core, "--set", source)
+        return sc
 
     def with_seed(self, seed: int) -> Scenario:
         raw = copy.deepcopy(self.raw)
@@ -109,12 +122,7 @@ class Scenario:
         An override that a more specific setting replaces for every flow
         (`tcp.cc` when each flow group sets its own `cc`) is refused: it
         would silently do nothing."""
-        from .overrides import apply
-
-        sc = Scenario(apply(self.raw, assignments), source=self.source)
-        for path, value in assignments.items():
-            refuse_overridden(sc.raw, path, value, sc.core, "--set", self.source)
-        return sc
+        return Scenario._overridden(self.raw, assignments, self.source)
 
     def to_core_json(self) -> str:
         """The resolved scenario as the core reads it. Flows that share a TCP
@@ -426,7 +434,8 @@ def refuse_overridden(raw: dict, path: str, value, core: dict, how: str, source:
 def _pcap_links(v, net, kind: str) -> list[int]:
     """Indices of the links `sim.pcap` names (a list of link names; also
     'bottleneck' for the forward bottleneck of single_link and the dumbbell
-    kinds)."""
+    kinds; and a pair 'a-b' or 'a<->b' for both directions, whose packets
+    also go to one file together)."""
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -435,16 +444,40 @@ def _pcap_links(v, net, kind: str) -> list[int]:
     alias = {"single_link": "a->b", "dumbbell": "r0->r1", "satellite": "r0->r1", "wireless": "r0->r1"}.get(kind)
     if alias:
         by_name.setdefault("bottleneck", by_name[alias])
-    return _link_indices("sim.pcap", v, by_name)
+    pairs: dict[str, list[int]] = {}
+    for name in v:
+        if name in by_name:
+            continue
+        sep = "<->" if "<->" in name else "-"
+        for k in [i for i in range(len(name)) if name.startswith(sep, i)]:
+            a, b = name[:k], name[k + len(sep) :]
+            if f"{a}->{b}" in by_name and f"{b}->{a}" in by_name:
+                pairs[name] = [by_name[f"{a}->{b}"], by_name[f"{b}->{a}"]]
+                break
+    named = [x for x in v if x not in pairs]
+    extra = [i for x in v if x in pairs for i in pairs[x]]
+    field_of = {j: f"sim.pcap[{v.index(x)}]" for j, x in enumerate(named)}
+    return sorted(set(_link_indices("sim.pcap", named, by_name, field_of) + extra))
 
 
-def _link_indices(field: str, names: list[str], by_name: dict[str, int]) -> list[int]:
-    """The sorted, distinct indices of the links `names` names."""
+def _link_indices(
+    field: str, names: list[str], by_name: dict[str, int], fields: dict[int, str] | None = None
+) -> list[int]:
+    """The sorted, distinct indices of the links `names` names (`fields`:
+    the field each name was written in, when not `field[j]`)."""
+    from ..errors import suggest
+
     out = []
     for j, name in enumerate(names):
         if name not in by_name:
             shown = ", ".join(list(by_name)[:8]) + (", …" if len(by_name) > 8 else "")
-            raise ScenarioError(f"{field}[{j}]", name, f"the name of a link of this topology ({shown})")
+            where = (fields or {}).get(j, f"{field}[{j}]")
+            raise ScenarioError(
+                where,
+                message=f"{where}: got {name!r}; expected the name of a link of this topology ({shown})"
+                + (", or 'a-b' for both directions of a link pair" if field == "sim.pcap" else "")
+                + suggest(name, list(by_name)),
+            )
         out.append(by_name[name])
     return sorted(set(out))
 

@@ -98,13 +98,18 @@ def cmd_run(a) -> int:
     from ..scenario import Scenario
     from ..scenario.overrides import parse_assignment
 
-    sc = Scenario.from_file(a.file)
-    if a.set:
-        sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
+    # --set, --seed and --pcap applied together: the scenario is resolved once
+    sets = dict(parse_assignment(s) for s in a.set or [])
     if a.seed is not None:
-        sc = sc.with_seed(a.seed)
+        sets["sim.seed"] = a.seed
     if a.pcap:
-        sc = sc.with_overrides({"sim.pcap": [x.strip() for x in a.pcap.split(",") if x.strip()]})
+        sets["sim.pcap"] = [x.strip() for x in a.pcap.split(",") if x.strip()]
+    try:
+        sc = Scenario.from_file(a.file, sets)
+    except ScenarioError as e:
+        if a.pcap and getattr(e, "field", "").startswith("sim.pcap"):
+            raise ScenarioError("--pcap", message=f"--pcap:{str(e).split(':', 1)[1]}") from None
+        raise
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
     if a.no_write and a.out:
         raise ScenarioError(
@@ -117,7 +122,7 @@ def cmd_run(a) -> int:
 
     ctl = memory.new_control()
     try:
-        with RunProgress(ctl, sc.duration_s, show=enabled(a.json)):
+        with RunProgress(ctl, sc.duration_s, show=enabled(a.json or a.quiet)):
             res = interruptible(lambda: run_scenario(sc, control=ctl), ctl)
     except KeyboardInterrupt:
         res = None
@@ -136,7 +141,7 @@ def cmd_run(a) -> int:
             plot_dir(out, formats)
     if a.json:
         print(json.dumps(res.summary_json() | {"out": None if a.no_write else str(out)}))
-    else:
+    elif not a.quiet:
         _print_summary(res)
         print("nothing written (--no-write)" if a.no_write else f"results written to {out}/")
     return 0
@@ -634,8 +639,32 @@ def cmd_compare(a) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one did-you-mean for a mistyped command or choice."""
+
+    def error(self, message: str):  # type: ignore[override]
+        import re
+
+        from ..errors import suggest
+
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            message += suggest(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+        super().error(message)
+
+
+def _unknown_flags(parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """'unrecognized arguments: …' with a did-you-mean for the first
+    mistyped flag (from `parser`'s own flags)."""
+    from ..errors import suggest
+
+    flags = [o for act in parser._actions for o in act.option_strings if o.startswith("--")]
+    first = next((x.split("=", 1)[0] for x in extra if x.startswith("-")), None)
+    return f"unrecognized arguments: {' '.join(extra)}" + (suggest(first, flags) if first else "")
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="ccsim", description="Packet-level simulator for TCP congestion-control research")
+    p = _Parser(prog="ccsim", description="Packet-level simulator for TCP congestion-control research")
     p.add_argument("--version", action="version", version=f"ccsim {_core.__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run a scenario file")
@@ -653,6 +682,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write a pcap file (headers only, ns timestamps) of each named link direction, e.g. bottleneck or r0->r1",
     )
     r.add_argument("--no-write", action="store_true", help="write no results folder (print only)")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary (errors still print)")
     r.add_argument("--no-plots", action="store_true", help="do not write plots")
     r.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list such as png,pdf")
     r.add_argument(
@@ -799,7 +829,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ls.set_defaults(fn=cmd_list)
 
-    a = p.parse_args(argv)
+    a, extra = p.parse_known_args(argv)
+    if extra:
+        sp = sub.choices[a.cmd]
+        sp.error(_unknown_flags(sp, extra))
     # The CLI does no linear algebra: keep OpenBLAS from starting a thread per
     # core on import (it costs ~0.1 CPU-s per process, and sweep workers
     # inherit this setting).
