@@ -207,7 +207,7 @@ def _tcp(cap: dict, i: int, kind: str, tcp: dict, size: int | None = None) -> by
             fl |= 0x01  # FIN on the transfer's last segment
     elif kind == "ack":
         seq, ack, fl = 1, seq_seg * mss, 0x10
-        if last is not None and seq_seg >= last:
+        if size is not None and last is not None and seq_seg >= last:
             ack = size + 1  # every byte and the FIN
     elif kind == "syn":
         seq, ack, fl = 0xFFFFFFFF, 0, 0x02  # ISN −1: the first data byte is 0

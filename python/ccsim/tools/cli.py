@@ -642,7 +642,7 @@ def cmd_compare(a) -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse with one did-you-mean for a mistyped command or choice."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         import re
 
         from ..errors import suggest
