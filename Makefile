@@ -9,7 +9,7 @@ export CARGO_TERM_COLOR = never
 # pip's own version check reaches out to PyPI on every call; nothing to gain here
 export PIP_DISABLE_PIP_VERSION_CHECK = 1
 
-.PHONY: run test lint fmt build develop develop-checked test-rust test-python test-wheel bench fuzz lock clean
+.PHONY: run test lint fmt build develop develop-checked test-rust test-python test-wheel bench fuzz lock clean notebook
 
 # Every installed package is pinned with its hashes (requirements/*.lock,
 # made by `make lock` from requirements/*.in): run.lock is what `make run`
@@ -29,7 +29,7 @@ $(DEV_STAMP): requirements/dev.lock | $(VENV)/bin/python
 UV_VERSION := 0.13.9
 lock:
 	$(PY) -m venv .tools-venv && .tools-venv/bin/pip install --quiet uv==$(UV_VERSION)
-	cd requirements && for f in run dev; do ../.tools-venv/bin/uv pip compile $$f.in --generate-hashes \
+	cd requirements && for f in run dev notebook; do ../.tools-venv/bin/uv pip compile $$f.in --generate-hashes \
 	  --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --no-header --annotation-style line \
 	  -o $$f.lock -q; done
 
@@ -43,6 +43,17 @@ develop-checked: $(DEV_STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --profile test-release --quiet
 
 build: develop
+
+# JupyterLab with a kernel named "ccsim" (this .venv) and pandas, pinned in
+# requirements/notebook.lock: `make notebook`, then `.venv/bin/jupyter lab`.
+NB_STAMP := $(VENV)/.notebook-stamp
+$(NB_STAMP): requirements/notebook.lock | $(VENV)/bin/python
+	$(VPY) -m pip install --quiet --require-hashes -r requirements/notebook.lock
+	$(VPY) -m ipykernel install --prefix $(abspath $(VENV)) --name ccsim --display-name "ccsim (.venv)"
+	touch $(NB_STAMP)
+
+notebook: develop $(NB_STAMP)
+	@echo "start it with: $(VENV)/bin/jupyter lab   (kernel 'ccsim (.venv)')"
 
 # The main job: the quick reproduction of every study that is ready
 # (experiments as resumable campaigns, claims with verdicts, HTML and

@@ -212,3 +212,24 @@ def test_pcap_pair_has_both_directions_and_the_fins(tmp_path):
     res = bulk.with_overrides({"sim.pcap": ["r0-r1"]}).run()
     res.write(tmp_path / "b")
     assert not [ip for _, ip in _pcap_records(tmp_path / "b" / "r0-r1.pcap") if ip.data.flags & 0x01]
+
+
+def test_the_notebook_target_brings_a_pinned_kernel_and_pandas():
+    import re
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    lock = (root / "requirements" / "notebook.lock").read_text()
+    pins = dict(re.findall(r"^([a-z0-9_.-]+)==([^ \\\n]+)", lock, re.M))
+    for pkg in ("ipykernel", "jupyterlab", "pandas", "polars", "numpy"):
+        assert pkg in pins, pkg
+    # every package pinned with its hashes (pip --require-hashes refuses otherwise)
+    blocks = [b for b in re.split(r"\n(?=[a-z0-9_.-]+==)", lock) if "==" in b]
+    assert len(blocks) == len(pins) and all("--hash=sha256:" in b for b in blocks)
+    # the runtime packages are the ones run.lock pins
+    run = dict(re.findall(r"^([a-z0-9_.-]+)==([^ \\\n]+)", (root / "requirements" / "run.lock").read_text(), re.M))
+    for pkg in ("numpy", "polars", "matplotlib", "duckdb", "pyarrow"):
+        assert pins[pkg] == run[pkg], pkg
+    plan = subprocess.run(["make", "-n", "-B", "notebook"], cwd=root, capture_output=True, text=True).stdout
+    assert "notebook.lock" in plan and "ipykernel install" in plan and "--name ccsim" in plan

@@ -17,6 +17,7 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import ccsim
 import polars as pl
@@ -36,7 +37,10 @@ from ccsim.studies.base import (
     verdict_from,
     with_stability,
 )
+import browser
 from helpers import single_link
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # ---------------------------------------------------------------- the verdict rule
 
@@ -280,6 +284,28 @@ def test_study_all_writes_an_index(tmp_path):
     for o in outs:
         assert f"href='{o.name}/smoke/report.html'" in page
     assert (tmp_path / "index.md").read_text().count("](") == len(outs)
+    # in a real browser: every report the index links to loads, and one
+    # report's figures all decode and its links and anchors resolve; the
+    # screenshots stay in results/screenshots/ for a reviewer to look at
+    shots = ROOT / "results" / "screenshots"
+    got = browser.check_page(tmp_path, index.name, shots / "studies-index.png")
+    assert got["bad"] == [] and got["links"] >= len(outs), got
+    rel = f"{outs[0].name}/smoke/report.html"
+    got = browser.check_page(tmp_path, rel, shots / f"{outs[0].name}-report.png")
+    assert got["bad"] == [] and got["imgs"] >= 1 and got["anchors"] >= 3, got
+    assert (shots / f"{outs[0].name}-report.png").stat().st_size > 20_000
+
+
+def test_the_browser_check_finds_a_broken_figure_and_link(tmp_path):
+    # the counterfactual: a page whose image does not decode, whose link and
+    # anchor lead nowhere, must be reported
+    (tmp_path / "ok.html").write_text("<p>here</p>")
+    (tmp_path / "bad.png").write_bytes(b"not a png")
+    (tmp_path / "p.html").write_text(
+        "<img alt='fig' src='bad.png'><a href='ok.html'>ok</a><a href='gone.html'>x</a><a href='#nowhere'>y</a>"
+    )
+    got = browser.check_page(tmp_path, "p.html")
+    assert sorted(got["bad"]) == ["anchor #nowhere", "image fig", "link gone.html (404)"], got
 
 
 def test_study_cli(tmp_path):
