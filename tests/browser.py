@@ -64,7 +64,9 @@ def need_chromium() -> str:
     exe = chromium()
     if exe is None:
         if os.environ.get("CCSIM_REQUIRE_BROWSER"):
-            pytest.fail("headless Chromium is required (CCSIM_REQUIRE_BROWSER) but not installed: apt-get install chromium")
+            pytest.fail(
+                "headless Chromium is required (CCSIM_REQUIRE_BROWSER) but not installed: apt-get install chromium"
+            )
         pytest.skip("headless Chromium not installed (apt-get install chromium; .ci/run installs it)")
     return exe
 

@@ -23,34 +23,60 @@ class Figures:
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots
 
+        from ...experiments.aggregate import aggregate
+
         figs = []
-        m = self.sweep_means(data)
+        per_seed = self.per_run(data, "ql")
         ns = sorted({2 * k for k in data.plan.pairs})
+        # coinciding lines stay visible: each discipline its own marker and
+        # line style, drawn a little apart along QL
+        styles = {d: (mk, ls) for d, mk, ls in zip(DISCIPLINES, "osD^", ("-", "--", "-.", ":"))}
+        dodge = {d: (i - (len(DISCIPLINES) - 1) / 2) * 0.6 for i, d in enumerate(DISCIPLINES)}
+        how = (
+            "Mean over seeds with 95 % Student-t CIs (none with one seed); each discipline its own marker "
+            "and line, drawn up to ±0.9 packet apart along QL so equal values stay visible."
+        )
         for col, fname, ylabel, cap in (
             (
                 "geff",
                 "geff_vs_ql.png",
-                "GEff",
+                "GEff, fraction of the link rate",
                 "GEff against the queue limit QL (paper Fig. 2a); dashed: the ideal "
-                "0.9533, dotted: the BDP (10 packets). Mean over seeds.",
+                "0.9533, dotted: the BDP (10 packets). " + how,
             ),
             (
                 "drop_pct",
                 "drop_vs_ql.png",
-                "Drop (%)",
-                "Drop % at the bottleneck against QL (paper Fig. 2b). Mean over seeds.",
+                "Drop, % of packets at the bottleneck",
+                "Drop % at the bottleneck against QL (paper Fig. 2b). " + how,
             ),
         ):
+            agg = aggregate(per_seed, ["queue", "ql", "n"], [col], bounds=(0.0, 1.0 if col == "geff" else 100.0))
             fig, axes = subplots(1, len(ns), figsize=(4.2 * len(ns), 3.6), sharey=True, squeeze=False)
             for ax, n in zip(axes[0], ns):
                 for d in DISCIPLINES:
-                    s = m.filter((pl.col("queue") == d) & (pl.col("n") == n)).sort("ql")
-                    ax.plot(s["ql"], s[col], marker="o", ms=3, label=NAMES[d])
+                    s = agg.filter((pl.col("queue") == d) & (pl.col("n") == n)).sort("ql")
+                    mean = s[f"{col}_mean"].to_numpy()
+                    lo = np.nan_to_num(mean - s[f"{col}_ci_lo"].to_numpy())
+                    hi = np.nan_to_num(s[f"{col}_ci_hi"].to_numpy() - mean)
+                    mk, ls = styles[d]
+                    ax.errorbar(
+                        s["ql"].to_numpy() + dodge[d],
+                        mean,
+                        yerr=[lo, hi],
+                        marker=mk,
+                        ms=4,
+                        ls=ls,
+                        lw=1.2,
+                        capsize=2,
+                        mfc="none",
+                        label=NAMES[d],
+                    )
                 if col == "geff":
                     ax.axhline(IDEAL_GEFF, ls="--", color="k", lw=0.8, label="ideal 0.9533 (paper)")
                 ax.axvline(BDP_PKTS, ls=":", color="grey", lw=0.8)
                 ax.set_title(f"{n} TCP flows + 1 UDP", fontsize=10)
-                ax.set_xlabel("QL (packets)")
+                ax.set_xlabel("QL, packets")
                 ax.grid(alpha=0.3)
             axes[0][0].set_ylabel(ylabel)
             axes[0][0].legend(fontsize=7)
