@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import browser
 import ccsim
 import polars as pl
 import pytest
@@ -37,7 +38,6 @@ from ccsim.studies.base import (
     verdict_from,
     with_stability,
 )
-import browser
 from helpers import single_link
 
 ROOT = Path(__file__).resolve().parent.parent

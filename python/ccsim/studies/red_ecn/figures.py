@@ -22,7 +22,6 @@ class Figures:
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots
-
         from ...experiments.aggregate import aggregate
 
         figs = []
