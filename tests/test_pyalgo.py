@@ -425,3 +425,96 @@ def test_dask_workers_without_the_algorithms_module_receive_it(tmp_path, monkeyp
     assert rep.computed == 1
     got = ccsim.open_campaign(tmp_path / "c").table("flows")
     assert got["goodput_bps"].to_list() == here.flows["goodput_bps"].to_list()
+
+
+# ------------------------------------------------- what algorithms see beside the hooks
+
+
+def test_rto_rttvar_rwnd_and_backlog_as_their_definitions_say(tmp_path, monkeypatch):
+    """RFC 6298 §2.3: RTO = max(min_rto, SRTT + max(G, K·RTTVAR)), K = 4, G
+    the clock granularity; tp.rttvar_s is K·RTTVAR. A 1,000-segment file:
+    the backlog is what the sender has not sent yet. rwnd as configured."""
+    src = HEAD + (
+        "    seen = []\n"
+        "    def ssthresh(self, tp):\n        return max(tp.cwnd // 2, 2)\n"
+        "    def cong_avoid(self, tp, acked):\n"
+        "        Algo.seen.append((tp.srtt_s, tp.rttvar_s, tp.rto_s, tp.rwnd, tp.app_backlog, tp.snd_nxt))\n"
+        "        cc.reno_cong_avoid(tp, acked)\n"
+    )
+    (tmp_path / "useralgo.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sys as _sys
+
+    _sys.modules.pop("useralgo", None)
+    tcp = {"cc": "py:useralgo:Algo", "rto": "rfc6298", "min_rto": "10ms", "clock_granularity": "1ms", "rwnd": "40pkt"}
+    sc = (
+        ccsim.Builder(duration="10s", seed=1)
+        .dumbbell(bottleneck_rate="20Mbps", bottleneck_delay="18ms", access_rate="1Gbps", access_delay="1ms")
+        .tcp(**tcp)
+        .flows(count=1, app="file", size=f"{1000 * 1448}B")
+        .build()
+    )
+    sc.run()
+    import useralgo
+
+    seen = useralgo.Algo.seen
+    assert len(seen) > 50
+    for srtt, var, rto, rwnd, backlog, nxt in seen:
+        assert rwnd == 40
+        assert backlog == 1000 - nxt
+        if srtt is not None:
+            assert rto == pytest.approx(max(0.01, srtt + max(0.001, var)), abs=1e-9)
+    assert any(r[2] > 0.01 + 1e-6 for r in seen), "the sum, not the floor, decides somewhere"
+    # a bulk source has no backlog to count; with neither rwnd nor the
+    # receiver's autotuning there is no window (None); with autotuning the
+    # window the receiver offers only grows here (no reads fall behind)
+    useralgo.Algo.seen.clear()
+    dumbbell(n=1, duration="2s", tcp={"cc": "py:useralgo:Algo", "rcv_autotune": False}).run()
+    assert {(r[3], r[4]) for r in useralgo.Algo.seen} == {(None, None)}
+    useralgo.Algo.seen.clear()
+    dumbbell(n=1, duration="2s", tcp={"cc": "py:useralgo:Algo"}).run()
+    offered = [r[3] for r in useralgo.Algo.seen]
+    assert offered[0] >= 44 and offered == sorted(offered) and offered[-1] > offered[0]
+
+
+def test_a_timer_hook_runs_every_interval_and_its_window_applies(tmp_path, monkeypatch):
+    """A window set only by the timer (CCP style): on_timer every 50 ms from
+    the start; a 20-segment window every call is what the flow keeps."""
+    src = HEAD + (
+        "    timer_interval = 0.05\n"
+        "    calls = []\n"
+        "    def ssthresh(self, tp):\n        return max(tp.cwnd // 2, 2)\n"
+        "    def cong_avoid(self, tp, acked):\n        pass\n"
+        "    def on_timer(self, tp):\n        Algo.calls.append((tp.flow, tp.now_s))\n        tp.cwnd = 20\n"
+    )
+    res = _run_module(tmp_path, monkeypatch, src)
+    import useralgo
+
+    calls = useralgo.Algo.calls
+    for f in (0, 1):
+        ts = [t for fl, t in calls if fl == f]
+        start = res.flows["start_s"][f]
+        assert ts[0] == pytest.approx(start + 0.05, abs=1e-12)
+        assert all(b - a == pytest.approx(0.05, abs=1e-12) for a, b in zip(ts, ts[1:]))
+        assert len(ts) == int((5.0 - start) / 0.05 + 1e-9)
+    s = res.flow_series.filter(res.flow_series["time_s"] > 0.2)
+    assert set(s["cwnd"].to_list()) == {20}
+
+
+@pytest.mark.parametrize(
+    "attrs, match",
+    [
+        ("    timer_interval = 0.1\n", "timer_interval but no on_timer"),
+        ("    def on_timer(self, tp):\n        pass\n", "on_timer but no timer_interval"),
+        ("    timer_interval = 0.0\n    def on_timer(self, tp):\n        pass\n", r"timer_interval = 0\.0"),
+    ],
+)
+def test_a_timer_needs_an_interval_and_a_hook(attrs, match):
+    ns: dict = {}
+    exec(
+        "import ccsim\nfrom ccsim import cc\nclass T(ccsim.Algorithm):\n    name = 't'\n"
+        "    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        pass\n" + attrs,
+        ns,
+    )
+    with pytest.raises(TypeError, match=match):
+        ccsim.register_algorithm(ns["T"])

@@ -146,6 +146,10 @@ class Tcp:
     lost: int
     srtt_s: float | None
     min_rtt_s: float | None
+    rttvar_s: float | None
+    rto_s: float
+    rwnd: int | None
+    app_backlog: int | None
     prior_cwnd: int
     mss: int
     app_limited: bool

@@ -15,6 +15,7 @@ import difflib
 import hashlib
 import importlib
 import inspect
+import math
 import os
 import random
 import re
@@ -36,6 +37,7 @@ HOOKS = (
     "pkts_acked",
     "undo_cwnd",
     "cong_control",
+    "on_timer",
 )
 RECOVERIES = ("tahoe", "reno", "newreno")
 _NAME = re.compile(r"^[a-z][a-z0-9_\-]{0,39}$")
@@ -56,6 +58,7 @@ class Algorithm:
 
     name: str = ""
     recovery: str = "newreno"
+    timer_interval: float | None = None
 
     def init(self, tp) -> None:
         """Linux ``.init``: the connection starts."""
@@ -95,6 +98,12 @@ class Algorithm:
         (``ccsim.cc.RateSample``) on every ACK, in place of ``cong_avoid``
         (BBR-style); the sender then leaves cwnd alone in recovery."""
 
+    def on_timer(self, tp) -> None:
+        """Called every ``timer_interval`` seconds from the flow's start
+        while its connection has data to deliver (CCP's reports on a timer,
+        Narayan et al., SIGCOMM 2018); it may set ``tp.cwnd`` and
+        ``tp.pacing_rate``. Define ``timer_interval`` with it."""
+
     @property
     def rng(self) -> random.Random:
         r = self.__dict__.get("_ccsim_rng")
@@ -122,6 +131,24 @@ def _check_class(cls: Any, where: str) -> type[Algorithm]:
         raise TypeError(f"{where}: name = {name!r} is a built-in algorithm; choose another name")
     if cls.recovery not in RECOVERIES:
         raise TypeError(f"{where}: recovery = {cls.recovery!r}; expected one of {', '.join(RECOVERIES)}")
+    hooks = cls._overridden()
+    if "ssthresh" not in hooks:
+        raise TypeError(f"{where}: {cls.__name__} must define ssthresh(self, tp) (Linux requires it)")
+    if "cong_avoid" not in hooks and "cong_control" not in hooks:
+        raise TypeError(
+            f"{where}: {cls.__name__} must define cong_avoid(self, tp, acked) or cong_control(self, tp, rs)"
+        )
+    ti = cls.timer_interval
+    if ("on_timer" in hooks) != (ti is not None):
+        missing = "on_timer but no timer_interval" if ti is None else "timer_interval but no on_timer"
+        raise TypeError(
+            f"{where}: {cls.__name__} defines {missing}; a timer needs both "
+            "(timer_interval = seconds between calls of on_timer(self, tp))"
+        )
+    if ti is not None and (
+        isinstance(ti, bool) or not isinstance(ti, (int, float)) or not math.isfinite(ti) or ti < 1e-6
+    ):
+        raise TypeError(f"{where}: timer_interval = {ti!r}; expected seconds, a finite number ≥ 1e-6 (1 µs)")
     for attr, v in vars(cls).items():
         if attr.startswith("_") or attr in HOOKS or not callable(v):
             continue
@@ -132,13 +159,6 @@ def _check_class(cls: Any, where: str) -> type[Algorithm]:
                 f"did you mean {near[0]}? (the hooks: {', '.join(HOOKS)}; a helper method whose name is this close "
                 f"to a hook's needs a leading underscore)"
             )
-    hooks = cls._overridden()
-    if "ssthresh" not in hooks:
-        raise TypeError(f"{where}: {cls.__name__} must define ssthresh(self, tp) (Linux requires it)")
-    if "cong_avoid" not in hooks and "cong_control" not in hooks:
-        raise TypeError(
-            f"{where}: {cls.__name__} must define cong_avoid(self, tp, acked) or cong_control(self, tp, rs)"
-        )
     if "<locals>" in cls.__qualname__:
         raise TypeError(
             f"{where}: {cls.__qualname__} is defined inside a function; a run (and a sweep's worker) finds an "
@@ -268,10 +288,13 @@ def check_params(ext: dict, preset: Any, preset_field: str, params: Any, params_
     return None, dict(params)
 
 
-def _instantiate(source: str, name: str, params: dict, flow: int, seed: int) -> tuple[Algorithm, tuple[str, ...]]:
+def _instantiate(
+    source: str, name: str, params: dict, flow: int, seed: int
+) -> tuple[Algorithm, tuple[str, ...], float | None]:
     """Called by the core (through the binding) for each flow: the instance
     and the hooks its class defines."""
     cls = _check_class(_load(source), f"tcp.cc = {name!r}")
     obj = cls(**params)
     obj.__dict__["_ccsim_seed"] = seed  # drawn from the flow's own stream
-    return obj, cls._overridden()
+    ti = cls.timer_interval
+    return obj, cls._overridden(), None if ti is None else float(ti)

@@ -276,6 +276,29 @@ impl TcpView {
     fn min_rtt_s(&self) -> Option<f64> {
         self.s.min_rtt.map(ps_s)
     }
+    /// The retransmission timeout now, back-off included, seconds (icsk_rto).
+    #[getter]
+    fn rto_s(&self) -> f64 {
+        ps_s(self.s.rto)
+    }
+    /// The variation term the RTO adds to the smoothed RTT, seconds (Linux
+    /// tp->rttvar_us, RFC 6298's 4·RTTVAR); None before the first sample.
+    #[getter]
+    fn rttvar_s(&self) -> Option<f64> {
+        self.s.rttvar.map(ps_s)
+    }
+    /// The window the receiver offers, segments (`tcp.rwnd`, receive-buffer
+    /// autotuning); None when neither limits it.
+    #[getter]
+    fn rwnd(&self) -> Option<u32> {
+        (self.s.rwnd != u32::MAX).then_some(self.s.rwnd)
+    }
+    /// Segments the application has handed over that are not yet sent;
+    /// None for a bulk source (always more).
+    #[getter]
+    fn app_backlog(&self) -> Option<u64> {
+        (self.s.app_backlog != u64::MAX).then_some(self.s.app_backlog)
+    }
     /// cwnd before the last reduction (for undo).
     #[getter]
     fn prior_cwnd(&self) -> u32 {
@@ -430,6 +453,7 @@ struct Hooks {
     pkts_acked: bool,
     undo_cwnd: bool,
     cong_control: bool,
+    on_timer: bool,
 }
 
 /// A Python algorithm as the core sees it.
@@ -440,6 +464,8 @@ pub struct PyAlgo {
     hooks: Hooks,
     flow: u32,
     failed: bool,
+    /// The class's `timer_interval`, when it defines `on_timer`.
+    timer: Option<ccsim_core::units::SimTime>,
 }
 
 impl PyAlgo {
@@ -593,6 +619,21 @@ impl CongestionOps for PyAlgo {
     fn has_cong_control(&self) -> bool {
         self.hooks.cong_control
     }
+    fn timer_interval(&self) -> Option<ccsim_core::units::SimTime> {
+        if self.failed {
+            None
+        } else {
+            self.timer
+        }
+    }
+    fn reads_conn(&self) -> bool {
+        true
+    }
+    fn on_timer(&mut self, tp: &mut CcState) {
+        if self.hooks.on_timer {
+            self.call_mut("on_timer", tp, |o, v| o.call_method1("on_timer", (v,)));
+        }
+    }
     fn cong_control(&mut self, tp: &mut CcState, rs: &RateSample) {
         let sample = PyRateSample {
             delivered: rs.delivered,
@@ -646,7 +687,7 @@ impl PyBuilder {
         }
         let made =
             py.import("ccsim.pyalgo")?.getattr("_instantiate")?.call1((ext.source.as_str(), name, kw, flow, seed))?;
-        let (obj, hooks): (Bound<'_, PyAny>, Bound<'_, PyTuple>) = made.extract()?;
+        let (obj, hooks, timer_s): (Bound<'_, PyAny>, Bound<'_, PyTuple>, Option<f64>) = made.extract()?;
         let mut h = Hooks::default();
         for x in hooks.iter() {
             match x.extract::<String>()?.as_str() {
@@ -658,11 +699,14 @@ impl PyBuilder {
                 "pkts_acked" => h.pkts_acked = true,
                 "undo_cwnd" => h.undo_cwnd = true,
                 "cong_control" => h.cong_control = true,
+                "on_timer" => h.on_timer = true,
                 _ => {}
             }
         }
         let view = Py::new(py, TcpView { s: blank_state(), flow, hook: "init", writable: false, live: false })?;
-        Ok(PyAlgo { name: intern(name), obj: obj.unbind(), view, hooks: h, flow, failed: false })
+        // checked by ccsim.pyalgo (≥ 1 µs, finite); rounded to the picosecond
+        let timer = timer_s.map(|s| (s * ccsim_core::units::PS_PER_S as f64).round() as ccsim_core::units::SimTime);
+        Ok(PyAlgo { name: intern(name), obj: obj.unbind(), view, hooks: h, flow, failed: false, timer })
     }
 }
 

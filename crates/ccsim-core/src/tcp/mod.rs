@@ -211,6 +211,7 @@ impl TcpFlow {
         c.first_send = Some(now);
         c.sync_tp(now);
         c.cc.init(&mut c.tp);
+        c.cc_timer = c.cc.timer_interval().map(|iv| now + iv);
         if c.cfg.tcp.handshake {
             c.state = SenderState::SynSent;
             c.syn_sent_at = now;
@@ -478,7 +479,24 @@ impl TcpFlow {
                 self.try_send(now, out);
             }
         }
+        if let Some(d) = self.c.cc_timer {
+            if d <= now {
+                self.cc_timer_fire(now, out);
+            }
+        }
         self.debug_check();
+    }
+
+    /// The algorithm's own timer: run its hook, re-arm it while the
+    /// connection has data to deliver, and send what a larger window allows.
+    #[inline(never)]
+    fn cc_timer_fire(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let c = &mut self.c;
+        c.sync_tp(now);
+        c.cc.on_timer(&mut c.tp);
+        let done = c.completed_at.is_some() && c.snd_una >= c.total_segs;
+        c.cc_timer = if done { None } else { c.cc.timer_interval().map(|iv| now + iv) };
+        self.try_send(now, out);
     }
 
     /// The sender's invariants, checked after every ACK and timer in builds

@@ -190,6 +190,18 @@ impl RttEstimator {
         }
     }
 
+    /// The variation term the RTO adds to the smoothed RTT: RFC 6298's
+    /// K·RTTVAR (K = 4), Linux's rttvar_us, ns-2's 4·rttvar in ticks; None
+    /// before the first sample.
+    pub fn rttvar(&self) -> Option<SimTime> {
+        match self.timer {
+            None => None,
+            Some(Timer::Rfc6298 { rttvar, .. }) => Some(4 * rttvar),
+            Some(Timer::Linux { rttvar, .. }) => Some(rttvar as SimTime * PS_PER_US),
+            Some(Timer::Ns2 { rttvar4, .. }) => Some(rttvar4.max(0) as SimTime * self.granularity.max(1)),
+        }
+    }
+
     /// A valid sample ends the back-off (RFC 6298 §5.7; Linux
     /// `icsk_backoff = 0`; ns-2 `t_backoff_ = 1`).
     pub fn clear_backoff(&mut self) {

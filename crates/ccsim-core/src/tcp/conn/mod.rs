@@ -85,6 +85,10 @@ pub struct Conn {
     pub cfg: FlowCfg,
     pub(super) total_segs: u64,
     pub(super) file_bytes: Option<u64>,
+    /// When the algorithm's own timer fires next (`CongestionOps::timer_interval`).
+    pub(super) cc_timer: Option<SimTime>,
+    /// `CongestionOps::reads_conn`, asked once.
+    cc_reads_conn: bool,
     /// New data may be sent below this segment: `total_segs` while the
     /// application has data, `snd_max` while an ON-OFF source is OFF.
     pub(super) send_limit: u64,
@@ -220,11 +224,16 @@ impl Conn {
             lost: 0,
             is_cwnd_limited: false,
             ecn_ok: t.ecn,
+            rto: 0,
+            rttvar: None,
+            rwnd: rwnd_segs,
+            app_backlog: 0,
         };
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
         let boot = crate::rng::Stream::new(seed, crate::rng::StreamKind::Timer, id as u64).uniform();
         let rtt = RttEstimator::new(t.rto, t.min_rto_ps, t.max_rto_ps, t.initial_rto_ps, t.clock_granularity_ps, boot);
         let cc_owns_cwnd = cc.has_cong_control();
+        let cc_reads_conn = cc.reads_conn();
         Conn {
             id,
             fwd_route,
@@ -232,6 +241,8 @@ impl Conn {
             start: cfg.start_ps,
             total_segs,
             file_bytes,
+            cc_timer: None,
+            cc_reads_conn,
             send_limit: total_segs,
             conn: 0,
             delivered_base: 0,
@@ -378,6 +389,12 @@ impl Conn {
         self.tp.snd_una = self.snd_una;
         self.tp.snd_nxt = self.snd_max;
         self.tp.is_cwnd_limited = self.is_cwnd_limited;
+        if self.cc_reads_conn {
+            self.tp.rto = self.rtt.rto();
+            self.tp.rttvar = self.rtt.rttvar();
+            self.tp.rwnd = self.rwnd_segs;
+            self.tp.app_backlog = if self.total_segs == u64::MAX { u64::MAX } else { self.send_limit - self.snd_max };
+        }
     }
 
     pub(super) fn set_ca_state(&mut self, s: CaState) {
@@ -404,7 +421,8 @@ impl Conn {
         let c = self.pacer.deadline.unwrap_or(SimTime::MAX);
         let d = self.rack.deadline.unwrap_or(SimTime::MAX);
         let e = self.tlp.deadline.unwrap_or(SimTime::MAX);
-        let m = a.min(b).min(c).min(d).min(e);
+        let f = self.cc_timer.unwrap_or(SimTime::MAX);
+        let m = a.min(b).min(c).min(d).min(e).min(f);
         (m != SimTime::MAX).then_some(m)
     }
 
