@@ -233,3 +233,10 @@ def test_the_notebook_target_brings_a_pinned_kernel_and_pandas():
         assert pins[pkg] == run[pkg], pkg
     plan = subprocess.run(["make", "-n", "-B", "notebook"], cwd=root, capture_output=True, text=True).stdout
     assert "notebook.lock" in plan and "ipykernel install" in plan and "--name ccsim" in plan
+
+
+def test_a_legend_names_a_flow_once_when_its_label_is_its_algorithm():
+    from ccsim.analysis.plot import flow_names
+
+    flows = pl.DataFrame({"id": [0, 1, 2], "cc": ["cubic", "bbr3", "cubic"], "label": ["cubic", "group1", "web"]})
+    assert flow_names(flows) == {0: "flow 0 · cubic", 1: "flow 1 · bbr3", 2: "flow 2 · cubic · web"}

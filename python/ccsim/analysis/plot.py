@@ -52,11 +52,12 @@ def plot_dir(out_dir: str | Path, formats: tuple[str, ...] = ("png",)) -> list[P
 
 def flow_names(flows: pl.DataFrame) -> dict[int, str]:
     """Flow id -> how a legend names it: 'flow 3 · cubic', plus the group's
-    label when the scenario gave one ('flow 3 · cubic · web')."""
+    label when the scenario gave one that is not the algorithm's name
+    ('flow 3 · cubic · web')."""
     names = {}
     for r in flows.iter_rows(named=True):
         label = r.get("label") or ""
-        own = label and not re.fullmatch(r"group\d+", label)
+        own = label and not re.fullmatch(r"group\d+", label) and label != r.get("cc")
         names[r["id"]] = f"flow {r['id']} · {r.get('cc', '?')}" + (f" · {label}" if own else "")
     return names
 
