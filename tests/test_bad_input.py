@@ -2,6 +2,7 @@
 accepted - never a panic, a hang or a silently wrong run."""
 
 import json
+import math
 import os
 import textwrap
 
@@ -690,3 +691,22 @@ def test_every_sim_option_is_checked_by_the_cores_schema():
     for field, name in (("duration_ps", "duration"), ("sample_interval_ps", "sample_interval")):
         with pytest.raises(_core.ScenarioError, match=f"sim.{name}: got 0 ps"):
             _core.run(json.dumps({**core, field: 0}))
+
+
+@pytest.mark.parametrize(
+    "queue, field",
+    [
+        ({"kind": "pie", "alpha": math.inf}, "topology.queue.alpha"),
+        ({"kind": "dualpi2", "beta": -math.inf}, "topology.queue.beta"),
+        ({"kind": "red", "max_p": math.nan}, "topology.queue.max_p"),
+    ],
+)
+def test_a_non_finite_queue_option_is_refused_at_the_first_check(queue, field):
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "queue": queue},
+        "flows": [{"count": 1}],
+    }
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.Scenario(raw)
+    assert str(e.value).startswith(f"{field}: got ") and "\n" not in str(e.value)

@@ -3,6 +3,7 @@ the field, the value and what is accepted."""
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -137,7 +138,8 @@ def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
         lo, hi, lo_open = (
             (kind["lo"], kind["hi"], kind["lo_open"]) if t == "number" else (0.0, 1.0, t != "prob" or kind["lo_open"])
         )
-        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and v == v
+        # finite: NaN and ±inf are no setting (and JSON cannot carry them to the core)
+        ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
         ok = ok and (v > lo if lo_open else v >= lo) and (hi is None or v <= hi)
         if not ok:
             raise ScenarioError(field, v, kind["accepted"] + (f" ({unit})" if t == "number" and unit else ""))
