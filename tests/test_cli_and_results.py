@@ -435,3 +435,53 @@ def test_a_reader_that_stops_early_is_not_an_error():
         os.close(w)
     assert p.stderr == ""
     assert p.returncode == 141
+
+
+def test_a_folder_with_a_manifest_of_the_users_own_is_not_taken_for_results(tmp_path):
+    """A manifest.json ccsim did not write (no format marker, not a run's)
+    makes the folder the user's: nothing in it is replaced."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    own = {"name": "my web app", "start_url": "/", "files": {"flows.parquet": 3}}
+    (out / "manifest.json").write_text(json.dumps(own))
+    (out / "flows.parquet").write_bytes(b"mine")
+    (out / "cwnd.png").write_bytes(b"my figure")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccsim",
+            "run",
+            str(ROOT / "examples" / "dumbbell.toml"),
+            "--set",
+            "sim.duration=1s",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "its manifest.json was not written by ccsim" in r.stderr, r.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # a folder a run wrote is rewritten as before
+    ours = tmp_path / "ours"
+    for _ in range(2):
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ccsim",
+                "run",
+                str(ROOT / "examples" / "dumbbell.toml"),
+                "--set",
+                "sim.duration=1s",
+                "--out",
+                str(ours),
+                "-q",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 0, r.stderr
+    assert json.loads((ours / "manifest.json").read_text())["format"] == "ccsim-run/1"

@@ -661,7 +661,8 @@ def test_a_large_point_already_stored_is_resolved_once(tmp_path, monkeypatch):
 
 def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_path):
     # the store's checks read summary.json (the manifest without the
-    # scenarios, plus the manifest's size), never the manifest itself
+    # scenarios, plus the manifest's size and SHA-256), never the manifest
+    # itself beyond hashing it
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     before = run_files(out)
@@ -670,6 +671,7 @@ def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_pat
         man = json.loads((d / "manifest.json").read_bytes())
         summ = json.loads((d / "summary.json").read_bytes())
         assert summ.pop("manifest_bytes") == (d / "manifest.json").stat().st_size
+        assert summ.pop("manifest_sha256") == hashlib.sha256((d / "manifest.json").read_bytes()).hexdigest()
         assert summ == {k: v for k, v in man.items() if k not in ("scenario", "resolved")}
     # a manifest cut short (a power cut) makes its run damaged: recomputed
     victim = runs[0] / "manifest.json"
@@ -880,3 +882,62 @@ def test_a_dask_result_that_cannot_be_fetched_is_a_failed_run_not_a_hang(tmp_pat
     # the other runs are stored, and the same bytes as a serial sweep's
     got = run_files(tmp_path / "c")
     assert got and {k: v for k, v in run_files(ref).items() if not k.startswith(ids[1])} == got
+
+
+# ---------------------------------------------------------------- a hostile or unlucky folder
+
+
+@pytest.mark.parametrize("name", [".lock", "catalogue.jsonl", ".campaign.json.tmp", "tmp"])
+def test_a_link_in_a_campaign_folder_is_never_written_through(tmp_path, name):
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    target = tmp_path / "precious"
+    if name == "tmp":
+        target.mkdir()
+    else:
+        target.write_text("mine\n")
+    p = out / name
+    if p.exists():
+        p.unlink()
+    p.symlink_to(target)
+    sw = tiny_sweep(seeds=2)
+    with pytest.raises(store.CampaignError, match=r"is a symbolic link; ccsim .* never through a link"):
+        run_sweep(sw, out, executor="serial")
+    if name == "tmp":
+        assert list(target.iterdir()) == []
+    else:
+        assert target.read_text() == "mine\n"
+
+
+def test_a_bad_catalogue_line_is_skipped_and_named_and_an_empty_campaign_json_is_one_line(tmp_path):
+    out = tmp_path / "c"
+    sw = tiny_sweep(seeds=1)
+    run_sweep(sw, out, executor="serial")
+    cat = out / "catalogue.jsonl"
+    lines = cat.read_text().splitlines(keepends=True)
+    cat.write_text(lines[0] + "{not json\n" + '"a string"\n' + "".join(lines[1:]))
+    store._WARNED.clear()
+    with pytest.warns(UserWarning, match=r"catalogue.jsonl: lines 2, 3 are not a catalogue entry"):
+        rep = run_sweep(sw, out, executor="serial")
+    assert rep.existing == 4 and rep.computed == 0
+    assert open_campaign(out).ok_runs.height == 4
+    (out / "campaign.json").write_text("")
+    with pytest.raises(store.CampaignError, match=r"campaign.json: damaged .*move campaign.json away"):
+        open_campaign(out)
+    r = subprocess.run([PY, "-m", "ccsim", "query", str(out), "SELECT 1"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "damaged" in r.stderr
+
+
+def test_a_manifest_damaged_at_the_same_size_is_found_and_recomputed(tmp_path):
+    out = tmp_path / "c"
+    sw = tiny_sweep(seeds=1)
+    run_sweep(sw, out, executor="serial")
+    rid = sorted(p.name for p in (out / "runs").iterdir())[0]
+    m = out / "runs" / rid / "manifest.json"
+    data = bytearray(m.read_bytes())
+    i = data.index(b'"seed"')
+    data[i + 1] = ord("S")  # one byte changed, same size
+    m.write_bytes(bytes(data))
+    rep = run_sweep(sw, out, executor="serial")
+    assert rep.computed == 1 and rep.existing == 3
+    assert json.loads(m.read_text())["seed"] == 1

@@ -129,8 +129,8 @@ def test_an_outage_holds_packets_and_loses_none_below_the_buffer():
     "text, message",
     [
         ("1\n3\n2\n", "line 3: 2 ms is earlier than the line before (3 ms)"),
-        ("1\n-2\n", 'line 2: "-2" is not a whole, non-negative number of milliseconds'),
-        ("1\nabc\n", 'line 2: "abc" is not a whole'),
+        ("1\n-2\n", "line 2: '-2' is not a whole, non-negative number of milliseconds"),
+        ("1\nabc\n", "line 2: 'abc' is not a whole"),
         ("", "no delivery opportunities"),
         ("0\n0\n", "the last opportunity is at 0 ms"),
         ("1\n\n2\n", "line 2: empty line"),
@@ -171,6 +171,43 @@ def test_a_trace_and_a_rate_together_and_missing_or_oversized_files_are_refused(
     monkeypatch.setenv("CCSIM_MAX_FILE_BYTES", "100")
     with pytest.raises(ScenarioError, match=r"topology.trace: trace .* has \d+ bytes, more than the limit of 100"):
         Builder(duration="1s").single_link(delay="10ms", trace=tr).flows(count=1).build()
+
+
+def test_a_file_that_is_not_a_trace_is_never_quoted_beyond_a_short_token(tmp_path):
+    # a symlink to a file of secrets: the error shows at most 16 printable
+    # characters of the first token, never the line
+    secret = tmp_path / "secret"
+    secret.write_text("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY hunter2\n")
+    link = tmp_path / "link.trace"
+    link.symlink_to(secret)
+    with pytest.raises(ScenarioError) as e:
+        Builder(duration="1s").single_link(delay="10ms", trace=str(link)).flows(count=1).build()
+    msg = str(e.value)
+    assert "'AWS_SECRET_ACCES…'" in msg and "wJalr" not in msg and "hunter2" not in msg
+    # a 10 MB first line gives a short error
+    big = tmp_path / "big.trace"
+    big.write_text("x" * 10_000_000 + "\n")
+    with pytest.raises(ScenarioError) as e:
+        Builder(duration="1s").single_link(delay="10ms", trace=str(big)).flows(count=1).build()
+    assert len(str(e.value)) < 300
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev"])
+def test_a_trace_that_is_not_a_regular_file_is_refused_before_it_is_opened(tmp_path, kind):
+    import os
+
+    if kind == "fifo":
+        p = tmp_path / "pipe.trace"
+        os.mkfifo(p)  # opening it for reading would block until a writer came
+    else:
+        p = tmp_path / "zero.trace"
+        p.symlink_to("/dev/zero")  # would read without end
+    with pytest.raises(ScenarioError, match=r"topology.trace: .* is not a regular file"):
+        Builder(duration="1s").single_link(delay="10ms", trace=str(p)).flows(count=1).build()
+    import ccsim
+
+    with pytest.raises(ValueError, match="not a regular file"):
+        ccsim._core.load_trace(str(p))
 
 
 def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content_is_the_identity(tmp_path):

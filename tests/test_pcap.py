@@ -193,3 +193,26 @@ def test_a_capture_that_cannot_fit_in_memory_is_refused_before_the_run(monkeypat
     monkeypatch.setenv("CCSIM_MAX_MEMORY", "100MB")
     with pytest.raises(ScenarioError, match=r"sim.pcap: the recorded tables would need about"):
         Builder(duration="60s", pcap=["bottleneck"]).single_link(rate="10Gbps", delay="10ms").flows(count=1).build()
+
+
+def test_two_links_whose_names_map_to_one_file_keep_a_file_each(tmp_path):
+    raw = {
+        "sim": {"duration": "1s", "pcap": ["a b->c", "a_b->c"]},
+        "topology": {
+            "kind": "explicit",
+            "nodes": ["a b", "a_b", "c"],
+            "links": [
+                {"a": "a b", "b": "c", "rate": "10Mbps", "delay": "5ms", "buffer": "50pkt"},
+                {"a": "a_b", "b": "c", "rate": "10Mbps", "delay": "5ms", "buffer": "50pkt"},
+            ],
+        },
+        "flows": [{"count": 1, "src": "a b", "dst": "c"}, {"count": 1, "src": "a_b", "dst": "c"}],
+    }
+    from ccsim import Scenario
+
+    res = Scenario(raw).run()
+    res.write(tmp_path / "o")
+    names = sorted(p.name for p in (tmp_path / "o").glob("a_b-c*.pcap") if "drops" not in p.name)
+    assert names == ["a_b-c.link0.pcap", "a_b-c.link2.pcap"]
+    a, b = (_read(tmp_path / "o" / n) for n in names)
+    assert len(a) > 100 and len(b) > 100 and a != b

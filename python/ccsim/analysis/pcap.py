@@ -64,7 +64,8 @@ def _ts_option(tsval: int, tsecr: int) -> bytes:
 
 def link_file_name(name: str) -> str:
     """The file a link's capture goes to: its name with '->' as '-' and any
-    other character outside [A-Za-z0-9._-] as '_'."""
+    other character outside [A-Za-z0-9._-] as '_' (when two captured links
+    map to one name, `Result.write_pcaps` adds '.link<index>' to each)."""
     s = name.replace("->", "-")
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in s) + ".pcap"
 

@@ -149,6 +149,7 @@ class Result:
 
     def manifest(self) -> dict:
         return {
+            "format": RESULTS_FORMAT,
             "ccsim_version": _core.__version__,
             "source": self.scenario.source,
             "seed": self.scenario.seed,
@@ -242,8 +243,11 @@ class Result:
         if not core.get("capture_links") or not self._has_capture():
             return []
         files = []
-        for link in core["capture_links"]:
-            p = out / link_file_name(core["links"][link]["name"])
+        # two names that map to one file ('a b->c', 'a_b->c') each keep their own, by link index
+        stems = [link_file_name(core["links"][link]["name"]) for link in core["capture_links"]]
+        clash = {n for n in stems if stems.count(n) > 1}
+        for link, stem in zip(core["capture_links"], stems):
+            p = out / (stem[: -len(".pcap")] + f".link{link}.pcap" if stem in clash else stem)
             self._write_link_pcap(p, link)
             files.append(p)
             d = p.with_name(p.name[: -len(".pcap")] + ".drops.pcap")
@@ -337,22 +341,42 @@ def file_sha256(path: Path) -> str:
 
 # The folder inside a results folder where a write stages its files.
 STAGING = ".ccsim-staging"
+# The marker of a run's manifest.json (`Result.manifest`): a folder is ours
+# only when its manifest says so.
+RESULTS_FORMAT = "ccsim-run/1"
+
+
+def is_ccsim_manifest(path: Path) -> bool:
+    """Whether `path` is a manifest a ccsim run wrote: it carries the format
+    marker, or (written before the marker) ccsim's version, the model's and
+    the list of its files."""
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(m, dict):
+        return False
+    return m.get("format") == RESULTS_FORMAT or (
+        "format" not in m and isinstance(m.get("files"), dict) and "ccsim_version" in m and "resolved" in m
+    )
 
 
 def _refuse_users_files(out: Path, names: list[str]) -> None:
     """A write may replace only what an earlier ccsim run wrote there: in a
-    folder without a ccsim manifest, a file named like one of ours is the
-    user's, and the write stops before touching anything."""
-    if (out / "manifest.json").exists() or (out / ".manifest.prev.json").exists():
+    folder without a ccsim manifest (none, or a manifest.json of the user's
+    own), a file named like one of ours is the user's, and the write stops
+    before touching anything."""
+    man = out / "manifest.json"
+    if is_ccsim_manifest(man) or is_ccsim_manifest(out / ".manifest.prev.json"):
         return
-    clash = sorted(n for n in names if (out / n).exists())
+    clash = sorted(n for n in [*names, "manifest.json"] if (out / n).exists())
     if clash:
+        why = "its manifest.json was not written by ccsim" if man.exists() else "the folder has no manifest.json"
         raise ScenarioError(
             str(out),
             message=(
                 f"{out}: holds {', '.join(clash[:3])}{' …' if len(clash) > 3 else ''}, not written by a ccsim run "
-                "(the folder has no manifest.json); a run would replace it: choose another --out, or move the "
-                "file away"
+                f"({why}); a run would replace it: choose another --out, or move the file away"
             ),
         )
 
@@ -368,6 +392,9 @@ def _finish_swap(out: Path) -> None:
         return
     man_path, prev_path = out / "manifest.json", out / ".manifest.prev.json"
     if man_path.exists():
+        if not is_ccsim_manifest(man_path):  # the user's own: never replaced (write refused before)
+            shutil.rmtree(stage, ignore_errors=True)
+            return
         os.replace(man_path, prev_path)
     new = _listed_files(new_man) or []
     earlier = _listed_files(prev_path)

@@ -25,6 +25,7 @@ the size and hash checks find damaged runs. Only the client process writes here.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -83,6 +84,55 @@ class CampaignError(ScenarioError):
     """The campaign folder cannot be used as asked (the message says why and what to do)."""
 
 
+# Catalogues whose bad lines were already warned about in this process.
+_WARNED: set[str] = set()
+
+
+def _linked(path: Path) -> CampaignError:
+    return CampaignError(
+        str(path),
+        message=(
+            f"{path}: is a symbolic link; ccsim writes only its own files in a campaign folder and never through "
+            "a link (remove the link, or choose another --out)"
+        ),
+    )
+
+
+def _open_own(path: Path, flags: int, mode: int = 0o644) -> int:
+    """os.open of one of ccsim's own files, never through a symbolic link."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _linked(path) from None
+        raise
+
+
+def _write_own(path: Path, data: bytes, *, sync: bool = False) -> None:
+    """Create one of ccsim's own files anew (a temporary file before its
+    rename): never through a link, never onto a file that is already there."""
+    if path.is_symlink():
+        raise _linked(path)
+    path.unlink(missing_ok=True)  # a stale temporary file of an interrupted write
+    fd = _open_own(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _own_dir(path: Path) -> None:
+    """mkdir -p for one of ccsim's own folders (runs/, tmp/, stale/), which
+    must not be a link to somewhere else."""
+    if path.is_symlink():
+        raise _linked(path)
+    path.mkdir(parents=True, exist_ok=True)
+
+
 class Store:
     def __init__(self, root: str | Path, *, create: bool = False, readonly: bool = False):
         self.root = Path(root)
@@ -116,14 +166,33 @@ class Store:
                 )
             self.runs_dir.mkdir(parents=True, exist_ok=True)
             self._write_meta({"format": FORMAT, "created_unix": time.time(), **model_tag(), "sweeps": []})
-        self.meta = json.loads(self.meta_path.read_text())
+        self.meta = self._read_meta()
         if readonly:
             return
         self._lock_fd = self._lock()
         self._cut_torn_line()
-        self.runs_dir.mkdir(exist_ok=True)
+        _own_dir(self.runs_dir)
+        if self.tmp_dir.is_symlink():
+            raise _linked(self.tmp_dir)
         if self.tmp_dir.exists():  # runs cut off by a crash: never read, now removed
             shutil.rmtree(self.tmp_dir)
+
+    def _read_meta(self) -> dict:
+        try:
+            meta = json.loads(self.meta_path.read_text())
+        except (OSError, ValueError) as e:
+            meta, why = None, str(e).splitlines()[0][:120] if str(e) else type(e).__name__
+        else:
+            why = "not a JSON object"
+        if not isinstance(meta, dict):
+            raise CampaignError(
+                str(self.meta_path),
+                message=(
+                    f"{self.meta_path}: damaged ({why}); the runs under runs/ are intact: move campaign.json "
+                    "away and run the sweep again to rebuild it, or choose another --out"
+                ),
+            )
+        return meta
 
     def _lock(self) -> int | None:
         """Hold an exclusive lock on the folder for as long as this writer
@@ -136,7 +205,9 @@ class Store:
 
         path = self.root / ".lock"
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = _open_own(path, os.O_RDWR | os.O_CREAT)
+        except CampaignError:
+            raise
         except OSError:
             return None
         try:
@@ -168,7 +239,7 @@ class Store:
     def _write_meta(self, meta: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / ".campaign.json.tmp"
-        tmp.write_text(json.dumps(meta, indent=2, default=str))
+        _write_own(tmp, json.dumps(meta, indent=2, default=str).encode())
         os.replace(tmp, self.meta_path)
         self.meta = meta
 
@@ -184,7 +255,7 @@ class Store:
         starts on a line of its own."""
         if not self.catalogue_path.exists():
             return
-        with open(self.catalogue_path, "rb+") as f:
+        with os.fdopen(_open_own(self.catalogue_path, os.O_RDWR), "rb+") as f:
             data = f.read()
             if data and not data.endswith(b"\n"):
                 f.truncate(data.rfind(b"\n") + 1)
@@ -192,17 +263,34 @@ class Store:
                 os.fsync(f.fileno())
 
     def entries(self) -> Iterator[dict]:
-        """Every complete catalogue line, oldest first (a torn last line is skipped)."""
+        """Every complete catalogue line, oldest first (a torn last line is
+        skipped). A line that is not a catalogue entry (damaged on disk,
+        edited by hand) is skipped too, and named once in a warning."""
         if not self.catalogue_path.exists():
             return
+        bad = []
         with open(self.catalogue_path, "rb") as f:
-            for line in f:
+            for n, line in enumerate(f, 1):
                 if not line.endswith(b"\n"):
                     break
                 try:
-                    yield json.loads(line)
-                except json.JSONDecodeError:
-                    continue
+                    e = json.loads(line)
+                except ValueError:
+                    e = None
+                if isinstance(e, dict) and isinstance(e.get("params"), dict) and "run_id" in e:
+                    yield e
+                else:
+                    bad.append(n)
+        if bad and str(self.catalogue_path) not in _WARNED:
+            import warnings
+
+            _WARNED.add(str(self.catalogue_path))
+            warnings.warn(
+                f"{self.catalogue_path}: line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad[:5]))}"
+                f"{' …' if len(bad) > 5 else ''} {'are' if len(bad) > 1 else 'is'} not a catalogue entry and "
+                "skipped (the runs they named are recomputed or re-catalogued by the next sweep)",
+                stacklevel=2,
+            )
 
     def latest(self) -> dict[tuple[str, str], dict]:
         """(run_id, params key) -> its latest catalogue line."""
@@ -215,7 +303,7 @@ class Store:
         line = (json.dumps(entry, sort_keys=True, default=str) + "\n").encode()
         # O_APPEND: one write per line; a crash can only cut the last line short.
         if self._fd is None:
-            self._fd = os.open(self.catalogue_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = _open_own(self.catalogue_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         os.write(self._fd, line)
 
     def close(self) -> None:
@@ -226,11 +314,8 @@ class Store:
     def rewrite_catalogue(self, entries: list[dict]) -> None:
         self.close()
         tmp = self.root / ".catalogue.jsonl.tmp"
-        with open(tmp, "w") as f:
-            for e in entries:
-                f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        text = "".join(json.dumps(e, sort_keys=True, default=str) + "\n" for e in entries)
+        _write_own(tmp, text.encode(), sync=True)
         os.replace(tmp, self.catalogue_path)
 
     # ---- runs
@@ -240,13 +325,18 @@ class Store:
         after the fact, by a power cut or a bad disk, counts as missing and
         is recomputed). Each file is hashed once per process while its size
         and mtime stay the same. Runs written before hashes were recorded
-        are checked by size alone."""
+        are checked by size alone; the manifest itself by its size and, since
+        it is recorded, its SHA-256."""
         d = self.runs_dir / rid
         try:
             man = self.summary(rid)
             files, hashes = man["files"], man.get("sha256") or {}
-            if "manifest_bytes" in man and (d / "manifest.json").stat().st_size != man["manifest_bytes"]:
-                return False
+            if "manifest_bytes" in man:
+                mst = (d / "manifest.json").stat()
+                if mst.st_size != man["manifest_bytes"]:
+                    return False
+                if "manifest_sha256" in man and not self._hash_ok(d / "manifest.json", mst, man["manifest_sha256"]):
+                    return False
             for name, size in files.items():
                 st = (d / name).stat()
                 if st.st_size != size:
@@ -269,7 +359,7 @@ class Store:
 
     def write_run(self, rid: str, files: dict[str, bytes], manifest: dict) -> Path:
         """Write a run's tables and manifest under tmp/ and rename the folder into runs/."""
-        self.tmp_dir.mkdir(exist_ok=True)
+        _own_dir(self.tmp_dir)
         tmp = self.tmp_dir / f"{rid}.{os.getpid()}"
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -283,7 +373,10 @@ class Store:
         }
         man_bytes = manifest_bytes(manifest)
         (tmp / "manifest.json").write_bytes(man_bytes)
-        summary = light(manifest) | {"manifest_bytes": len(man_bytes)}
+        summary = light(manifest) | {
+            "manifest_bytes": len(man_bytes),
+            "manifest_sha256": hashlib.sha256(man_bytes).hexdigest(),
+        }
         (tmp / "summary.json").write_bytes(manifest_bytes(summary))
         final = self.runs_dir / rid
         if final.exists():  # damaged (has_run said no): replace it
@@ -351,7 +444,7 @@ class Store:
 
     def move_stale(self, rids: list[str]) -> None:
         stale = self.root / "stale"
-        stale.mkdir(exist_ok=True)
+        _own_dir(stale)
         for rid in rids:
             dest = stale / rid
             if dest.exists():

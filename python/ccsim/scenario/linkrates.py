@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,9 +73,15 @@ def load_trace(field: str, path, offset, offset_field: str) -> LinkRate:
         p = (BASE_DIR.get() or Path.cwd()) / p
     limit = max_file_bytes()
     try:
-        size = os.stat(p).st_size
+        st = os.stat(p)
     except OSError as e:
         raise ScenarioError(field, message=f"{field}: cannot read trace {p}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        # checked before anything opens it: a FIFO blocks, /dev/zero never ends
+        raise ScenarioError(
+            field, message=f"{field}: {p} is not a regular file; expected a mahimahi trace (a text file)"
+        )
+    size = st.st_size
     if size > limit:
         raise ScenarioError(
             field,

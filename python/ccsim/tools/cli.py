@@ -608,15 +608,19 @@ def main(argv: list[str] | None = None) -> int:
     pl_.set_defaults(fn=cmd_plot)
     tg = sub.add_parser("trace", help="generate a synthetic cellular link trace (mahimahi format)")
     tg.add_argument("action", choices=["generate"])
-    tg.add_argument("--model", default="sprout", help="sprout (Winstein et al. NSDI 2013; docs/scenario.md)")
+    tg.add_argument(
+        "--model",
+        default="sprout",
+        help="sprout (Winstein et al. NSDI 2013, the evaluated code's constants) or sprout-2012-09 (its first commits')",
+    )
     tg.add_argument("--duration", default="60s", help="length of the trace (default 60s)")
     tg.add_argument("--seed", type=int, default=1)
     tg.add_argument("--out", required=True, help="trace file to write (not replaced unless --force)")
     tg.add_argument("--force", action="store_true", help="replace --out if it exists")
-    tg.add_argument("--max-rate", type=float, help="largest rate, packets/s (default 2000)")
-    tg.add_argument("--sigma", type=float, help="Brownian motion of the rate, packets/s per sqrt(s) (default 300)")
-    tg.add_argument("--escape-rate", type=float, help="rate of leaving an outage, 1/s (default 5)")
-    tg.add_argument("--initial-rate", type=float, help="rate at time 0, packets/s (default 1000)")
+    tg.add_argument("--max-rate", type=float, help="largest rate, packets/s (sprout: 1000)")
+    tg.add_argument("--sigma", type=float, help="Brownian motion of the rate, packets/s per sqrt(s) (sprout: 200)")
+    tg.add_argument("--escape-rate", type=float, help="rate of leaving an outage, 1/s (sprout: 1)")
+    tg.add_argument("--initial-rate", type=float, help="rate at time 0, packets/s (default: half the largest)")
     tg.set_defaults(fn=cmd_trace)
     b = sub.add_parser("bench", help="run the reference speed scenarios")
     b.add_argument("--json", action="store_true")

@@ -130,9 +130,11 @@ impl CongestionOps for Dctcp {
         let delivered = tp.delivered - self.old_delivered;
         let delivered_ce = tp.delivered_ce - self.old_delivered_ce;
         let mut alpha = self.alpha;
-        // min_not_zero(alpha, alpha >> g): the decay is at least 1 while α > 0.
+        // alpha -= min_not_zero(alpha, alpha >> g) (tcp_dctcp.c; include/linux/minmax.h:
+        // the smaller of the two that is not zero): once α < 2^g, α >> g is 0
+        // and the whole of α goes, so α drops to 0 rather than by one per window.
         let decay = alpha >> self.shift_g;
-        alpha -= if decay == 0 { alpha.min(1) } else { decay.min(alpha) };
+        alpha -= if decay == 0 { alpha } else { decay.min(alpha) };
         if delivered_ce > 0 {
             let f = (delivered_ce << (10 - self.shift_g)) / delivered.max(1);
             alpha = (alpha as u64 + f).min(MAX_ALPHA as u64) as u32;
@@ -219,14 +221,27 @@ mod tests {
         tp.delivered_ce = 99;
         d.in_ack_event(&tp, 1, 0);
         assert_eq!(d.alpha, 1024);
-        // Unmarked windows: the decay of at least 1 (min_not_zero) takes α to 0.
+        // Unmarked windows, g = 1/16: α ← α − α/16 in integers (1024, 960,
+        // 900, …) until α < 16, when min_not_zero(α, 0) = α takes it to 0 in
+        // one window (Linux tcp_dctcp.c dctcp_update_alpha). Expected:
+        // the kernel's integer rule applied by hand, and the window count
+        // it gives.
         tp.delivered_ce = 0;
         tp.delivered = 0;
         d.reset(&tp);
-        for _ in 0..200 {
-            window(&mut d, &mut tp, 100, 0);
+        let mut want = vec![1024u32];
+        while *want.last().unwrap() >= 16 {
+            let a = *want.last().unwrap();
+            want.push(a - (a >> 4));
         }
-        assert_eq!(d.alpha, 0);
+        want.push(0);
+        let mut got = vec![d.alpha];
+        while d.alpha != 0 && got.len() < 500 {
+            window(&mut d, &mut tp, 100, 0);
+            got.push(d.alpha);
+        }
+        assert_eq!(got, want);
+        assert!(want[want.len() - 2] < 16 && want[want.len() - 2] > 1, "the last step drops more than one");
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 /// Read and parse a trace file; errors name the file.
 pub fn load_trace(path: &str) -> Result<crate::link::trace::Trace, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+    if !meta.is_file() {
+        // a FIFO would block forever, a device read without end
+        return Err(format!("{path}: not a regular file; a trace is a text file of millisecond timestamps"));
+    }
     if meta.len() > MAX_TRACE_BYTES {
         return Err(format!(
             "{path}: {} bytes is larger than the {} bytes a trace may have",

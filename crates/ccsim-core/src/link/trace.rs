@@ -39,6 +39,18 @@ pub struct Trace {
     pub period: SimTime,
 }
 
+/// How an error shows a line that is not a number: its first token only,
+/// at most 16 characters, anything unprintable as '?' (the file may be
+/// something else entirely: a secret must not reach the message).
+fn quote(line: &str) -> String {
+    let token = line.split_whitespace().next().unwrap_or("");
+    let mut shown: String = token.chars().take(16).map(|c| if c.is_ascii_graphic() { c } else { '?' }).collect();
+    if token.chars().count() > 16 || token.len() < line.len() {
+        shown.push('…');
+    }
+    format!("'{shown}'")
+}
+
 impl Trace {
     /// Parse mahimahi's format; errors name the line and the value.
     pub fn parse(text: &str) -> Result<Trace, String> {
@@ -50,9 +62,9 @@ impl Trace {
             if line.is_empty() {
                 return Err(format!("line {n}: empty line (one whole number of milliseconds per line)"));
             }
-            let ms: u64 = line
-                .parse()
-                .map_err(|_| format!("line {n}: {line:?} is not a whole, non-negative number of milliseconds"))?;
+            let ms: u64 = line.parse().map_err(|_| {
+                format!("line {n}: {} is not a whole, non-negative number of milliseconds", quote(line))
+            })?;
             if ms > (crate::config::MAX_TIME_PS / PS_PER_MS) / 2 {
                 return Err(format!(
                     "line {n}: {ms} ms is too large (at most {} ms)",
