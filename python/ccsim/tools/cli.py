@@ -611,7 +611,8 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument(
         "--model",
         default="sprout",
-        help="sprout (Winstein et al. NSDI 2013, the evaluated code's constants) or sprout-2012-09 (its first commits')",
+        help="sprout (Winstein et al. NSDI 2013, the evaluated code's constants) "
+        "or sprout-2012-09 (its first commits')",
     )
     tg.add_argument("--duration", default="60s", help="length of the trace (default 60s)")
     tg.add_argument("--seed", type=int, default=1)
