@@ -941,3 +941,37 @@ def test_a_manifest_damaged_at_the_same_size_is_found_and_recomputed(tmp_path):
     rep = run_sweep(sw, out, executor="serial")
     assert rep.computed == 1 and rep.existing == 3
     assert json.loads(m.read_text())["seed"] == 1
+
+
+def test_point_at_is_the_points_order_without_expanding_it():
+    sw = Sweep(
+        TINY,
+        grid={"topology.buffer": ["1bdp", "2bdp"], "tcp.min_rto": lambda p: "1s" if p["seed"] == 2 else "200ms"},
+        zip={"tcp.cc": ["reno", "cubic", "newreno"], "sim.duration": ["1s", "2s", "3s"]},
+        seeds=[5, 2],
+    )
+    every = list(sw.points())
+    assert len(every) == len(sw) == 12
+    for pt in every:
+        at = sw.point_at(pt.index)
+        assert (at.index, at.params, at.raw) == (pt.index, pt.params, pt.raw)
+    with pytest.raises(IndexError):
+        sw.point_at(12)
+
+
+def test_a_dry_run_of_a_million_seeds_is_judged_on_a_sample(tmp_path):
+    f = tmp_path / "big.toml"
+    base = tmp_path / "base.toml"
+    ccsim.dump(ccsim.Scenario(TINY), base)
+    f.write_text('base = "base.toml"\nseeds = 1000000\n')
+    # a hang guard, not a timing: the dry run used to expand every point (hours)
+    r = subprocess.run(
+        [PY, "-m", "ccsim", "sweep", str(f), "--dry-run", "--json"], capture_output=True, text=True, timeout=600
+    )
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["runs"] == 1_000_000 and d["sampled"] and d["validated"] == 2000
+    assert d["to_run"] == 1_000_000 and d["invalid_estimate"] == 0
+    assert d["sim_seconds"] == pytest.approx(1_000_000 * 1.0)
+    r = subprocess.run([PY, "-m", "ccsim", "sweep", str(f), "--dry-run"], capture_output=True, text=True, timeout=600)
+    assert "judged on an even sample of 2000 runs" in r.stdout

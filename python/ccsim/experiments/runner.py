@@ -116,13 +116,14 @@ class _Kept:
             self.rid[index] = run_id(sc.core, self.backend)
 
 
-def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, skip=None):
-    """(point, scenario or None, error or None) for every point, lazily. In
+def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, skip=None, points=None):
+    """(point, scenario or None, error or None) for every point (or those of
+    `points`), lazily. In
     an emulation sweep, a point the emulation backend cannot run is invalid
     (the message names each feature). `kept`: scenarios resolved before,
     taken from it (`keep=False`) or offered to it (`keep=True`). A point
     whose index `skip` accepts is yielded unresolved, as (point, None, None)."""
-    for pt in sweep.points():
+    for pt in sweep.points() if points is None else points:
         if kept is not None and not keep and pt.index in kept.by_index:
             yield pt, kept.by_index.pop(pt.index), None
             continue
@@ -182,7 +183,7 @@ class _NoEffect:
         j = self.first.setdefault(rid, pt.index)
         if j == pt.index:
             return
-        other = next(p for p in self.sweep.points() if p.index == j)
+        other = self.sweep.point_at(j)
         differ = [n for n in self.names if other.params.get(n) != pt.params.get(n)]
         if not differ:
             return  # a value listed twice: one run serves both points
@@ -598,18 +599,39 @@ def _each(n: int) -> str:
     return "the one combination" if n == 1 else f"each of the {n} combinations"
 
 
-def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float = 0.3, samples: int = 3) -> dict:
+# A dry run validates at most this many points; a larger sweep is sampled
+# evenly (10^6 seeds are counted and estimated in seconds, not expanded).
+DRY_RUN_POINTS = 2000
+
+
+def dry_run(
+    sweep: Sweep,
+    out: str | Path | None = None,
+    *,
+    calibrate_s: float = 0.3,
+    samples: int = 3,
+    max_points: int = DRY_RUN_POINTS,
+) -> dict:
     """Count the runs, how many already exist in `out`, and estimate the CPU
     time of the rest from short calibration runs of `samples` points still to
     run (spread over the sweep; each stopped after `calibrate_s` of wall
-    time): the mean CPU per simulated second times the simulated seconds to run."""
+    time): the mean CPU per simulated second times the simulated seconds to run.
+    A sweep of more than `max_points` points is judged on an even sample of
+    that many (`sampled`, `validated`): its counts and time are the sample's
+    scaled to the sweep, its invalid points those the sample met."""
     from .. import _core
 
     n = len(sweep)
-    picks = {round(i * (n - 1) / max(samples - 1, 1)) for i in range(samples)}
+    sampled = n > max_points
+    order = (
+        sorted({round(i * (n - 1) / (max_points - 1)) for i in range(max_points)}) if sampled else list(range(n))
+    )
+    m = len(order)
+    picks = {order[round(i * (m - 1) / max(samples - 1, 1))] for i in range(samples)}
     st = Store(out, readonly=True) if out is not None and (Path(out) / "campaign.json").exists() else None
     bad, existing, rates, sim_total, owed = [], 0, [], 0.0, 0
-    for pt, sc, err in _NoEffect(sweep).check(_resolved(sweep)):
+    pts = (sweep.point_at(i) for i in order) if sampled else None
+    for pt, sc, err in _NoEffect(sweep).check(_resolved(sweep, points=pts)):
         owed += pt.index in picks  # a calibration is due; done on the next point still to run
         if err is not None:
             bad.append((pt, err))
@@ -636,21 +658,27 @@ def dry_run(sweep: Sweep, out: str | Path | None = None, *, calibrate_s: float =
             cpu = time.process_time() - c0
             if reached > 0:
                 rates.append(cpu / reached)
+    scale = n / m
+    sim_total *= scale
+    existing_n, bad_n = round(existing * scale), round(len(bad) * scale)
     est = None if not rates else sum(rates) / len(rates) * sim_total
     if sweep.backend == "emulation":
         # real time: each run lasts its duration (file transfers stop early)
         # plus about a second of namespace set-up
-        est = sim_total + 1.0 * (n - len(bad) - existing)
+        est = sim_total + 1.0 * (n - bad_n - existing_n)
     return {
         "runs": n,
         "invalid": [str(e) for _, e in bad],
-        "existing": existing,
+        "invalid_estimate": bad_n,
+        "existing": existing_n,
         "backend": sweep.backend,
-        "to_run": n - len(bad) - existing,
+        "to_run": n - bad_n - existing_n,
         "sim_seconds": sim_total,
         "cpu_s_estimate": est,
         "cpu_s_per_sim_s": sorted(rates),
         "calibration_points": len(rates),
+        "sampled": sampled,
+        "validated": m,
     }
 
 

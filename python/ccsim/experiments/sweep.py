@@ -254,15 +254,38 @@ class Sweep:
             n *= len(next(iter(z.values())))
         return n * len(self.seeds)
 
+    def _sizes(self) -> list[int]:
+        return [len(v) for v in self.axes.values()] + [len(next(iter(z.values()))) for z in self.zips] + [
+            len(self.seeds)
+        ]
+
+    def point_at(self, index: int) -> Point:
+        """The point at position `index` of the sweep's order, without
+        expanding the ones before it (a dry run samples a huge sweep so)."""
+        if not 0 <= index < len(self):
+            raise IndexError(f"sweep point {index}: the sweep has {len(self)}")
+        combo = []
+        for size in reversed(self._sizes()):
+            index, digit = divmod(index, size)
+            combo.append(digit)
+        return next(self._points([tuple(reversed(combo))], start=None))
+
     def points(self) -> Iterator[Point]:
         """Every point, lazily, in the sweep's order."""
+        return self._points(itertools.product(*[range(n) for n in self._sizes()]), start=0)
+
+    def _points(self, combos, start: int | None) -> Iterator[Point]:
+        """The points of `combos` (index digits per axis); `start` numbers
+        them from there, None computes each one's index from its digits."""
         grid_names = list(self.axes)
-        ranges = (
-            [range(len(v)) for v in self.axes.values()]
-            + [range(len(next(iter(z.values())))) for z in self.zips]
-            + [range(len(self.seeds))]
-        )
-        for index, combo in enumerate(itertools.product(*ranges)):
+        sizes = self._sizes()
+        for k, combo in enumerate(combos):
+            if start is None:
+                index = 0
+                for d, n in zip(combo, sizes):
+                    index = index * n + d
+            else:
+                index = start + k
             params: dict[str, Any] = {}
             for name, i in zip(grid_names, combo):
                 params[name] = self.axes[name][i]

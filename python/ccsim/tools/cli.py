@@ -156,9 +156,12 @@ def cmd_sweep(a) -> int:
         if a.json:
             print(json.dumps(d))
             return status
+        about = "about " if d["sampled"] else ""
         print(
             f"{d['runs']} runs ({len(sw.seeds)} seeds × {d['runs'] // len(sw.seeds)} points); "
-            f"{d['existing']} already in {out}, {d['to_run']} to run, {len(d['invalid'])} invalid"
+            f"{about}{d['existing']} already in {out}, {about}{d['to_run']} to run, "
+            f"{about}{d['invalid_estimate']} invalid"
+            + (f" (judged on an even sample of {d['validated']} runs)" if d["sampled"] else "")
         )
         for e in d["invalid"][:3]:
             print(f"  invalid: {e}")
