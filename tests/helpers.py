@@ -5,6 +5,26 @@ import sys
 from ccsim import Builder
 
 
+def dumbbell_raw(duration="1s", rate="10Mbps", delay="10ms", flows=None, tcp=None, **topo) -> dict:
+    """A small dumbbell as a scenario mapping (1 Gb/s, 1 ms access links):
+    the base the CLI and sweep tests edit."""
+    raw = {
+        "sim": {"duration": duration, "seed": 1},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck_rate": rate,
+            "bottleneck_delay": delay,
+            "access_rate": "1Gbps",
+            "access_delay": "1ms",
+            **topo,
+        },
+        "flows": flows or [{"count": 1}],
+    }
+    if tcp is not None:
+        raw["tcp"] = tcp
+    return raw
+
+
 def single_link(
     duration="60s",
     seed=1,

@@ -447,41 +447,13 @@ def test_a_folder_with_a_manifest_of_the_users_own_is_not_taken_for_results(tmp_
     (out / "flows.parquet").write_bytes(b"mine")
     (out / "cwnd.png").write_bytes(b"my figure")
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ccsim",
-            "run",
-            str(ROOT / "examples" / "dumbbell.toml"),
-            "--set",
-            "sim.duration=1s",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    example = str(ROOT / "examples" / "dumbbell.toml")
+    r = cli("run", example, "--set", "sim.duration=1s", "--out", str(out))
     assert r.returncode == 2 and "its manifest.json was not written by ccsim" in r.stderr, r.stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     # a folder a run wrote is rewritten as before
     ours = tmp_path / "ours"
     for _ in range(2):
-        r = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ccsim",
-                "run",
-                str(ROOT / "examples" / "dumbbell.toml"),
-                "--set",
-                "sim.duration=1s",
-                "--out",
-                str(ours),
-                "-q",
-            ],
-            capture_output=True,
-            text=True,
-        )
+        r = cli("run", example, "--set", "sim.duration=1s", "--out", str(ours), "-q")
         assert r.returncode == 0, r.stderr
     assert json.loads((ours / "manifest.json").read_text())["format"] == "ccsim-run/1"

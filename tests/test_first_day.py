@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from ccsim.experiments.aggregate import plot_sweep
 from ccsim.experiments.worker import encode_tables
-from helpers import TINY
+from helpers import TINY, dumbbell_raw
 
 
 def test_link_series_names_its_links_as_the_links_table_does():
@@ -71,18 +71,8 @@ def test_a_bare_column_is_labelled_with_its_name(col):
 
 
 def _cc_campaign(tmp_path):
-    raw = {
-        "sim": {"duration": "4s", "seed": 1},
-        "topology": {
-            "kind": "dumbbell",
-            "bottleneck_rate": "20Mbps",
-            "bottleneck_delay": "20ms",
-            "access_rate": "1Gbps",
-            "access_delay": "1ms",
-            "buffer": "2bdp",
-        },
-        "flows": [{"count": 2, "start": {"dist": "uniform", "min": "0s", "max": "1s"}}],
-    }
+    start = {"dist": "uniform", "min": "0s", "max": "1s"}
+    raw = dumbbell_raw("4s", "20Mbps", "20ms", flows=[{"count": 2, "start": start}], buffer="2bdp")
     sw = ccsim.Sweep(raw, grid={"tcp.cc": ["cubic", "bbr", "vegas"]}, seeds=3)
     ccsim.run_sweep(sw, tmp_path / "c", executor="serial")
     return tmp_path / "c"
@@ -142,18 +132,7 @@ def _cli(*args, cwd=None):
 
 
 def _file_scenario(tmp_path):
-    raw = {
-        "sim": {"duration": "3s", "seed": 1},
-        "topology": {
-            "kind": "dumbbell",
-            "bottleneck_rate": "10Mbps",
-            "bottleneck_delay": "10ms",
-            "access_rate": "1Gbps",
-            "access_delay": "1ms",
-        },
-        "tcp": {"handshake": True},
-        "flows": [{"count": 2, "app": "file", "size": "300KB"}],
-    }
+    raw = dumbbell_raw("3s", tcp={"handshake": True}, flows=[{"count": 2, "app": "file", "size": "300KB"}])
     p = tmp_path / "sc.toml"
     ccsim.dump(ccsim.Scenario(raw), p)
     return p

@@ -27,21 +27,13 @@ import ccsim
 import pytest
 from ccsim.experiments.runner import InertAxisWarning, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
+from helpers import dumbbell_raw
 
 PY = sys.executable
 
-BASE = {
-    "sim": {"duration": "1s", "seed": 1},
-    "topology": {
-        "kind": "dumbbell",
-        "bottleneck_rate": "10Mbps",
-        "bottleneck_delay": "10ms",
-        "access_rate": "1Gbps",
-        "access_delay": "1ms",
-    },
-    "tcp": {"cc": "cubic"},
-    "flows": [{"count": 2, "cc": "cubic", "start": {"dist": "uniform", "min": "0s", "max": "100ms"}}],
-}
+BASE = dumbbell_raw(
+    tcp={"cc": "cubic"}, flows=[{"count": 2, "cc": "cubic", "start": {"dist": "uniform", "min": "0s", "max": "100ms"}}]
+)
 
 
 def base(**flows0) -> dict:
