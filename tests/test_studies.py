@@ -278,8 +278,37 @@ def test_study_smoke(name, tmp_path):
     assert [(v.claim, v.verdict) for v in again.verdicts] == [(v.claim, v.verdict) for v in o.verdicts]
 
 
-def test_study_all_writes_an_index(tmp_path):
+def unlabelled_axes(fig) -> list[str]:
+    """Axes that draw data without a label on x or y (a shared axis may carry
+    its label on a sibling: the bottom row, the first column)."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data():
+            continue
+        name = ax.get_title() or (fig._suptitle.get_text() if fig._suptitle else "") or "?"
+        for which, sib, get in (
+            ("x", ax.get_shared_x_axes().get_siblings(ax), "get_xlabel"),
+            ("y", ax.get_shared_y_axes().get_siblings(ax), "get_ylabel"),
+        ):
+            if not any(getattr(a, get)().strip() for a in sib):
+                out.append(f"{name[:60]!r}: no {which} label")
+    return out
+
+
+def test_study_all_writes_an_index(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    # every figure the studies save labels both axes (checked as it is saved)
+    missing: list[str] = []
+    save = Figure.savefig
+
+    def checked(self, fname, *a, **kw):
+        missing.extend(f"{Path(str(fname)).name}: {m}" for m in unlabelled_axes(self))
+        return save(self, fname, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", checked)
     outs, index = studies.run_all("smoke", tmp_path, jobs=2)
+    assert missing == [], missing
     page = index.read_text()
     for o in outs:
         assert f"href='{o.name}/smoke/report.html'" in page
@@ -294,6 +323,20 @@ def test_study_all_writes_an_index(tmp_path):
     got = browser.check_page(tmp_path, rel, shots / f"{outs[0].name}-report.png")
     assert got["bad"] == [] and got["imgs"] >= 1 and got["anchors"] >= 3, got
     assert (shots / f"{outs[0].name}-report.png").stat().st_size > 20_000
+
+
+def test_the_label_check_finds_an_axis_without_a_label():
+    from ccsim.analysis.figures import subplots
+
+    fig, axes = subplots(1, 2, sharey=True, squeeze=False)
+    for ax in axes[0]:
+        ax.plot([0, 1], [0, 1])
+        ax.set_xlabel("time (s)")
+    assert len(unlabelled_axes(fig)) == 2  # neither panel says what y is
+    axes[0][0].set_ylabel("cwnd (segments)")
+    assert unlabelled_axes(fig) == []  # the shared y axis is labelled once
+    axes[0][1].set_xlabel("")
+    assert unlabelled_axes(fig) == ["'?': no x label"]
 
 
 def test_the_browser_check_finds_a_broken_figure_and_link(tmp_path):

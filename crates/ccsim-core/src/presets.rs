@@ -13,8 +13,19 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
 /// Every TCP option as `stack` sets it for algorithm `cc`, as JSON
 /// (exported to Python).
 pub fn tcp_defaults_json(stack: &str, cc: &str) -> Result<String, String> {
-    let s: crate::config::Stack = serde_json::from_value(serde_json::Value::String(stack.to_string()))
-        .map_err(|_| format!("unknown stack {stack:?}; accepted: linux, ns2"))?;
+    let s: crate::config::Stack =
+        serde_json::from_value(serde_json::Value::String(stack.to_string())).map_err(|_| {
+            // the accepted names as the option schema lists them (one list: `config::schema::TCP`)
+            let names = crate::config::schema::TCP
+                .iter()
+                .find(|o| o.name == "stack")
+                .and_then(|o| match o.kind {
+                    crate::config::schema::Kind::Choice(c) => Some(c.join(", ")),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            format!("unknown stack {stack:?}; accepted: {names}")
+        })?;
     Ok(serde_json::to_string(&TcpCfg::for_stack(s, cc)).expect("TcpCfg serializes"))
 }
 
@@ -109,5 +120,17 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
         trace: TraceCfg::default(),
         capture_links: Vec::new(),
         tcp_tables: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod stack_tests {
+    #[test]
+    fn an_unknown_stack_lists_every_stack() {
+        let e = super::tcp_defaults_json("nope", "newreno").unwrap_err();
+        assert!(e.ends_with("accepted: linux, ns2, ns2-2.27"), "{e}");
+        for s in ["linux", "ns2", "ns2-2.27"] {
+            assert!(super::tcp_defaults_json(s, "newreno").is_ok(), "{s}");
+        }
     }
 }
