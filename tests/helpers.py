@@ -109,3 +109,20 @@ def plotted_figures(out_dir) -> dict:
     finally:
         plot._save = real_save
     return figs
+
+
+def unlabelled_axes(fig) -> list[str]:
+    """Axes that draw data without a label on x or y (a shared axis may carry
+    its label on a sibling: the bottom row, the first column)."""
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.has_data():
+            continue
+        name = ax.get_title() or (fig._suptitle.get_text() if fig._suptitle else "") or "?"
+        for which, sib, get in (
+            ("x", ax.get_shared_x_axes().get_siblings(ax), "get_xlabel"),
+            ("y", ax.get_shared_y_axes().get_siblings(ax), "get_ylabel"),
+        ):
+            if not any(getattr(a, get)().strip() for a in sib):
+                out.append(f"{name[:60]!r}: no {which} label")
+    return out

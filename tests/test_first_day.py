@@ -219,3 +219,30 @@ def test_a_legend_names_a_flow_once_when_its_label_is_its_algorithm():
 
     flows = pl.DataFrame({"id": [0, 1, 2], "cc": ["cubic", "bbr3", "cubic"], "label": ["cubic", "group1", "web"]})
     assert flow_names(flows) == {0: "flow 0 · cubic", 1: "flow 1 · bbr3", 2: "flow 2 · cubic · web"}
+
+
+def test_every_figure_of_a_run_and_a_sweep_labels_both_axes(tmp_path, monkeypatch):
+    from ccsim.analysis.plot import plot_dir
+    from helpers import unlabelled_axes
+    from matplotlib.figure import Figure
+
+    missing: list[str] = []
+    save = Figure.savefig
+
+    def checked(self, fname, *a, **kw):
+        missing.extend(f"{fname}: {m}" for m in unlabelled_axes(self))
+        return save(self, fname, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", checked)
+    res = ccsim.Scenario(TINY).run()
+    res.write(tmp_path / "r")
+    assert len(plot_dir(tmp_path / "r", ("png",))) == 4
+    out = _cc_campaign(tmp_path)
+    plot_sweep(
+        ccsim.open_campaign(out).per_run("flows.goodput_bps", "jain"),
+        "tcp.cc",
+        "jain(flows.goodput_bps)",
+        out=tmp_path / "s.png",
+    )
+    ccsim.plot_tput_delay(out, out=tmp_path / "t.png")
+    assert missing == [], missing

@@ -278,23 +278,6 @@ def test_study_smoke(name, tmp_path):
     assert [(v.claim, v.verdict) for v in again.verdicts] == [(v.claim, v.verdict) for v in o.verdicts]
 
 
-def unlabelled_axes(fig) -> list[str]:
-    """Axes that draw data without a label on x or y (a shared axis may carry
-    its label on a sibling: the bottom row, the first column)."""
-    out = []
-    for ax in fig.axes:
-        if not ax.get_visible() or not ax.has_data():
-            continue
-        name = ax.get_title() or (fig._suptitle.get_text() if fig._suptitle else "") or "?"
-        for which, sib, get in (
-            ("x", ax.get_shared_x_axes().get_siblings(ax), "get_xlabel"),
-            ("y", ax.get_shared_y_axes().get_siblings(ax), "get_ylabel"),
-        ):
-            if not any(getattr(a, get)().strip() for a in sib):
-                out.append(f"{name[:60]!r}: no {which} label")
-    return out
-
-
 def test_study_all_writes_an_index(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
@@ -308,7 +291,7 @@ def test_study_all_writes_an_index(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Figure, "savefig", checked)
     outs, index = studies.run_all("smoke", tmp_path, jobs=2)
-    assert missing == [], missing
+    assert missing == [], "\n".join(missing)
     page = index.read_text()
     for o in outs:
         assert f"href='{o.name}/smoke/report.html'" in page

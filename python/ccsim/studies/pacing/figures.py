@@ -145,6 +145,7 @@ class Figures:
                 fontsize=7,
             )
             ax.set_title(rate_text(r))
+            ax.set_xlabel("high-speed variant")
         axs[0][0].set_ylabel("share of the link (%)")
         hs, ls = axs[0][0].get_legend_handles_labels()
         axs[0][-1].legend(hs[::-1], ls[::-1], fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))

@@ -214,6 +214,7 @@ class Figures:
         axes[1].bar(x + 0.2, agg["jain_sack"], 0.4, label="SACK")
         for ax, yl in zip(axes, ("class goodput (kb/s)", "Jain index within the class")):
             ax.set_xticks(x, [short[s] for s in agg["topology.loss"]], fontsize=7, rotation=12)
+            ax.set_xlabel("error model on the forward bottleneck")
             ax.set_ylabel(yl)
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")

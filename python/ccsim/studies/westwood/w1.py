@@ -264,6 +264,7 @@ class W1:
             ax.set_xticks(range(4), [f"{i * q:g}–{(i + 1) * q:g} s\n{'ON' if i % 2 else 'OFF'}" for i in range(4)])
             ax.axhline(2 * PAYLOAD_SHARE, color="k", ls=":", lw=0.8)
             ax.set_title(f"W1 goodput of the flow under study, {title}", fontsize=9)
+            ax.set_xlabel("quarter of the run")
             ax.set_ylabel("goodput (Mb/s)")
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")

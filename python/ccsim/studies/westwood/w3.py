@@ -233,7 +233,9 @@ class W3:
             ax.set_xlabel("hops N")
             ax.grid(alpha=0.3)
             ax.legend(fontsize=6)
-        axes[0].set_ylabel("C1 goodput (Mb/s)")
+        for ax in axes[:4]:
+            ax.set_ylabel("C1 goodput (Mb/s)")
+        axes[4].set_ylabel("total goodput (Mb/s)")
         figs.append(
             save_figure(
                 fig,

@@ -299,7 +299,8 @@ class W45:
             ax.set_title(title, fontsize=9)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=6)
-        axes[0].set_ylabel("goodput per flow (Mb/s)")
+        for ax in axes:
+            ax.set_ylabel("goodput per flow (Mb/s)")
         figs.append(
             save_figure(
                 fig,
