@@ -38,7 +38,7 @@ from ccsim.studies.base import (
     verdict_from,
     with_stability,
 )
-from helpers import single_link
+from helpers import single_link, unlabelled_axes
 
 ROOT = Path(__file__).resolve().parent.parent
 
