@@ -623,9 +623,7 @@ def dry_run(
 
     n = len(sweep)
     sampled = n > max_points
-    order = (
-        sorted({round(i * (n - 1) / (max_points - 1)) for i in range(max_points)}) if sampled else list(range(n))
-    )
+    order = sorted({round(i * (n - 1) / (max_points - 1)) for i in range(max_points)}) if sampled else list(range(n))
     m = len(order)
     picks = {order[round(i * (m - 1) / max(samples - 1, 1))] for i in range(samples)}
     st = Store(out, readonly=True) if out is not None and (Path(out) / "campaign.json").exists() else None

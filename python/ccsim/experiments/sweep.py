@@ -255,9 +255,9 @@ class Sweep:
         return n * len(self.seeds)
 
     def _sizes(self) -> list[int]:
-        return [len(v) for v in self.axes.values()] + [len(next(iter(z.values()))) for z in self.zips] + [
-            len(self.seeds)
-        ]
+        return (
+            [len(v) for v in self.axes.values()] + [len(next(iter(z.values()))) for z in self.zips] + [len(self.seeds)]
+        )
 
     def point_at(self, index: int) -> Point:
         """The point at position `index` of the sweep's order, without
