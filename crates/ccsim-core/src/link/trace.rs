@@ -233,8 +233,13 @@ mod tests {
             Trace::parse("1\n2\n\n3").unwrap_err(),
             "line 3: empty line (one whole number of milliseconds per line)"
         );
-        assert!(Trace::parse("1\nx2\n").unwrap_err().starts_with("line 2: \"x2\" is not a whole"));
-        assert!(Trace::parse("1\n-2\n").unwrap_err().starts_with("line 2: \"-2\""));
+        assert!(Trace::parse("1\nx2\n").unwrap_err().starts_with("line 2: 'x2' is not a whole"));
+        assert!(Trace::parse("1\n-2\n").unwrap_err().starts_with("line 2: '-2'"));
+        // a line that is not a trace's: its first token, cut at 16 printable characters
+        let e = Trace::parse("KEY=0123456789abcdefXYZ secret\n").unwrap_err();
+        assert!(e.starts_with("line 1: 'KEY=0123456789ab…' is not"), "{e}");
+        assert!(!e.contains("secret") && !e.contains("XYZ"), "{e}");
+        assert!(Trace::parse("a\u{7}b\n").unwrap_err().starts_with("line 1: 'a?b' is not"));
         assert!(Trace::parse("5\n3\n").unwrap_err().starts_with("line 2: 3 ms is earlier than the line before (5 ms)"));
         assert!(Trace::parse("").unwrap_err().starts_with("no delivery opportunities"));
         assert!(Trace::parse("0\n0\n").unwrap_err().starts_with("the last opportunity is at 0 ms"));
