@@ -313,10 +313,10 @@ def plot_tput_delay(
     hues = list(dict.fromkeys(frame[hue].to_list()))
     word = {"owd": "one-way delay", "qdelay": "queueing delay", "rtt": "RTT"}[delay.split("_")[0]]
     pct = delay.split("_")[1] if delay.split("_")[1].startswith("p") else "mean"
-    xlabel = f"{pct[1:]}th percentile {word} per flow, ms (mean over flows)" if pct != "mean" else f"mean {word}, ms"
+    xlabel = f"{pct[1:]}th percentile {word}, ms" if pct != "mean" else f"mean {word}, ms"
     for a, pan in zip(list(axes[0]), panels):
         sub = frame if pan is None or facet is None else frame.filter(pl.col(facet) == pan)
-        agg = aggregate(sub, [hue], [TPUT, dcol], level=level)
+        agg = aggregate(sub, [hue], [TPUT, dcol], level=level, bounds=(0.0, None))
         for i, h in enumerate(hues):
             color = f"C{i % 10}"
             pts = sub.filter(pl.col(hue) == h)
@@ -346,7 +346,10 @@ def plot_tput_delay(
         if pan is not None:
             a.set_title(f"{facet} = {pan}", fontsize=9)
     axes[0][0].set_ylabel("mean throughput per flow, Mb/s")
-    note = f"small points: runs; large: mean and {level:.0%} Student-t CI; delay axis inverted (better: up and right)"
+    note = (
+        f"per flow, averaged over a run's flows; small points: runs; large: mean and {level:.0%} Student-t CI "
+        "(clipped at 0); delay axis inverted (better: up and right)"
+    )
     (fig.suptitle if facet else axes[0][0].set_title)(f"{title}\n({note})" if title else note, fontsize=9)
     axes[0][-1].legend(
         title=hue, fontsize=8, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
