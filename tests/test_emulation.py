@@ -244,21 +244,32 @@ def test_unsupported_features_are_refused_by_name():
             "flows": [{"app": "onoff", "on": "1s", "off": "1s"}],
         }
     )
-    bad = check_supported(sc.core)
+    bad = check_supported(sc.core, sc.raw)
     text = "; ".join(bad)
-    assert "flows[0].app.kind = 'on_off'" in text
-    assert "flows[0].tcp.stack = 'ns2'" in text
-    # a linux-stack option the kernel has no switch for is named with its default
+    assert "flows[0].app = 'on_off'" in text
+    assert "flows[0].stack = 'ns2'" in text
+    # a linux-stack option the kernel has no switch for is named with its default, as the user writes both
     sc2 = single().with_overrides({"tcp.delayed_ack": False})
-    assert any(b.startswith("flows[0].tcp.delayed_ack = False") for b in check_supported(sc2.core))
+    assert any(b.startswith("flows[0].delayed_ack = False") for b in check_supported(sc2.core, sc2.raw))
+    sc3 = single().with_overrides({"tcp.max_rto": "30s"})
+    assert any(
+        b.startswith("flows[0].max_rto = '30s'") and "default '120s'" in b for b in check_supported(sc3.core, sc3.raw)
+    ), check_supported(sc3.core, sc3.raw)
     assert check_supported(single().core) == []
+    # the group the user wrote, not the resolved flow's index: a UDP group and a group of three before it
+    raw = dict(single().raw)
+    raw["flows"] = [{"count": 1, "app": "cbr", "rate": "1Mbps"}, {"count": 3}, {"count": 1, "delayed_ack": False}]
+    sc4 = Scenario.from_dict(raw)
+    assert [b.split(" ")[0] for b in check_supported(sc4.core, sc4.raw) if "delayed_ack" in b] == [
+        "flows[2].delayed_ack"
+    ]
     # what ip would refuse half-way through the set-up is refused before anything is created: a packet
     # above a TUN device's 65,535-byte MTU, an rto_min the route cannot hold (whole milliseconds)
     big = single().with_overrides({"tcp.mss": 65495, "topology.buffer": "100pkt"})
-    assert any("tcp.mss = 65495" in b and "mss ≤ 65483" in b for b in check_supported(big.core))
+    assert any("flows[0].mss = 65495" in b and "mss ≤ 65483" in b for b in check_supported(big.core, big.raw))
     for rto in ("1.5ms", "50us"):
         b = check_supported(single().with_overrides({"tcp.min_rto": rto}).core)
-        assert any("tcp.min_rto" in x and "whole number of ms" in x for x in b), rto
+        assert any(".min_rto" in x and "whole number of ms" in x for x in b), rto
     assert check_supported(single().with_overrides({"tcp.min_rto": "10ms"}).core) == []
 
 

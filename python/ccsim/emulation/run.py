@@ -93,10 +93,33 @@ def _default_tcp(cc: str) -> dict:
     return json.loads(_core.tcp_defaults("linux", cc))
 
 
-def check_supported(core: dict) -> list[str]:
+def _flow_fields(core: dict, raw: dict | None) -> list[str]:
+    """How the user names each resolved TCP flow's settings: its flow group,
+    'flows[g]' (TCP flows are the groups' flows in order, UDP sources apart);
+    the resolved index without the scenario mapping."""
+    n = len(core.get("flows", []))
+    groups = raw.get("flows") if isinstance(raw, dict) else None
+    if not isinstance(groups, list):
+        return [f"flows[{i}]" for i in range(n)]
+    from ..scenario.traffic import APP_SCHEMA
+
+    out: list[str] = []
+    for gi, g in enumerate(groups):
+        if APP_SCHEMA.get(g.get("app", "bulk"), {}).get("core") == "udp":
+            continue
+        out += [f"flows[{gi}]"] * int(g.get("count", 1))
+    return out if len(out) == n else [f"flows[{i}]" for i in range(n)]
+
+
+def check_supported(core: dict, raw: dict | None = None) -> list[str]:
     """Every feature of the resolved scenario the backend cannot run, each
-    as 'field = value: why; accepted: ...'. Empty when it can run."""
+    as 'field = value: why; accepted: ...', fields as the scenario writes
+    them when its mapping `raw` is given (a flow group's option,
+    `flows[0].max_rto = '30s'`). Empty when it can run."""
+    from ..scenario.tcp_options import BY_CORE, as_written
+
     bad = []
+    where = _flow_fields(core, raw)
     if core.get("udp"):
         bad.append("udp: UDP sources are not emulated; accepted: TCP flows only")
     tr = core.get("trace") or {}
@@ -110,20 +133,21 @@ def check_supported(core: dict) -> list[str]:
         bad.append("flows: an emulated run needs at least one TCP flow")
     avail = kernel_ccs()
     for i, f in enumerate(core.get("flows", [])):
+        w = where[i]
         kind = f["app"]["kind"]
         if kind not in ("bulk", "file"):
-            bad.append(f"flows[{i}].app.kind = {kind!r}: not emulated; accepted: 'bulk', 'file'")
+            bad.append(f"{w}.app = {kind!r}: not emulated; accepted: 'bulk', 'file'")
         if f["src"] == f["dst"]:
-            bad.append(f"flows[{i}]: source and destination are the same node")
+            bad.append(f"{w}: source and destination are the same node")
         t = f["tcp"]
         if t["stack"] != "linux":
-            bad.append(f"flows[{i}].tcp.stack = {t['stack']!r}: the kernel is Linux; accepted: 'linux'")
+            bad.append(f"{w}.stack = {t['stack']!r}: the kernel is Linux; accepted: 'linux'")
             continue
         cc = t["cc"]
         kcc = KERNEL_CC.get(cc)
         if kcc is None or kcc not in avail:
             bad.append(
-                f"flows[{i}].tcp.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
+                f"{w}.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
                 f"(net.ipv4.tcp_available_congestion_control); accepted: "
                 f"{', '.join(sorted(k for k, v in KERNEL_CC.items() if v in avail))}"
             )
@@ -132,32 +156,32 @@ def check_supported(core: dict) -> list[str]:
         for k, v in t.items():
             if k in SETTABLE or k in IGNORED or d.get(k) == v:
                 continue
+            o = BY_CORE.get(k)
+            name, shown, default = (
+                (o["name"], as_written(o, v), as_written(o, d.get(k))) if o is not None else (k, v, d.get(k))
+            )
             bad.append(
-                f"flows[{i}].tcp.{k} = {v!r}: the kernel's TCP has no per-run switch for it; "
-                f"accepted: the linux stack's default {d.get(k)!r}"
+                f"{w}.{name} = {shown!r}: the kernel's TCP has no per-run switch for it; "
+                f"accepted: the linux stack's default {default!r}"
             )
         if t["sack"] not in ("off", "rfc6675"):
-            bad.append(f"flows[{i}].tcp.sack = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
+            bad.append(f"{w}.sack = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
         if t["pacing"] not in ("off", "linux"):
-            bad.append(
-                f"flows[{i}].tcp.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'"
-            )
+            bad.append(f"{w}.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'")
         top = TUN_MAX_MTU - (kernel_packet_bytes(t) - t["mss"])
         if t["mss"] > top:
             bad.append(
-                f"flows[{i}].tcp.mss = {t['mss']}: its packets ({kernel_packet_bytes(t)} bytes) exceed a TUN device's "
+                f"{w}.mss = {t['mss']}: its packets ({kernel_packet_bytes(t)} bytes) exceed a TUN device's "
                 f"largest MTU ({TUN_MAX_MTU}); accepted: mss ≤ {top}"
             )
         rto_ms = t["min_rto_ps"] / 1e9
         if rto_ms != 200 and (rto_ms < 1 or rto_ms != int(rto_ms)):
             bad.append(
-                f"flows[{i}].tcp.min_rto = {rto_ms:g}ms: the kernel takes a route's rto_min in whole "
+                f"{w}.min_rto = '{rto_ms:g}ms': the kernel takes a route's rto_min in whole "
                 "milliseconds; accepted: a whole number of ms ≥ 1ms"
             )
         if t["header_bytes"] != 40:
-            bad.append(
-                f"flows[{i}].tcp.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40"
-            )
+            bad.append(f"{w}.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
     # per-host settings are namespace-wide sysctls: the flows of one host must agree
     per_host: dict[tuple[int, str], tuple] = {}
     for i, f in enumerate(core.get("flows", [])):
@@ -183,7 +207,7 @@ def check_supported(core: dict) -> list[str]:
             prev = per_host.setdefault((node, key), val)
             if prev != val:
                 bad.append(
-                    f"flows[{i}].tcp: its {key} node {core['nodes'][node]!r} already carries a flow with other "
+                    f"{where[i]}: its {key} node {core['nodes'][node]!r} already carries a flow with other "
                     "sack/timestamps/ecn/mss/pacing-ratio settings; these are per-namespace sysctls, so the "
                     "flows of one host must agree"
                 )
@@ -205,7 +229,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
 
     check_available()
     core = sc.core
-    bad = check_supported(core)
+    bad = check_supported(core, sc.raw)
     if bad:
         raise ScenarioError("emulation", message="; ".join(bad))
     cleanup_stale()

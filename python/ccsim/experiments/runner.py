@@ -138,7 +138,7 @@ def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, sk
         if sweep.backend == "emulation":
             from ..emulation import check_supported
 
-            bad = check_supported(sc.core)
+            bad = check_supported(sc.core, sc.raw)
             if bad:
                 yield pt, None, sweep.point_error(pt, ScenarioError("emulation", message="; ".join(bad)))
                 continue

@@ -372,6 +372,13 @@ class Sweep:
             if re.match(pat, field) or re.match(pat, str(e)):
                 axis = name
                 break
+        if axis is None:
+            # a [tcp] axis as a flow group's resolved option names it ('tcp.mss' → 'flows[0].mss = …')
+            for name in (n for n in point.params if n.startswith("tcp.")):
+                key = re.escape(name.split(".", 1)[1])
+                if re.match(rf"^flows\[[0-9]+\]\.{key}\b", str(e)) or re.match(rf"^flows\[[0-9]+\]\.{key}$", field):
+                    axis = name
+                    break
         if axis is None and field.startswith("sim.seed"):
             axis = "seed"
         who = f"axis {axis} = {point.params[axis]!r}" if axis else "the base scenario"

@@ -21,22 +21,27 @@ STACKS: list[str] = SCHEMA["stack"]["kind"]["choices"]
 SCOREBOARD_OPTIONS = [k for k, o in SCHEMA.items() if o["needs_scoreboard"]]
 
 
+def as_written(o: dict, v: Any) -> Any:
+    """A resolved TCP field's value `v` as a scenario writes option `o`
+    ('30s' for a time in picoseconds, 'inf' for no limit)."""
+    t = o["kind"]["type"]
+    if t == "time":
+        return fmt_time_ps(v)
+    if t == "int_or_inf" and v is None:
+        return "inf"
+    return v
+
+
+# The option a resolved TCP field comes from: core field -> schema row.
+BY_CORE: dict[str, dict[str, Any]] = {o["core"]: o for o in SCHEMA.values()}
+
+
 def _defaults_from_core(stack: str, cc: str = "newreno") -> dict[str, Any]:
     """The [tcp] options as `stack` sets them, written as a scenario writes
     them, read from the core (`TcpCfg::for_stack` in
     crates/ccsim-core/src/config/tcp.rs, the one place they are written)."""
     core = json.loads(_core.tcp_defaults(stack, cc))
-    out: dict[str, Any] = {}
-    for k, o in SCHEMA.items():
-        v = core[o["core"]]
-        t = o["kind"]["type"]
-        if t == "time":
-            out[k] = fmt_time_ps(v)
-        elif t == "int_or_inf" and v is None:
-            out[k] = "inf"
-        else:
-            out[k] = v
-    return out
+    return {k: as_written(o, core[o["core"]]) for k, o in SCHEMA.items()}
 
 
 # One line per option, for `ccsim list tcp` and errors (from the schema).
