@@ -126,3 +126,21 @@ def unlabelled_axes(fig) -> list[str]:
             if not any(getattr(a, get)().strip() for a in sib):
                 out.append(f"{name[:60]!r}: no {which} label")
     return out
+
+
+def check_labels_on_save(monkeypatch) -> list[str]:
+    """From now on, every matplotlib figure saved records here the axes
+    `unlabelled_axes` finds (file name first); returns the list it fills."""
+    from pathlib import Path
+
+    from matplotlib.figure import Figure
+
+    missing: list[str] = []
+    save = Figure.savefig
+
+    def checked(self, fname, *a, **kw):
+        missing.extend(f"{Path(str(fname)).name}: {m}" for m in unlabelled_axes(self))
+        return save(self, fname, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", checked)
+    return missing

@@ -223,17 +223,9 @@ def test_a_legend_names_a_flow_once_when_its_label_is_its_algorithm():
 
 def test_every_figure_of_a_run_and_a_sweep_labels_both_axes(tmp_path, monkeypatch):
     from ccsim.analysis.plot import plot_dir
-    from helpers import unlabelled_axes
-    from matplotlib.figure import Figure
+    from helpers import check_labels_on_save
 
-    missing: list[str] = []
-    save = Figure.savefig
-
-    def checked(self, fname, *a, **kw):
-        missing.extend(f"{fname}: {m}" for m in unlabelled_axes(self))
-        return save(self, fname, *a, **kw)
-
-    monkeypatch.setattr(Figure, "savefig", checked)
+    missing = check_labels_on_save(monkeypatch)
     res = ccsim.Scenario(TINY).run()
     res.write(tmp_path / "r")
     assert len(plot_dir(tmp_path / "r", ("png",))) == 4
@@ -246,3 +238,21 @@ def test_every_figure_of_a_run_and_a_sweep_labels_both_axes(tmp_path, monkeypatc
     )
     ccsim.plot_tput_delay(out, out=tmp_path / "t.png")
     assert missing == [], missing
+
+
+def test_flags_of_one_figure_kind_are_refused_with_the_other(tmp_path):
+    out = _cc_campaign(tmp_path)
+    for args, flag in (
+        (["--kind", "tput-delay", "--reduce", "jain"], "--reduce"),
+        (["--kind", "tput-delay", "--ylabel", "x"], "--ylabel"),
+        (["--x", "tcp.cc", "--y", "flows.goodput_bps", "--delay", "qdelay_p95_s"], "--delay"),
+    ):
+        r = _cli("plot-sweep", str(out), *args)
+        assert r.returncode == 2 and f"{flag}: " in r.stderr, (args, r.stderr)
+
+
+def test_a_first_rate_is_not_given_beside_a_drawn_one():
+    from ccsim.gym import CongestionControlEnv
+
+    with pytest.raises(ccsim.ScenarioError, match="initial_rate: randomize_link draws the first rate"):
+        CongestionControlEnv(randomize_link=True, initial_rate="5Mbps")

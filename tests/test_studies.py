@@ -38,7 +38,7 @@ from ccsim.studies.base import (
     verdict_from,
     with_stability,
 )
-from helpers import single_link, unlabelled_axes
+from helpers import check_labels_on_save, single_link, unlabelled_axes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -279,17 +279,8 @@ def test_study_smoke(name, tmp_path):
 
 
 def test_study_all_writes_an_index(tmp_path, monkeypatch):
-    from matplotlib.figure import Figure
-
     # every figure the studies save labels both axes (checked as it is saved)
-    missing: list[str] = []
-    save = Figure.savefig
-
-    def checked(self, fname, *a, **kw):
-        missing.extend(f"{Path(str(fname)).name}: {m}" for m in unlabelled_axes(self))
-        return save(self, fname, *a, **kw)
-
-    monkeypatch.setattr(Figure, "savefig", checked)
+    missing = check_labels_on_save(monkeypatch)
     outs, index = studies.run_all("smoke", tmp_path, jobs=2)
     assert missing == [], "\n".join(missing)
     page = index.read_text()

@@ -171,7 +171,9 @@ class CongestionControlEnv(gymnasium.Env):
     features: names of :data:`FEATURES` per interval (default: all).
     reward: a callable of the interval's figures (see ``info``), default
         :func:`aurora_reward`.
-    initial_rate / min_rate / max_rate: the rate action's start and bounds.
+    initial_rate / min_rate / max_rate: the rate action's start (default
+        3 Mb/s; not with ``randomize_link``, which draws it, kept within
+        min_rate–max_rate) and bounds.
     initial_window / min_window / max_window: the window action's (segments).
     alpha: the step of the multiplicative action (Aurora: 0.025).
     action_bound: the action Box is [−bound, bound] (Aurora: 10¹²; a
@@ -196,7 +198,7 @@ class CongestionControlEnv(gymnasium.Env):
         history: int = 10,
         features: tuple[str, ...] | None = None,
         reward: Callable[[Mapping[str, float]], float] | None = None,
-        initial_rate: str = "3Mbps",
+        initial_rate: str | None = None,
         min_rate: str = "100kbps",
         max_rate: str = "10Gbps",
         initial_window: int = 10,
@@ -255,6 +257,13 @@ class CongestionControlEnv(gymnasium.Env):
             if f not in FEATURES:
                 raise ScenarioError("features", f, "names from ccsim.gym.FEATURES: " + ", ".join(FEATURES))
         self.reward_fn = reward or aurora_reward
+        if randomize_link is not False and initial_rate is not None:
+            raise ScenarioError(
+                "initial_rate",
+                message="initial_rate: randomize_link draws the first rate at every reset (a share of the drawn "
+                "link's rate); set randomize_link={'initial_rate_share': (lo, hi)} instead",
+            )
+        initial_rate = "3Mbps" if initial_rate is None else initial_rate
         self._rate0 = parse_rate("initial_rate", initial_rate) / 8
         self._rate_lo = parse_rate("min_rate", min_rate) / 8
         self._rate_hi = parse_rate("max_rate", max_rate) / 8

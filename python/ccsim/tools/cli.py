@@ -581,7 +581,6 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("--x", help="the axis on the x axis, e.g. topology.buffer (--kind line)")
     ps.add_argument(
         "--delay",
-        default="owd_p95_s",
         help="--kind tput-delay: the flows' delay column: owd_p95_s (default), qdelay_p95_s, owd_p50_s, ...",
     )
     ps.add_argument(
@@ -592,9 +591,8 @@ def main(argv: list[str] | None = None) -> int:
     ps.add_argument("--facet", help="one panel per value: an axis or a column of y's table")
     ps.add_argument(
         "--reduce",
-        default="mean",
         choices=["mean", "sum", "min", "max", "median", "jain"],
-        help="how a run's rows become one value (default mean)",
+        help="how a run's rows become one value (default mean; --kind line)",
     )
     ps.add_argument("--title")
     ps.add_argument("--xlabel", help="the x axis's label (default: the axis's name)")

@@ -122,6 +122,9 @@ def cmd_plot_sweep(a) -> int:
     for flag, v in (("--y", a.y), ("--x", a.x)):
         if v is None:
             raise ScenarioError(flag, message=f"{flag}: needed by --kind line (or use --kind tput-delay)")
+    if a.delay is not None:
+        raise ScenarioError("--delay", message="--delay: only with --kind tput-delay (a line figure plots --y)")
+    a.reduce = a.reduce or "mean"
     y = per_run_name(a.y, a.reduce)
     stem = f"{y}_vs_{a.x}" + (f"_by_{a.hue}" if a.hue else "") + (f"_per_{a.facet}" if a.facet else "")
     out = Path(a.out) if a.out else Path(a.dir) / (stem.replace("/", "_").replace("(", "_").replace(")", "") + ".png")
@@ -134,10 +137,13 @@ def _tput_delay_figure(c, a) -> int:
     from ..errors import suggest
     from ..experiments.aggregate import plot_tput_delay, tput_delay_frame
 
-    if a.x or a.y:
-        raise ScenarioError(
-            "--x" if a.x else "--y", message="--x and --y: not with --kind tput-delay (its axes are fixed)"
-        )
+    # every flag the user gives must act: those of the line figure do not here
+    for flag, v in (("--x", a.x), ("--y", a.y), ("--reduce", a.reduce), ("--xlabel", a.xlabel), ("--ylabel", a.ylabel)):
+        if v is not None:
+            raise ScenarioError(
+                flag, message=f"{flag}: not with --kind tput-delay (its axes, labels and per-flow means are fixed)"
+            )
+    a.delay = a.delay or "owd_p95_s"
     hue = a.hue or ("tcp.cc" if "tcp.cc" in c.axes else "cc")
     for role, col in (("--hue", hue), ("--facet", a.facet)):
         if col is None or col in c.axes:
