@@ -9,7 +9,6 @@ MAX_INITIAL_WINDOW: int  # the core's bound on tcp.initial_window (segments)
 MAX_TIME_PS: int  # the latest time the core accepts (2^62 ps, about 53 days)
 FLOW_ECHO_COLUMNS: list[str]  # per-flow columns that repeat the scenario rather than measure the run
 LINK_ECHO_COLUMNS: list[str]  # the same for the per-link summary
-TS_OPTION_BYTES: int  # bytes the RFC 7323 timestamp option adds to every packet (10 + 2 of padding)
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...

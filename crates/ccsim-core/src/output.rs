@@ -281,7 +281,7 @@ pub fn flow_columns<'a>() -> Vec<Col<TcpFlow, FlowCtx<'a>>> {
 pub static FLOW_SERIES: &[Col<TcpFlow, f64>] = &[
     Col("time_s", Get::F(|_, t| *t)),
     Col("flow", Get::U(|f, _| f.c.id as u64)),
-    Col("cwnd", Get::U(|f, _| f.c.tp.cwnd as u64)),
+    Col("cwnd", Get::U(|f, _| f.c.open_cwnd() as u64)),
     Col("ssthresh", Get::F(|f, _| if f.c.tp.ssthresh == u32::MAX { f64::INFINITY } else { f.c.tp.ssthresh as f64 })),
     Col("srtt_s", Get::F(|f, _| nan_or(f.c.rtt.srtt))),
     Col("rto_s", Get::F(|f, _| ps_to_s(f.c.rtt.rto()))),

@@ -150,6 +150,6 @@ def resolve(opts: dict) -> dict:
 def wire_bytes(tcp: dict, header_bytes: int | None = None) -> int:
     """Bytes of a full-sized data packet: mss + headers (`header_bytes`
     when given, else the options') + the timestamp option when it is on
-    (the core's TS_OPTION_BYTES)."""
+    (`ts_option_bytes`)."""
     header = tcp["header_bytes"] if header_bytes is None else header_bytes
-    return tcp["mss"] + header + (_core.TS_OPTION_BYTES if tcp["timestamps"] else 0)
+    return tcp["mss"] + header + (tcp["ts_option_bytes"] if tcp["timestamps"] else 0)

@@ -21,6 +21,14 @@
 //!               computes it. Choi, Lee, Cho & Han 2004 use Low_Window 31.
 //! Slow start is standard (no RFC 3742 limited slow start).
 //!
+//! `first_decrease = "half"` (the `ns2` and `choi2004` presets): ns-2's
+//! `TcpAgent::slowdown` (tcp/tcp.cc, 2.27 and 2.35) sets ssthresh and cwnd
+//! to ⌊w/2⌋ instead of (1 − b(w))·w on the connection's first decrease
+//! (first_decrease_), on any decrease in slow start (cwnd < ssthresh) and,
+//! for ssthresh, on every timeout (last_cwnd_action_ == TIMEOUT). After a
+//! timeout ns-2 keeps cwnd at (1 − b)·w for a later fast retransmit but
+//! ssthresh at w/2 only then; ccsim's recovery ends at ssthresh either way.
+//!
 //! Deviations: none known for `linux`; in `formula`, ns-2 keeps cwnd as a
 //! real number, we keep whole segments and carry the fraction in a counter.
 
@@ -42,6 +50,13 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         num("low_p", 1e-3, 1e-12, 0.5, "Low_P, loss rate at Low_Window (formula only; ns-2 uses 1.5/Low_Window²)"),
         num("high_p", 1e-7, 1e-15, 0.5, "High_P, loss rate at High_Window (formula only)"),
         num("high_decrease", 0.1, 0.001, 0.5, "High_Decrease, b at High_Window (formula only)"),
+        choice(
+            "first_decrease",
+            &["b", "half"],
+            "b",
+            "'b': every decrease is b(w) (RFC 3649, Linux); 'half': halve on the first decrease, in slow start \
+             and on timeouts (ns-2 slowdown)",
+        ),
     ],
     presets: &[
         Preset { name: "linux", doc: "Linux tcp_highspeed.c table", values: &[] },
@@ -52,16 +67,21 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         },
         Preset {
             name: "ns2",
-            doc: "ns-2 windowOption 8: Low_Window 38, Low_P = 1.5/38²",
-            values: &[("table", Lit::S("formula")), ("low_p", Lit::N(1.5 / (38.0 * 38.0)))],
+            doc: "ns-2 windowOption 8: Low_Window 38, Low_P = 1.5/38², first decrease halved",
+            values: &[
+                ("table", Lit::S("formula")),
+                ("low_p", Lit::N(1.5 / (38.0 * 38.0))),
+                ("first_decrease", Lit::S("half")),
+            ],
         },
         Preset {
             name: "choi2004",
-            doc: "Choi, Lee, Cho & Han 2004 (ns-2): Low_Window 31, Low_P = 1.5/31²",
+            doc: "Choi, Lee, Cho & Han 2004 (ns-2): Low_Window 31, Low_P = 1.5/31², first decrease halved",
             values: &[
                 ("table", Lit::S("formula")),
                 ("low_window", Lit::N(31.0)),
                 ("low_p", Lit::N(1.5 / (31.0 * 31.0))),
+                ("first_decrease", Lit::S("half")),
             ],
         },
     ],
@@ -179,6 +199,10 @@ pub struct HighSpeed {
     ai: usize,
     /// Formula: fractional growth in segments·cwnd units.
     acc: f64,
+    /// `first_decrease = "half"`: ns-2's slowdown rule.
+    halve_first: bool,
+    /// ns-2 first_decrease_ is spent (any ssthresh computed).
+    decreased: bool,
 }
 
 impl HighSpeed {
@@ -190,7 +214,7 @@ impl HighSpeed {
             high_p: p.num("high_p"),
             high_decrease: p.num("high_decrease"),
         });
-        HighSpeed { rfc, ai: 0, acc: 0.0 }
+        HighSpeed { rfc, ai: 0, acc: 0.0, halve_first: p.text("first_decrease") == "half", decreased: false }
     }
 
     /// Linux: move `ai` so that AIMD[ai-1].0 < cwnd <= AIMD[ai].0.
@@ -244,6 +268,10 @@ impl CongestionOps for HighSpeed {
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         let w = tp.cwnd;
+        let first = !std::mem::replace(&mut self.decreased, true);
+        if self.halve_first && (first || tp.in_slow_start()) {
+            return (w / 2).max(2);
+        }
         match self.rfc {
             None => (w - ((w as u64 * AIMD[self.ai].1 as u64) >> 8) as u32).max(2),
             Some(r) => {
@@ -253,6 +281,14 @@ impl CongestionOps for HighSpeed {
                     ((w as f64 * (1.0 - r.b(w as f64))).floor() as u32).max(2)
                 }
             }
+        }
+    }
+
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: super::CwndEvent) {
+        // ns-2 timeout(): last_cwnd_action_ = TIMEOUT before slowdown, so
+        // ssthresh is ⌊w/2⌋ whatever b(w) (cwnd not yet cut here).
+        if self.halve_first && ev == super::CwndEvent::Loss {
+            tp.ssthresh = (tp.cwnd / 2).max(2);
         }
     }
 
@@ -369,6 +405,36 @@ mod tests {
             let solved = bisect(|x| r.p(x) - p, 38.0, 1e7);
             assert!((solved - w).abs() / w < 0.03, "p {p}: {solved} vs {w}");
         }
+    }
+
+    #[test]
+    fn ns2_presets_halve_the_first_decrease_in_slow_start_and_on_timeouts() {
+        // ns-2 TcpAgent::slowdown (tcp/tcp.cc at the ns-2.27 release): ssthresh_
+        // and cwnd_ = halfwin = ⌊w/2⌋ while first_decrease_ == 1 or cwnd_ <
+        // ssthresh_, decreasewin = ⌊w − b(w)·w⌋ otherwise; timeout() sets
+        // last_cwnd_action_ = TIMEOUT first, so its ssthresh is halfwin too.
+        // Choi et al. 2004's constants (Low_Window 31): a first loss at cwnd
+        // 4955 gives 2477 in ns-2, where b(w) alone gives 3751.
+        let w = 4955;
+        let mut h = HighSpeed::new(&with("highspeed", Some("choi2004"), &[]));
+        let ca = state(w, 1);
+        assert_eq!(h.ssthresh(&ca), 2477);
+        assert_eq!(h.ssthresh(&ca), 3751);
+        assert_eq!(h.ssthresh(&state(w, 10_000)), 2477, "a decrease in slow start");
+        let mut tp = state(w, 1);
+        tp.ssthresh = h.ssthresh(&tp);
+        assert_eq!(tp.ssthresh, 3751);
+        h.cwnd_event(&mut tp, crate::cc::CwndEvent::Loss);
+        assert_eq!(tp.ssthresh, 2477, "a timeout");
+        // RFC 3649 and Linux: b(w) from the first decrease on, timeouts too.
+        let mut rfc = HighSpeed::new(&with("highspeed", Some("choi2004"), &[("first_decrease", crate::cc::params::Value::Str("b".into()))]));
+        assert_eq!(rfc.ssthresh(&ca), 3751);
+        let mut tp = state(w, 1);
+        tp.ssthresh = rfc.ssthresh(&tp);
+        rfc.cwnd_event(&mut tp, crate::cc::CwndEvent::Loss);
+        assert_eq!(tp.ssthresh, 3751);
+        // The ns2 preset (Low_Window 38) takes the same rule.
+        assert_eq!(HighSpeed::new(&with("highspeed", Some("ns2"), &[])).ssthresh(&ca), 2477);
     }
 
     fn bisect(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {

@@ -45,9 +45,8 @@ pub enum Stack {
     Linux,
     /// ns-2.35 defaults (tcl/lib/ns-default.tcl, tcp/tcp.cc, tcp-sink.cc).
     Ns2,
-    /// ns-2.27 defaults (the release of 2004-01-18; ns-2.26 of 2003-02-27
-    /// differs only in NewReno's newreno_changes1_ and
-    /// partial_window_deflation_, both 0 there): what papers of 2004 ran.
+    /// ns-2.27 defaults (the release of 2004-01-18): what papers of 2004
+    /// ran. ns-2.26 (2003-02-27) differs further (docs/scenario.md).
     #[serde(rename = "ns2-2.27")]
     Ns2_27,
 }
@@ -117,6 +116,25 @@ pub enum RtoModel {
     Rfc6298,
     /// ns-2 TcpAgent: tick-counted samples (G = tcpTick_), one timed
     /// segment per RTT, min_rto before back-off.
+    Ns2,
+}
+
+/// How a sender answers an ECN-Echo (`TcpCfg::ecn_response`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnResponse {
+    /// Linux tcp_enter_cwr: cwnd falls to the algorithm's ssthresh (at
+    /// least 1; Reno's is ≥ 2), once per window; the ACK that carried ECE
+    /// does not grow the window (RFC 3168 §6.1.2).
+    #[default]
+    Linux,
+    /// ns-2 TcpAgent::ecn → slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)
+    /// (tcp.cc, ns-2.27 and 2.35 alike): cwnd = ⌊window/2⌋, so 1 at a window
+    /// of 2–3 and 0 at 1 (nothing is sent until the retransmission timer,
+    /// which newtimer keeps running, expires), ssthresh ≥ 2; also after a
+    /// timeout inside its window (last_cwnd_action_ == TIMEOUT); no ACK
+    /// carrying ECE opens the window (recv_newack_helper, once ect_ is set);
+    /// a second ECN at cwnd ≤ 1 backs the timer off (ecn_backoff_).
     Ns2,
 }
 
@@ -252,6 +270,22 @@ pub struct TcpCfg {
     pub ecn_codepoint: EcnCodepoint,
     /// The receiver's ECN feedback.
     pub ecn_feedback: EcnFeedback,
+    /// How the sender answers ECN-Echo.
+    pub ecn_response: EcnResponse,
+    /// Bytes the timestamp option adds to every packet when `timestamps`
+    /// is on (RFC 7323 §3: 10, padded to 12 by Linux; ns-2 charges
+    /// `ts_option_size_` 10).
+    pub ts_option_bytes: u32,
+    /// A loss of the connection's first data segment may be repaired by
+    /// fast retransmit; false: only the RTO repairs it (ns-2.27's
+    /// dupack_action: recovered = highest_ack_ > recover_ is false while
+    /// both are at the start; ns-2 added bugfix_ss_ in 2006).
+    pub fast_retransmit_first: bool,
+    /// Sack1 only: once the application's data has all been sent, the
+    /// send loop stops, so holes found in recovery wait for the RTO
+    /// (ns-2.27 Sack1TcpAgent::send_much loops while t_seqno_ < curseq_;
+    /// ns-2.35 changed the loop).
+    pub sack1_stop_at_end: bool,
     pub pacing: PacingCfg,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
@@ -364,6 +398,10 @@ impl TcpCfg {
             ecn: need.is_some(),
             ecn_codepoint: need.map_or(EcnCodepoint::Ect0, |n| n.codepoint),
             ecn_feedback: need.map_or(EcnFeedback::Classic, |n| n.feedback),
+            ecn_response: EcnResponse::Linux, // tcp_enter_cwr / tcp_cwnd_reduction
+            ts_option_bytes: 12,              // TCPOLEN_TSTAMP_ALIGNED (include/net/tcp.h)
+            fast_retransmit_first: true,
+            sack1_stop_at_end: false,
             pacing: PacingCfg::Off,
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,
@@ -412,6 +450,8 @@ impl TcpCfg {
             max_rto_ps: 60 * PS_PER_S,            // maxrto_ 60
             clock_granularity_ps: 10 * PS_PER_MS, // tcpTick_ 0.01
             impatient: true,                      // Newreno newreno_changes1_ 1
+            ecn_response: EcnResponse::Ns2,       // TcpAgent::ecn → slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)
+            ts_option_bytes: 10,                  // ts_option_size_ 10
             ..linux.clone()
         };
         match stack {
@@ -428,6 +468,8 @@ impl TcpCfg {
                 initial_rto_ps: 6 * PS_PER_S,   // rtxcur_init_ 6.0
                 max_rto_ps: 100_000 * PS_PER_S, // maxrto_ 100000
                 dupthresh_frac: 100,            // numdupacksFrac_ 100 ("Added 2002/10/18"; -1 in 2.35)
+                fast_retransmit_first: false,   // no bugfix_ss_ ("added on 2006/06/13")
+                sack1_stop_at_end: true,        // Sack1TcpAgent::send_much: ... && t_seqno_ < curseq_
                 ..ns2
             },
         }
@@ -497,7 +539,16 @@ impl TcpCfg {
 
     /// Bytes of one full-sized data packet on the wire.
     pub fn packet_bytes(&self) -> u64 {
-        self.mss as u64 + self.header_bytes as u64 + if self.timestamps { TS_OPTION_BYTES as u64 } else { 0 }
+        self.mss as u64 + self.header_bytes as u64 + self.option_bytes() as u64
+    }
+
+    /// Option bytes on every packet: the timestamp option when it is on.
+    pub fn option_bytes(&self) -> u32 {
+        if self.timestamps {
+            self.ts_option_bytes
+        } else {
+            0
+        }
     }
 }
 
@@ -610,9 +661,8 @@ fn merge_with_stack<'de, D: serde::Deserializer<'de>>(
     Ok(t)
 }
 
-/// TCP option bytes on the wire (RFC 7323 timestamps with two NOPs; RFC 2018
-/// SACK with two NOPs: 4 + 8 per block).
-pub const TS_OPTION_BYTES: u32 = 12;
+/// SACK option bytes on the wire (RFC 2018 with two NOPs: 4 + 8 per block;
+/// the timestamp option is `TcpCfg::ts_option_bytes`).
 /// Largest tcp.min_tso_segs (Linux's sysctl is a u8, at least 1).
 pub const MAX_TSO_SEGS: u32 = 255;
 pub fn sack_option_bytes(blocks: u32) -> u32 {

@@ -51,7 +51,7 @@ pub use conn::Conn;
 pub use types::{CcSample, FlowEventKind, FlowStats, FlowTrace, SenderState};
 pub(crate) use types::{LastAction, Pick};
 
-use crate::config::RtoModel;
+use crate::config::{EcnResponse, RtoModel};
 use crate::config::{AppCfg, FlowCfg};
 use crate::packet::{Packet, PktKind, FLAG_SACK};
 use crate::units::SimTime;
@@ -165,6 +165,7 @@ impl TcpFlow {
     /// a periodic sample), if the flow keeps one.
     pub fn trace_cc(&mut self, now: SimTime, cause: Option<FlowEventKind>) {
         let ca_state = self.ca_state_code() as u8;
+        let cwnd = self.c.open_cwnd();
         let c = &mut self.c;
         let Some(t) = c.trace.as_deref_mut() else { return };
         if !t.want_cc {
@@ -177,7 +178,7 @@ impl TcpFlow {
             time: now,
             cause,
             ca_state,
-            cwnd: c.tp.cwnd,
+            cwnd,
             ssthresh: c.tp.ssthresh,
             mode: c.cc.mode(),
             vars,
@@ -252,7 +253,7 @@ impl TcpFlow {
                 Pick::Next => {
                     // Go-back-N resends from snd_nxt; otherwise new data at snd_max.
                     let s = if self.recovery.go_back_n(c) { c.snd_nxt } else { c.snd_max };
-                    if !c.in_recovery && !self.recovery.in_loss() && c.dupacks > 0 && s >= c.snd_una + c.tp.cwnd as u64
+                    if !c.in_recovery && !self.recovery.in_loss() && c.dupacks > 0 && s >= c.snd_una + c.open_cwnd() as u64
                     {
                         c.lt_sent += 1;
                     }
@@ -307,6 +308,9 @@ impl TcpFlow {
             c.take_rtt_sample(now, now - c.syn_sent_at, true);
         }
         c.rtt.clear_backoff();
+        // ns-2 (ecn_response = "ns2"): the SYN-ACK's ECN-Echo is the ECN
+        // negotiation (TcpSink::ack) and sets ect_ (recv_newack_helper).
+        c.ecn_seen = c.cfg.tcp.ecn;
         c.state = SenderState::Established;
         c.rto_deadline = None;
         self.try_send(now, out);
@@ -393,7 +397,12 @@ impl TcpFlow {
         }
         let mut step = self.recovery.on_ack(c, now, &a, out);
 
-        if a.ece && c.ecn_reduce(now, self.recovery.in_loss()) {
+        let reduced = a.ece && c.ecn_reduce(now, self.recovery.in_loss());
+        if c.cfg.tcp.ecn_response == EcnResponse::Ns2 {
+            if a.newly > 0 && !c.ns2_ecn_ack(a.ece) {
+                step.grow = false;
+            }
+        } else if reduced {
             step.grow = false; // RFC 3168 §6.1.2: no increase on this ACK
         }
         c.maybe_end_cwr(now);
@@ -430,6 +439,15 @@ impl TcpFlow {
             }
             SenderState::Established => {
                 if c.snd_una >= c.snd_max {
+                    if c.ecn_stalled {
+                        c.ecn_stall_expired(now);
+                        self.try_send(now, out);
+                        let c = &mut self.c;
+                        if c.rto_deadline.is_none() {
+                            c.rto_deadline = Some(now + c.rtt.rto());
+                        }
+                        self.trace_cc_events(now);
+                    }
                     return;
                 }
                 // F-RTO (RFC 5682 §3.1 step 1, Linux tcp_enter_loss): not
@@ -596,3 +614,5 @@ impl TcpFlow {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ns2_tests;

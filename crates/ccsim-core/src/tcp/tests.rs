@@ -10,7 +10,7 @@ use crate::presets::tcp_defaults;
 
 const MS: SimTime = crate::units::PS_PER_MS;
 
-fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::TcpCfg)) -> TcpFlow {
+pub(super) fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::TcpCfg)) -> TcpFlow {
     let mut t = tcp_defaults("newreno");
     t.sack = sack;
     t.delayed_ack = false;
@@ -30,7 +30,7 @@ fn flow(segs: Option<u64>, sack: SackCfg, f: impl FnOnce(&mut crate::config::Tcp
 
 /// Deliver an ACK for `ack` carrying SACK blocks `blocks` at time `now`,
 /// echoing timestamp 0 (the send time of the first flight).
-fn ack(fl: &mut TcpFlow, now: SimTime, ack: u64, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
+pub(super) fn ack(fl: &mut TcpFlow, now: SimTime, ack: u64, blocks: &[(u64, u64)], out: &mut Vec<Packet>) {
     ack_echo(fl, now, ack, 0, blocks, out);
 }
 

@@ -10,6 +10,8 @@ pub(crate) enum LastAction {
     None,
     FastRetransmit,
     Timeout,
+    /// An ECN reduction (`ecn_response = "ns2"` only: CWND_ACTION_ECN).
+    Ecn,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 
 use super::{AckInfo, AckStep, Conn};
 use crate::cc::{AckSample, CaState, CwndEvent};
-use crate::config::{RtoSsthresh, SackCfg};
+use crate::config::{EcnResponse, RtoSsthresh, SackCfg};
 use crate::packet::Packet;
 use crate::tcp::rate::RateCand;
 use crate::tcp::scoreboard::{EVER_RETRANS, LOST, RETRANS, SACKED, WAS_SACKED};
@@ -262,6 +262,9 @@ impl Conn {
     /// RFC 3168 §6.1.2: answer ECN-Echo with one reduction per window
     /// (not while already reducing: recovery, `in_loss`, CWR).
     pub(in crate::tcp) fn ecn_reduce(&mut self, now: SimTime, in_loss: bool) -> bool {
+        if self.cfg.tcp.ecn_response == EcnResponse::Ns2 {
+            return self.ecn_reduce_ns2(now);
+        }
         if self.in_recovery || in_loss || self.in_cwr || self.snd_una < self.cwr_high {
             return false;
         }
@@ -281,6 +284,89 @@ impl Conn {
         self.cwr_pending = true;
         self.set_ca_state(CaState::Cwr);
         true
+    }
+
+    /// ns-2 `TcpAgent::ecn` (tcp/tcp.cc; the same in ns-2.27 and 2.35):
+    /// once the ACK passed `recover_` (seqno > recover_, here snd_una >
+    /// cwr_high) or after a timeout (last_cwnd_action_ == TIMEOUT), then
+    /// `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`: ssthresh from the
+    /// algorithm (ns-2 floors it at 2, as Reno's does), cwnd = ⌊cwnd/2⌋
+    /// below a window of 4 (where the floor would differ), so 1 at 2–3 and
+    /// 0 at 1 (`ecn_stalled`). At cwnd ≤ 1 a second such ECN in a row backs
+    /// the retransmission timer off (`ecn_backoff_`, rtt_backoff).
+    fn ecn_reduce_ns2(&mut self, now: SimTime) -> bool {
+        if self.in_recovery || (self.snd_una <= self.cwr_high && self.last_action != LastAction::Timeout) {
+            return false;
+        }
+        let w = self.open_cwnd();
+        if w <= 1 {
+            if self.ecn_backoff {
+                self.rtt.back_off();
+            } else {
+                self.ecn_backoff = true;
+            }
+        } else {
+            self.ecn_backoff = false;
+        }
+        self.sync_tp(now);
+        self.tp.prior_cwnd = self.tp.cwnd;
+        self.undo.prior_ssthresh = 0;
+        self.events.push((now, FlowEventKind::EcnReduction, w as f64));
+        self.stats.ecn_reductions += 1;
+        let ssthresh = self.cc.ssthresh(&self.tp);
+        self.tp.ssthresh = ssthresh;
+        if !self.cc_owns_cwnd {
+            let cwnd = if w / 2 < 2 { w / 2 } else { ssthresh };
+            self.ecn_stalled = cwnd == 0;
+            self.tp.cwnd = cwnd.clamp(1, self.tp.cwnd_clamp);
+            self.tp.cwnd_cnt = 0;
+        }
+        self.in_cwr = true;
+        self.cwr_high = self.snd_max;
+        self.cwr_pending = true;
+        self.last_action = LastAction::Ecn;
+        self.set_ca_state(CaState::Cwr);
+        true
+    }
+
+    /// ns-2 `recv_newack_helper` with `ecn_response = "ns2"`: whether a new
+    /// ACK may open the window. Not one carrying ECE once an earlier ACK
+    /// carried one (ect_; the first ECE ACK still opens it, ect_ being set
+    /// after opencwnd); an ACK without ECE ends `ecn_backoff_`.
+    pub(in crate::tcp) fn ns2_ecn_ack(&mut self, ece: bool) -> bool {
+        let open = !ece || !self.ecn_seen;
+        if ece {
+            self.ecn_seen = true;
+        } else {
+            self.ecn_backoff = false;
+        }
+        open
+    }
+
+    /// The window the sender may fill: cwnd, or 0 while an ns-2 ECN
+    /// reduction holds it closed (`ecn_stalled`).
+    #[inline]
+    pub fn open_cwnd(&self) -> u32 {
+        if self.ecn_stalled {
+            0
+        } else {
+            self.tp.cwnd
+        }
+    }
+
+    /// The retransmission timer expired with nothing outstanding while an
+    /// ns-2 ECN reduction held the window at 0 (ns-2 `TcpAgent::timeout`
+    /// with highest_ack_ == maxseq_ and restart_bugfix_): cwnd 1 and
+    /// ssthresh kept (slowdown(CLOSE_CWND_ONE)), no back-off
+    /// (reset_rtx_timer(0, 0)), last_cwnd_action_ = TIMEOUT.
+    pub(in crate::tcp) fn ecn_stall_expired(&mut self, now: SimTime) {
+        self.stats.timeouts += 1;
+        self.events.push((now, FlowEventKind::Timeout, crate::units::ps_to_s(self.rtt.rto())));
+        self.ecn_stalled = false;
+        self.tp.cwnd = 1;
+        self.tp.cwnd_cnt = 0;
+        self.cwr_pending = true;
+        self.last_action = LastAction::Timeout;
     }
 
     /// Leave CWR once the window that saw the ECN-Echo is acknowledged.
@@ -339,6 +425,9 @@ impl Conn {
                 self.tp.mark_app_limited = false;
                 self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
             }
+        } else if self.ecn_stalled {
+            // ns-2 opencwnd on a new ACK without ECE: cwnd_ 0 → 1.
+            self.ecn_stalled = !step.grow;
         } else if step.grow && (!self.cfg.tcp.cwnd_limited_gate || self.cwnd_limited()) {
             // Growth is credited with the segments this ACK delivered (Linux
             // tcp_cong_control's acked_sacked): a cumulative ACK over data
@@ -357,7 +446,8 @@ impl Conn {
         }
         if a.newly > 0 {
             if self.snd_una >= self.snd_max {
-                self.rto_deadline = None;
+                // ns-2 newtimer keeps the timer running while cwnd_ < 1.
+                self.rto_deadline = self.ecn_stalled.then(|| now + self.rtt.rto());
             } else if step.restart_timer {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
@@ -401,7 +491,16 @@ impl Conn {
     /// `recover` (RFC 6582 §3.2 step 1), or there was none.
     #[inline]
     pub(in crate::tcp) fn passed_recover(&self, ack: u64) -> bool {
-        !self.recover_valid || ack > self.recover
+        (!self.recover_valid || ack > self.recover) && self.first_segment_rule(ack)
+    }
+
+    /// `fast_retransmit_first = false` (ns-2.27): duplicate ACKs for the
+    /// connection's first data segment start no fast retransmit. ns-2.27's
+    /// dupack_action needs highest_ack_ > recover_, both 0 until the first
+    /// data segment is acknowledged; ns-2.35's bugfix_ss_ (2006) lifts it.
+    #[inline]
+    pub(in crate::tcp) fn first_segment_rule(&self, ack: u64) -> bool {
+        self.cfg.tcp.fast_retransmit_first || ack > 0
     }
 
     /// Common part of entering fast recovery: ssthresh from the algorithm,
@@ -414,6 +513,7 @@ impl Conn {
         self.stats.fast_retransmits += 1;
         self.events.push((now, FlowEventKind::FastRetransmit, self.tp.cwnd as f64));
         self.ns2_timed = None; // ns-2 reset_rtx_timer: rtt_active_ = 0
+        self.ecn_stalled = false;
         self.sync_tp(now);
         self.tp.in_flight = flight;
         // Linux tcp_enter_recovery: the undo point, and ssthresh before
@@ -509,6 +609,7 @@ impl Conn {
             self.events.push((now, FlowEventKind::RecoveryEnd, d));
         }
         self.in_cwr = false;
+        self.ecn_stalled = false;
         self.tp.cwnd = 1;
         self.tp.cwnd_cnt = 0;
         self.dupacks = 0;

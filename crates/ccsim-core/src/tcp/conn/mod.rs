@@ -23,7 +23,7 @@ use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
 use super::types::{FlowEventKind, FlowStats, FlowTrace, LastAction, SenderState};
 use super::undo::Undo;
 use crate::cc::{self, CaState, CcState, CongestionOps, CwndEvent};
-use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TcpCfg, TS_OPTION_BYTES};
+use crate::config::{AppCfg, FlowCfg, PacingCfg, SackCfg, SsthreshBase, TcpCfg};
 use crate::config::{EcnCodepoint, EcnFeedback, RtoModel};
 use crate::packet::{Ecn, Packet, PktKind, FLAG_CWR};
 use crate::units::{SimTime, PS_PER_S};
@@ -142,6 +142,17 @@ pub struct Conn {
     pub(super) in_cwr: bool,
     pub(super) cwr_high: u64,
     pub(super) cwr_pending: bool,
+    /// `ecn_response = "ns2"`: ns-2's cwnd_ is 0 after an ECN at a window
+    /// of 1. cwnd stays 1 (the algorithms' arithmetic needs a window) and
+    /// this flag closes the send window until a new ACK without ECE opens
+    /// it (opencwnd: 0 → 1) or the retransmission timer expires.
+    pub(super) ecn_stalled: bool,
+    /// ns-2 ecn_backoff_: the last ECN came at cwnd ≤ 1 (a second one
+    /// backs the timer off).
+    pub(super) ecn_backoff: bool,
+    /// ns-2 ect_: an ACK with ECE has been seen, the SYN-ACK's negotiation
+    /// included (from then on an ACK carrying ECE does not open the window).
+    pub(super) ecn_seen: bool,
     /// Segments delivered by ECE ACKs (CcState::delivered_ce).
     pub(super) delivered_ce: u64,
     pub(super) pacer: Pacer,
@@ -229,7 +240,7 @@ impl Conn {
             rwnd: rwnd_segs,
             app_backlog: 0,
         };
-        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
+        let opt = t.option_bytes();
         let boot = crate::rng::Stream::new(seed, crate::rng::StreamKind::Timer, id as u64).uniform();
         let rtt = RttEstimator::new(t.rto, t.min_rto_ps, t.max_rto_ps, t.initial_rto_ps, t.clock_granularity_ps, boot);
         let cc_owns_cwnd = cc.has_cong_control();
@@ -275,6 +286,9 @@ impl Conn {
             in_cwr: false,
             cwr_high: 0,
             cwr_pending: false,
+            ecn_stalled: false,
+            ecn_backoff: false,
+            ecn_seen: false,
             delivered_ce: 0,
             pacer: Pacer::default(),
             rate: RateState::default(),
@@ -637,7 +651,7 @@ impl Conn {
     /// segment per duplicate ACK below the threshold (cwnd + dupacks_).
     #[inline]
     pub(super) fn send_window(&self) -> u64 {
-        let mut w = self.tp.cwnd as u64;
+        let mut w = if self.ecn_stalled { 0 } else { self.tp.cwnd as u64 };
         if self.cfg.tcp.limited_transmit && !self.in_recovery && self.dupacks > 0 {
             let thresh = self.dupthresh();
             if self.dupacks < thresh {

@@ -38,13 +38,13 @@ pub(in crate::tcp) struct Rfc6675 {
 impl Rfc6675 {
     pub(super) fn pick(&mut self, c: &mut Conn) -> Option<Pick> {
         if self.in_loss && self.frto_new {
-            if c.pipe() >= c.tp.cwnd {
+            if c.pipe() >= c.open_cwnd() {
                 return None;
             }
             return c.new_data_allowed(c.rwnd_segs as u64).then_some(Pick::Next);
         }
         if c.in_recovery || self.in_loss {
-            if c.pipe() >= c.tp.cwnd {
+            if c.pipe() >= c.open_cwnd() {
                 return None;
             }
             self.next_seg(c)
@@ -215,6 +215,7 @@ impl Rfc6675 {
             && lost_evident
             // RFC 6675 §5.1: no new recovery until HighACK ≥ RecoveryPoint.
             && (!c.recover_valid || c.snd_una >= c.recover)
+            && c.first_segment_rule(c.snd_una)
         {
             self.enter(c, now, a.acked_sacked, a.newly > 0 && !a.newly_lost, out);
             step.grow = false;

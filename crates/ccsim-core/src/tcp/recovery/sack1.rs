@@ -23,7 +23,7 @@ impl Sack1 {
         if !c.in_recovery {
             return c.go_back_n_allowed().then_some(Pick::Next);
         }
-        if c.sack1_pipe >= c.tp.cwnd as i64 {
+        if c.sack1_pipe >= c.tp.cwnd as i64 || (c.cfg.tcp.sack1_stop_at_end && c.snd_max >= c.send_limit) {
             return None;
         }
         // Next hole below the highest SACK not retransmitted yet in this
