@@ -367,8 +367,9 @@ def test_westwood_variants_map_to_the_papers_agents():
         "delayed_ack": True,
         "sack": "rfc6675",
     }
-    # 1500-byte packets: 1448 payload + 40 header + 12 timestamp option
-    assert westwood.MSS + 40 + 12 == 1500
+    # the paper's 1500-byte packets: payload + 40 header + ns-2's 10-byte
+    # timestamp option (ts_option_size_ 10, tcl/lib/ns-default.tcl)
+    assert westwood.MSS + 40 + 10 == 1500 == westwood.PKT
 
 
 @pytest.mark.parametrize("which", ["w1", "w2", "w4", "w5"])
@@ -491,20 +492,20 @@ def test_pacing_variants_carry_the_papers_parameters():
     assert (b["max_increment"], b["min_increment"], b["beta"], b["low_window"]) == (32, 0.01, 0.875, 14)
     assert pacing.VARIANTS["hstcp_paced"].tcp["pacing"] == "window"
     assert pacing.VARIANTS["bic_lpaced"].tcp["pacing"] == "linux"
-    assert pacing.PKT == 1052
+    assert pacing.PKT == 1000 + 40 + 10  # MSS + TCP/IP + ns-2's ts_option_size_
 
 
 def test_pacing_paths_have_the_papers_round_trip_times():
     # High-speed flows: RTT 40 ms and 240 ms (P2's ratio 6); minimum RTT =
-    # propagation + serialization, at most one 1052-byte packet and one
-    # 52-byte ACK on the 100 Mb/s bottleneck and four 10 Gb/s access hops
+    # propagation + serialization, at most one 1050-byte packet and one
+    # 50-byte ACK on the 100 Mb/s bottleneck and four 10 Gb/s access hops
     # (< 0.1 ms; the handshake's small segments give the smallest sample).
     from ccsim.studies import pacing
 
     sc = pacing.scenario(100e6, 8.0, rtt2_ms=240, web=False, small=0, long_lived=0, both_ways=False)
     f = ccsim.run(sc).flows
     got = f["rtt_min_s"].to_list()
-    ser = (1052 + 52) * 8 / 100e6
+    ser = (1050 + 50) * 8 / 100e6
     assert len(got) == 2
     for g, want in zip(got, (0.040, 0.240)):
         assert want < g < want + ser + 1e-4, (g, want)

@@ -39,6 +39,9 @@ def algorithms() -> list[str]: ...
 def algorithm_specs() -> str:
     """Every algorithm's source, parameters (kind, default, range, meaning) and presets, as JSON."""
 
+def red_params(link_json: str) -> str:
+    """RED's parameters on a link of a resolved scenario (JSON) as the queue runs them, as JSON."""
+
 def tcp_defaults(stack: str = "linux", cc: str = "newreno") -> str:
     """Every TCP option as the stack ('linux' or 'ns2') sets it for algorithm cc (resolved form), as JSON."""
 

@@ -134,3 +134,15 @@ mod stack_tests {
         }
     }
 }
+
+/// RED's parameters on a link as the queue runs them, ns-2's automatic
+/// values filled in (`RedParams::from_link`), as JSON; an error for a link
+/// whose queue is not RED.
+pub fn red_params_json(link_json: &str) -> Result<String, String> {
+    let l: crate::config::LinkCfg = serde_json::from_str(link_json).map_err(|e| format!("link: {e}"))?;
+    if !matches!(l.queue, crate::config::QueueCfg::Red { .. }) {
+        return Err("link: its queue is not RED".into());
+    }
+    let p = crate::queue::red::RedParams::from_link(&l);
+    Ok(serde_json::json!({"min_th": p.min_th, "max_th": p.max_th, "max_p": p.max_p, "w_q": p.w_q}).to_string())
+}

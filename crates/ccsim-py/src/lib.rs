@@ -223,6 +223,13 @@ fn net_defaults() -> String {
     ccsim_core::presets::net_defaults_json()
 }
 
+/// RED's parameters on a link (a link of a resolved scenario, as JSON) as
+/// the queue runs them, ns-2's automatic values filled in.
+#[pyfunction]
+fn red_params(link_json: &str) -> PyResult<String> {
+    ccsim_core::presets::red_params_json(link_json).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 /// The core's TCP options as `stack` ("linux" or "ns2") sets them for
 /// algorithm `cc` (`TcpCfg::for_stack`), in their resolved form, as JSON.
 #[pyfunction]
@@ -380,6 +387,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(growing_tables, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_specs, m)?)?;
+    m.add_function(wrap_pyfunction!(red_params, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;

@@ -148,6 +148,10 @@ pub enum QueueCfg {
         ecn: bool,
         #[serde(default)]
         mark_p: Option<f64>,
+        /// With mark_p: keep the forced drops (ns-2.27's mark_p_, before
+        /// use_mark_p_).
+        #[serde(default)]
+        mark_p_forced: bool,
         #[serde(default)]
         adaptive: RedAdaptiveCfg,
         #[serde(default = "five_ms")]

@@ -61,7 +61,8 @@ const RED: &[Opt] = {
     Opt { name: "bytes", core: "bytes", kind: Bool, unit: "", doc: "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize" },
     Opt { name: "mean_pktsize", core: "mean_pktsize", kind: PKT_BYTES, unit: "bytes", doc: "bytes (ns-2 mean_pktsize_); sets the idle-time decay and byte mode" },
     Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "mark ECN-capable packets instead of dropping them early (ns-2 setbit_)" },
-    Opt { name: "mark_p", core: "mark_p", kind: Prob { lo_open: true }, unit: "", doc: "mark (not drop) an ECN-capable packet picked while p_b < mark_p, no forced drops below the hard limit (ns-2 use_mark_p_); needs ecn = true" },
+    Opt { name: "mark_p", core: "mark_p", kind: Prob { lo_open: true }, unit: "", doc: "mark (not drop) an ECN-capable packet picked while p_b < mark_p, and no forced drops below the hard limit (ns-2's use_mark_p_ = true, added 2005-12, ns-2.35's default); needs ecn = true" },
+    Opt { name: "mark_p_forced", core: "mark_p_forced", kind: Bool, unit: "", doc: "with mark_p: keep the forced drops above max_th (2·max_th when gentle) and apply mark_p to early picks only, as ns-2.27's mark_p_ did before use_mark_p_; needs mark_p" },
     Opt { name: "target_delay", core: "target_delay_ps", kind: Time { min_ps: 1 }, unit: "time", doc: "adaptive RED / automatic min_th target" },
     Opt { name: "interval", core: "interval_ps", kind: Time { min_ps: 1 }, unit: "time", doc: "adaptive RED update interval" },
     Opt { name: "alpha", core: "alpha", kind: Number { lo: 0.0, hi: f64::INFINITY, lo_open: true }, unit: "", doc: "adaptive RED additive step cap / Feng divisor; none = 0.01 / 3" },
@@ -256,7 +257,14 @@ pub fn queue_rules(q: &QueueCfg) -> Result<(), Broken> {
     }
     let v = serde_json::to_value(q).expect("QueueCfg serializes");
     check_kinds(variant_of(QUEUES, &v).opts, &v)?;
-    if let QueueCfg::Red { min_th, max_th, gentle, adaptive, mark_p, ecn, .. } = q {
+    if let QueueCfg::Red { min_th, max_th, gentle, adaptive, mark_p, mark_p_forced, ecn, .. } = q {
+        if *mark_p_forced && mark_p.is_none() {
+            return Err(Broken {
+                option: "mark_p_forced",
+                got: "true".into(),
+                expected: "left out unless mark_p is given (it says how mark_p treats the forced-drop region)".into(),
+            });
+        }
         if let (Some(lo), Some(hi)) = (min_th, max_th) {
             if hi < lo {
                 return Err(Broken {

@@ -10,7 +10,7 @@ mod codel;
 mod dualpi2;
 mod fq_codel;
 mod pie;
-mod red;
+pub(crate) mod red;
 
 pub use codel::{Codel, CodelParams};
 pub use dualpi2::{DualPi2, DualPi2Params};

@@ -16,9 +16,13 @@
 //! - count restarts at 1 (and no drop) when avg first crosses min_th; early
 //!   drops only when more than one packet waits (ns-2's `qlen > 1`);
 //! - ECN (`ecn`, ns-2 `setbit_`): an early drop of an ECN-capable packet
-//!   becomes a CE mark; forced drops stay drops. With `mark_p` (ns-2
-//!   `use_mark_p_`) there are no forced drops below the hard limit: an
-//!   ECN-capable packet picked with p_b < mark_p is marked, others dropped;
+//!   becomes a CE mark; forced drops stay drops. With `mark_p` (ns-2's
+//!   `use_mark_p_ = true`, red.cc from 2005-12 on) there are no forced
+//!   drops below the hard limit: an ECN-capable packet picked with p_b <
+//!   mark_p is marked, others dropped. With `mark_p_forced` (ns-2.27's
+//!   `mark_p_`, before `use_mark_p_`: drop_early's `v_prob1 < mark_p`) the
+//!   forced drops above max_th (2·max_th when gentle) stay and mark_p
+//!   decides only among early picks;
 //! - adaptive RED (Floyd, Gummadi & Shenker 2001, ns-2 `updateMaxP`): at an
 //!   arrival more than `interval` after the last change, if avg < min_th +
 //!   0.4·(max_th − min_th) and max_p > bottom, max_p ·= β; if avg > max_th −
@@ -61,6 +65,8 @@ pub struct RedParams {
     pub mean_pktsize: u32,
     pub ecn: bool,
     pub mark_p: Option<f64>,
+    /// ns-2.27's mark_p_: forced drops kept with mark_p.
+    pub mark_p_forced: bool,
     pub adaptive: Adaptive,
     /// Link rate, bit/s (for the idle-time correction).
     pub link_bps: u64,
@@ -87,6 +93,7 @@ impl RedParams {
             mean_pktsize,
             ecn,
             mark_p,
+            mark_p_forced,
             adaptive,
             target_delay_ps,
             interval_ps,
@@ -130,6 +137,7 @@ impl RedParams {
             mean_pktsize: *mean_pktsize,
             ecn: *ecn,
             mark_p: *mark_p,
+            mark_p_forced: *mark_p_forced,
             adaptive,
             link_bps,
         }
@@ -305,7 +313,7 @@ impl QueueDisc for Red {
         if avg >= self.p.min_th && qlen > 1 {
             let step = self.p.min_th == self.p.max_th;
             let forced_region = if self.p.gentle { avg >= 2.0 * self.p.max_th } else { avg >= self.p.max_th };
-            if self.p.mark_p.is_none() && forced_region && !step {
+            if (self.p.mark_p.is_none() || self.p.mark_p_forced) && forced_region && !step {
                 verdict = Verdict::Drop;
             } else if !self.old {
                 self.count = 1;

@@ -10,7 +10,7 @@ from ..kit import Variant, full_packet_bytes, variants
 MSS = 1000
 # the common [tcp] table (ns-2 of 2004, timestamps, no delayed ACKs, an
 # unlimited receiver window) and its full data packet on the wire
-# (1000 payload + 40 TCP/IP + 12 timestamp option = 1052 bytes)
+# (1000 payload + 40 TCP/IP + ns-2's 10-byte timestamp option = 1050 bytes)
 TCP = {"stack": NS2_OF_2004, "mss": MSS, "timestamps": True, "delayed_ack": False, "rwnd": "none"}
 PKT = full_packet_bytes(TCP)
 HS_RTT_MS = 40

@@ -27,6 +27,7 @@ from .scenarios import (
     LINUX,
     LW38,
     MSS,
+    PKT,
     PRIMARY,
     RATES,
     WEB_SHARE,
@@ -177,7 +178,8 @@ class Pacing(Checks, Figures, Study):
                 "TCP",
                 f"ccsim stack ns2-2.27 (ns-2.27's defaults: minrto 1 s, Sack1's duplicate-ACK threshold "
                 f"max(3, cwnd/100)), Sack1 recovery for every flow, {MSS}-byte segments + 40 "
-                "header + 12 timestamp bytes, no delayed ACKs, unlimited receiver window; regular TCP = "
+                f"header + 10 timestamp bytes (ns-2's ts_option_size_) = {PKT} bytes, no delayed ACKs, "
+                "unlimited receiver window; regular TCP = "
                 "NewReno window rules with Sack1",
             ),
             ("rates", ", ".join(rate_text(r) for r in plan.rates) + f"; P2 at {rate_text(plan.p2_rate)}"),

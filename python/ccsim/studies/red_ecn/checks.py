@@ -13,6 +13,7 @@ from .scenarios import (
     DISCIPLINES,
     NAMES,
     RED_FAMILY,
+    red_weight,
     thresholds,
 )
 
@@ -51,8 +52,8 @@ class Checks:
                 ),
             ],
             {f"spread_ql{q}": spread[q] for q in qls} | {f"geff_{d}_ql{q0}": g0[d] for d in DISCIPLINES},
-            why_not=f"at QL {q0} RED's thresholds are (1, 3): with w_q = 0.002 the average queue moves about "
-            "0.2 % per packet and stays near the short queue's mean, so RED rarely drops early and the "
+            why_not=f"at QL {q0} RED's thresholds are (1, 3): with w_q = {red_weight():.4f} the average queue "
+            "moves about 0.1 % per packet and stays near the short queue's mean, so RED rarely drops early and the "
             "hard limit of 4 decides, as in DropTail",
         )
 
@@ -82,8 +83,8 @@ class Checks:
                 Check("RED variants within 0.02", max(reds) - min(reds) <= 0.02, f"range {fmt(max(reds) - min(reds))}"),
             ],
             {f"geff_{d}": v for d, v in g.items()},
-            why_not=f"below the hard limit of {q0} packets RED's average (w_q 0.002) seldom passes min_th = 1 for "
-            "long enough to drop: the queue behaves as DropTail, so equal GEff is what RED can do here",
+            why_not=f"below the hard limit of {q0} packets RED's average (w_q {red_weight():.4f}) seldom passes "
+            "min_th = 1 for long enough to drop: the queue behaves as DropTail, so equal GEff is what RED can do here",
         )
         v.measured |= {"avg_above_min_th": above, "avg_max": amax, "p_b_max": pmax}
         v.reason += (

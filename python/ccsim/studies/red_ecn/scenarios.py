@@ -29,11 +29,18 @@ def thresholds(ql: int) -> tuple[float, float]:
     return ql / 4, 3 * ql / 4
 
 
+# RED as ns-2.27 ran it: w_q automatic (q_weight_ −1, red.cc
+# initialize_params; the paper gives no number, only that w_q follows the
+# current recommendations) and mark_p_ with the forced drops kept (ns-2's
+# use_mark_p_ came in 2005).
+RED_NS2_27 = {"ecn": True, "w_q": "auto", "mark_p_forced": True}
+
+
 def queue_table(kind: str, ql: int, mark_p: float = 0.1):
     if kind == "droptail":
         return "droptail"
     lo, hi = thresholds(ql)
-    return {"kind": kind, "min_th": lo, "max_th": hi, "ecn": True, "mark_p": mark_p}
+    return {"kind": kind, "min_th": lo, "max_th": hi, "mark_p": mark_p, **RED_NS2_27}
 
 
 def _ql(p: dict) -> int:
@@ -60,7 +67,7 @@ def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
             "access_delay": "1ms",
             "buffer": "36pkt",
             "access_buffer": "50pkt",
-            "queue": {"kind": "red", "min_th": 9, "max_th": 27, "ecn": True, "mark_p": 0.1},
+            "queue": queue_table("red", 36),
         },
         "tcp": dict(TCP),
         "flows": [
@@ -69,3 +76,16 @@ def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
             {"count": 1, "label": "cbr", "app": "cbr", "rate": f"{CBR_BPS:.0f}bps", "packet_size": "500B"},
         ],
     }
+
+
+def red_weight() -> float:
+    """RED's w_q on the bottleneck as the core sets it (ns-2.27's automatic
+    rule, read from the core, not computed here)."""
+    import json
+
+    from ... import _core
+    from ...scenario import Scenario
+
+    core = json.loads(Scenario.from_dict(base_scenario(1.0)).to_core_json())
+    link = next(lk for lk in core["links"] if lk["queue"].get("kind") == "red")
+    return json.loads(_core.red_params(json.dumps(link)))["w_q"]

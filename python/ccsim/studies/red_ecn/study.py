@@ -24,6 +24,7 @@ from .scenarios import (
     _queue_from_point,
     _same_count,
     base_scenario,
+    red_weight,
 )
 
 
@@ -161,8 +162,15 @@ class RedEcn(Checks, Figures, Study):
             Choice("receiver window", "10 000 packets", "larger than any window the 72-packet queue allows"),
             Choice(
                 "RED parameters",
-                "max_p 0.1, w_q 0.002, wait, mean packet 500 B; mark_p 0.1",
-                "ns-2 defaults of the time; the paper only says w_q follows the recommendations",
+                f"max_p 0.1, w_q automatic ({red_weight():.5f} on this link), wait, mean packet 500 B; "
+                "mark_p 0.1 with the forced drops kept above max_th (2·max_th gentle)",
+                "ns-2.27's defaults and rules, the paper giving no numbers (it says only that w_q follows the "
+                "current recommendations): q_weight_ −1, so w_q = 1 − exp(−1/(10·RTT·C)) with RTT = max(0.1 s, "
+                "3·(link delay + 1/C)) and C in 500-byte packets/s (red.cc initialize_params); mark_p_ applies to "
+                "early picks only (red.cc drop_early), ns-2's use_mark_p_ coming in 2005. Earlier versions of "
+                "this report ran w_q 0.002, wrongly called the ns-2 default of the time, and use_mark_p_'s rule; "
+                "changed after those results were seen",
+                after_results=True,
             ),
             Choice(
                 "run length",

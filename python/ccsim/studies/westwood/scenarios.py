@@ -6,7 +6,9 @@ from __future__ import annotations
 from ..base import NS2_OF_2004
 from ..kit import Variant, full_packet_bytes, payload_share, variants
 
-MSS = 1448
+# 1500-byte packets with timestamps, as the paper says: 1450 payload + 40
+# TCP/IP + ns-2's 10-byte timestamp option (ts_option_size_)
+MSS = 1450
 WIRELESS_BPS = 2e6  # the W4 last hop: "a 2 Mbps link" (Section 3.4.1)
 
 # The variants: the TCP options each changes over the common [tcp] table (per
@@ -77,8 +79,8 @@ def tcp_common(stack: str = NS2_OF_2004) -> dict:
     }
 
 
-# a full data packet on the wire (1448 payload + 40 TCP/IP + 12 timestamp
-# option = 1500 bytes) and its payload share, from the [tcp] table above
+# a full data packet on the wire (1500 bytes) and its payload share, from
+# the [tcp] table above
 PKT = full_packet_bytes(tcp_common())
 PAYLOAD_SHARE = payload_share(tcp_common())
 

@@ -17,6 +17,7 @@ from .scenarios import (
     LINUX_VARIANTS,
     MSS,
     OPTS,
+    PKT,
     W1_VARIANTS,
     W2_VARIANTS,
     W3_ALGOS,
@@ -131,8 +132,11 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             ns2_2004_choice("ns-2 version", "ns-2.27 (stack ns2-2.27)", "ns-2.35's defaults"),
             Choice(
                 "packet size",
-                f"{MSS}-byte segments + 40-byte TCP/IP header + 12-byte timestamp option = 1500 bytes",
-                "the paper says 1500-byte packets and timestamps on",
+                f"{MSS}-byte segments + 40-byte TCP/IP header + ns-2's 10-byte timestamp option = {PKT} bytes",
+                "the paper says 1500-byte packets and timestamps on. Earlier versions of this report ran "
+                "1448-byte segments with a 12-byte option (Linux's padded size, not ns-2's); changed after "
+                "those results were seen",
+                after_results=True,
             ),
             Choice(
                 "W1 repetitions",

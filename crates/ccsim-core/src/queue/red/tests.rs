@@ -17,6 +17,7 @@ fn params() -> RedParams {
         mean_pktsize: 500,
         ecn: false,
         mark_p: None,
+        mark_p_forced: false,
         adaptive: Adaptive::Off,
         link_bps: 10_000_000,
     }
@@ -144,6 +145,31 @@ fn mark_p_above_max_p_marks_in_the_gentle_region() {
         let (_, n) = measured_gap(&mut r, 20, 10_000, true, want);
         assert!(n > 1000);
     }
+}
+
+#[test]
+fn mark_p_forced_keeps_the_drops_above_twice_max_th_as_ns2_27() {
+    // ns-2.27 red.cc enque: qavg ≥ 2·th_max (gentle) is a forced drop of
+    // every arrival whatever mark_p_. ns-2's use_mark_p_ (2005) sends those
+    // arrivals through the early-drop path instead: the first after the
+    // average crossed min_th is queued (edv_.old), the rest are picked with
+    // p_b = 1 and dropped since p_b is not below mark_p.
+    for forced in [true, false] {
+        let mut r = red(RedParams { ecn: true, gentle: true, mark_p: Some(1.0), mark_p_forced: forced, ..params() });
+        let got: Vec<Verdict> = (0..200).map(|i| r.admit(i, q(31), &pkt(500, true))).collect();
+        let queued = got.iter().filter(|&&v| v == Verdict::Enqueue).count();
+        assert!(!got.contains(&Verdict::Mark));
+        assert_eq!(queued == 0, forced, "mark_p_forced = {forced}: {queued} of 200 queued");
+    }
+    // Below 2·max_th the two agree: mark_p = 1 marks every early pick.
+    let (_, n) = measured_gap(
+        &mut red(RedParams { ecn: true, gentle: true, mark_p: Some(1.0), mark_p_forced: true, ..params() }),
+        20,
+        10_000,
+        true,
+        Verdict::Mark,
+    );
+    assert!(n > 1000);
 }
 
 #[test]
