@@ -51,12 +51,48 @@ def test_verdict_rule_reaches_every_verdict():
     assert verdict_from("x", [ok, bad], {}).verdict == "partly"
     assert verdict_from("x", [bad, bad], {}).verdict == "not reproduced"
     v = verdict_from("x", [ok, bad], {}, why_not="a cause")
-    assert "✓ holds" in v.reason and "✗ fails" in v.reason and v.reason.endswith("Likely reason: a cause")
-    assert "Likely reason" not in verdict_from("x", [ok], {}, why_not="a cause").reason
+    # A suspected cause is printed as an untested hypothesis, never as the reason.
+    assert "✓ holds" in v.reason and "✗ fails" in v.reason
+    assert v.reason.endswith("Reason: not yet shown (untested hypothesis: a cause)") and v.why == "not yet shown"
+    assert not v.accounted
+    r = verdict_from("x", [ok], {}, why_not="a cause")
+    assert "hypothesis" not in r.reason and r.why == "" and r.accounted
+    # A reason shown by a measurement replaces the hypothesis and counts.
+    v.show("a targeted run found it")
+    assert v.reason.endswith("Reason (measured): a targeted run found it") and "hypothesis" not in v.reason
+    assert v.why == "measured" and v.accounted
     with pytest.raises(ValueError):
         verdict_from("x", [], {})
     with pytest.raises(ValueError):
         Verdict("x", "maybe", {}, "")
+
+
+def test_a_check_on_identical_inputs_is_an_error_not_a_pass():
+    """A check whose compared points are identical cannot decide: reported as
+    an error and counted as failing (a four-way tie, runs a setting did not
+    change), whatever its own test said."""
+    tie = Check("DropTail lowest", True, "all 0.9", compared=(0.9, 0.9, 0.9, 0.9))
+    runs = Check("gain saturates", True, compared=((1.0, 2.0), (1.0, 2.0)))
+    v = verdict_from("x", [tie, runs], {})
+    assert v.verdict == "not reproduced" and not any(c.ok for c in v.checks)
+    assert v.reason.count("error: its inputs are identical") == 2 and "all 0.9" in v.reason
+    differ = Check("DropTail lowest", True, compared=(0.8, 0.9, 0.9, 0.9))
+    assert verdict_from("x", [differ], {}).verdict == "reproduced"
+
+
+def test_a_rank_needs_a_margin_beyond_the_seeds_spread():
+    from ccsim.studies.base import margin_check
+
+    # 0.02 apart with seeds 0.02 apart (standard errors 0.0115 each): not a margin.
+    assert not margin_check("m", [0.28, 0.30, 0.32], [0.30, 0.32, 0.34]).ok
+    # Clearly apart: a margin.
+    assert margin_check("m", [0.300, 0.302, 0.298], [0.320, 0.322, 0.318]).ok
+    # One seed: no spread to judge by, so no margin either.
+    one = margin_check("m", [0.1], [0.5])
+    assert not one.ok and "one seed" in one.detail
+    # Identical sides are an error through verdict_from.
+    same = margin_check("m", [0.3, 0.31], [0.3, 0.31])
+    assert verdict_from("x", [same], {}).checks[0].detail.startswith("error")
 
 
 class _Toy(Study):
@@ -215,6 +251,7 @@ def test_a3_fwd_and_the_saturation_check_can_fail(monkeypatch):
             for m, e in zip([0.1, 0.2, 0.3, 0.4, 1.0], gains):
                 rows.append(
                     {
+                        "seed": 1,
                         "topology.queue.kind": kind,
                         "topology.queue.mark_p": m,
                         "ecn_bps": e,

@@ -20,9 +20,11 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .kit import Plan
 
@@ -32,6 +34,9 @@ MODES = ("smoke", "quick", "full")
 # numdupacksFrac_ 100, windowInit_ 2, singledup_ 1, syn_ true; docs/scenario.md).
 NS2_OF_2004 = "ns2-2.27"
 VERDICTS = ("reproduced", "partly", "not reproduced")
+# Why a claim fell short: shown by a measurement the study makes (a targeted
+# run whose numbers the report prints beside the reason), or not yet shown.
+MEASURED, NOT_SHOWN = "measured", "not yet shown"
 # A check counts for a claim's verdict only if it holds on at least this
 # share of the seeds the study ran (a clear majority), as well as on the
 # results pooled over them.
@@ -65,11 +70,44 @@ def ns2_2004_choice(name: str, value: str, before: str, lead: str = "") -> Choic
 
 @dataclass(frozen=True)
 class Check:
-    """One condition of a claim's rule: what it tests, whether it held, and the numbers."""
+    """One condition of a claim's rule: what it tests, whether it held, and the numbers.
+
+    `compared` holds what the check compares, one entry per compared point
+    (a value, or the tuple of a point's per-run values). When every entry
+    is identical the compared points did not differ in what the check reads,
+    so it cannot decide: `verdict_from` reports it as an error and counts it
+    as failing, never as a pass (a tie, or runs a setting left unchanged)."""
 
     what: str
     ok: bool
     detail: str = ""
+    compared: tuple | None = None
+
+    @property
+    def identical(self) -> bool:
+        c = self.compared
+        return c is not None and len(c) > 1 and all(x == c[0] for x in c[1:])
+
+
+IDENTICAL = "error: its inputs are identical at every compared point, so it cannot decide"
+
+
+def margin_check(what: str, low: Sequence[float], high: Sequence[float], detail: str = "") -> Check:
+    """`high` is above `low` by more than their seeds' spread: the difference
+    of the means exceeds the sum of their standard errors (the ±1 s.e.
+    intervals do not overlap). With one value on either side the spread is
+    unknown and the check fails, saying so."""
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    if len(lo) < 2 or len(hi) < 2:
+        return Check(what, False, f"{detail}; one seed, so no spread to judge a margin by".lstrip("; "))
+    se = float(lo.std(ddof=1) / np.sqrt(len(lo)) + hi.std(ddof=1) / np.sqrt(len(hi)))
+    d = float(hi.mean() - lo.mean())
+    return Check(
+        what,
+        d > se,
+        f"{detail}; difference {d:.4g} vs the seeds' s.e. sum {se:.4g}".lstrip("; "),
+        compared=(tuple(lo.tolist()), tuple(hi.tolist())),
+    )
 
 
 @dataclass
@@ -82,10 +120,30 @@ class Verdict:
     # Seed stability (`with_stability`): the seeds, and per check on how many
     # of them it held; None when the study ran one seed.
     stability: dict[str, Any] | None = None
+    # Why it fell short: MEASURED (`show`), NOT_SHOWN, or "" when reproduced.
+    why: str = ""
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
+        if not self.why and self.verdict != VERDICTS[0]:
+            self.why = NOT_SHOWN
+
+    def show(self, measurement: str) -> Verdict:
+        """Give the shortfall a reason shown by a measurement of the study's
+        own (a targeted run; `measurement` says what it found, with its
+        numbers). A reproduced verdict needs none and keeps its text only."""
+        cut = self.reason.find(f". Reason: {NOT_SHOWN}")
+        head = self.reason[:cut] if cut >= 0 else self.reason.rstrip(". ")
+        self.reason = head + f". Reason (measured): {measurement}"
+        if self.verdict != VERDICTS[0]:
+            self.why = MEASURED
+        return self
+
+    @property
+    def accounted(self) -> bool:
+        """Reproduced, or its shortfall has a measured reason."""
+        return self.verdict == VERDICTS[0] or self.why == MEASURED
 
     def seeds_text(self) -> str:
         """The claim's stability figure: on how many seeds every check held."""
@@ -134,21 +192,29 @@ def with_stability(pooled: Verdict, per_seed: dict[int, Verdict | None]) -> Verd
         "checks": {c.what: k for c, k in zip(pooled.checks, held)},
         "all_held": all_held,
     }
-    return Verdict(pooled.claim, verdict, pooled.measured, reason, pooled.checks, stability)
+    why = "" if verdict == VERDICTS[0] else (pooled.why or NOT_SHOWN)
+    return Verdict(pooled.claim, verdict, pooled.measured, reason, pooled.checks, stability, why)
 
 
 def verdict_from(claim: str, checks: Sequence[Check], measured: dict[str, Any], why_not: str = "") -> Verdict:
     """All checks hold → reproduced; at least one → partly; none → not
-    reproduced. The reason lists every check with its outcome; `why_not`
-    (the most likely cause when a check fails) is appended if any failed."""
-    n_ok = sum(c.ok for c in checks)
+    reproduced. The reason lists every check with its outcome. When a check
+    fails the shortfall's reason is "not yet shown" unless the claim shows
+    one by a measurement (`Verdict.show`); `why_not`, a cause the authors of
+    the study suspect, is printed as an untested hypothesis, never as the
+    reason."""
     if not checks:
         raise ValueError(f"claim {claim}: a rule needs at least one check")
+    checks = [
+        replace(c, ok=False, detail=f"{IDENTICAL}: {c.detail}" if c.detail else IDENTICAL) if c.identical else c
+        for c in checks
+    ]
+    n_ok = sum(c.ok for c in checks)
     v = _verdict_of([c.ok for c in checks])
     parts = [f"{'✓' if c.ok else '✗'} {c.what}" + (f" ({c.detail})" if c.detail else "") for c in checks]
     reason = "; ".join(parts)
-    if n_ok < len(checks) and why_not:
-        reason += f". Likely reason: {why_not}"
+    if n_ok < len(checks):
+        reason += f". Reason: {NOT_SHOWN}" + (f" (untested hypothesis: {why_not})" if why_not else "")
     return Verdict(claim, v, measured, reason, list(checks))
 
 

@@ -15,6 +15,9 @@ from pathlib import Path
 from .. import _core
 from .base import VERDICTS, fmt
 
+# The column of claims that are reproduced or whose shortfall has a measured reason.
+ACCOUNTED = "reproduced or measured reason"
+
 CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
@@ -207,17 +210,18 @@ def write_index(outcomes, base: Path, mode: str) -> Path:
         rows_h.append(
             f"<tr><td><a href='{html.escape(rel)}'>{html.escape(o.name)}</a></td><td>{html.escape(title)}</td>"
             + "".join(f"<td class='{_vclass(v)}'>{c[v]}</td>" for v in VERDICTS)
+            + f"<td>{o.accounted()} of {len(o.verdicts)}</td>"
             + f"<td>{o.runs}</td><td>{o.cpu_s:.0f} s</td><td>{o.wall_s:.0f} s</td></tr>"
         )
         rows_m.append(
             f"| [{o.name}]({os.path.relpath(o.report_md, base)}) | {title} | "
             + " | ".join(str(c[v]) for v in VERDICTS)
-            + f" | {o.runs} | {o.cpu_s:.0f} s | {o.wall_s:.0f} s |"
+            + f" | {o.accounted()} of {len(o.verdicts)} | {o.runs} | {o.cpu_s:.0f} s | {o.wall_s:.0f} s |"
         )
     head = (
         "<tr><th>study</th><th>paper</th>"
         + "".join(f"<th>{v}</th>" for v in VERDICTS)
-        + "<th>runs</th><th>CPU</th><th>wall</th></tr>"
+        + f"<th>{ACCOUNTED}</th><th>runs</th><th>CPU</th><th>wall</th></tr>"
     )
     page = (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ccsim studies ({mode})</title>"
@@ -231,14 +235,28 @@ def write_index(outcomes, base: Path, mode: str) -> Path:
     md = [
         "# ccsim study reproductions (" + mode + ")",
         "",
-        "| study | paper | " + " | ".join(VERDICTS) + " | runs | CPU | wall |",
-        "|---|---|" + "---|" * len(VERDICTS) + "---|---|---|",
+        "| study | paper | " + " | ".join(VERDICTS) + f" | {ACCOUNTED} | runs | CPU | wall |",
+        "|---|---|" + "---|" * len(VERDICTS) + "---|---|---|---|",
     ] + rows_m
+    total = sum(o.accounted() for o in outcomes)
+    md += [
+        "",
+        f"{total} of {sum(len(o.verdicts) for o in outcomes)} claims reproduced or with a measured reason for "
+        "their shortfall; every other shortfall's reason is marked 'not yet shown'.",
+    ]
     _atomic_write(base / "index.md", "\n".join(md) + "\n")
     (base / "index.json").write_text(
         json.dumps(
             [
-                {"study": o.name, "mode": o.mode, **o.counts(), "runs": o.runs, "cpu_s": o.cpu_s, "wall_s": o.wall_s}
+                {
+                    "study": o.name,
+                    "mode": o.mode,
+                    **o.counts(),
+                    "accounted": o.accounted(),
+                    "runs": o.runs,
+                    "cpu_s": o.cpu_s,
+                    "wall_s": o.wall_s,
+                }
                 for o in outcomes
             ],
             indent=2,

@@ -61,6 +61,10 @@ class StudyOutcome:
     def counts(self) -> dict[str, int]:
         return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
 
+    def accounted(self) -> int:
+        """Claims reproduced or whose shortfall has a measured reason."""
+        return sum(x.accounted for x in self.verdicts)
+
 
 def run_study(
     name: str | Study,
@@ -139,6 +143,7 @@ def run_study(
                     "claim": v.claim,
                     "verdict": v.verdict,
                     "reason": v.reason,
+                    "why": v.why,
                     "measured": v.measured,
                     "stability": v.stability,
                 }

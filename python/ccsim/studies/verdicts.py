@@ -16,10 +16,12 @@ import sys
 from pathlib import Path
 
 from . import get, names
-from .base import VERDICTS
+from .base import MEASURED, NOT_SHOWN, VERDICTS
 
-HEADER = "| study | claim | the paper says | verdict | seeds |"
-_ROW = re.compile(r"^\| (\S+) \| (\S+) \| (.*) \| (reproduced|partly|not reproduced) \| (.+) \|$")
+HEADER = "| study | claim | the paper says | verdict | seeds | reason for a shortfall |"
+_ROW = re.compile(
+    r"^\| (\S+) \| (\S+) \| (.*) \| (reproduced|partly|not reproduced) \| (.+) \| (—|measured|not yet shown) \|$"
+)
 
 
 def collect(base: Path, mode: str) -> list[dict]:
@@ -40,6 +42,7 @@ def collect(base: Path, mode: str) -> list[dict]:
                     "statement": statements[c["claim"]],
                     "verdict": c["verdict"],
                     "seeds": seeds,
+                    "why": "—" if c["verdict"] == VERDICTS[0] else c.get("why") or NOT_SHOWN,
                 }
             )
     return rows
@@ -47,6 +50,7 @@ def collect(base: Path, mode: str) -> list[dict]:
 
 def render(rows: list[dict], mode: str, model_version: int) -> str:
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    accounted = sum(r["verdict"] == VERDICTS[0] or r["why"] == MEASURED for r in rows)
     head = [
         "# Verdicts of the study reproductions",
         "",
@@ -55,17 +59,22 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "",
         f"Mode: {mode}; model version {model_version}. "
         + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
-        + f" of {len(rows)} claims.",
+        + f" of {len(rows)} claims; {accounted} of {len(rows)} reproduced or with a measured reason.",
         "",
         "Seeds: on how many of the seeds every check of the claim's rule held (a check counts only if it holds",
         "on the pooled results and on a clear majority of the seeds); '1 seed' where the claim's experiments",
         "ran one.",
         "",
+        "Reason for a shortfall: 'measured' where the study shows why by a run of its own (the report prints",
+        "the measurement beside the verdict), 'not yet shown' where it does not (the report may print an",
+        "untested hypothesis).",
+        "",
         HEADER,
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|",
     ]
     body = [
-        f"| {r['study']} | {r['claim']} | {r['statement'].replace('|', '/')} | {r['verdict']} | {r['seeds']} |"
+        f"| {r['study']} | {r['claim']} | {r['statement'].replace('|', '/')} | {r['verdict']} | {r['seeds']} "
+        f"| {r['why']} |"
         for r in rows
     ]
     return "\n".join(head + body) + "\n"
@@ -80,8 +89,10 @@ def parse(text: str) -> tuple[list[dict], str, int]:
     for line in text.splitlines():
         r = _ROW.match(line)
         if r and line != HEADER:
-            study, claim, statement, verdict, seeds = r.groups()
-            rows.append({"study": study, "claim": claim, "statement": statement, "verdict": verdict, "seeds": seeds})
+            study, claim, statement, verdict, seeds, why = r.groups()
+            rows.append(
+                {"study": study, "claim": claim, "statement": statement, "verdict": verdict, "seeds": seeds, "why": why}
+            )
     return rows, m.group(1), int(m.group(2))
 
 

@@ -103,10 +103,6 @@ class Checks:
             "iw1",
             rule,
             kernel_exp="iw1_emu",
-            why_not="on Mininet's default link netem's 1000-packet limit takes IW 50's whole first flight, so "
-            "IW 50 loses nothing and finishes first; the paper's slower IW 50 needs a queue the burst "
-            "overflows: with 10 packets or 0.25 BDP behind the same shaper (sensitivities) IW 50 is slower "
-            "than IW 20 at both RTTs",
         )
 
     @claim(

@@ -49,30 +49,30 @@ class W3:
 
     @claim(
         "W3a",
-        "C1's goodput falls as the number of hops N grows, for every algorithm.",
-        "For each C1 algorithm with cross traffic of each algorithm: Spearman ρ(N, C1 goodput) ≤ −0.8 and "
-        "goodput at the largest N below that at N = 1.",
+        "C1's goodput falls as the number of hops N grows: every C1 among NewReno cross traffic (the paper's "
+        "scenario 1, Fig. 18), and NewReno and Westwood+ C1 among their own kind (scenario 4, Fig. 24).",
+        "For each of those (C1, cross traffic) pairs: Spearman ρ(N, C1 goodput) ≤ −0.8 and goodput at the "
+        "largest N below that at N = 1.",
+        changed_after_results="it demanded a decline for all nine (C1, cross) pairs; the paper says so for "
+        "its scenario 1 (every C1 among NewReno) and for NewReno and Westwood+ in scenario 4 only (Vegas C1 "
+        "among Vegas gets its highest goodput beyond 3 hops there)",
     )
     def _w3a(self, data: StudyData):
         checks, meas = [], {}
-        for c1 in W3_ALGOS:
-            for x in W3_ALGOS:
-                n, gp = self.w3_curve(data, c1, x)
-                rho = spearman(n, gp)
-                meas[f"rho_{c1}_in_{x}"] = rho
-                checks.append(
-                    Check(
-                        f"C1 {VARIANTS[c1].name} among {VARIANTS[x].name}",
-                        len(n) > 1 and rho <= -0.8 and gp[-1] < gp[0],
-                        f"ρ = {rho:+.2f}, {gp[0] / 1e6:.2f} → {gp[-1] / 1e6:.2f} Mb/s",
-                    )
+        pairs = [(c1, "newreno") for c1 in W3_ALGOS] + [("westwoodplus", "westwoodplus")]
+        for c1, x in pairs:
+            n, gp = self.w3_curve(data, c1, x)
+            rho = spearman(n, gp)
+            meas[f"rho_{c1}_in_{x}"] = rho
+            checks.append(
+                Check(
+                    f"C1 {VARIANTS[c1].name} among {VARIANTS[x].name}",
+                    len(n) > 1 and rho <= -0.8 and gp[-1] < gp[0],
+                    f"ρ = {rho:+.2f}, {gp[0] / 1e6:.2f} → {gp[-1] / 1e6:.2f} Mb/s",
+                    compared=tuple(gp),
                 )
-        return verdict_from(
-            "W3a",
-            checks,
-            meas,
-            why_not="among Vegas cross traffic C1 is not squeezed by queues, so its goodput depends little on N",
-        )
+            )
+        return verdict_from("W3a", checks, meas)
 
     @claim(
         "W3b",
@@ -128,7 +128,8 @@ class W3:
     @claim(
         "W3d",
         "NewReno C1 does slightly better among Westwood+ cross traffic than among NewReno.",
-        "Mean over N of NewReno C1 goodput: among Westwood+ > among NewReno.",
+        "Mean over N of NewReno C1 goodput: among Westwood+ above among NewReno, by at most 10 % ('slightly').",
+        changed_after_results="'better' had no upper bound, so a gain of +135 % passed as 'slightly'",
     )
     def _w3d(self, data: StudyData):
         _, a = self.w3_curve(data, "newreno", "westwoodplus")
@@ -141,7 +142,9 @@ class W3:
                     "NewReno C1 better among Westwood+",
                     ma > mb,
                     f"{ma / 1e6:.3f} vs {mb / 1e6:.3f} Mb/s ({ma / mb - 1:+.1%})",
-                )
+                    compared=(tuple(a), tuple(b)),
+                ),
+                Check("slightly: by at most 10 %", ma / mb - 1 <= 0.10, f"{ma / mb - 1:+.1%}"),
             ],
             {"nr_c1_among_wp_mbps": ma / 1e6, "nr_c1_among_nr_mbps": mb / 1e6},
             why_not="the paper's difference is slight; it can change sign with the phase of a single seed",

@@ -214,9 +214,9 @@ class W45:
             parts.append(f"growth per {gp_}: no-DACK/DACK = {r:.2f}×")
             v.measured[f"nodack_over_dack_growth_{gp_}"] = r
         d = "10 ms" if 10.0 in data.plan.w4_bad else f"{data.plan.w4_bad[len(data.plan.w4_bad) // 2]:g} ms"
-        v.reason += (
-            f" Targeted check at d = {d} (" + "; ".join(parts) + "): delayed ACKs halve ns-2's per-ACK "
-            "window growth; crediting the segments an ACK covers (Linux, RFC 3465) removes most of the gap."
+        v.show(
+            f"targeted runs at d = {d} (" + "; ".join(parts) + "): delayed ACKs halve ns-2's per-ACK "
+            "window growth; crediting the segments an ACK covers (Linux, RFC 3465) removes most of the gap"
         )
         return v
 
