@@ -122,6 +122,8 @@ class Verdict:
     stability: dict[str, Any] | None = None
     # Why it fell short: MEASURED (`show`), NOT_SHOWN, or "" when reproduced.
     why: str = ""
+    # The rule on the claim's counterfactual (`counterfactual.answer`).
+    counterfactual: dict | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -227,6 +229,9 @@ class Claim:
     # A rule changed after results were seen: what changed and why (the
     # report prints it beside the rule); empty for a rule fixed beforehand.
     changed_after_results: str = ""
+    # The counterfactual.Swap's that exchange two compared points (none: the
+    # claim names no counterfactual yet).
+    counterfactual: tuple = ()
 
     def rule_text(self) -> str:
         if not self.changed_after_results:
@@ -240,9 +245,10 @@ class _ClaimSpec:
     statement: str
     rule: str
     changed_after_results: str
+    counterfactual: tuple
 
 
-def claim(id: str, statement: str, rule: str, *, changed_after_results: str = ""):
+def claim(id: str, statement: str, rule: str, *, changed_after_results: str = "", counterfactual: Any = ()):
     """Mark a study method `f(self, data) -> Verdict` as the evaluation of a
     claim, so the paper's statement, the rule (fixed before results, or
     marked as changed after them) and the code that applies it sit together:
@@ -250,10 +256,16 @@ def claim(id: str, statement: str, rule: str, *, changed_after_results: str = ""
         @claim("A1", "SACK leads briefly, then ...", "Mean over the rates: ...")
         def _a1(self, data): ...
 
+    `counterfactual`: the `counterfactual.Swap`s (one or a list) that
+    exchange two points the claim compares, so that its rule, run on the
+    study's runs so relabelled, must answer otherwise (the report shows
+    what it answered there).
+
     `Study.claims` collects the marked methods."""
+    swaps = tuple(counterfactual) if isinstance(counterfactual, (list, tuple)) else (counterfactual,)
 
     def mark(fn):
-        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results)
+        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results, swaps)
         return fn
 
     return mark
@@ -364,7 +376,16 @@ class Study(ABC):
                 if spec is None or name in seen:
                     continue
                 seen.add(name)
-                out.append(Claim(spec.id, spec.statement, spec.rule, getattr(self, name), spec.changed_after_results))
+                out.append(
+                    Claim(
+                        spec.id,
+                        spec.statement,
+                        spec.rule,
+                        getattr(self, name),
+                        spec.changed_after_results,
+                        spec.counterfactual,
+                    )
+                )
         ids = [c.id for c in out]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{type(self).__name__}: claim ids repeat: {ids}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ScenarioError
+from . import counterfactual
 from .base import MODES, VERDICTS, Study, StudyData, Verdict, with_stability
 
 # name -> module (in the order of the index page)
@@ -127,6 +128,7 @@ def run_study(
             for s in seeds:
                 per_seed.setdefault(s, data.for_seed(s))
             v = with_stability(v, {s: _evaluate_or_none(cl, per_seed[s]) for s in seeds})
+        v.counterfactual = counterfactual.answer(cl, data, v)
         verdicts.append(v)
     figdir = root / "figures"
     figdir.mkdir(exist_ok=True)
@@ -144,6 +146,7 @@ def run_study(
                     "verdict": v.verdict,
                     "reason": v.reason,
                     "why": v.why,
+                    "counterfactual": v.counterfactual,
                     "measured": v.measured,
                     "stability": v.stability,
                 }

@@ -17,10 +17,12 @@ from pathlib import Path
 
 from . import get, names
 from .base import MEASURED, NOT_SHOWN, VERDICTS
+from .counterfactual import ANSWERED, NONE
 
-HEADER = "| study | claim | the paper says | verdict | seeds | reason for a shortfall |"
+HEADER = "| study | claim | the paper says | verdict | seeds | reason for a shortfall | counterfactual |"
 _ROW = re.compile(
-    r"^\| (\S+) \| (\S+) \| (.*) \| (reproduced|partly|not reproduced) \| (.+) \| (—|measured|not yet shown) \|$"
+    r"^\| (\S+) \| (\S+) \| (.*) \| (reproduced|partly|not reproduced) \| (.+) \| (—|measured|not yet shown) "
+    r"\| (answered|did not answer|unavailable|none declared) \|$"
 )
 
 
@@ -43,6 +45,7 @@ def collect(base: Path, mode: str) -> list[dict]:
                     "verdict": c["verdict"],
                     "seeds": seeds,
                     "why": "—" if c["verdict"] == VERDICTS[0] else c.get("why") or NOT_SHOWN,
+                    "counterfactual": (c.get("counterfactual") or {}).get("status", NONE),
                 }
             )
     return rows
@@ -51,6 +54,7 @@ def collect(base: Path, mode: str) -> list[dict]:
 def render(rows: list[dict], mode: str, model_version: int) -> str:
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     accounted = sum(r["verdict"] == VERDICTS[0] or r["why"] == MEASURED for r in rows)
+    answered = sum(r["counterfactual"] == ANSWERED for r in rows)
     head = [
         "# Verdicts of the study reproductions",
         "",
@@ -59,7 +63,8 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "",
         f"Mode: {mode}; model version {model_version}. "
         + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
-        + f" of {len(rows)} claims; {accounted} of {len(rows)} reproduced or with a measured reason.",
+        + f" of {len(rows)} claims; {accounted} of {len(rows)} reproduced or with a measured reason; "
+        + f"{answered} of {len(rows)} rules answered their counterfactual.",
         "",
         "Seeds: on how many of the seeds every check of the claim's rule held (a check counts only if it holds",
         "on the pooled results and on a clear majority of the seeds); '1 seed' where the claim's experiments",
@@ -69,12 +74,17 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "the measurement beside the verdict), 'not yet shown' where it does not (the report may print an",
         "untested hypothesis).",
         "",
+        "Counterfactual: the claim's rule run again on the study's runs with two compared points exchanged",
+        "(the report names them): 'answered' where some check changed its outcome there, 'did not answer'",
+        "where none did (the rule did not tell the points apart), 'unavailable' where this mode lacks what",
+        "the exchange needs, 'none declared' where the claim names none yet.",
+        "",
         HEADER,
-        "|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     body = [
         f"| {r['study']} | {r['claim']} | {r['statement'].replace('|', '/')} | {r['verdict']} | {r['seeds']} "
-        f"| {r['why']} |"
+        f"| {r['why']} | {r['counterfactual']} |"
         for r in rows
     ]
     return "\n".join(head + body) + "\n"
@@ -89,9 +99,17 @@ def parse(text: str) -> tuple[list[dict], str, int]:
     for line in text.splitlines():
         r = _ROW.match(line)
         if r and line != HEADER:
-            study, claim, statement, verdict, seeds, why = r.groups()
+            study, claim, statement, verdict, seeds, why, cf = r.groups()
             rows.append(
-                {"study": study, "claim": claim, "statement": statement, "verdict": verdict, "seeds": seeds, "why": why}
+                {
+                    "study": study,
+                    "claim": claim,
+                    "statement": statement,
+                    "verdict": verdict,
+                    "seeds": seeds,
+                    "why": why,
+                    "counterfactual": cf,
+                }
             )
     return rows, m.group(1), int(m.group(2))
 

@@ -376,6 +376,17 @@ def cmd_study(a) -> int:
         return 0
     mode = "full" if a.full else "smoke" if a.smoke else "quick"
     jobs = a.jobs
+    older: dict[str, Path] = {}
+    if a.compare_to:
+        from ..studies.compare import CompareError, claims_file
+
+        # found before anything runs, so a wrong path costs no run
+        try:
+            for n in studies.names() if a.name == "all" else [a.name]:
+                older[n] = claims_file(Path(a.compare_to), n, mode)
+        except CompareError as e:
+            print(f"ccsim: error: {e}", file=sys.stderr)
+            return 2
     if a.name == "all":
         outs, index = studies.run_all(mode, a.out, jobs=jobs, dask=a.dask, quiet=a.quiet)
     else:
@@ -390,6 +401,11 @@ def cmd_study(a) -> int:
         for v in o.verdicts:
             print(f"  {v.claim:8s} {v.verdict:15s} {v.reason}")
         print(f"  report: {o.report_html}  (Markdown: {o.report_md})")
+        if o.name in older:
+            from ..studies.compare import compare, load, render
+
+            new = o.out / "claims.json"
+            print(render(compare(load(older[o.name]), load(new)), older[o.name], new, len(o.verdicts)))
     if index is not None:
         print(f"index: {index}")
     return 0
@@ -559,6 +575,12 @@ def main(argv: list[str] | None = None) -> int:
     g2.add_argument("--jobs", "-j", type=int, help="worker processes (default: every core)")
     g2.add_argument("--dask", metavar="ADDR", help="run on a Dask cluster: tcp://scheduler:8786, or 'local'")
     st.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    st.add_argument(
+        "--compare-to",
+        metavar="OLD",
+        help="after the run, list the verdicts and claim numbers that moved since an earlier run of the study: "
+        "its results folder (results/studies), the study's folder or its mode folder (holding claims.json)",
+    )
     st.set_defaults(fn=cmd_study)
     q = sub.add_parser("query", help="SQL (DuckDB) over a campaign: views runs, flows, links, ...")
     q.add_argument("dir")

@@ -427,7 +427,11 @@ mod tests {
         h.cwnd_event(&mut tp, crate::cc::CwndEvent::Loss);
         assert_eq!(tp.ssthresh, 2477, "a timeout");
         // RFC 3649 and Linux: b(w) from the first decrease on, timeouts too.
-        let mut rfc = HighSpeed::new(&with("highspeed", Some("choi2004"), &[("first_decrease", crate::cc::params::Value::Str("b".into()))]));
+        let mut rfc = HighSpeed::new(&with(
+            "highspeed",
+            Some("choi2004"),
+            &[("first_decrease", crate::cc::params::Value::Str("b".into()))],
+        ));
         assert_eq!(rfc.ssthresh(&ca), 3751);
         let mut tp = state(w, 1);
         tp.ssthresh = rfc.ssthresh(&tp);

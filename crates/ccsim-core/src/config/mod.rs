@@ -21,8 +21,8 @@ pub use net::{
     load_trace, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MAX_TRACE_BYTES, MIN_T_UPDATE_PS,
 };
 pub use tcp::{
-    sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel, RtoSsthresh, SackCfg,
-    SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,
+    sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel,
+    RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,
 };
 pub use traffic::{AppCfg, FlowCfg, UdpCfg};
 

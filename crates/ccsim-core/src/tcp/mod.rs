@@ -51,8 +51,8 @@ pub use conn::Conn;
 pub use types::{CcSample, FlowEventKind, FlowStats, FlowTrace, SenderState};
 pub(crate) use types::{LastAction, Pick};
 
-use crate::config::{EcnResponse, RtoModel};
 use crate::config::{AppCfg, FlowCfg};
+use crate::config::{EcnResponse, RtoModel};
 use crate::packet::{Packet, PktKind, FLAG_SACK};
 use crate::units::SimTime;
 use conn::AckInfo;
@@ -174,15 +174,7 @@ impl TcpFlow {
         let mut vars = Vec::with_capacity(c.cc.var_names().len());
         c.tp.now = now;
         c.cc.vars(&c.tp, &mut vars);
-        t.cc.push(CcSample {
-            time: now,
-            cause,
-            ca_state,
-            cwnd,
-            ssthresh: c.tp.ssthresh,
-            mode: c.cc.mode(),
-            vars,
-        });
+        t.cc.push(CcSample { time: now, cause, ca_state, cwnd, ssthresh: c.tp.ssthresh, mode: c.cc.mode(), vars });
     }
 
     /// One `cc_state` row per congestion event raised since the last call,
@@ -253,7 +245,10 @@ impl TcpFlow {
                 Pick::Next => {
                     // Go-back-N resends from snd_nxt; otherwise new data at snd_max.
                     let s = if self.recovery.go_back_n(c) { c.snd_nxt } else { c.snd_max };
-                    if !c.in_recovery && !self.recovery.in_loss() && c.dupacks > 0 && s >= c.snd_una + c.open_cwnd() as u64
+                    if !c.in_recovery
+                        && !self.recovery.in_loss()
+                        && c.dupacks > 0
+                        && s >= c.snd_una + c.open_cwnd() as u64
                     {
                         c.lt_sent += 1;
                     }
@@ -613,6 +608,6 @@ impl TcpFlow {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod ns2_tests;
+#[cfg(test)]
+mod tests;

@@ -90,10 +90,7 @@ fn ns2_acks_carrying_ece_do_not_open_the_window() {
     // with ECE the window stays 5; without, congestion avoidance adds one.
     for (ece, want) in [(true, 5), (false, 6)] {
         let (mut f, mut out) = ecn_flow(10, EcnResponse::Ns2);
-        f.c.cfg.tcp = std::sync::Arc::new(crate::config::TcpCfg {
-            cwnd_limited_gate: false,
-            ..(*f.c.cfg.tcp).clone()
-        });
+        f.c.cfg.tcp = std::sync::Arc::new(crate::config::TcpCfg { cwnd_limited_gate: false, ..(*f.c.cfg.tcp).clone() });
         ece_ack(&mut f, MS, 1, &mut out);
         assert_eq!(f.c.tp.cwnd, 5);
         for a in 2..=9 {

@@ -8,6 +8,7 @@ import math
 import polars as pl
 
 from ..base import Check, StudyData, claim, fmt, margin_check, verdict_from
+from ..counterfactual import Swap
 from ..kit import kendall
 from .scenarios import (
     PRIMARY,
@@ -25,6 +26,7 @@ class Checks:
         "At every rate: each of the five variants' efficiency ≥ 90 %; each paced variant's efficiency is "
         "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
         "of the paper's.",
+        counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
     )
     def _claim_p1(self, data: StudyData):
         rates = data.plan.rates
@@ -74,6 +76,7 @@ class Checks:
         "At RTT ratio 6 with a 100 % buffer HSTCP's throughput ratio is about 140 and paced HSTCP's about 70.",
         "RTT ratio 6, buffer 100 %: HSTCP's ratio within a factor 2 of 140; paced HSTCP's within a factor "
         "2 of 70; paced HSTCP's ratio below HSTCP's.",
+        counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
     )
     def _claim_p2a(self, data: StudyData):
         h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
@@ -109,6 +112,7 @@ class Checks:
         "P2b",
         "STCP is the least fair, about 300 (2.2 Gb/s against 6.84 Mb/s).",
         "RTT ratio 6, buffer 100 %: STCP's ratio is the largest of the five variants and within a factor 2 of 300.",
+        counterfactual=Swap("flows[0].label", "stcp", "hstcp_paced"),
     )
     def _claim_p2b(self, data: StudyData):
         rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
@@ -164,6 +168,7 @@ class Checks:
         "P2d",
         "Pacing roughly halves the throughput ratio at every buffer size, for HSTCP and BI-TCP.",
         "RTT ratio 6, every buffer run: paced / unpaced ratio in [0.25, 0.75] for HSTCP and for BI-TCP.",
+        counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
     )
     def _claim_p2d(self, data: StudyData):
         checks, measured = [], {}
@@ -196,6 +201,7 @@ class Checks:
         "of their standard errors).",
         changed_after_results="the rank alone passed on a 0.02-point difference, well inside the seeds' "
         "spread; a rank now needs a margin beyond it",
+        counterfactual=Swap("flows[0].label", "bic", "hstcp_paced"),
     )
     def _claim_p3a(self, data: StudyData):
         reg = self._regular(data, 20e6)
@@ -234,6 +240,7 @@ class Checks:
         "HSTCP leaves regular TCP more than HSTCP with about the same unused share.",
         "100 Mb/s: regular TCP's share orders the variants as the paper (Kendall τ ≥ 0.6); paced HSTCP's "
         "regular share > HSTCP's; their unused shares within 2 points.",
+        counterfactual=Swap("flows[0].label", "hstcp_paced", "stcp"),
     )
     def _claim_p3b(self, data: StudyData):
         order = ["hstcp_paced", "hstcp", "bic_paced", "bic", "stcp"]
@@ -271,6 +278,7 @@ class Checks:
         "At 500 Mb/s and 2.5 Gb/s: regular TCP's share < 30 % with every variant; paced BI-TCP leaves "
         "regular TCP the largest share; STCP the smallest; |paced HSTCP − BI-TCP| ≤ |HSTCP − BI-TCP| "
         "(regular share).",
+        counterfactual=Swap("flows[0].label", "bic_paced", "stcp"),
     )
     def _claim_p3c(self, data: StudyData):
         checks, measured = [], {}

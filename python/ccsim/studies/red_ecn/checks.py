@@ -10,6 +10,7 @@ import polars as pl
 
 from ...analysis.metrics import jain
 from ..base import Check, StudyData, claim, fmt, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
@@ -29,6 +30,7 @@ class Checks:
         "has the lowest GEff there.",
         changed_after_results="'lowest' passed on a tie (DropTail ≤ the others, so four identical runs "
         "passed); it now needs DropTail strictly below the other three, and identical values are an error",
+        counterfactual=Swap("topology.buffer", "4pkt", "12pkt"),
     )
     def _claim_a(self, data: StudyData):
         m = self.sweep_means(data)
@@ -67,6 +69,7 @@ class Checks:
         "At QL = 4 the RED variants use the link slightly better than DropTail and perform almost alike.",
         "With 2 flows at the smallest QL: every RED variant's GEff > DropTail's; the RED variants' GEffs lie "
         "within 0.02 of each other.",
+        counterfactual=Swap("topology.queue.kind", "droptail", "red", only=("ql",)),
     )
     def _claim_b(self, data: StudyData):
         m = self.sweep_means(data)
@@ -105,6 +108,7 @@ class Checks:
         "Just above the BDP (QL ≈ 10) all disciplines do much better.",
         "With 2 flows: every discipline's GEff at the first QL above the BDP exceeds its GEff at the smallest "
         "QL by at least 0.03.",
+        counterfactual=Swap("topology.buffer", "4pkt", "12pkt"),
     )
     def _claim_c(self, data: StudyData):
         m = self.sweep_means(data)
@@ -178,6 +182,7 @@ class Checks:
         "With more flows gentle RED soon acts like DropTail: GEff rises and so does Drop %.",
         "Mean over QL: |GEff(gentle RED) − GEff(DropTail)| is smaller with the most flows than with 2; "
         "gentle RED's GEff and Drop % are both higher with the most flows than with 2.",
+        counterfactual=Swap("flows[0].count", 1, 9),
     )
     def _claim_e(self, data: StudyData):
         m = self.sweep_means(data)
@@ -224,6 +229,7 @@ class Checks:
         "paper says the RED variants did worst 'at small buffer lengths', not at the smallest one. The "
         "first check looked at QL ≤ 12 only, a limit the paper's sentence does not have; it now looks at "
         "every QL",
+        counterfactual=Swap("topology.queue.kind", "droptail", "gentle_red"),
     )
     def _claim_f(self, data: StudyData):
         m = self.sweep_means(data)
@@ -318,6 +324,7 @@ class Checks:
         "could not fail); it was then judged up to 0.4, where runs at 0.3 and 0.4 were still bit-identical "
         "on every seed; it is now judged over the mark_p values whose runs differ from the previous "
         "value's (where mark_p changed what was marked in these runs), and identical inputs are an error",
+        counterfactual=Swap("topology.queue.mark_p", 0.1, 1.0),
     )
     def _claim_i(self, data: StudyData):
         pr = self.per_run(data, "mark_p")

@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     LINUX_VARIANTS,
     PAYLOAD_SHARE,
@@ -102,6 +103,7 @@ class W1:
         "W1b",
         "With reverse traffic ON, Vegas has the lowest goodput and Westwood+ slightly beats NewReno.",
         "Mean over seeds and the ON quarters: Vegas < NewReno and Vegas < Westwood+; Westwood+ > NewReno.",
+        counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
     def _w1b(self, data: StudyData):
         m = self._w1_means(data)
@@ -182,6 +184,7 @@ class W1:
         "NewReno's, and a higher 10th percentile relative to its own OFF-quarter mean.",
         changed_after_results="the rule compared time means (|log ON/OFF|); 'less disturbed' is about "
         "variability, so it now judges the spread and the low percentile",
+        counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
     )
     def _w1e(self, data: StudyData):
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
@@ -221,6 +224,7 @@ class W1:
         "W1f",
         "Reno suffers badly from reverse traffic.",
         "ON quarters: Reno's goodput ≥ 10 % below NewReno's, and its ON/OFF goodput ratio lower than NewReno's.",
+        counterfactual=Swap("flows[0].label", "reno", "newreno"),
     )
     def _w1f(self, data: StudyData):
         m = self._w1_means(data)

@@ -13,6 +13,7 @@ import polars as pl
 
 from ...analysis.metrics import jain
 from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     MSS,
     PAPER_W2_RANGES,
@@ -51,6 +52,7 @@ class W2:
         "W2a",
         "Total goodput approaches link capacity for M > 40 for every algorithm.",
         "Every run with M > 40: the M flows' total goodput ≥ 90 % of the link's payload rate (9.65 Mb/s).",
+        counterfactual=Swap("flows[0].count", 10, 200),
     )
     def _w2a(self, data: StudyData):
         t = self.w2_table(data).filter(pl.col("m") > 40)
@@ -83,6 +85,7 @@ class W2:
         "W2b",
         "For M < 40 Vegas total goodput is very low (reverse traffic).",
         "Every run with M < 40: Vegas total goodput < 60 % of the link's payload rate and below NewReno's.",
+        counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
     def _w2b(self, data: StudyData):
         t = self.w2_table(data).filter(pl.col("m") < 40)
@@ -115,6 +118,7 @@ class W2:
         "spread over [26693, 64238] packets and those of Westwood+ over the narrower [28822, 53423].",
         "M = 20: max/min of the final sequence numbers smaller for Westwood+ than for NewReno (paper: 1.85 "
         "vs 2.41); and the Jain index averaged over M higher for Westwood+.",
+        counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
     )
     def _w2c(self, data: StudyData):
         t = self._w2_at20(data)
@@ -154,6 +158,7 @@ class W2:
         "W2d",
         "Vegas is fair but slow.",
         "Jain index averaged over M ≥ NewReno's; Vegas total goodput at M = 20 below NewReno's.",
+        counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
     def _w2d(self, data: StudyData):
         jm = self.w2_table(data).group_by("variant").agg(pl.col("jain").mean())

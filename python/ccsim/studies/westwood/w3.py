@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..counterfactual import Swap
 from ..kit import spearman
 from .scenarios import (
     PAYLOAD_SHARE,
@@ -56,6 +57,7 @@ class W3:
         changed_after_results="it demanded a decline for all nine (C1, cross) pairs; the paper says so for "
         "its scenario 1 (every C1 among NewReno) and for NewReno and Westwood+ in scenario 4 only (Vegas C1 "
         "among Vegas gets its highest goodput beyond 3 hops there)",
+        counterfactual=Swap("topology.hops", 1, 10),
     )
     def _w3a(self, data: StudyData):
         checks, meas = [], {}
