@@ -123,18 +123,6 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
     }
 }
 
-#[cfg(test)]
-mod stack_tests {
-    #[test]
-    fn an_unknown_stack_lists_every_stack() {
-        let e = super::tcp_defaults_json("nope", "newreno").unwrap_err();
-        assert!(e.ends_with("accepted: linux, ns2, ns2-2.27"), "{e}");
-        for s in ["linux", "ns2", "ns2-2.27"] {
-            assert!(super::tcp_defaults_json(s, "newreno").is_ok(), "{s}");
-        }
-    }
-}
-
 /// RED's parameters on a link as the queue runs them, ns-2's automatic
 /// values filled in (`RedParams::from_link`), as JSON; an error for a link
 /// whose queue is not RED.
@@ -145,4 +133,16 @@ pub fn red_params_json(link_json: &str) -> Result<String, String> {
     }
     let p = crate::queue::red::RedParams::from_link(&l);
     Ok(serde_json::json!({"min_th": p.min_th, "max_th": p.max_th, "max_p": p.max_p, "w_q": p.w_q}).to_string())
+}
+
+#[cfg(test)]
+mod stack_tests {
+    #[test]
+    fn an_unknown_stack_lists_every_stack() {
+        let e = super::tcp_defaults_json("nope", "newreno").unwrap_err();
+        assert!(e.ends_with("accepted: linux, ns2, ns2-2.27"), "{e}");
+        for s in ["linux", "ns2", "ns2-2.27"] {
+            assert!(super::tcp_defaults_json(s, "newreno").is_ok(), "{s}");
+        }
+    }
 }
