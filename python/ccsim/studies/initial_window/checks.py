@@ -8,6 +8,7 @@ import math
 import polars as pl
 
 from ..base import Check, StudyData, claim, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     LINK_NAME,
     MISSING,
@@ -73,6 +74,7 @@ class Checks:
         "CUBIC's FCT falls as IW grows, but past a threshold it rises again (at 10 Mb/s IW 50 is slower than IW 20).",
         "CUBIC, FCT from the first data byte: the mean over RTTs and rates falls from IW 1 to 2 to 4 to 10; "
         "at 10 Mb/s, IW 50 is slower than IW 20 at both RTTs.",
+        counterfactual=Swap("tcp.initial_window", 1, 10),
     )
     def _iw1a(self, data):
         def rule(t):
@@ -109,6 +111,7 @@ class Checks:
         "IW1-b",
         "FCT grows with RTT.",
         "In every (algorithm, IW, rate) cell the FCT at RTT 100 ms exceeds the FCT at 30 ms.",
+        counterfactual=Swap("topology.delay", "15ms", "50ms"),
     )
     def _iw1b(self, data):
         def rule(t):
@@ -280,6 +283,7 @@ class Checks:
         "100 ms / 10 Mb/s, slower than IW 10.",
         "CUBIC, T_conv: mean over (RTT, rate) at IW 1 > at IW 10; mean over (IW, RTT) at 10 Mb/s > at "
         "100 Mb/s; mean over (IW, rate) at 100 ms > at 30 ms; at 10 Mb/s, 100 ms: IW 50 > IW 10.",
+        counterfactual=Swap("tcp.initial_window", 1, 10),
     )
     def _iw2a(self, data):
         def rule(t):
