@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from .. import _core
-from . import counterfactual
 from .base import VERDICTS, fmt
+from .counterfactual import text as counterfactual_text
 
 # The column of claims that are reproduced or whose shortfall has a measured reason.
 ACCOUNTED = "reproduced or measured reason"
@@ -122,7 +122,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule_text())}</td>"
             f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td><td>{html.escape(v.seeds_text())}</td>"
             f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
-            f"<br><span class='meta'>{html.escape(counterfactual.text(v.counterfactual))}</span>"
+            f"<br><span class='meta'>{html.escape(counterfactual_text(v.counterfactual))}</span>"
             + (f"<br>{links}" if links else "")
             + "</td></tr>"
         )
@@ -182,7 +182,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         )
         m.append(
             f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule_text())} | **{v.verdict}** | {v.seeds_text()} | "
-            f"{cell(v.reason)} — {cell(_measured_text(v.measured))} — {cell(counterfactual.text(v.counterfactual))}"
+            f"{cell(v.reason)} — {cell(_measured_text(v.measured))} — {cell(counterfactual_text(v.counterfactual))}"
             f"{' — ' + links if links else ''} |"
         )
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]

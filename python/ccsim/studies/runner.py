@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ScenarioError
-from . import counterfactual
 from .base import MODES, VERDICTS, Study, StudyData, Verdict, with_stability
+from .counterfactual import answer as counterfactual_answer
 
 # name -> module (in the order of the index page)
 REGISTRY = {
@@ -128,7 +128,7 @@ def run_study(
             for s in seeds:
                 per_seed.setdefault(s, data.for_seed(s))
             v = with_stability(v, {s: _evaluate_or_none(cl, per_seed[s]) for s in seeds})
-        v.counterfactual = counterfactual.answer(cl, data, v)
+        v.counterfactual = counterfactual_answer(cl, data, v)
         verdicts.append(v)
     figdir = root / "figures"
     figdir.mkdir(exist_ok=True)
