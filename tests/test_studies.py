@@ -87,9 +87,12 @@ def test_a_rank_needs_a_margin_beyond_the_seeds_spread():
     assert not margin_check("m", [0.28, 0.30, 0.32], [0.30, 0.32, 0.34]).ok
     # Clearly apart: a margin.
     assert margin_check("m", [0.300, 0.302, 0.298], [0.320, 0.322, 0.318]).ok
-    # One seed: no spread to judge by, so no margin either.
+    # One seed: no spread to judge by, so no margin either ...
     one = margin_check("m", [0.1], [0.5])
     assert not one.ok and "one seed" in one.detail
+    # ... but one seed of several, judged alone for seed stability, is judged by its order.
+    assert margin_check("m", [0.1], [0.5], one_seed=True).ok
+    assert not margin_check("m", [0.5], [0.1], one_seed=True).ok
     # Identical sides are an error through verdict_from.
     same = margin_check("m", [0.3, 0.31], [0.3, 0.31])
     assert verdict_from("x", [same], {}).checks[0].detail.startswith("error")

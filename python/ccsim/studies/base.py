@@ -92,12 +92,20 @@ class Check:
 IDENTICAL = "error: its inputs are identical at every compared point, so it cannot decide"
 
 
-def margin_check(what: str, low: Sequence[float], high: Sequence[float], detail: str = "") -> Check:
+def margin_check(
+    what: str, low: Sequence[float], high: Sequence[float], detail: str = "", *, one_seed: bool = False
+) -> Check:
     """`high` is above `low` by more than their seeds' spread: the difference
     of the means exceeds the sum of their standard errors (the ±1 s.e.
     intervals do not overlap). With one value on either side the spread is
-    unknown and the check fails, saying so."""
+    unknown and the check fails, saying so, unless `one_seed` says this is
+    one seed of several judged alone for seed stability (`StudyData.seed`),
+    where only the order can be judged."""
     lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    if one_seed:
+        return Check(
+            what, float(hi.mean()) > float(lo.mean()), f"{detail}; one seed alone: the order only".lstrip("; ")
+        )
     if len(lo) < 2 or len(hi) < 2:
         return Check(what, False, f"{detail}; one seed, so no spread to judge a margin by".lstrip("; "))
     se = float(lo.std(ddof=1) / np.sqrt(len(lo)) + hi.std(ddof=1) / np.sqrt(len(hi)))
@@ -296,6 +304,8 @@ class StudyData:
     campaigns: dict[str, Any]
     cache: dict = field(default_factory=dict)
     accessed: set[str] = field(default_factory=set)
+    # The seed this data is cut to (`for_seed`, seed stability), else None.
+    seed: int | None = None
 
     def campaign(self, name: str):
         if name not in self.campaigns:
@@ -332,7 +342,7 @@ class StudyData:
         for name, c in self.campaigns.items():
             seeds = self._seeds_of(name)
             cut[name] = c.restricted(seed) if len(seeds) > 1 and seed in seeds else c
-        return StudyData(mode=self.mode, plan=self.plan, campaigns=cut)
+        return StudyData(mode=self.mode, plan=self.plan, campaigns=cut, seed=seed)
 
 
 class Study(ABC):

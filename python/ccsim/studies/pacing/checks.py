@@ -226,6 +226,7 @@ class Checks:
                     shares("bic"),
                     shares(nxt),
                     f"{VARIANTS['bic'].name} {reg['bic']:.2%}, {VARIANTS[nxt].name} {reg[nxt]:.2%}",
+                    one_seed=data.seed is not None,
                 ),
             ],
             {f"regular_{v}": x for v, x in reg.items()},

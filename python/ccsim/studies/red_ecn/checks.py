@@ -386,12 +386,13 @@ class Checks:
             | {f"sack_kbps_{v:g}": at[v]["sack_bps"] / 1e3 for v in vals}
             | {f"jain_ecn_{v:g}": at[v]["jain_ecn"] for v in vals},
         )
-        # The largest probability the queues can reach at QL 36: RED's p_b ≤ max_p = 0.1; gentle RED's rises
-        # from max_p at max_th = 27 towards 1 at 2·max_th = 54, but the hard limit 36 stops the average there.
+        # What the runs show of where mark_p acts (the bound says where it could at most: RED's p_b never
+        # exceeds max_p = 0.1; gentle RED's stays below p_gentle while the 36-packet limit holds the
+        # average under 2·max_th).
+        v.measured["mark_p_acts_up_to"] = acting[-1]
         v.reason += (
-            f". Saturation has a plain cause here: an early-drop probability never exceeds max_p = 0.1 "
-            f"with RED or {p_gentle:.2f} with gentle RED at QL 36 (the hard limit stops the average "
-            f"queue below 2·max_th), so every mark_p above {p_gentle:.2f} marks the same packets"
+            f". In these runs mark_p changed the gentle-RED runs up to {acting[-1]:g} and no further (every "
+            f"larger value gave identical runs; the queue's bound alone would allow up to {p_gentle:.2f})"
         )
         return v
 
