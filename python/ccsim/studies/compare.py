@@ -74,7 +74,7 @@ def compare(old: list[dict], new: list[dict], rel: float = 1e-9) -> list[Moved]:
     out = []
     for cid in list(n) + [c for c in o if c not in n]:
         a, b = o.get(cid), n.get(cid)
-        m = Moved(cid, a and a["verdict"], b and b["verdict"])
+        m = Moved(cid, a["verdict"] if a else None, b["verdict"] if b else None)
         if a and b:
             ma, mb = a.get("measured") or {}, b.get("measured") or {}
             for k in list(mb) + [k for k in ma if k not in mb]:
