@@ -36,6 +36,7 @@ from .base import (
     save_figure,
     verdict_from,
 )
+from .counterfactual import Swap
 from .kit import Plan, Variant, sweep_zip, variants
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
@@ -350,6 +351,7 @@ class Asymmetric(Study):
         "On one link SACK's throughput leads briefly, then there is no real difference.",
         "Mean over the link rates: SACK's throughput over the first 1 s is ≥ 5 % above NewReno's; from 2 s "
         "to the end the two differ by ≤ 5 %.",
+        counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
     )
     def _a1(self, data: StudyData):
         s = self.series(data, "a1", "goodput")
@@ -406,6 +408,7 @@ class Asymmetric(Study):
         "BER 1e-5, mean over rates and seeds of the 4-flow aggregate throughput (0.5 s bins): NewReno > SACK "
         "over 0–3 s; SACK > NewReno over 3–10 s; the coefficient of variation of the bins over 3–10 s is "
         "lower for SACK.",
+        counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
     )
     def _a2(self, data: StudyData):
         ne, se, nl, sl, ncv, scv = self._a2_numbers(data, "sack_plain_sink")
@@ -460,6 +463,7 @@ class Asymmetric(Study):
         "A3-acks",
         "NewReno delivers ACKs across the reverse bottleneck faster and more of them in the first ≈6 s.",
         "Reverse rate 1/10: ACKs crossing the reverse bottleneck over 0–6 s, mean over seeds: NewReno > SACK.",
+        counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
     )
     def _a3_acks(self, data: StudyData):
         rev = f"{self._a3_at(data):g}Mbps"
@@ -521,6 +525,7 @@ class Asymmetric(Study):
         "Reverse ACK loss is slightly higher for SACK.",
         "Reverse rate 1/10: the share of ACKs lost on the reverse bottleneck (bit errors and queue drops) is "
         "higher for SACK than for NewReno.",
+        counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
     )
     def _a3_rev(self, data: StudyData):
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}

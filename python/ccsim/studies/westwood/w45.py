@@ -113,7 +113,7 @@ class W45:
         "largest ≥ 118 %: 1.5 × 34 % and 2/3 × 177 %); SACK within ±15 % of NewReno averaged over d.",
         changed_after_results="the second check was 'the largest gain ≥ 34 %', the low end of the paper's "
         "34–177 % only; now both ends of the range count",
-        counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
+        counterfactual=Swap("flows[0].label", "westwoodplus_nodack", "newreno_nodack"),
     )
     def _w4b(self, data: StudyData):
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")

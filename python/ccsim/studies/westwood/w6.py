@@ -12,7 +12,6 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
-from ..counterfactual import Swap
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -81,7 +80,6 @@ class W6:
         "and steadier than filtering cwnd/RTT.",
         "After 10 s: mean |estimate − payload rate| / payload rate and the coefficient of variation both "
         "smaller for the Westwood+ estimate than for the EWMA-filtered cwnd/RTT.",
-        counterfactual=Swap("flows[0].label", "westwoodplus", "westwood"),
     )
     def _w6b(self, data: StudyData):
         s = self.w6_single_series(data).filter(pl.col("time_s") > 10.0)
