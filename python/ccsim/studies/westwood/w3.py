@@ -149,7 +149,6 @@ class W3:
                 Check("slightly: by at most 10 %", ma / mb - 1 <= 0.10, f"{ma / mb - 1:+.1%}"),
             ],
             {"nr_c1_among_wp_mbps": ma / 1e6, "nr_c1_among_nr_mbps": mb / 1e6},
-            why_not="the paper's difference is slight; it can change sign with the phase of a single seed",
         )
 
     @claim(
