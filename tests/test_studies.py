@@ -308,6 +308,14 @@ def test_study_smoke(name, tmp_path):
     assert [v.claim for v in o.verdicts] == [c.id for c in st.claims()]
     assert all(v.verdict in VERDICTS and v.reason for v in o.verdicts)
     assert o.failed == 0 and o.computed == o.runs > 0
+    # every declared counterfactual was evaluated (or said why it could not be) on these runs
+    from ccsim.studies.counterfactual import ANSWERED, NONE, SILENT, UNAVAILABLE
+
+    for c, v in zip(st.claims(), o.verdicts):
+        status = v.counterfactual["status"]
+        assert status in (ANSWERED, SILENT, UNAVAILABLE) if c.counterfactual else status == NONE, (c.id, status)
+        if status == UNAVAILABLE:
+            assert v.counterfactual["detail"]
     n_fig = len(list((o.out / "figures").glob("*.png")))
     _check_report(o, len(st.claims()), n_fig)
     assert n_fig >= 4
