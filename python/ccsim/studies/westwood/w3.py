@@ -85,6 +85,7 @@ class W3:
         changed_after_results="the second comparison was both C1s among Westwood+ cross traffic, which "
         "the paper does not make; it compares them among NewReno (Fig. 18) and each among its own kind "
         "(Fig. 24)",
+        counterfactual=Swap("flows[0].label", "westwoodplus", "vegas"),
     )
     def _w3b(self, data: StudyData):
         # The paper's two comparisons: Fig. 18 (both C1s among NewReno cross traffic) and Fig. 24 (each
@@ -111,6 +112,7 @@ class W3:
         "Vegas C1 cannot get its share among NewReno or Westwood+ cross traffic.",
         "Among NewReno and among Westwood+ cross traffic, at every N: Vegas C1 goodput < 80 % of the 5 Mb/s "
         "fair share (payload 4.83 Mb/s).",
+        counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
     def _w3c(self, data: StudyData):
         share = 5e6 * PAYLOAD_SHARE
@@ -132,6 +134,10 @@ class W3:
         "NewReno C1 does slightly better among Westwood+ cross traffic than among NewReno.",
         "Mean over N of NewReno C1 goodput: among Westwood+ above among NewReno, by at most 10 % ('slightly').",
         changed_after_results="'better' had no upper bound, so a gain of +135 % passed as 'slightly'",
+        counterfactual=[
+            Swap("flows[1].label", "westwoodplus", "newreno"),
+            Swap("flows[2].label", "westwoodplus", "newreno"),
+        ],
     )
     def _w3d(self, data: StudyData):
         _, a = self.w3_curve(data, "newreno", "westwoodplus")
@@ -157,6 +163,7 @@ class W3:
         "goodput stays low when C1 is Vegas.",
         "Among Vegas cross traffic: NewReno and Westwood+ C1 above the fair share (payload) at ≥ 80 % of the "
         "N values; total goodput with Vegas C1 below that with NewReno C1 (mean over N).",
+        counterfactual=[Swap("flows[1].label", "vegas", "newreno"), Swap("flows[2].label", "vegas", "newreno")],
     )
     def _w3e(self, data: StudyData):
         share = 5e6 * PAYLOAD_SHARE
@@ -183,6 +190,11 @@ class W3:
         "W3f",
         "All-Vegas total goodput is far below all-NewReno and all-Westwood+.",
         "Mean over N: all-Vegas total < 80 % of the all-NewReno and of the all-Westwood+ totals.",
+        counterfactual=[
+            Swap("flows[0].label", "vegas", "newreno"),
+            Swap("flows[1].label", "vegas", "newreno"),
+            Swap("flows[2].label", "vegas", "newreno"),
+        ],
     )
     def _w3f(self, data: StudyData):
         tot = {a: float(np.mean(self.w3_curve(data, a, a, "total")[1])) for a in W3_ALGOS}
