@@ -187,3 +187,36 @@ def test_cli_sweep_prints_the_inert_axis_once(tmp_path):
     r = cli("sweep", str(tmp_path / "sw.toml"), "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("axis topology.access_buffer") == 1, r.stderr
+
+
+# ------------------------------------------------------------ options that act only with another's value
+
+
+@pytest.mark.parametrize(
+    "written, needs",
+    [
+        ({"ecn_response": "ns2"}, {"ecn": True}),
+        ({"stack": "ns2", "ts_option_bytes": 12}, {"timestamps": True}),
+        ({"sack1_stop_at_end": True}, {"sack": "sack1"}),
+    ],
+)
+def test_an_option_written_where_it_cannot_act_is_refused(written, needs):
+    """ecn_response without ECN, ts_option_bytes without timestamps and
+    sack1_stop_at_end without Sack1 would do nothing: refused naming both
+    settings; with the other option set they act and are accepted."""
+    raw = base()
+    raw["tcp"] = dict(written)
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.Scenario(raw)
+    (k,) = [k for k in written if k != "stack"]
+    (n,) = needs
+    assert f"tcp.{k}" in str(e.value) and f"{n} = " in str(e.value) and "has no effect" in str(e.value)
+    raw["tcp"].update(needs)
+    ccsim.Scenario(raw)
+    # written in a flow group, judged against that group's own value
+    raw = base(**{k: written[k]})
+    raw["tcp"] = {x: v for x, v in written.items() if x == "stack"}
+    with pytest.raises(ccsim.ScenarioError, match=rf"flows\[0\]\.{k}"):
+        ccsim.Scenario(raw)
+    # a stack's own values are not the user's and are never refused
+    ccsim.Scenario(base(stack="ns2"))

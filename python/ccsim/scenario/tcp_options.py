@@ -82,7 +82,41 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
             # The stack's value applies only where the recovery has the
             # scoreboard it works on (as deserialize_with_stack in config/tcp.rs).
             opts[k] = (False, opts[k][1])
-    return resolve(opts)
+    out = resolve(opts)
+    _refuse_inert(where, group, tcp_sec, opts, out)
+    return out
+
+
+# Options that act only when another option has a value: written by the user
+# where that other option (as resolved for the same flow group, and decided
+# at the same level or below) does not have it, they would do nothing, so
+# they are refused. A stack's own values are not checked (a stack sets them
+# for every flow, whether they act or not).
+ACTS_ONLY_WITH: dict[str, tuple[str, Any, str]] = {
+    "ecn_response": ("ecn", True, "ecn = true (it is how the sender answers ECN-Echo)"),
+    "ts_option_bytes": ("timestamps", True, "timestamps = true (it sizes the timestamp option)"),
+    "sack1_stop_at_end": ("sack", "sack1", "sack = 'sack1' (it changes Sack1's send loop)"),
+}
+
+
+def _toml(v: Any) -> str:
+    """A value as a scenario writes it (true, 'sack1', 12)."""
+    return json.dumps(v) if isinstance(v, bool) else repr(v)
+
+
+def _refuse_inert(where: str, group: dict, tcp_sec: dict, opts: dict, out: dict) -> None:
+    for k, (needs, value, why) in ACTS_ONLY_WITH.items():
+        in_group, in_table = k in group, k in tcp_sec
+        # a [tcp] setting is judged here only where the group does not decide the other option itself
+        if not (in_group or (in_table and needs not in group)):
+            continue
+        if out[SCHEMA[needs]["core"]] != value:
+            field = opts[k][1]
+            raise ScenarioError(
+                field,
+                message=f"{field} = {_toml(opts[k][0])} has no effect with {needs} = {_toml(opts[needs][0])} "
+                f"({opts[needs][1]}); it acts only with {why}",
+            )
 
 
 def check_algorithm(field: str, v: Any) -> str:
