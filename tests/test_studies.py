@@ -724,3 +724,45 @@ def test_window_goodput_of_a_campaign_is_each_runs_delivered_bytes_over_the_wind
         total = sum(got_cls.values())
         cap = 10e6 * payload_share({})
         assert 0.9 * cap < total <= cap * 1.01, (total, cap)
+
+
+def test_the_repaired_checks_fail_where_their_claims_are_false(monkeypatch):
+    """red_ecn (a) no longer passes on a four-way tie, and W3d's 'slightly'
+    has an upper bound: each rule run on a table where its claim holds and
+    on a counterfactual one where it does not."""
+    import dataclasses
+
+    r = red_ecn.STUDY
+
+    def means(geff_at_4):
+        rows = [
+            {"queue": d, "ql": q, "n": 2, "geff": geff_at_4[i] if q == 4 else 0.9, "drop_pct": 1.0}
+            for i, d in enumerate(["droptail", "red", "gentle_red", "adaptive_red"])
+            for q in (4, 12)
+        ]
+        return lambda data: pl.DataFrame(rows)
+
+    class _D:
+        plan = dataclasses.replace(r.plan("smoke"), qls=[4, 12])
+
+    lowest = lambda v: next(c for c in v.checks if c.what.startswith("DropTail lowest"))  # noqa: E731
+    monkeypatch.setattr(type(r), "sweep_means", staticmethod(means([0.80, 0.85, 0.86, 0.84])))
+    assert lowest(r._claim_a(_D())).ok
+    monkeypatch.setattr(type(r), "sweep_means", staticmethod(means([0.85, 0.85, 0.86, 0.84])))
+    assert not lowest(r._claim_a(_D())).ok  # a tie with RED is not "lowest"
+    monkeypatch.setattr(type(r), "sweep_means", staticmethod(means([0.81, 0.81, 0.81, 0.81])))
+    tie = lowest(r._claim_a(_D()))
+    assert not tie.ok and tie.detail.startswith("error")  # four identical values: an error
+
+    w = westwood.STUDY
+
+    def curves(among_wp, among_nr):
+        table = {("newreno", "westwoodplus"): among_wp, ("newreno", "newreno"): among_nr}
+        return lambda data, c1, x, col="c1_gp": ([1, 2], table[(c1, x)])
+
+    monkeypatch.setattr(type(w), "w3_curve", staticmethod(curves([1.05, 1.05], [1.0, 1.0])))
+    assert w._w3d(None).verdict == "reproduced"  # +5 %: slightly better
+    monkeypatch.setattr(type(w), "w3_curve", staticmethod(curves([1.9, 1.9], [1.0, 1.0])))
+    assert w._w3d(None).verdict == "partly"  # +90 % is not slightly
+    monkeypatch.setattr(type(w), "w3_curve", staticmethod(curves([0.9, 0.9], [1.0, 1.0])))
+    assert w._w3d(None).verdict == "partly"  # worse, within the bound

@@ -17,12 +17,17 @@ from pathlib import Path
 
 from . import get, names
 from .base import MEASURED, NOT_SHOWN, VERDICTS
-from .counterfactual import ANSWERED, NONE
+from .counterfactual import ANSWERED, NONE, SILENT, UNAVAILABLE
 
 HEADER = "| study | claim | the paper says | verdict | seeds | reason for a shortfall | counterfactual |"
 _ROW = re.compile(
-    r"^\| (\S+) \| (\S+) \| (.*) \| (reproduced|partly|not reproduced) \| (.+) \| (—|measured|not yet shown) "
-    r"\| (answered|did not answer|unavailable|none declared) \|$"
+    r"^\| (\S+) \| (\S+) \| (.*) \| ("
+    + "|".join(VERDICTS)
+    + r") \| (.+) \| ("
+    + "|".join(["—", MEASURED, NOT_SHOWN])
+    + r") \| ("
+    + "|".join([ANSWERED, SILENT, UNAVAILABLE, NONE])
+    + r") \|$"
 )
 
 
