@@ -3,7 +3,7 @@ tcp_reno_cong_avoid) with the kernel's helpers, the worked example of
 docs/python-algorithms.md. It gives byte-identical results to the built-in
 `reno` on the `linux` stack (tests/test_pyalgo.py).
 
-    ccsim run examples/pyreno.toml        # tcp.cc = "py:pyreno:PyReno"
+    ccsim run examples/pyreno.toml --allow-code   # tcp.cc = "py:pyreno:PyReno"
 """
 
 import ccsim

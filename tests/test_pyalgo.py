@@ -222,14 +222,18 @@ def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
     env = {"PATH": str(Path(sys.executable).parent)}
     ccsim_bin = str(Path(sys.executable).parent / "ccsim")
     one = subprocess.run(
-        [ccsim_bin, "run", "base.toml", "--no-write", "--json"], cwd=tmp_path, capture_output=True, text=True, env=env
+        [ccsim_bin, "run", "base.toml", "--no-write", "--json", "--allow-code"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert one.returncode == 0, one.stderr
     single = json.loads(one.stdout)
     out = {}
     for how, args in (("pool", ["-j", "2"]), ("dask", ["--dask", "local"])):
         p = subprocess.run(
-            [ccsim_bin, "sweep", "sweep.toml", "--out", how, *args],
+            [ccsim_bin, "sweep", "sweep.toml", "--out", how, "--allow-code", *args],
             cwd=tmp_path,
             capture_output=True,
             text=True,

@@ -60,9 +60,10 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
 
 
-def run(scenario, seed: int | None = None):
+def run(scenario, seed: int | None = None, *, allow_code: bool = False):
     """Run a Scenario, a scenario mapping (the TOML structure as dicts and
-    lists) or a scenario file path, and return its Result."""
+    lists) or a scenario file path, and return its Result. A file's
+    `py:` algorithm runs only with `allow_code=True` (Scenario.from_file)."""
     from collections.abc import Mapping
 
     from .scenario import Scenario, load
@@ -70,7 +71,7 @@ def run(scenario, seed: int | None = None):
     if isinstance(scenario, Mapping):
         scenario = Scenario(dict(scenario))
     elif not isinstance(scenario, Scenario):
-        scenario = load(scenario)
+        scenario = load(scenario, allow_code=allow_code)
     return scenario.run(seed=seed)
 
 

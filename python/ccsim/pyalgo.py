@@ -4,22 +4,28 @@ A subclass of :class:`Algorithm` names Linux's hooks (``struct
 tcp_congestion_ops``, include/net/tcp.h); the Rust core calls them through
 the same interface as its own algorithms. A scenario names one with
 ``tcp.cc = "NAME"`` after :func:`register_algorithm`, or with
-``tcp.cc = "py:MODULE:CLASS"`` (the module importable from the current
-directory or the environment, as sweeps' worker processes import it too).
+``tcp.cc = "py:MODULE:CLASS"``. From a scenario built in Python the module is
+imported as Python imports it; from a scenario file only when the user allows
+code (``CodeTrust``), and only from MODULE.py in the file's folder or a path
+the reference gives.
 docs/python-algorithms.md describes every hook beside Linux's.
 """
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import difflib
 import hashlib
 import importlib
+import importlib.util
 import inspect
 import math
 import os
 import random
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from . import _core
@@ -188,6 +194,29 @@ def registered() -> dict[str, type[Algorithm]]:
     return dict(_REGISTRY)
 
 
+@dataclasses.dataclass(frozen=True)
+class CodeTrust:
+    """Whether a scenario may import the Python module a ``py:`` reference
+    names, and where that module is looked for. A scenario built in the
+    running Python process (a dict, a Builder) is the user's own code:
+    ``IN_PROCESS`` imports the module as Python would (the current
+    directory, then the environment). A scenario file is someone's text:
+    its ``py:`` references run nothing unless the user allows it
+    (``allowed``), and then only a module file in the file's own folder
+    (``folder``) or at a path it names."""
+
+    allowed: bool
+    folder: Path | None = None
+
+
+IN_PROCESS = CodeTrust(True)
+TRUST: contextvars.ContextVar[CodeTrust] = contextvars.ContextVar("ccsim_code_trust", default=IN_PROCESS)
+# module name -> the file it was loaded from by a scenario file's reference
+# (a sweep's worker processes load it from there too: `preload`)
+_FROM_FILE: dict[str, str] = {}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def _import(module: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -197,6 +226,76 @@ def _import(module: str) -> Any:
             raise
         sys.path.insert(0, cwd)  # "importable from the current directory"
         return importlib.import_module(module)
+
+
+def _module_file(field: str, value: str, module: str, folder: Path) -> tuple[str, Path]:
+    """(module name, file) of a file scenario's ``py:`` reference: NAME
+    (NAME.py in the scenario's folder) or a path to a .py file (relative
+    to that folder); never a search of sys.path."""
+    if "/" in module or module.endswith(".py"):
+        path = Path(module)
+        path = path if path.is_absolute() else folder / path
+        name = path.stem
+    elif _IDENT.match(module):
+        path, name = folder / f"{module}.py", module
+    else:
+        raise ScenarioError(
+            field,
+            value,
+            "'py:NAME:CLASS' with NAME.py in the scenario file's folder, or 'py:PATH.py:CLASS' "
+            "(a path relative to that folder)",
+        )
+    if not path.name.endswith(".py") or not _IDENT.match(name):
+        raise ScenarioError(field, value, "a module file named NAME.py, NAME a Python identifier")
+    if not path.is_file():
+        raise ScenarioError(
+            field,
+            message=f"{field}: {value!r}: no module file {str(path)[:200]!r} (a scenario file's Python algorithm is "
+            f"looked for in the file's own folder, or at the path it gives, never elsewhere)",
+        )
+    return name, path.resolve()
+
+
+def _import_file(field: str, name: str, path: Path) -> Any:
+    """Import `path` as module `name` (once); a different module already
+    loaded under that name is refused rather than silently used."""
+    old = sys.modules.get(name)
+    if old is not None:
+        have = getattr(old, "__file__", None)
+        if have and Path(have).resolve() == path:
+            return old
+        raise ScenarioError(
+            field,
+            message=f"{field}: module {name!r} is already loaded from {str(have or '(built in)')[:200]!r}, not from "
+            f"{str(path)[:200]!r}; give the algorithm's file another name",
+        )
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ScenarioError(field, message=f"{field}: cannot import {str(path)[:200]!r}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    _FROM_FILE[name] = str(path)
+    return mod
+
+
+def module_files(modules: list[str]) -> dict[str, str | None]:
+    """{module: the file a scenario file's reference loaded it from, or
+    None for a module Python finds itself} (a worker's `preload`)."""
+    return {m: _FROM_FILE.get(m) for m in modules}
+
+
+def preload(modules: dict[str, str | None]) -> None:
+    """In a sweep's worker process: load the modules scenario files named
+    from the files the client loaded them from (a Dask worker on another
+    machine has the uploaded file on its path instead)."""
+    for name, path in modules.items():
+        if path and name not in sys.modules and os.path.isfile(path):
+            _import_file(f"py:{name}", name, Path(path))
 
 
 def _load(source: str) -> type[Algorithm]:
@@ -242,13 +341,32 @@ def resolve(field: str, value: str) -> tuple[str, dict]:
         module, sep, qual = ref.partition(":")
         if not sep or not module or not qual:
             raise ScenarioError(field, value, "'py:MODULE:CLASS' (e.g. 'py:myalgo:HalfReno'), MODULE importable")
+        trust = TRUST.get()
         try:
+            if trust.folder is not None or not trust.allowed:
+                if not trust.allowed:
+                    raise ScenarioError(
+                        field,
+                        message=f"{field}: {value!r} would import and run the Python module {module!r}; a scenario "
+                        "file runs code only when you allow it: --allow-code (ccsim run, ccsim sweep) or "
+                        "allow_code=True (Scenario.from_file, ccsim.load, ccsim.run, Sweep.from_file); an algorithm "
+                        "registered in this process (ccsim.register_algorithm) needs neither",
+                    )
+                name, path = _module_file(field, value, module, trust.folder or Path.cwd())
+                _import_file(field, name, path)
+                ref = f"{name}:{qual}"
             cls = _load(ref)
+        except ScenarioError:
+            raise
         except Exception as e:
             raise ScenarioError(
                 field,
-                message=f"{field}: cannot load {value!r}: {type(e).__name__}: {e} (MODULE must be importable "
-                "from the current directory or the environment)",
+                message=f"{field}: cannot load {value!r}: {type(e).__name__}: {str(e)[:300]} ("
+                + (
+                    "MODULE must be importable from the current directory or the environment)"
+                    if trust.folder is None
+                    else "the module file is in the scenario file's folder or at the path given)"
+                ),
             ) from e
         try:
             cls = _check_class(cls, field)

@@ -131,7 +131,7 @@ def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, sk
             yield pt, None, None
             continue
         try:
-            sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}")
+            sc = pt.scenario(source=f"{sweep.source} point {pt.index + 1}", code=sweep.code)
         except ScenarioError as e:
             yield pt, None, sweep.point_error(pt, e)
             continue
@@ -205,7 +205,7 @@ class _NoEffect:
 
         for n in names:
             try:
-                refuse_overridden(pt.raw, n, pt.params[n], sc.core, "sweep axis", sc.source)
+                refuse_overridden(pt.raw, n, pt.params[n], sc.core, "sweep axis", sc.source, sc.code)
             except ScenarioError as e:
                 raise SweepError(n, message=f"{self.sweep.source}: axis {n!r}: {e}") from None
 
@@ -216,9 +216,13 @@ class _NoEffect:
         self._refuse_shadowed(pt, sc, [n for n, s in self.shadowed.items() if s])
 
 
-def _algorithm_modules(core: dict) -> list[str]:
-    """The modules of the Python algorithms a resolved scenario runs (a
-    Dask executor ships them to its workers)."""
+def _algorithm_modules(core: dict) -> dict[str, str | None]:
+    """The modules of the Python algorithms a resolved scenario runs, each
+    with the file a scenario file's reference loaded it from (a worker
+    process loads it from there, `pyalgo.preload`; a Dask executor ships
+    the file to its workers)."""
+    from .. import pyalgo
+
     seen: dict[int, None] = {}
     out: dict[str, None] = {}
     for f in core["flows"]:
@@ -229,7 +233,7 @@ def _algorithm_modules(core: dict) -> list[str]:
         ext = t.get("cc_external")
         if ext and ":" in ext.get("source", ""):
             out[ext["source"].split(":", 1)[0]] = None
-    return list(out)
+    return pyalgo.module_files(list(out))
 
 
 def _fmt_params(params: dict) -> str:

@@ -53,10 +53,10 @@ class Point:
     params: dict[str, Any]  # axis path -> value, derived values, and "seed"
     raw: dict  # the scenario mapping with the point applied
 
-    def scenario(self, source: str = "<sweep>"):
+    def scenario(self, source: str = "<sweep>", code=None):
         from ..scenario import Scenario
 
-        return Scenario(self.raw, source=source)
+        return Scenario(self.raw, source=source, code=code)
 
 
 def _check_axis(where: str, path: str, values: Any, *, allow_callable: bool) -> None:
@@ -97,6 +97,8 @@ class Sweep:
         source: str = "<sweep>",
         text: str | None = None,
         backend: str = "sim",
+        allow_code: bool = False,
+        code_dir: Path | None = None,
     ):
         self.source = source
         if backend not in BACKENDS:
@@ -106,6 +108,7 @@ class Sweep:
         self.backend = backend
         self.text = text
         self.base_raw, self.base_source = _base(base, source)
+        self.code = _trust(base, allow_code, code_dir)
         if set is not None and not isinstance(set, dict):
             raise SweepError("set", set, "a table of path = value (constant changes to the base)")
         self.set = dict(set or {})
@@ -181,17 +184,22 @@ class Sweep:
             if not overridden_by(self.base_raw, k):
                 continue
             try:
-                core = Scenario(self.base_raw, source=self.base_source).core
+                core = Scenario(self.base_raw, source=self.base_source, code=self.code).core
             except ScenarioError:
                 return  # the base itself is invalid: each point will say so
             try:
-                refuse_overridden(self.base_raw, k, v, core, "sweep set", self.base_source)
+                refuse_overridden(self.base_raw, k, v, core, "sweep set", self.base_source, self.code)
             except ScenarioError as e:
                 raise SweepError(f"set.{k}", message=f"{self.source}: set: {e}") from None
 
     # ---- construction from files
     @classmethod
-    def from_toml(cls, text: str, source: str = "<sweep>", base_dir: Path | None = None) -> Sweep:
+    def from_toml(
+        cls, text: str, source: str = "<sweep>", base_dir: Path | None = None, *, allow_code: bool = False
+    ) -> Sweep:
+        """A sweep from TOML text; `base_dir` is the folder its file names
+        are relative to (and, for a file, where a `py:` algorithm of its
+        `[base]` table is looked for: see `allow_code`)."""
         try:
             d = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -232,17 +240,22 @@ class Sweep:
             source=source,
             text=text,
             backend=d.get("backend", "sim"),
+            allow_code=allow_code,
+            code_dir=base_dir,
         )
 
     @classmethod
-    def from_file(cls, path: str | Path) -> Sweep:
+    def from_file(cls, path: str | Path, *, allow_code: bool = False) -> Sweep:
+        """A sweep file. Its scenarios' `py:` algorithm references import
+        (run) Python code only with `allow_code=True`, as
+        :meth:`ccsim.Scenario.from_file`."""
         from ..scenario.resolve import read_text
 
         try:
             text = read_text(path, "sweep file")
         except ScenarioError as e:
             raise SweepError(str(path), message=str(e)) from None
-        return cls.from_toml(text, source=str(path), base_dir=Path(path).parent)
+        return cls.from_toml(text, source=str(path), base_dir=Path(path).parent, allow_code=allow_code)
 
     # ---- expansion
     def axis_names(self) -> list[str]:
@@ -409,6 +422,24 @@ def _base(base, source: str) -> tuple[dict, str]:
         except ScenarioError as e:
             raise SweepError("base", message=f"{source}: base: {e}") from None
     raise SweepError("base", base, "a scenario file name, a table, a Scenario or a Builder")
+
+
+def _trust(base, allow_code: bool, code_dir: Path | None):
+    """What the sweep's `py:` references may import (`pyalgo.CodeTrust`):
+    a Scenario base keeps its own; a base file, or a `[base]` table read
+    from a sweep file (`code_dir`), only with `allow_code`, from that
+    file's folder; a base built in Python is the user's own code."""
+    from .. import pyalgo
+    from ..scenario import Scenario
+    from ..scenario.resolve import file_trust
+
+    if isinstance(base, Scenario):
+        return base.code
+    if isinstance(base, (str, Path)):
+        return file_trust(base, allow_code)
+    if code_dir is not None:
+        return file_trust(Path(code_dir) / "sweep", allow_code)
+    return pyalgo.IN_PROCESS
 
 
 def _check_plot(i: int, p: Any) -> dict:

@@ -22,6 +22,13 @@ def execute(task: dict) -> dict:
     if task.get("backend") == "emulation":
         return execute_emulated(task)
     run_id = task["run_id"]
+    if task.get("py_modules"):
+        from .. import pyalgo
+
+        try:
+            pyalgo.preload(task["py_modules"])
+        except Exception as e:  # noqa: BLE001 - the module's failure is this run's
+            return _failed(run_id, "scenario", f"{type(e).__name__}: {str(e)[:300]}")
     timeout = task.get("timeout_s")
     ctl = memory.new_control()
     timer = None

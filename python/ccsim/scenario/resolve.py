@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _core, memory
+from .. import _core, memory, pyalgo
 from ..errors import ScenarioError
 from . import linkrates, tcp_options, topologies, traffic
 from ._check import MAX_FILE_BYTES, _check_keys, _int, _str, by_kind, max_file_bytes  # noqa: F401 (re-exported
@@ -53,9 +53,12 @@ class Scenario:
     """A validated scenario. Build with :meth:`from_file`, :meth:`from_toml`,
     :meth:`from_yaml`, :meth:`from_dict` or :class:`Builder`."""
 
-    def __init__(self, raw: dict, *, source: str = "<dict>"):
+    def __init__(self, raw: dict, *, source: str = "<dict>", code: pyalgo.CodeTrust | None = None):
         self.raw = copy.deepcopy(raw)
         self.source = source
+        # whether a `py:` algorithm reference may import code, and from where:
+        # a file's references only with the user's leave (`from_file`)
+        self.code = code or pyalgo.IN_PROCESS
         self.core = self._resolve(self.raw)
 
     # ---- constructors
@@ -72,10 +75,14 @@ class Scenario:
         return cls(parse_yaml(text, source), source=source)
 
     @classmethod
-    def from_file(cls, path: str | Path, overrides: dict | None = None) -> Scenario:
+    def from_file(cls, path: str | Path, overrides: dict | None = None, *, allow_code: bool = False) -> Scenario:
         """Load a scenario file; `overrides` (dotted path -> value, as
-        :meth:`with_overrides`) are applied before the one resolution."""
+        :meth:`with_overrides`) are applied before the one resolution.
+        A `tcp.cc = "py:MODULE:CLASS"` in the file imports (runs) MODULE
+        only with `allow_code=True`, and only MODULE.py from the file's own
+        folder or the path the reference gives."""
         raw = read_mapping(path)
+        code = file_trust(path, allow_code)
         if isinstance(raw, dict) and "base" in raw and ("grid" in raw or "zip" in raw or "seeds" in raw):
             base = f"; its scenario is the file named by base = {raw['base']!r}" if isinstance(raw["base"], str) else ""
             raise ScenarioError(
@@ -86,22 +93,22 @@ class Scenario:
                 ),
             )
         if overrides:
-            return cls._overridden(raw, overrides, str(path))
-        return cls(raw, source=str(path))
+            return cls._overridden(raw, overrides, str(path), code)
+        return cls(raw, source=str(path), code=code)
 
     @classmethod
-    def _overridden(cls, raw: dict, assignments: dict, source: str) -> Scenario:
+    def _overridden(cls, raw: dict, assignments: dict, source: str, code: pyalgo.CodeTrust) -> Scenario:
         from .overrides import apply
 
-        sc = cls(apply(raw, assignments), source=source)
+        sc = cls(apply(raw, assignments), source=source, code=code)
         for path, value in assignments.items():
-            refuse_overridden(sc.raw, path, value, sc.core, "--set", source)
+            refuse_overridden(sc.raw, path, value, sc.core, "--set", source, code)
         return sc
 
     def with_seed(self, seed: int) -> Scenario:
         raw = copy.deepcopy(self.raw)
         raw.setdefault("sim", {})["seed"] = seed
-        return Scenario(raw, source=self.source)
+        return Scenario(raw, source=self.source, code=self.code)
 
     @property
     def seed(self) -> int:
@@ -122,7 +129,7 @@ class Scenario:
         An override that a more specific setting replaces for every flow
         (`tcp.cc` when each flow group sets its own `cc`) is refused: it
         would silently do nothing."""
-        return Scenario._overridden(self.raw, assignments, self.source)
+        return Scenario._overridden(self.raw, assignments, self.source, self.code)
 
     def to_core_json(self) -> str:
         """The resolved scenario as the core reads it. Flows that share a TCP
@@ -210,6 +217,7 @@ class Scenario:
     def _resolve(self, raw: dict) -> dict:
         src = Path(self.source)
         token = linkrates.BASE_DIR.set(src.parent if src.is_file() else None)
+        trust = pyalgo.TRUST.set(self.code)
         # The resolution makes a few mappings per link and flow and no
         # reference cycles; the cyclic collector, run as they pile up,
         # walked them again and again: 40 % of a 100,000-flow set-up
@@ -222,6 +230,7 @@ class Scenario:
             if paused:
                 gc.enable()
             linkrates.BASE_DIR.reset(token)
+            pyalgo.TRUST.reset(trust)
 
     def _resolve_in(self, raw: dict) -> dict:
         _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
@@ -396,7 +405,9 @@ def overridden_by(raw: dict, path: str) -> list[str]:
     return []
 
 
-def refuse_overridden(raw: dict, path: str, value, core: dict, how: str, source: str = "<dict>") -> None:
+def refuse_overridden(
+    raw: dict, path: str, value, core: dict, how: str, source: str = "<dict>", code: pyalgo.CodeTrust | None = None
+) -> None:
     """Refuse `path` = `value` (set by `how`: '--set', a sweep axis) when a
     more specific setting replaces it for every flow. The rule is confirmed
     by resolving the scenario without `path` and with `path` set to the
@@ -414,7 +425,7 @@ def refuse_overridden(raw: dict, path: str, value, core: dict, how: str, source:
         if alt is None or alt == raw:
             continue
         try:
-            if Scenario(alt, source=source).core != core:
+            if Scenario(alt, source=source, code=code).core != core:
                 return
         except ScenarioError:
             pass  # `path` is required: the rule alone decides
@@ -665,6 +676,15 @@ def read_mapping(path: str | Path) -> dict:
     return parse_yaml(text, str(p)) if p.suffix in (".yaml", ".yml") else parse_toml(text, str(p))
 
 
-def load(path: str | Path) -> Scenario:
-    """Load and validate a scenario file (.toml, .yaml, .yml)."""
-    return Scenario.from_file(path)
+def file_trust(path: str | Path, allow_code: bool) -> pyalgo.CodeTrust:
+    """What a scenario file's `py:` references may import: nothing unless
+    `allow_code`, and then only from the file's own folder."""
+    if not isinstance(allow_code, bool):
+        raise ScenarioError("allow_code", allow_code, "True or False")
+    return pyalgo.CodeTrust(allow_code, Path(path).resolve().parent)
+
+
+def load(path: str | Path, *, allow_code: bool = False) -> Scenario:
+    """Load and validate a scenario file (.toml, .yaml, .yml); `allow_code`
+    as :meth:`Scenario.from_file`."""
+    return Scenario.from_file(path, allow_code=allow_code)

@@ -86,6 +86,12 @@ def _check_out(out: Path) -> None:
         raise ScenarioError("--out", str(out), "a writable folder")
 
 
+ALLOW_CODE_HELP = (
+    "let the file's tcp.cc = 'py:MODULE:CLASS' import and run MODULE.py from the file's folder "
+    "(only for files you trust)"
+)
+
+
 def cmd_run(a) -> int:
     from ..analysis.results import interruptible, run_scenario
     from ..experiments.progress import RunProgress, enabled
@@ -99,7 +105,7 @@ def cmd_run(a) -> int:
     if a.pcap:
         sets["sim.pcap"] = [x.strip() for x in a.pcap.split(",") if x.strip()]
     try:
-        sc = Scenario.from_file(a.file, sets)
+        sc = Scenario.from_file(a.file, sets, allow_code=a.allow_code)
     except ScenarioError as e:
         if a.pcap and getattr(e, "field", "").startswith("sim.pcap"):
             raise ScenarioError("--pcap", message=f"--pcap:{str(e).split(':', 1)[1]}") from None
@@ -145,7 +151,7 @@ def cmd_sweep(a) -> int:
     from ..experiments.runner import SweepFailed, dry_run, run_sweep
     from ..experiments.sweep import Sweep
 
-    sw = Sweep.from_file(a.file)
+    sw = Sweep.from_file(a.file, allow_code=a.allow_code)
     out = Path(a.out) if a.out else Path("results") / Path(a.file).stem
     from ..scenario.units import parse_wall_seconds
 
@@ -542,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH=VALUE",
         help="override a scenario value, e.g. --set tcp.cc=cubic --set topology.buffer=2bdp (repeatable)",
     )
+    r.add_argument("--allow-code", action="store_true", help=ALLOW_CODE_HELP)
     r.set_defaults(fn=cmd_run)
     sw = sub.add_parser("sweep", help="run a sweep (parameters × seeds) into a campaign folder")
     sw.add_argument("file")
@@ -563,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     sw.add_argument("--keep-going", action="store_true", help="record invalid points as failed and run the rest")
     sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary")
     sw.add_argument("--json", action="store_true", help="print one JSON object")
+    sw.add_argument("--allow-code", action="store_true", help=ALLOW_CODE_HELP)
     sw.set_defaults(fn=cmd_sweep)
     st = sub.add_parser("study", help="reproduce a published study: claims, figures and a report")
     st.add_argument("name", help="a study name, 'all' (every study and an index page) or 'list'")
