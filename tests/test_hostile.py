@@ -98,3 +98,213 @@ def test_a_module_of_the_same_name_from_another_file_is_refused(tmp_path):
     ccsim.Scenario.from_file(scenario_file(a, "py:samename_reno:PyReno"), allow_code=True)
     with pytest.raises(ccsim.ScenarioError, match="already loaded from"):
         ccsim.Scenario.from_file(scenario_file(b, "py:samename_reno:PyReno"), allow_code=True)
+
+
+# ---------------------------------------------------------------- hooks that never return
+
+HOOKS = '''
+import time
+import ccsim
+
+
+class Spin(ccsim.Algorithm):
+    """cong_avoid never returns once 0.3 s have been simulated."""
+
+    name = "spin"
+
+    def ssthresh(self, tp):
+        return 2
+
+    def cong_avoid(self, tp, acked):
+        while tp.now_s > 0.3:
+            pass
+
+
+class Swallow(Spin):
+    """Spins, and swallows each interruption it gets (every hook call)."""
+
+    name = "swallow"
+
+    def cong_avoid(self, tp, acked):
+        while tp.now_s > 0.3:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass
+
+
+class Sleep(Spin):
+    """Blocks inside C code (time.sleep), where no exception reaches it."""
+
+    name = "sleeper"
+
+    def cong_avoid(self, tp, acked):
+        if tp.now_s > 0.3:
+            time.sleep(10_000)
+'''
+
+
+@pytest.fixture
+def hooks(tmp_path):
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    return tmp_path
+
+
+def no_process_left(pgid: int) -> bool:
+    """Whether no process of the process group `pgid` is still running."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return False
+    return True
+
+
+def interrupt(args, cwd, after_s=3.0):
+    """Start `ccsim ARGS` in a session of its own, send its process group
+    SIGINT after `after_s` (as a terminal's Ctrl-C does) and wait for it."""
+    import os
+    import signal
+    import time
+
+    p = subprocess.Popen([*CCSIM, *map(str, args)], cwd=cwd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(after_s)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        err = p.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail(f"ccsim {' '.join(map(str, args))} did not end after Ctrl-C")
+    time.sleep(0.2)
+    return p.returncode, err, no_process_left(p.pid)
+
+
+@pytest.mark.parametrize("cls", ["Spin", "Swallow"])
+def test_a_timeout_stops_a_hook_that_never_returns(hooks, cls):
+    """`Scenario.run(timeout=)`, a serial sweep's --timeout and a dry run's
+    calibration (each waited forever before). In a child process, so that
+    a regression fails here instead of hanging the suite."""
+    f = scenario_file(hooks, f"py:hooks:{cls}")
+    code = f"""
+import ccsim
+sc = ccsim.Scenario.from_file({str(f)!r}, allow_code=True)
+try:
+    sc.run(timeout=1)
+except TimeoutError as e:
+    print("timeout:", e)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "timeout: " in r.stdout and "stopped after 1 s" in r.stdout, r.stderr
+    (hooks / "sw.toml").write_text(f'base = "{f.name}"\nseeds = 2\n')
+    r = subprocess.run(
+        [*CCSIM, "sweep", "sw.toml", "--allow-code", "--serial", "--timeout", "1", "-q", "--out", "c"],
+        cwd=hooks,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 1 and r.stderr.count("timeout: timed out after 1 s") == 2, r.stderr
+    r = subprocess.run(
+        [*CCSIM, "sweep", "sw.toml", "--allow-code", "--dry-run", "--out", "d"],
+        cwd=hooks,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and "2 runs" in r.stdout, r.stderr
+
+
+def test_ctrl_c_ends_a_run_whose_hook_never_returns_with_exit_130(hooks):
+    """Before: 'interrupted … nothing was written', then SIGABRT (exit 134)
+    as the interpreter stopped the still-spinning thread."""
+    rc, err, gone = interrupt(["run", scenario_file(hooks, "py:hooks:Spin"), "--allow-code", "--no-write"], hooks)
+    assert rc == 130 and "interrupted at simulated time" in err and gone, (rc, err)
+    assert "did not return" not in err
+    # a hook that swallows every interruption, or is blocked in C code,
+    # cannot be stopped in its thread: the process still ends with 130
+    # (said in one line), never with an abort
+    for cls in ("Swallow", "Sleep"):
+        rc, err, gone = interrupt(["run", scenario_file(hooks, f"py:hooks:{cls}"), "--allow-code", "--no-write"], hooks)
+        assert rc == 130 and "hook did not return (it ignores interruptions" in err and gone, (cls, rc, err)
+
+
+def test_ctrl_c_during_a_pool_sweep_leaves_no_worker_running(tmp_path):
+    """Busy workers are killed at once on Ctrl-C (the pool used to ask each
+    to exit and wait 2 s for it first: 2.3 s with -j 2, 16.3 s with -j 8)."""
+    long = SCENARIO.format(cc="cubic").replace('duration = "2s"', 'duration = "3600s"').replace("10Mbps", "1Gbps")
+    (tmp_path / "long.toml").write_text(long)
+    (tmp_path / "sw.toml").write_text('base = "long.toml"\nseeds = 4\n')
+    rc, err, gone = interrupt(["sweep", "sw.toml", "-j", "2", "-q", "--out", "c"], tmp_path, after_s=5)
+    assert rc == 130 and "interrupted; finished runs are kept" in err and gone, (rc, err)
+
+
+# ---------------------------------------------------------------- the memory a process really has
+
+
+def test_the_memory_guard_takes_the_address_space_limit_into_account(tmp_path):
+    """Under `ulimit -v` the default limit (half the physical memory) let a
+    run start whose tables could not fit, and the core aborted (exit 134,
+    a Rust backtrace). Now it is refused before it starts, naming the
+    limit. The counterfactual: the same run with the old limit forced."""
+    import resource
+
+    f = tmp_path / "m.toml"
+    f.write_text(
+        '[sim]\nduration = "120s"\nsample_interval = "1ms"\n'
+        '[topology]\nkind = "dumbbell"\nbottleneck_rate = "10Mbps"\nbottleneck_delay = "10ms"\n'
+        'access_rate = "1Gbps"\naccess_delay = "1ms"\n'
+        '[[flows]]\ncount = 20\napp = "bulk"\n'
+    )
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (2_500 << 20, resource.RLIM_INFINITY))
+
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CCSIM_MAX_MEMORY"}
+    r = subprocess.run(
+        [*CCSIM, "run", f, "--no-write", "-q"], capture_output=True, text=True, preexec_fn=cap, env=env, timeout=300
+    )
+    assert r.returncode == 2, r.stderr[-500:]
+    assert r.stderr.startswith("ccsim: error: sim.sample_interval:") and "(ulimit -v) leaves" in r.stderr
+    r = subprocess.run(
+        [*CCSIM, "run", f, "--no-write", "-q"],
+        capture_output=True,
+        text=True,
+        preexec_fn=cap,
+        env={**env, "CCSIM_MAX_MEMORY": "12GB"},
+        timeout=300,
+    )
+    assert r.returncode != 0 and r.returncode != 2, "the old limit should have let the run start and fail"
+
+
+def test_the_memory_guard_takes_a_cgroup_cap_into_account(tmp_path, monkeypatch):
+    """A container's or a batch scheduler's cap: cgroup v2 `memory.max`
+    and v1 `memory.limit_in_bytes`, less what the group uses, from a tree
+    laid out as the kernel shows it."""
+    from ccsim import memory
+
+    monkeypatch.delenv("CCSIM_MAX_MEMORY", raising=False)
+    proc = tmp_path / "cgroup"
+    monkeypatch.setattr(memory, "PROC_CGROUP", str(proc))
+    monkeypatch.setattr(memory, "CGROUP_FS", str(tmp_path / "fs"))
+    v2 = tmp_path / "fs" / "job" / "42"
+    v2.mkdir(parents=True)
+    (v2 / "memory.max").write_text(f"{3 << 30}\n")
+    (v2 / "memory.current").write_text(f"{1 << 30}\n")
+    proc.write_text("0::/job/42\n")
+    assert memory.limit() == (
+        1 << 30,
+        "half of the memory the process's cgroup leaves (a container's or scheduler's cap); $CCSIM_MAX_MEMORY sets it",
+    )
+    (v2 / "memory.max").write_text("max\n")
+    assert memory.limit()[1].startswith("half of the physical memory")
+    v1 = tmp_path / "fs" / "memory" / "docker" / "abc"
+    v1.mkdir(parents=True)
+    (v1 / "memory.limit_in_bytes").write_text(f"{2 << 30}\n")
+    (v1 / "memory.usage_in_bytes").write_text(f"{1 << 29}\n")
+    proc.write_text("4:memory:/docker/abc\n1:cpu:/\n")
+    assert memory.limit()[0] == (3 << 29) // 2
+    (v1 / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # v1's "no limit"
+    assert memory.limit()[1].startswith("half of the physical memory")

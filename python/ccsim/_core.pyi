@@ -16,13 +16,18 @@ class InternalError(RuntimeError): ...
 class RunCancelled(RuntimeError):
     """The run was stopped through its RunControl before its end."""
 
+class RunInterrupted(BaseException):
+    """Raised inside a Python algorithm's hook when its run is cancelled while
+    the hook runs (the run then raises RunCancelled)."""
+
 class RunControl:
     """Watch a run from another thread and stop it (progress bars, timeouts)."""
     def __init__(self) -> None: ...
     def sim_time_s(self) -> float:
         """Simulated time reached at the latest report (every 16,384 events)."""
     def cancel(self) -> None:
-        """Ask the run to stop; it raises RunCancelled within milliseconds."""
+        """Ask the run to stop; it raises RunCancelled within milliseconds, and a
+        Python algorithm's hook running then gets RunInterrupted."""
     def cancelled(self) -> bool: ...
     def set_memory_limit(self, bytes: int) -> None:
         """Stop the run (ScenarioError, worded by ccsim.memory.exceeded) once its

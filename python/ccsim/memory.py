@@ -18,7 +18,8 @@ and stops the run past the same limit, with the message of `exceeded`
 (`RunControl.set_memory_limit`; `new_control` sets it).
 
 The limit is ``CCSIM_MAX_MEMORY`` (bytes, or a size such as ``"8GB"``), or by
-default half of this machine's physical memory.
+default half of what the process may really use: the least of the physical
+memory, what its resource limits leave and what its cgroup leaves (`limit`).
 
 Costs per row are the core's (`output::GROWING_TABLES`): measured peak
 resident memory over a whole run (the core's columns, their copy handed to
@@ -54,17 +55,127 @@ def new_control():
     return ctl
 
 
+class Deadline:
+    """Cancel the run control `ctl` after `seconds` of wall time, and again
+    every 0.1 s until :meth:`cancel`: each cancel also interrupts a Python
+    algorithm's hook running at that moment (`_core.RunInterrupted`), so a
+    hook that never returns, or that swallows one interruption, is still
+    stopped. The interface of `threading.Timer`."""
+
+    def __init__(self, ctl, seconds: float):
+        import threading
+
+        self._done = threading.Event()
+        t = threading.Thread(target=self._watch, args=(ctl, seconds), name="ccsim-deadline", daemon=True)
+        t.start()
+
+    def _watch(self, ctl, seconds: float) -> None:
+        if self._done.wait(seconds):
+            return
+        while True:
+            ctl.cancel()
+            if self._done.wait(0.1):
+                return
+
+    def cancel(self) -> None:
+        self._done.set()
+
+
 def limit_bytes() -> int:
-    """The memory a run's tables may take: $CCSIM_MAX_MEMORY or half the physical memory."""
+    """The memory a run's tables may take (`limit`)."""
+    return limit()[0]
+
+
+def limit() -> tuple[int, str]:
+    """(bytes a run's tables may take, where that figure comes from):
+    $CCSIM_MAX_MEMORY if set; else half of the least of what this process
+    may really use: the physical memory, the address space and data its
+    resource limits leave (`ulimit -v`, `ulimit -d`: the limit less what
+    the process already maps) and the memory its cgroup leaves (a
+    container's or a batch scheduler's cap, v2 `memory.max` or v1
+    `memory.limit_in_bytes`, less what the group uses)."""
     v = os.environ.get(ENV)
     if v:
         from .scenario.units import parse_size
 
-        return parse_size(ENV, v.strip())
+        return parse_size(ENV, v.strip()), f"${ENV}"
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 8 << 30
+        phys = 16 << 30
+    room = [(phys, "the physical memory")]
+    room += _rlimit_room()
+    cg = _cgroup_room()
+    if cg is not None:
+        room.append((cg, "the memory the process's cgroup leaves (a container's or scheduler's cap)"))
+    left, what = min(room)
+    return max(0, left) // 2, f"half of {what}; ${ENV} sets it"
+
+
+def _rlimit_room() -> list[tuple[int, str]]:
+    import resource
+
+    status = _proc_status()
+    out = []
+    for res, key, name in ((resource.RLIMIT_AS, "VmSize", "ulimit -v"), (resource.RLIMIT_DATA, "VmData", "ulimit -d")):
+        soft = resource.getrlimit(res)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            out.append((soft - status.get(key, 0), f"what the process's limit ({name}) leaves"))
+    return out
+
+
+def _proc_status() -> dict[str, int]:
+    """/proc/self/status's sizes (bytes); empty where there is none."""
+    out = {}
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                k, _, v = line.partition(":")
+                if v.strip().endswith(" kB"):
+                    out[k] = int(v.split()[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+# where the kernel shows the process's cgroups (a test points these at a tree of its own)
+PROC_CGROUP = "/proc/self/cgroup"
+CGROUP_FS = "/sys/fs/cgroup"
+
+
+def _cgroup_room() -> int | None:
+    """What the process's memory cgroup allows beyond what it uses, or None
+    without a limit (v2 `memory.max` − `memory.current`, v1
+    `memory.limit_in_bytes` − `memory.usage_in_bytes`)."""
+    try:
+        with open(PROC_CGROUP) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, ctrl, path = line.split(":", 2)
+        path = path.lstrip("/")
+        if ctrl == "":
+            files = [(CGROUP_FS, path, "memory.max", "memory.current")]
+        elif "memory" in ctrl.split(","):
+            files = [
+                (os.path.join(CGROUP_FS, "memory"), p, "memory.limit_in_bytes", "memory.usage_in_bytes")
+                for p in (path, "")
+            ]
+        else:
+            continue
+        for root, p, lim_f, use_f in files:
+            try:
+                with open(os.path.join(root, p, lim_f)) as fh:
+                    lim = fh.read().strip()
+                with open(os.path.join(root, p, use_f)) as fh:
+                    used = int(fh.read().strip())
+            except (OSError, ValueError):
+                continue
+            if lim == "max" or not lim.isdigit() or int(lim) >= 1 << 60:
+                return None
+            return int(lim) - used
+    return None
 
 
 def packet_bound(core: dict, transfers: int) -> int:
@@ -302,7 +413,7 @@ def _message(rows: dict[str, int], lim: int, verb: str) -> str:
     advice = _ADVICE.get(_biggest(rows), "use a longer interval, 'off', or sim.sample_links = 'shared'")
     return (
         f"{field}: the recorded tables {verb.format(gb(total))} ({detail}); the limit is "
-        f"{gb(lim)} (${ENV}, default half the physical memory): {advice}"
+        f"{gb(lim)} ({limit()[1]}): {advice}"
     )
 
 

@@ -20,6 +20,10 @@ pub struct RunControl {
     /// Bytes the run's growing tables and held packets may take (0: no
     /// limit), checked at every report.
     memory_limit: AtomicU64,
+    /// The thread running an external algorithm's own code at this moment
+    /// (an identifier the embedding program chooses; 0: none), so that
+    /// whoever cancels the run can interrupt code the run cannot check.
+    external_thread: AtomicU64,
 }
 
 impl RunControl {
@@ -45,6 +49,14 @@ impl RunControl {
     }
     pub fn memory_limit(&self) -> Option<u64> {
         Some(self.memory_limit.load(Ordering::Relaxed)).filter(|&b| b > 0)
+    }
+    /// Mark that an external algorithm's code runs on thread `id` (0:
+    /// that code has returned).
+    pub fn set_external_thread(&self, id: u64) {
+        self.external_thread.store(id, Ordering::SeqCst);
+    }
+    pub fn external_thread(&self) -> u64 {
+        self.external_thread.load(Ordering::SeqCst)
     }
     pub fn report(&self, now_ps: u64) {
         self.sim_time_ps.store(now_ps, Ordering::Relaxed);

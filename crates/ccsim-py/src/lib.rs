@@ -28,6 +28,14 @@ create_exception!(
 );
 create_exception!(
     _core,
+    RunInterrupted,
+    pyo3::exceptions::PyBaseException,
+    "Raised inside a Python algorithm's hook when its run is cancelled (a timeout, Ctrl-C) while the hook runs; \
+     a BaseException, so that `except Exception` in the hook does not keep the run going. The run then raises \
+     RunCancelled."
+);
+create_exception!(
+    _core,
     InternalError,
     PyRuntimeError,
     "A bug inside the simulator core (a Rust panic); please report it with the scenario."
@@ -109,9 +117,24 @@ impl PyRunControl {
     fn sim_time_s(&self) -> f64 {
         self.inner.sim_time_ps() as f64 * 1e-12
     }
-    /// Ask the run to stop; it raises RunCancelled within a few milliseconds.
-    fn cancel(&self) {
-        self.inner.cancel()
+    /// Ask the run to stop; it raises RunCancelled within a few
+    /// milliseconds. A Python algorithm's hook running at that moment (one
+    /// that never returns, say) gets RunCancelled raised inside it, at its
+    /// next bytecode (`pyalgo::in_python`).
+    fn cancel(&self, py: Python<'_>) {
+        self.inner.cancel();
+        let id = self.inner.external_thread();
+        if id != 0 {
+            // SAFETY: the GIL is held (`py`); the thread id is one the run's
+            // thread published while inside a hook, and RunInterrupted a type
+            // object that lives as long as the module.
+            unsafe {
+                pyo3::ffi::PyThreadState_SetAsyncExc(
+                    id as std::os::raw::c_long,
+                    py.get_type::<RunInterrupted>().as_ptr(),
+                );
+            }
+        }
     }
     fn cancelled(&self) -> bool {
         self.inner.is_cancelled()
@@ -378,6 +401,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FLOW_ECHO_COLUMNS", ccsim_core::output::FLOW_ECHO_COLUMNS.to_vec())?;
     m.add("LINK_ECHO_COLUMNS", ccsim_core::output::LINK_ECHO_COLUMNS.to_vec())?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
+    m.add("RunInterrupted", m.py().get_type::<RunInterrupted>())?;
     m.add_class::<PyRunControl>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;

@@ -40,14 +40,45 @@ thread_local! {
 /// Run `f` (the core's run) with `ctl` as the control Python algorithms
 /// cancel on an exception; return the exception they raised, if any, in
 /// place of `f`'s result.
+/// A hook interrupted by the cancel (`RunInterrupted`) makes the run
+/// cancelled, whatever the core reached.
 pub fn with_run<T>(ctl: Arc<RunControl>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    CURRENT.with_borrow_mut(|s| *s = RunSlot { ctl: Some(ctl), error: None });
+    CURRENT.with_borrow_mut(|s| *s = RunSlot { ctl: Some(Arc::clone(&ctl)), error: None });
     let r = f();
     let slot = CURRENT.with_borrow_mut(std::mem::take);
     match slot.error {
+        Some(e) if Python::attach(|py| e.is_instance_of::<crate::RunInterrupted>(py)) => {
+            let at = ccsim_core::control::Cancelled { sim_time_s: ctl.sim_time_ps() as f64 * 1e-12 };
+            Err(crate::RunCancelled::new_err(at.to_string()))
+        }
         Some(e) => Err(e),
         None => r,
     }
+}
+
+/// Run `f` (Python code of the run's algorithms: a hook, a constructor)
+/// marked on the run's control as running on this thread, so that a
+/// cancel from another thread (a timeout, Ctrl-C) raises RunCancelled in
+/// it (`RunControl.cancel` in lib.rs) even when it never returns. Once `f`
+/// is back, an interruption that came too late to act is withdrawn. Called
+/// with the GIL held, as the cancel is made, so the two never interleave.
+fn in_python<T>(_py: Python<'_>, ctl: Option<&Arc<RunControl>>, f: impl FnOnce() -> T) -> T {
+    let Some(ctl) = ctl else {
+        return f();
+    };
+    // SAFETY: plain calls into the interpreter with the GIL held (`_py`).
+    let me = unsafe { pyo3::ffi::PyThread_get_thread_ident() };
+    #[allow(clippy::useless_conversion)] // c_ulong is u64 on this target, not on every one
+    ctl.set_external_thread(u64::from(me));
+    let r = f();
+    ctl.set_external_thread(0);
+    if ctl.is_cancelled() {
+        // SAFETY: as above; a null exception clears a pending one.
+        unsafe {
+            pyo3::ffi::PyThreadState_SetAsyncExc(me as std::os::raw::c_long, std::ptr::null_mut());
+        }
+    }
+    r
 }
 
 /// Keep the first exception of the run and stop it.
@@ -466,6 +497,10 @@ pub struct PyAlgo {
     failed: bool,
     /// The class's `timer_interval`, when it defines `on_timer`.
     timer: Option<ccsim_core::units::SimTime>,
+    /// The run's control: once it is cancelled no more Python is called
+    /// (a hook that swallows its interruption returns, and the next ACK's
+    /// hook would start over), and a cancel interrupts a hook (`in_python`).
+    ctl: Option<Arc<RunControl>>,
 }
 
 impl PyAlgo {
@@ -479,7 +514,8 @@ impl PyAlgo {
         writable: bool,
         args: impl for<'py> FnOnce(&Bound<'py, PyAny>, &Bound<'py, TcpView>) -> PyResult<T>,
     ) -> Option<(T, CcState)> {
-        if self.failed {
+        if self.failed || self.ctl.as_ref().is_some_and(|c| c.is_cancelled()) {
+            self.failed = true;
             return None;
         }
         Python::attach(|py| {
@@ -491,7 +527,7 @@ impl PyAlgo {
                 v.writable = writable;
                 v.live = true;
             }
-            let result = args(self.obj.bind(py), view);
+            let result = in_python(py, self.ctl.as_ref(), || args(self.obj.bind(py), view));
             view.borrow_mut().live = false;
             match result {
                 Ok(x) => {
@@ -706,7 +742,8 @@ impl PyBuilder {
         let view = Py::new(py, TcpView { s: blank_state(), flow, hook: "init", writable: false, live: false })?;
         // checked by ccsim.pyalgo (≥ 1 µs, finite); rounded to the picosecond
         let timer = timer_s.map(|s| (s * ccsim_core::units::PS_PER_S as f64).round() as ccsim_core::units::SimTime);
-        Ok(PyAlgo { name: intern(name), obj: obj.unbind(), view, hooks: h, flow, failed: false, timer })
+        let ctl = CURRENT.with_borrow(|s| s.ctl.clone());
+        Ok(PyAlgo { name: intern(name), obj: obj.unbind(), view, hooks: h, flow, failed: false, timer, ctl })
     }
 }
 
@@ -727,7 +764,8 @@ impl Builder for PyBuilder {
         if ext.source == crate::gym::AGENT_SOURCE {
             return Box::new(crate::gym::Agent::default());
         }
-        Python::attach(|py| match Self::try_build(py, name, ext, params, flow, seed) {
+        let ctl = CURRENT.with_borrow(|s| s.ctl.clone());
+        Python::attach(|py| match in_python(py, ctl.as_ref(), || Self::try_build(py, name, ext, params, flow, seed)) {
             Ok(a) => Box::new(a) as Box<dyn CongestionOps>,
             Err(e) => {
                 fail(

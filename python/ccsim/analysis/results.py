@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -453,32 +455,111 @@ def run_scenario(sc: Scenario, control=None) -> Result:
     return Result(sc, raw, w1 - w0, c1 - c0)
 
 
-def interruptible(fn, ctl):
+# How long a stopped run's thread is waited for: the core stops within
+# milliseconds and a Python hook at its next bytecode; only a hook blocked
+# inside C code (a sleep, a read) outlasts this.
+STOP_WAIT_S = 5.0
+
+
+# The end events of runs stopped but still running (`runs_left`).
+_LEFT: list = []
+
+
+def stop_run(done, ctl) -> None:
+    """Cancel the run whose end sets the event `done` and wait (at most
+    STOP_WAIT_S) for it, cancelling again every 0.1 s: each cancel
+    interrupts a Python hook running then, even one that swallowed the
+    previous interruption. A run still going after that is blocked in C
+    code: `runs_left` says so, and the CLI then ends its process at once
+    (`cli.main`). (An event, not `Thread.is_alive`: in Python 3.11 a join
+    that Ctrl-C interrupts can leave a running thread reported as ended.)"""
+    import time
+
+    end = time.monotonic() + STOP_WAIT_S
+    while not done.is_set() and time.monotonic() < end:
+        ctl.cancel()
+        done.wait(0.1)
+    if not done.is_set():
+        _leave(done)
+
+
+def _leave(done) -> None:
+    """Note a run whose thread no interruption ended. At the interpreter's
+    exit such a thread would be stopped by unwinding through the core,
+    which aborts the process (exit 134): the process ends at once instead
+    (`os._exit`), with 1 if an uncaught exception was reported and 0
+    otherwise (a `sys.exit(n)` code is not known there and reads as 0)."""
+    import atexit
+
+    if not _LEFT:
+
+        def end() -> None:
+            if runs_left():
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(1 if getattr(sys, "last_value", None) is not None else 0)
+
+        atexit.register(end)
+    _LEFT.append(done)
+
+
+def runs_left() -> bool:
+    """Whether a stopped run's thread is still running (`stop_run`)."""
+    return any(not d.is_set() for d in _LEFT)
+
+
+# What a timeout says of a run whose thread could not be stopped.
+LEFT_RUNNING = (
+    "; a Python algorithm's hook ignored every interruption or is blocked inside C code, and its thread is "
+    "left running (run such algorithms in worker processes: a sweep with --jobs kills them)"
+)
+
+
+def interruptible(fn, ctl, timeout: float | None = None):
     """Run `fn` (a core run that releases the GIL, reporting to the
     `_core.RunControl` `ctl`) in a worker thread, so that Ctrl-C (SIGINT in a
     terminal, "interrupt kernel" in Jupyter) reaches the calling thread at
-    once: on KeyboardInterrupt the run is cancelled through `ctl` (the core
-    stops within milliseconds), the thread is joined and KeyboardInterrupt is
-    raised again. A run cancelled by someone else raises `_core.RunCancelled`."""
+    once: on KeyboardInterrupt the run is stopped (`stop_run`) and
+    KeyboardInterrupt is raised again. `timeout` (wall seconds) cancels
+    the run (`memory.Deadline`), which then raises `_core.RunCancelled`, as
+    does a run cancelled by someone else. A run that still has not ended
+    STOP_WAIT_S after its timeout (a hook no interruption stops) is left to
+    its thread, and RunCancelled says so (LEFT_RUNNING)."""
     import threading
+    import time
+
+    from .. import memory
 
     box: dict = {}
+    done = threading.Event()
 
     def work():
         try:
             box["res"] = fn()
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
             box["err"] = e
+        finally:
+            done.set()
 
-    t = threading.Thread(target=work, name="ccsim-run", daemon=True)
-    t.start()
+    give_up = None if timeout is None else time.monotonic() + timeout + STOP_WAIT_S
+    timer = None if timeout is None else memory.Deadline(ctl, timeout)
+    threading.Thread(target=work, name="ccsim-run", daemon=True).start()
     try:
-        while t.is_alive():
-            t.join(0.05)
+        while not done.wait(0.05):
+            if give_up is not None and time.monotonic() > give_up:
+                _leave(done)
+                raise _core.RunCancelled(f"run cancelled at simulated time {ctl.sim_time_s():.6f} s{LEFT_RUNNING}")
     except KeyboardInterrupt:
-        ctl.cancel()
-        t.join()
+        stop_run(done, ctl)
+        if not done.is_set():
+            raise KeyboardInterrupt(
+                "the run is stopped, but a Python algorithm's hook ignores interruptions or is blocked inside C "
+                "code (a sleep, a read), and its thread runs on"
+            ) from None
         raise
+    finally:
+        if timer is not None:
+            timer.cancel()
     if "err" in box:
         raise box["err"]
     return box["res"]
@@ -488,31 +569,24 @@ def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | 
     """:func:`run_scenario` that Ctrl-C stops within a second (raising
     KeyboardInterrupt, nothing kept), with an optional progress bar and a
     wall-time limit in seconds (raising TimeoutError)."""
-    import threading
-
     from ..experiments.progress import RunProgress
 
-    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+    if timeout is not None and not (
+        isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout < math.inf
+    ):
         raise ScenarioError("timeout", timeout, "a wall time in seconds > 0, or None")
     from .. import memory
 
     ctl = memory.new_control()
-    timer = None
-    if timeout is not None:
-        timer = threading.Timer(timeout, ctl.cancel)
-        timer.daemon = True
-        timer.start()
     try:
         with RunProgress(ctl, sc.duration_s, show=bool(progress), after_s=0.0 if progress else 2.0):
-            return interruptible(lambda: run_scenario(sc, control=ctl), ctl)
-    except _core.RunCancelled:
+            return interruptible(lambda: run_scenario(sc, control=ctl), ctl, timeout)
+    except _core.RunCancelled as e:
         raise TimeoutError(
             f"{sc.source}: stopped after {timeout:g} s of wall time at simulated time "
             f"{ctl.sim_time_s():.3f} s of {sc.duration_s:g} s (timeout={timeout!r})"
+            + (LEFT_RUNNING if LEFT_RUNNING in str(e) else "")
         ) from None
-    finally:
-        if timer is not None:
-            timer.cancel()
 
 
 def read(out_dir: str | Path) -> dict[str, Any]:

@@ -128,7 +128,14 @@ def _worker_main(conn) -> None:
             return
         if task is None:
             return
-        conn.send(execute(task))
+        out = execute(task)
+        from ..analysis.results import runs_left
+
+        if runs_left():  # a hook that no interruption stopped still spins here: retire
+            out["retire"] = True
+            conn.send(out)
+            os._exit(0)
+        conn.send(out)
 
 
 class _Worker:
@@ -201,6 +208,10 @@ class Pool:
                 if out is not None:
                     busy.remove(w)
                     w.task = None
+                    if out.pop("retire", False):  # it left a run's thread running, and exits
+                        w.proc.join()
+                        self.workers.remove(w)
+                        w = self._spawn()
                     idle.append(w)
                     yield out
                     continue
@@ -229,13 +240,23 @@ class Pool:
             feed()
 
     def close(self) -> None:
+        """End every worker. One still running a task (the sweep was
+        interrupted or failed: nobody will read its result) is killed at
+        once; an idle one is asked to exit and, with the others, given one
+        shared grace of 2 s."""
+        import time
+
         for w in self.workers:
+            if w.task is not None:
+                w.proc.kill()
+                continue
             try:
                 w.conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
+        end = time.monotonic() + 2
         for w in self.workers:
-            w.proc.join(timeout=2)
+            w.proc.join(timeout=max(0.0, end - time.monotonic()))
             if w.proc.is_alive():
                 w.proc.kill()
                 w.proc.join()

@@ -4,6 +4,7 @@ arrives. See docs/experiments.md for the semantics."""
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -643,20 +644,17 @@ def dry_run(
             continue
         sim_total += sc.duration_s
         if owed and sweep.backend == "sim":
-            import threading
+            from ..analysis.results import interruptible
 
             owed -= 1
             ctl = _core.RunControl()
-            tm = threading.Timer(calibrate_s, ctl.cancel)
-            tm.start()
             c0 = time.process_time()
             try:
-                _core.run(sc.to_core_json(), ctl)
+                # a thread of its own: a Python hook that never returns is stopped too
+                interruptible(functools.partial(_core.run, sc.to_core_json(), ctl), ctl, calibrate_s)
                 reached = sc.duration_s
             except _core.RunCancelled:
                 reached = ctl.sim_time_s()
-            finally:
-                tm.cancel()
             cpu = time.process_time() - c0
             if reached > 0:
                 rates.append(cpu / reached)

@@ -11,7 +11,6 @@ stops within milliseconds and its worker lives on.
 
 from __future__ import annotations
 
-import threading
 import time
 import traceback
 
@@ -29,21 +28,21 @@ def execute(task: dict) -> dict:
             pyalgo.preload(task["py_modules"])
         except Exception as e:  # noqa: BLE001 - the module's failure is this run's
             return _failed(run_id, "scenario", f"{type(e).__name__}: {str(e)[:300]}")
+    from ..analysis.results import LEFT_RUNNING, interruptible
+
     timeout = task.get("timeout_s")
     ctl = memory.new_control()
-    timer = None
-    if timeout:
-        timer = threading.Timer(timeout, ctl.cancel)
-        timer.daemon = True
-        timer.start()
     w0, c0 = time.perf_counter(), time.process_time()
     try:
-        raw = _core.run(task["core_json"], ctl)
-    except _core.RunCancelled:
+        # in a thread of its own, so that a serial sweep's Ctrl-C and a
+        # timeout stop a Python hook that never returns
+        raw = interruptible(lambda: _core.run(task["core_json"], ctl), ctl, timeout or None)
+    except _core.RunCancelled as e:
         return _failed(
             run_id,
             "timeout",
-            f"timed out after {timeout:g} s of wall time (reached {ctl.sim_time_s():.3f} simulated s)",
+            f"timed out after {timeout:g} s of wall time (reached {ctl.sim_time_s():.3f} simulated s)"
+            + (LEFT_RUNNING if LEFT_RUNNING in str(e) else ""),
         )
     except _core.ScenarioError as e:
         return _failed(run_id, "scenario", str(e))
@@ -51,9 +50,6 @@ def execute(task: dict) -> dict:
         return _failed(run_id, "internal", str(e))
     except Exception as e:  # noqa: BLE001 - anything else is still this run's failure, not the sweep's
         return _failed(run_id, "internal", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}")
-    finally:
-        if timer is not None:
-            timer.cancel()
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     return {
         "run_id": run_id,

@@ -521,6 +521,30 @@ def _unknown_flags(parser: argparse.ArgumentParser, extra: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    rc = _main(argv)
+    _leave_no_run_behind(rc)
+    return rc
+
+
+def _leave_no_run_behind(rc: int) -> None:
+    """A run's thread still alive here is a Python algorithm's hook blocked
+    inside C code that no interruption reached (`results.stop_run`). The
+    interpreter's shutdown would stop it by unwinding through the core
+    (an abort, exit 134); end the process at once instead, with `rc`."""
+    from ..analysis.results import runs_left
+
+    if runs_left():
+        print(
+            "ccsim: a Python algorithm's hook did not return (it ignores interruptions or is blocked in C code); "
+            "stopping the process",
+            file=sys.stderr,
+        )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+
+
+def _main(argv: list[str] | None) -> int:
     p = _Parser(prog="ccsim", description="Packet-level simulator for TCP congestion-control research")
     p.add_argument("--version", action="version", version=f"ccsim {_core.__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
