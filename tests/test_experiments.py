@@ -765,12 +765,23 @@ def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path):
         "SELECT 1; SELECT 2": "got 2 statements",
         f"SELECT * FROM read_csv('{outside}')": "Permission Error",
         "SELECT * FROM read_csv('/etc/passwd')": "Permission Error",
+        # EXPLAIN ANALYZE runs its statement: the statement-type check lets
+        # it through, and the database itself must refuse the write (it
+        # used to overwrite the run's table)
+        f"EXPLAIN ANALYZE COPY (SELECT 7 AS a) TO '{next((out / 'runs').iterdir()) / 'flows.parquet'}' "
+        "(FORMAT parquet)": "LocalFileSystem has been disabled",
+        f"EXPLAIN ANALYZE COPY (SELECT 7 AS a) TO 'ccsim-ro://{next((out / 'runs').iterdir()) / 'flows.parquet'}' "
+        "(FORMAT parquet)": "a campaign query cannot change files",
+        f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{tmp_path / 'x.csv'}'": "LocalFileSystem has been disabled",
     }
     for sql, why in refused.items():
         with pytest.raises(store.CampaignError) as e:
             c.query(sql)
         assert why in str(e.value), (sql, str(e.value))
     assert not (tmp_path / "x.csv").exists() and not (tmp_path / "x.db").exists()
+    # through the campaign's own read-only file system, nothing outside its runs is seen
+    assert c.query(f"SELECT * FROM read_text('ccsim-ro://{outside}')").height == 0
+    assert c.query("SELECT * FROM read_text('ccsim-ro:///etc/passwd')").height == 0
     assert run_files(out) == ref  # the campaign is byte for byte what the sweep wrote
     assert c.query("EXPLAIN SELECT count(*) FROM flows").height >= 1
 

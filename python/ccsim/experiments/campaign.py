@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,131 @@ def _point_order(params: dict) -> tuple:
         return (2, params_key({"": v}))
 
     return tuple((k, one(params[k])) for k in sorted(params))
+
+
+_READ_ONLY = "ccsim-ro://"
+REFUSED = "a campaign query cannot change files"
+
+
+def _refuse(*_a, **_k):
+    raise PermissionError(REFUSED)
+
+
+class _PositionalFile:
+    """A file open for reading whose position is kept per thread: DuckDB
+    reads one handle from several threads, each as a seek then a read, and
+    a shared position let another thread's seek fall between the two (a
+    row group read from the wrong offset: "ZSTD Decompression failure").
+    Each read is a `pread` at the calling thread's own position."""
+
+    def __init__(self, path: str):
+        import os
+        import threading
+
+        self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self.size = os.fstat(self.fd).st_size
+        self._pos = threading.local()
+        self.closed = False
+
+    def _at(self) -> int:
+        return getattr(self._pos, "at", 0)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = (0, self._at(), self.size)[whence]
+        self._pos.at = max(0, base + offset)
+        return self._pos.at
+
+    def tell(self) -> int:
+        return self._at()
+
+    def read(self, n: int = -1) -> bytes:
+        import os
+
+        at = self._at()
+        n = self.size - at if n is None or n < 0 else n
+        out = os.pread(self.fd, n, at)
+        self._pos.at = at + len(out)
+        return out
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return False
+
+    def write(self, *_a) -> int:
+        _refuse()
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        import os
+
+        if not self.closed:
+            self.closed = True
+            os.close(self.fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _read_only_files(root: Path):
+    """An fsspec local file system that only opens, lists and describes
+    files under `root` (a campaign's runs/), and only for reading: the one
+    way a campaign's DuckDB connection reaches the runs' tables."""
+    import os
+
+    from fsspec.implementations.local import LocalFileSystem
+
+    top = os.path.realpath(root)
+
+    def inside(path) -> str:
+        p = os.path.realpath(str(path))
+        if p != top and not p.startswith(top + os.sep):
+            raise PermissionError(f"a campaign query reads only the campaign's runs, not {str(path)[:200]!r}")
+        return p
+
+    class ReadOnlyFiles(LocalFileSystem):
+        protocol = ("ccsim-ro",)
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            path = str(path)
+            return super()._strip_protocol(path[len(_READ_ONLY) :] if path.startswith(_READ_ONLY) else path)
+
+        def _open(self, path, mode="rb", **kw):
+            if mode != "rb":
+                _refuse()
+            return _PositionalFile(inside(self._strip_protocol(path)))
+
+        def open(self, path, mode="rb", **kw):
+            if mode != "rb":
+                _refuse()
+            return super().open(path, mode, **kw)
+
+        def info(self, path, **kw):
+            return super().info(inside(self._strip_protocol(path)), **kw)
+
+        def ls(self, path, detail=False, **kw):
+            return super().ls(inside(self._strip_protocol(path)), detail=detail, **kw)
+
+    for name in (
+        "rm", "rm_file", "_rm", "rmdir", "mkdir", "makedirs", "mkdirs", "mv", "move", "touch", "cp_file", "copy",
+        "put", "put_file", "pipe", "pipe_file", "write_text", "write_bytes", "link", "symlink",
+    ):  # fmt: skip
+        setattr(ReadOnlyFiles, name, _refuse)
+    return ReadOnlyFiles()
 
 
 class Campaign:
@@ -182,6 +308,9 @@ class Campaign:
             import duckdb
 
             con = duckdb.connect()
+            # the runs' files are read through a file system that cannot
+            # write, and DuckDB's own local one is switched off below
+            con.register_filesystem(_read_only_files(self.path / "runs"))
             con.register("_runs_frame", self.runs.to_arrow())
             con.execute("CREATE VIEW runs AS SELECT * FROM _runs_frame")
             keys = ", ".join(f'r."{c}"' for c in ["run_id"] + self.axes)
@@ -189,23 +318,28 @@ class Campaign:
                 files = self._files(t)
                 if not files:
                     continue
-                listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                listed = ", ".join("'" + _READ_ONLY + f.replace("'", "''") + "'" for f in files)
                 con.execute(
                     f"CREATE VIEW {t} AS SELECT {keys}, t.* EXCLUDE (filename) "
                     f"FROM read_parquet([{listed}], filename = true, union_by_name = true) t "
                     f"JOIN _runs_frame r ON r.run_id = regexp_extract(t.filename, '/runs/([0-9a-f]+)/[^/]+$', 1) "
                     f"WHERE r.status = 'ok'"
                 )
-            # Confined and read-only from here on: files outside the campaign's
-            # runs cannot be read, nothing is installed or loaded, and the
-            # configuration is locked; `query` runs reading statements only
-            # (these settings alone would still let COPY write inside runs/).
-            con.execute("SET allowed_directories = [?]", [str(self.path.resolve() / "runs")])
+            # Confined and read-only from here on, by what the database can do
+            # rather than by statement text: DuckDB's local file system is
+            # disabled, so the only files it can reach are the runs' tables
+            # through `_ReadOnlyFiles`, which opens for reading only and
+            # refuses every change (a COPY ... TO, even inside EXPLAIN
+            # ANALYZE, fails); nothing is installed or loaded, and the
+            # configuration is locked.
+            con.execute("SET disabled_filesystems = 'LocalFileSystem'")
             con.execute("SET autoinstall_known_extensions = false")
             con.execute("SET autoload_known_extensions = false")
-            con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
             self._con = con
+            # closed before the interpreter's exit (a connection holding a
+            # Python file system still open then makes nanobind report leaks)
+            weakref.finalize(self, con.close)
         return self._con
 
     def query(self, sql: str) -> pl.DataFrame:
@@ -229,7 +363,11 @@ class Campaign:
         try:
             return con.sql(sql).pl()
         except duckdb.Error as e:
-            raise CampaignError("SQL", message=f"query failed: {e}{self._sql_hint(sql)}") from None
+            why = str(e)
+            for short in (REFUSED, "a campaign query reads only"):
+                if short in why:  # said by our file system, under a Python traceback
+                    why = why[why.index(short) :].splitlines()[0]
+            raise CampaignError("SQL", message=f"query failed: {why}{self._sql_hint(sql)}") from None
 
     def _sql_hint(self, sql: str) -> str:
         """The way out of the commonest mistake: an axis name with dots
