@@ -308,3 +308,50 @@ def test_the_memory_guard_takes_a_cgroup_cap_into_account(tmp_path, monkeypatch)
     assert memory.limit()[0] == (3 << 29) // 2
     (v1 / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # v1's "no limit"
     assert memory.limit()[1].startswith("half of the physical memory")
+
+
+# ---------------------------------------------------------------- estimates and names
+
+
+def test_a_pcap_is_estimated_by_what_it_writes(tmp_path):
+    """`--pcap` of a 100 Mb/s bottleneck for 60 s was refused as 19.2 GB
+    (its capacity counted in 40-byte packets) where 30 s of it records
+    250,000 packets. Now each direction is charged its data packets and the
+    ACKs its flows' receivers can send; the estimate stays above what a run
+    records (data direction, ACK direction, both) and within 4× of it."""
+    from ccsim import memory
+
+    f = tmp_path / "d.toml"
+    f.write_text(
+        '[sim]\nduration = "60s"\n[topology]\nkind = "dumbbell"\nbottleneck_rate = "100Mbps"\n'
+        'bottleneck_delay = "20ms"\naccess_rate = "1Gbps"\naccess_delay = "1ms"\n[[flows]]\ncount = 4\n'
+    )
+    env = {**__import__("os").environ, "CCSIM_MAX_MEMORY": "2GB"}
+    r = subprocess.run(
+        [*CCSIM, "run", f, "--pcap", "bottleneck", "--out", tmp_path / "o", "-q", "--no-plots"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr  # refused as needing 19.2 GB before
+    sc = ccsim.Scenario.from_file(f, {"sim.pcap": ["bottleneck"]})
+    assert memory.total_bytes({"capture": memory.estimate_rows(sc.core)["capture"]}) < 1 << 30  # was 19.2 GB
+    for links in (["r0->r1"], ["r1->r0"], ["r0<->r1"]):
+        sc = ccsim.Scenario.from_file(f, {"sim.pcap": links, "sim.duration": "10s"})
+        got, est = sc.run().table("capture").height, memory.estimate_rows(sc.core)["capture"]
+        assert got <= est <= 4 * got, (links, got, est)
+
+
+def test_a_trace_slower_than_one_bit_per_second_is_refused_naming_the_users_field(tmp_path):
+    """Two opportunities 10^9 ms apart: refused as `links[0] (a->b).rate_bps`
+    before, the core's internal name; now by the trace's own check."""
+    (tmp_path / "gap.trace").write_text("0\n1\n1000000000\n")
+    f = tmp_path / "g.toml"
+    f.write_text(
+        '[sim]\nduration = "2s"\n[topology]\nkind = "single_link"\ntrace = "gap.trace"\ndelay = "10ms"\n'
+        'buffer = "100pkt"\n[[flows]]\ncount = 1\n'
+    )
+    r = ccsim_cli("run", f, "--no-write")
+    assert r.returncode == 2 and r.stderr.startswith("ccsim: error: topology.trace: "), r.stderr
+    assert "mean rate below 1 b/s" in r.stderr and "rate_bps" not in r.stderr

@@ -85,7 +85,16 @@ impl Trace {
         if last == 0 {
             return Err("the last opportunity is at 0 ms; a trace must last a nonzero time (it repeats with the period of its last line)".into());
         }
-        Ok(Trace { opps, period: last * PS_PER_MS })
+        let t = Trace { opps, period: last * PS_PER_MS };
+        if t.mean_bps() == 0 {
+            // a link's rate must be at least 1 b/s (`LinkCfg::validate`)
+            return Err(format!(
+                "{} delivery opportunities of {OPPORTUNITY_BYTES} bytes in {last} ms are a mean rate below 1 b/s; \
+                 expected a trace of at least 1 b/s",
+                t.opps.len()
+            ));
+        }
+        Ok(t)
     }
 
     /// Mean capacity over one period, b/s.
@@ -247,6 +256,16 @@ mod tests {
         assert_eq!((t.opps.len(), t.period), (3, 4 * MS));
         // 3 opportunities of 1504 B per 4 ms = 9.024 Mb/s.
         assert_eq!(t.mean_bps(), 9_024_000);
+    }
+
+    #[test]
+    fn a_trace_slower_than_one_bit_per_second_is_refused_by_its_own_parser() {
+        // 2 × 1504 B × 8 bit in 10^9 ms is 0.024 b/s: refused here, with the
+        // counts, rather than later as a link rate of 0 under the core's name
+        let e = Trace::parse("0\n1\n1000000000\n").unwrap_err();
+        assert!(e.contains("mean rate below 1 b/s"), "{e}");
+        // one opportunity per 12,032 s is exactly 1 b/s, and is accepted
+        assert_eq!(Trace::parse("12032000\n").unwrap().mean_bps(), 1);
     }
 
     #[test]
