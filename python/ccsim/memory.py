@@ -346,10 +346,10 @@ def capture_rows(core: dict) -> int:
     whole capacity in header-only packets, 37 times a data link's real
     count: a 60 s capture of a 100 Mb/s bottleneck was refused as 19 GB."""
     links, flows, dur_ps = core["links"], core["flows"], core["duration_ps"]
-    fwd = routes(core, [(f["src"], f["dst"]) for f in flows]) if flows else []
-    back = routes(core, [(f["dst"], f["src"]) for f in flows]) if flows else []
+    fwd = [p or [] for p in routes(core, [(f["src"], f["dst"]) for f in flows])] if flows else []
+    back = [p or [] for p in routes(core, [(f["dst"], f["src"]) for f in flows])] if flows else []
     udp = core.get("udp") or []
-    udp_paths = routes(core, [(u["src"], u["dst"]) for u in udp]) if udp else []
+    udp_paths = [p or [] for p in routes(core, [(u["src"], u["dst"]) for u in udp])] if udp else []
     total = 0
     for i in core["capture_links"]:
         bits = link_bits_bound(links[i], dur_ps)
