@@ -355,3 +355,50 @@ def test_a_trace_slower_than_one_bit_per_second_is_refused_naming_the_users_fiel
     r = ccsim_cli("run", f, "--no-write")
     assert r.returncode == 2 and r.stderr.startswith("ccsim: error: topology.trace: "), r.stderr
     assert "mean rate below 1 b/s" in r.stderr and "rate_bps" not in r.stderr
+
+
+def test_memory_a_hook_allocates_is_blamed_on_the_hook_not_on_the_recorded_tables(tmp_path):
+    """A MemoryError raised inside a Python algorithm used to be reported as
+    the recorded tables not fitting, naming sim.sample_interval."""
+    (tmp_path / "greedy.py").write_text(
+        "import ccsim\n\n\nclass Greedy(ccsim.Algorithm):\n    name = 'greedy'\n\n"
+        "    def ssthresh(self, tp):\n        return 2\n\n"
+        "    def cong_avoid(self, tp, acked):\n        raise MemoryError('pretend the hook asked for 1 TB')\n"
+    )
+    r = ccsim_cli("run", scenario_file(tmp_path, "py:greedy:Greedy"), "--allow-code", "--no-write", "-q")
+    assert r.returncode == 2 and r.stderr.startswith("ccsim: error: tcp.cc: the Python algorithm ran out of memory")
+    assert "greedy.cong_avoid() of flow 0" in r.stderr and "sim.sample_interval" not in r.stderr, r.stderr
+
+
+def test_a_set_that_makes_a_run_huge_is_estimated_before_it_runs(tmp_path):
+    f = scenario_file(tmp_path, "cubic")
+    env = {**__import__("os").environ, "CCSIM_MAX_MEMORY": "50MB"}
+    args = [*CCSIM, "run", f, "--no-write", "-q", "--set", "sim.duration=600s", "--set", "sim.sample_interval=100us"]
+    r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith(
+        "ccsim: error: sim.sample_interval: the recorded tables would need"
+    )
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"history": True}, "history"),
+        ({"history": 10**9}, "history"),  # a billion-interval observation space
+        ({"history": 2.5}, "history"),
+        ({"initial_window": "10"}, "initial_window"),  # a TypeError traceback before
+        ({"min_window": 1.5}, "min_window"),
+        ({"max_window": 10**12}, "max_window"),
+        ({"features": "cwnd"}, "features"),  # read letter by letter before
+        ({"features": []}, "features"),
+        ({"reward": 3}, "reward"),  # failed at the first step before
+        ({"alpha": True}, "alpha"),
+        ({"action_bound": True}, "action_bound"),
+    ],
+)
+def test_the_gym_constructor_refuses_bad_arguments_naming_them(kw, field):
+    from ccsim.gym import CongestionControlEnv
+
+    with pytest.raises(ccsim.ScenarioError) as e:
+        CongestionControlEnv(**kw)
+    assert str(e.value).startswith(f"{field}: "), str(e.value)

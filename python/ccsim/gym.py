@@ -22,7 +22,7 @@ docs/gym.md has the spaces, units and episode rules.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,18 @@ from .errors import ScenarioError
 from .scenario.units import parse_rate, parse_time
 
 ENV_ID = "ccsim/CongestionControl-v0"
+
+
+# Intervals an observation may hold (the observation space has features ×
+# history numbers; Aurora uses 10).
+MAX_HISTORY = 10_000
+
+
+def _whole(name: str, v, lo: int, hi: int, what: str) -> int:
+    """A whole number in [lo, hi] for the constructor argument `name`."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise ScenarioError(name, v, f"a whole number of {what} from {lo:,} to {hi:,}")
+    return int(v)
 
 
 @dataclass(frozen=True)
@@ -249,13 +261,17 @@ class CongestionControlEnv(gymnasium.Env):
         else:
             self._interval_s = parse_time("interval", interval, allow_zero=False) * 1e-12
         self._first_interval_s = parse_time("first_interval", first_interval, allow_zero=False) * 1e-12
-        if not isinstance(history, int) or history < 1:
-            raise ScenarioError("history", history, "a whole number of intervals ≥ 1")
-        self.history = history
+        self.history = _whole("history", history, 1, MAX_HISTORY, "intervals")
+        if features is not None and (isinstance(features, (str, bytes)) or not isinstance(features, Iterable)):
+            raise ScenarioError("features", features, "a list of names from ccsim.gym.FEATURES (or None: all)")
         self.features = tuple(FEATURES) if features is None else tuple(features)
+        if not self.features:
+            raise ScenarioError("features", features, "at least one name from ccsim.gym.FEATURES")
         for f in self.features:
-            if f not in FEATURES:
+            if not isinstance(f, str) or f not in FEATURES:
                 raise ScenarioError("features", f, "names from ccsim.gym.FEATURES: " + ", ".join(FEATURES))
+        if reward is not None and not callable(reward):
+            raise ScenarioError("reward", reward, "a function of the interval's features returning a number, or None")
         self.reward_fn = reward or aurora_reward
         if randomize_link is not False and initial_rate is not None:
             raise ScenarioError(
@@ -271,10 +287,12 @@ class CongestionControlEnv(gymnasium.Env):
             raise ScenarioError(
                 "initial_rate", initial_rate, f"a rate between min_rate {min_rate} and max_rate {max_rate}"
             )
+        for name, w in (("min_window", min_window), ("initial_window", initial_window), ("max_window", max_window)):
+            _whole(name, w, 1, _core.MAX_INITIAL_WINDOW, "segments")
         if not 1 <= min_window <= initial_window <= max_window:
             raise ScenarioError("initial_window", initial_window, "1 ≤ min_window ≤ initial_window ≤ max_window")
         self._win0, self._win_lo, self._win_hi = initial_window, min_window, max_window
-        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
             raise ScenarioError("alpha", alpha, "a step in (0, 1)")
         self.alpha = float(alpha)
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
@@ -284,7 +302,7 @@ class CongestionControlEnv(gymnasium.Env):
         lo = np.array([FEATURES[f].low for f in self.features] * history, dtype=np.float32)
         hi = np.array([FEATURES[f].high for f in self.features] * history, dtype=np.float32)
         self.observation_space = spaces.Box(lo, hi, dtype=np.float32)
-        if not (isinstance(action_bound, (int, float)) and 0 < action_bound < np.inf):
+        if isinstance(action_bound, bool) or not (isinstance(action_bound, (int, float)) and 0 < action_bound < np.inf):
             raise ScenarioError("action_bound", action_bound, "a finite number > 0")
         # Aurora's (network_sim.py): effectively unbounded
         self._action_bound = float(np.float32(action_bound))

@@ -440,7 +440,14 @@ def run_scenario(sc: Scenario, control=None) -> Result:
         # The core re-validates the resolved scenario (and checks routes);
         # present its message as the same exception type the parser raises.
         raise ScenarioError("scenario", message=str(e)) from None
-    except MemoryError:
+    except MemoryError as e:
+        hook = [n for n in getattr(e, "__notes__", ()) if n.startswith("ccsim: raised in")]
+        if hook:  # a Python algorithm's own allocation, not the recorded tables
+            raise ScenarioError(
+                "tcp.cc",
+                message=f"tcp.cc: the Python algorithm ran out of memory ({hook[0][len('ccsim: ') :]}): its own "
+                "allocations, not the tables ccsim records; the run was stopped and nothing was kept",
+            ) from None
         total = memory.total_bytes(memory.estimate_rows(sc.core))
         raise ScenarioError(
             "sim.sample_interval",
