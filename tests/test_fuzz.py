@@ -40,3 +40,54 @@ def test_the_checker_holds_recorded_rows_to_the_memory_estimate():
     assert 0 < res.table("rtt_trace").height <= bound
     res.columns["rtt_trace"] = {k: np.resize(np.asarray(v), bound + 1) for k, v in res.columns["rtt_trace"].items()}
     assert any("rtt_trace" in p and "memory estimate" in p for p in fuzz.check(sc, res))
+
+
+def test_the_generator_draws_every_hostile_algorithm_odd_trace_and_queue_edge(tmp_path):
+    """The generator's new draws are really made: every class of
+    `fuzz_algos`, every path that is no trace file, and options at the
+    edges of each queue discipline (2,000 draws, nothing run)."""
+    folder = tmp_path / "traces"
+    odd = fuzz.odd_trace_files(folder)
+    traces = fuzz.trace_files(folder) + odd
+    rng = np.random.default_rng(1)
+    seen_cc, seen_trace, seen_edge = set(), set(), set()
+    for _ in range(2000):
+        raw = fuzz.generate(rng, traces)
+        seen_cc.add(raw["tcp"]["cc"].rsplit(":", 1)[-1])
+        seen_trace.add(raw["topology"].get("trace"))
+        q = raw["topology"].get("queue") or {}
+        for opt in q:
+            if any(opt in e for e in fuzz.QUEUE_EDGES.get(q.get("kind"), [])):
+                seen_edge.add((q["kind"], opt))
+    assert {c.__name__ for c in fuzz.HOSTILE} <= seen_cc
+    assert set(odd) <= seen_trace
+    assert {k for k, _ in seen_edge} == set(fuzz.QUEUE_EDGES)
+
+
+def test_each_hostile_algorithm_ends_as_its_class_allows():
+    """Each class of `fuzz_algos` on one small scenario: the outcome (a run
+    that keeps the invariants, an exception noted with its hook, or the
+    time limit) is one its class declares, and the two that must misbehave
+    here do (the counterfactual: a run of them is not simply 'ok')."""
+    outcomes = {}
+    for cls in fuzz.HOSTILE:
+        raw = {
+            "sim": {"duration": "1s", "seed": 3},
+            "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "buffer": "1bdp"},
+            "tcp": {"cc": f"py:{cls.__module__}:{cls.__name__}"},
+            "flows": [{"count": 2}],
+        }
+        allowed, limit = fuzz.py_expect(raw)
+        sc = Scenario(raw)
+        try:
+            res = sc.run(timeout=limit or 60)
+            assert fuzz.check(sc, res) == [], cls.__name__
+            outcomes[cls.__name__] = "ok"
+        except TimeoutError:
+            outcomes[cls.__name__] = "timeout"
+        except Exception as e:  # noqa: BLE001 - the outcome is the point
+            assert any(n.startswith("ccsim: raised in") for n in getattr(e, "__notes__", ())), repr(e)
+            outcomes[cls.__name__] = "raised"
+        assert outcomes[cls.__name__] in allowed, (cls.__name__, outcomes[cls.__name__])
+    assert outcomes["FuzzSpin"] == "timeout" and outcomes["FuzzRaise"] == "raised"
+    assert outcomes["FuzzReno"] == "ok"

@@ -402,3 +402,39 @@ def test_the_gym_constructor_refuses_bad_arguments_naming_them(kw, field):
     with pytest.raises(ccsim.ScenarioError) as e:
         CongestionControlEnv(**kw)
     assert str(e.value).startswith(f"{field}: "), str(e.value)
+
+
+def test_a_python_algorithms_window_is_bounded_so_one_ack_cannot_send_billions(tmp_path):
+    """Found by the fuzz harness: `tp.cwnd = tp.cwnd_clamp` (then 2^32 − 1)
+    on the ns-2 stack sent and recorded segments in one event until one
+    allocation of 2.5 GB failed and the process aborted. A Python
+    algorithm's clamp is now the largest configurable window, and a larger
+    `tp.cwnd` is refused on the line that writes it."""
+    import json
+    import resource
+
+    raw = {
+        "sim": {"duration": "1s", "seed": 174},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "buffer": "0.5bdp"},
+        "tcp": {"cc": "py:ccsim.tools.fuzz_algos:FuzzHugeWindow", "stack": "ns2", "sack": "rfc6675"},
+        "flows": [{"count": 2}],
+    }
+    code = f"""
+import ccsim, json
+res = ccsim.Scenario(json.loads({json.dumps(json.dumps(raw))})).run()
+print(int(res.table("flows")["retransmits"].sum()))
+"""
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
+
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=cap, timeout=300)
+    assert r.returncode == 0, r.stderr[-800:]
+    (tmp_path / "big.py").write_text(
+        "import ccsim\n\n\nclass Big(ccsim.Algorithm):\n    name = 'big'\n\n"
+        "    def ssthresh(self, tp):\n        return 2\n\n"
+        "    def cong_avoid(self, tp, acked):\n        assert tp.cwnd_clamp == 1_000_000\n"
+        "        tp.cwnd = 1_000_001\n"
+    )
+    r = ccsim_cli("run", scenario_file(tmp_path, "py:big:Big"), "--allow-code", "--no-write", "-q")
+    assert r.returncode == 2 and "tp.cwnd = 1000001: expected a whole number of segments in [1, 1000000]" in r.stderr

@@ -148,6 +148,21 @@ impl TcpView {
 }
 
 /// A whole number of segments in [1, u32::MAX], or a clear error.
+/// A window a Python algorithm sets or returns: at most the largest window
+/// a scenario may configure (the connection's `cwnd_clamp` for such an
+/// algorithm, set by the core), so that one ACK cannot send billions.
+fn window(what: &str, v: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let n = segments(what, v)?;
+    let max = ccsim_core::config::MAX_INITIAL_WINDOW;
+    if n > max {
+        return Err(PyValueError::new_err(format!(
+            "{what} = {n}: expected a whole number of segments in [1, {max}] (the largest window a Python \
+             algorithm may set)"
+        )));
+    }
+    Ok(n)
+}
+
 fn segments(what: &str, v: &Bound<'_, PyAny>) -> PyResult<u32> {
     if v.is_instance_of::<pyo3::types::PyBool>() {
         return Err(PyTypeError::new_err(format!("{what} = {v}: expected a whole number of segments, not a bool")));
@@ -190,7 +205,7 @@ impl TcpView {
     #[setter]
     fn set_cwnd(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_write("cwnd")?;
-        self.s.cwnd = segments("tp.cwnd", v)?;
+        self.s.cwnd = window("tp.cwnd", v)?;
         Ok(())
     }
     /// Slow-start threshold, segments (snd_ssthresh); INFINITE_SSTHRESH when unset.
@@ -226,7 +241,7 @@ impl TcpView {
     #[setter]
     fn set_cwnd_clamp(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_write("cwnd_clamp")?;
-        self.s.cwnd_clamp = segments("tp.cwnd_clamp", v)?;
+        self.s.cwnd_clamp = window("tp.cwnd_clamp", v)?;
         Ok(())
     }
     /// Pacing rate the algorithm asks for, bytes per second (sk_pacing_rate);

@@ -526,6 +526,23 @@ def main(argv: list[str] | None = None) -> int:
     return rc
 
 
+def _from_algorithm(e: BaseException) -> bool:
+    """Print an exception a Python algorithm raised (the core's note names
+    the hook, flow and time) with the algorithm's own lines only, and say
+    whether it was one."""
+    import traceback
+
+    notes = [n for n in getattr(e, "__notes__", ()) if n.startswith("ccsim: raised in")]
+    if not notes:
+        return False
+    pkg = str(Path(__file__).resolve().parent.parent)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if not str(Path(f.filename).resolve()).startswith(pkg)]
+    print(f"ccsim: error: the Python algorithm raised {type(e).__name__}: {e}", file=sys.stderr)
+    print("".join(traceback.format_list(frames)).rstrip(), file=sys.stderr)
+    print(notes[0], file=sys.stderr)
+    return True
+
+
 def _leave_no_run_behind(rc: int) -> None:
     """A run's thread still alive here is a Python algorithm's hook blocked
     inside C code that no interruption reached (`results.stop_run`). The
@@ -734,7 +751,12 @@ def _main(argv: list[str] | None) -> int:
             from ..experiments.executors import check_jobs
 
             check_jobs("--jobs", a.jobs, getattr(a, "dask", None))
-        return a.fn(a)
+        try:
+            return a.fn(a)
+        except Exception as e:
+            if not _from_algorithm(e):
+                raise
+            return 2
     except KeyboardInterrupt:
         print("ccsim: interrupted; finished runs are kept, run the same command to resume", file=sys.stderr)
         return 130

@@ -40,6 +40,8 @@ import polars as pl
 from .. import algorithms, memory
 from ..scenario.netmodels import QUEUE_KINDS
 from ..scenario.topologies import TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
+from . import fuzz_algos
+from .fuzz_algos import HOSTILE
 
 # the queue kinds drawn: all but the RED kinds that differ from red and
 # adaptive_red only in options they fix, and netem (not drawn yet: the
@@ -52,6 +54,8 @@ MEMORY_BUDGET = "2GB"
 KINDS = TOPOLOGY_KINDS
 # every algorithm the core knows, but Tahoe-recovery ones (the generator draws SACK modes)
 CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe"]
+# the share of cases that run one of the fixed Python algorithms (`fuzz_algos`)
+PY_ALGO_SHARE = 0.02
 
 
 def _rate(rng) -> str:
@@ -140,6 +144,46 @@ def _rate_or_schedule(rng) -> str | list:
     return [[0, _rate(rng)], ["300ms", 0], ["400ms", _rate(rng)]]
 
 
+# Queue options at or near the edges each discipline accepts (a few draws
+# are refused, naming the option: near-valid input); one or two per case.
+QUEUE_EDGES: dict[str, list[dict[str, Any]]] = {
+    "red": [
+        {"w_q": "auto"},
+        {"w_q": 1.0},
+        {"w_q": 1e-6},
+        {"max_p": 1.0},
+        {"bytes": True, "mean_pktsize": 1},
+        {"wait": False},
+        {"min_th": 5, "max_th": 5},
+        {"ecn": True, "mark_p": 0.5},
+        {"ecn": True, "mark_p": 1.0, "mark_p_forced": True},
+        {"mark_p": 0.1},  # without ecn: refused by name
+    ],
+    "adaptive_red": [{"interval": "1ms"}, {"top": 1.0, "bottom": 0.0001}, {"target_delay": "1us"}],
+    "codel": [{"target": "1us"}, {"interval": "1ms"}, {"mtu": 64}, {"ecn": True}],
+    "fq_codel": [{"quantum": 64}, {"buckets": 1}, {"buckets": 65536}, {"target": "1us", "interval": "1ms"}],
+    "pie": [
+        {"alpha": 0.0},
+        {"beta": 0.0},
+        {"mark_ecnth": 1.0, "ecn": True},
+        {"derandomize": False},
+        {"max_burst": "0s"},
+        {"mean_pktsize": 1},
+    ],
+    "dualpi2": [
+        {"coupling": 1},
+        {"coupling": 10},
+        {"c_protection": 0},
+        {"c_protection": 100},
+        {"drop_overload": False},
+        {"drop_early": True},
+        {"ecn_mask": "any_ect"},
+        {"step_thresh": "1us", "min_qlen_step": 5},
+        {"t_update": "1us"},
+    ],
+}
+
+
 def _queue(rng) -> dict:
     q = str(rng.choice(QUEUES))
     queue: dict[str, Any] = {"kind": q}
@@ -149,6 +193,9 @@ def _queue(rng) -> dict:
         queue["ecn"] = True
     if q == "pie" and rng.random() < 0.3:
         queue["t_update"] = "1us"  # the shortest update period accepted
+    edges = QUEUE_EDGES.get(q, [])
+    for _ in range(int(rng.integers(0, 3)) if edges else 0):
+        queue.update(edges[int(rng.integers(len(edges)))])
     return queue
 
 
@@ -169,13 +216,30 @@ def trace_files(folder: Path) -> list[str]:
     return paths
 
 
+def odd_trace_files(folder: Path) -> list[str]:
+    """Paths that are no trace file and must be refused, naming the field,
+    before anything opens them: a FIFO (opening it would block), /dev/zero
+    (a read would never end) and a folder."""
+    import os
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fifo = folder / "fifo.trace"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    return [str(fifo.resolve()), "/dev/zero", str(folder.resolve())]
+
+
 def _with_trace(rng, topo: dict, rate_key: str, traces: list[str]) -> None:
     """Replace the link's rate by a trace (12 %), with an offset into it
-    and (half the time) a reverse trace."""
+    and (half the time) a reverse trace; one in six of those names a path
+    that is no trace (`odd_trace_files`, when the traces include them)."""
     if not traces or rng.random() >= 0.12:
         return
+    regular = [t for t in traces if t.endswith(".trace") and not t.endswith("fifo.trace")]
+    odd = [t for t in traces if t not in regular]
     del topo[rate_key]
-    topo["trace"] = str(rng.choice(traces))
+    topo["trace"] = str(rng.choice(odd if odd and rng.random() < 1 / 6 else regular))
+    traces = regular
     if rng.random() < 0.5:
         topo["trace_offset"] = str(rng.choice(["0s", "250ms", "5s"]))
     if rng.random() < 0.5:
@@ -265,12 +329,30 @@ def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict:
     }
     if rng.random() < 0.3:  # the per-packet traces, whose rows the memory estimate bounds
         sim["trace"] = [t for t in ("rtt", "seq", "cc") if rng.random() < 0.5]
+    tcp = _tcp(rng)
+    if rng.random() < PY_ALGO_SHARE:  # one of the fixed Python algorithms, hostile or not
+        cls = HOSTILE[int(rng.integers(len(HOSTILE)))]
+        tcp.update(cc=f"py:{cls.__module__}:{cls.__name__}")
+        tcp.pop("mss", None)  # a hook per ACK: keep the packet counts of a short run
+        if tcp.get("initial_window", 0) >= 1000:
+            tcp.pop("initial_window")
+        sim["duration"] = "1s"
     return {
         "sim": sim,
         "topology": topo,
-        "tcp": _tcp(rng),
+        "tcp": tcp,
         "flows": flows,
     }
+
+
+def py_expect(raw: dict) -> tuple[tuple[str, ...], float | None] | None:
+    """For a case running one of `fuzz_algos`' classes: the outcomes its
+    class allows and the wall time it is given (None: the case's budget)."""
+    cc = raw.get("tcp", {}).get("cc", "")
+    if not isinstance(cc, str) or not cc.startswith("py:"):
+        return None
+    cls = getattr(fuzz_algos, cc.rsplit(":", 1)[1])
+    return cls.fuzz_expect, getattr(cls, "fuzz_timeout_s", None)
 
 
 def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
@@ -386,9 +468,11 @@ def run_cases(
     failures = []
     refused = 0
     tmp = tempfile.TemporaryDirectory(prefix="ccsim-fuzz-") if out is None else None
-    traces = trace_files(Path(tmp.name if tmp is not None else str(out)) / "traces")
+    folder = Path(tmp.name if tmp is not None else str(out)) / "traces"
+    traces = trace_files(folder) + odd_trace_files(folder)
     for k in range(n):
         raw = generate(rng, traces)
+        expect = py_expect(raw)
         try:
             sc = Scenario(raw, source=f"<fuzz {seed}:{k}>")
         except ScenarioError as e:
@@ -398,14 +482,17 @@ def run_cases(
             if ":" not in str(e) or "Traceback" in str(e):
                 failures.append((k, raw, [f"refusal without a field: {e}"]))
             continue
+        allowed, limit = expect if expect is not None else (("ok",), None)
+        limit = budget_s if limit is None else min(limit, budget_s)
         try:
-            res = sc.run(timeout=budget_s)
-            again = sc.run(timeout=budget_s) if determinism_every and k % determinism_every == 0 else None
+            res = sc.run(timeout=limit)
+            again = sc.run(timeout=limit) if determinism_every and k % determinism_every == 0 else None
             problems = check(sc, res, again)
         except TimeoutError:
-            problems = [f"over its time budget: more than {budget_s:g} s of wall time"]
+            problems = [] if "timeout" in allowed else [f"over its time budget: more than {limit:g} s of wall time"]
         except Exception as e:  # noqa: BLE001 - any exception is a finding
-            problems = [f"{type(e).__name__}: {e}"]
+            noted = any(n.startswith("ccsim: raised in") for n in getattr(e, "__notes__", ()))
+            problems = [] if "raised" in allowed and noted else [f"{type(e).__name__}: {e}"]
         if problems:
             failures.append((k, raw, problems))
             if out is not None:

@@ -204,7 +204,12 @@ impl Conn {
             // Sized by reconnect_first before the first transfer starts.
             AppCfg::Repeat { .. } => (0, Some(0)),
         };
-        let clamp = t.max_cwnd.unwrap_or(u32::MAX);
+        // An algorithm outside the core (Python) may set any window in one
+        // step: its window is kept within the largest one a scenario may
+        // configure, so that one ACK cannot send (and record) billions of
+        // segments before the memory watch runs (docs/python-algorithms.md).
+        let clamp =
+            t.max_cwnd.unwrap_or(if t.cc_external.is_some() { crate::config::MAX_INITIAL_WINDOW } else { u32::MAX });
         let rcv = Receiver::new(t);
         // The SYN-ACK's window caps the first flight (Linux: 45 segments of 1448).
         let rwnd_segs = rwnd_cap_segs(t).min(rcv.initial_window_segs().unwrap_or(u32::MAX));
