@@ -352,7 +352,7 @@ def py_expect(raw: dict) -> tuple[tuple[str, ...], float | None] | None:
     if not isinstance(cc, str) or not cc.startswith("py:"):
         return None
     cls = getattr(fuzz_algos, cc.rsplit(":", 1)[1])
-    return cls.fuzz_expect, getattr(cls, "fuzz_timeout_s", None)
+    return cls.fuzz_expect, cls.fuzz_timeout_s
 
 
 def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:

@@ -17,7 +17,8 @@ class FuzzReno(ccsim.Algorithm):
     """Linux Reno with the kernel's helpers: behaves."""
 
     name = "fuzz-reno"
-    fuzz_expect = ("ok",)
+    fuzz_expect: tuple[str, ...] = ("ok",)
+    fuzz_timeout_s: float | None = None
 
     def ssthresh(self, tp):
         return max(tp.cwnd >> 1, 2)
