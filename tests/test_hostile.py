@@ -438,3 +438,25 @@ print(int(res.table("flows")["retransmits"].sum()))
     )
     r = ccsim_cli("run", scenario_file(tmp_path, "py:big:Big"), "--allow-code", "--no-write", "-q")
     assert r.returncode == 2 and "tp.cwnd = 1000001: expected a whole number of segments in [1, 1000000]" in r.stderr
+
+
+def test_an_interrupt_in_a_notebook_leaves_no_thread_spinning(hooks):
+    """Jupyter's "interrupt kernel" is a KeyboardInterrupt in the main
+    thread; the run's thread used to keep spinning in the hook after it.
+    In a child process so that a regression fails instead of hanging."""
+    f = scenario_file(hooks, "py:hooks:Spin")
+    code = f"""
+import _thread, threading, time
+import ccsim
+from ccsim.analysis import results
+sc = ccsim.Scenario.from_file({str(f)!r}, allow_code=True)
+threading.Timer(2.0, _thread.interrupt_main).start()
+try:
+    sc.run()
+except KeyboardInterrupt:
+    print("interrupted")
+time.sleep(0.5)
+print("left", results.runs_left(), [t.name for t in threading.enumerate() if t.name == "ccsim-run"])
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "interrupted" in r.stdout and "left False []" in r.stdout, (r.stdout, r.stderr)
