@@ -460,3 +460,17 @@ print("left", results.runs_left(), [t.name for t in threading.enumerate() if t.n
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "interrupted" in r.stdout and "left False []" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_a_missing_bottleneck_delay_is_called_missing():
+    """It read "got None; expected a time string", unlike every other
+    required topology key."""
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "access_rate": "1Gbps", "access_delay": "1ms"},
+        "flows": [{"count": 1}],
+    }
+    with pytest.raises(ccsim.ScenarioError, match=r"^topology\.bottleneck_delay: missing; expected e\.g\. '20ms'$"):
+        ccsim.Scenario.from_dict(raw)
+    raw["topology"]["kind"] = "satellite"  # its default delay stands in
+    assert ccsim.Scenario.from_dict(raw).core["links"]

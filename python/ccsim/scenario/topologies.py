@@ -399,6 +399,10 @@ def dumbbell(
 ) -> list[int]:
     _check_keys("topology", t, keys)
     brate = parse_link_rate(t, "topology", "bottleneck_rate", "trace")
+    if t.get("bottleneck_delay", default_delay) is None:
+        raise ScenarioError(
+            "topology.bottleneck_delay", message="topology.bottleneck_delay: missing; expected e.g. '20ms'"
+        )
     bdelay = parse_time("topology.bottleneck_delay", t.get("bottleneck_delay", default_delay))
     arate, adelay, buf, abuf, abuf_field, queue = _access_and_buffers(t)
     rrate = parse_link_rate(t, "topology", "reverse_bottleneck_rate", "reverse_trace", default=brate)
