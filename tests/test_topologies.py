@@ -3,7 +3,7 @@ from it (propagation RTT, multi-bottleneck penalty)."""
 
 import polars as pl
 import pytest
-from ccsim import Builder
+from ccsim import Builder, Scenario
 from ccsim.errors import ScenarioError
 
 
@@ -154,3 +154,12 @@ def test_sample_links_selects_the_links_of_the_time_series():
     assert shared.link_series.filter(pl.col("link") == bott).equals(every.link_series.filter(pl.col("link") == bott))
     with pytest.raises(ScenarioError, match=r"sim.sample_links\[0\].*r0->r1"):
         run(["r0->r9"])
+    # a single link with two flows has no such link: 'shared' would record an
+    # empty link_series without a word, and is refused instead
+    one = {
+        "sim": {"duration": "1s", "sample_links": "shared"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"},
+        "flows": [{"count": 2}],
+    }
+    with pytest.raises(ScenarioError, match=r"^sim.sample_links: 'shared' selects no link here.*\['a->b'\]"):
+        Scenario(one)

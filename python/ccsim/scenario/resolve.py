@@ -505,7 +505,15 @@ def _sample_links(v, net) -> list[int] | None:
         for lk in net.links:
             nbrs.setdefault(lk["from"], set()).add(lk["to"])
             nbrs.setdefault(lk["to"], set()).add(lk["from"])
-        return [i for i, lk in enumerate(net.links) if len(nbrs[lk["from"]]) > 1 and len(nbrs[lk["to"]]) > 1]
+        shared = [i for i, lk in enumerate(net.links) if len(nbrs[lk["from"]]) > 1 and len(nbrs[lk["to"]]) > 1]
+        if not shared:  # the link time series would be silently empty
+            raise ScenarioError(
+                "sim.sample_links",
+                message="sim.sample_links: 'shared' selects no link here (none joins two nodes that each have "
+                "more than one neighbour, as a dumbbell's routers do); use 'all' or name the links, e.g. "
+                f"[{net.links[0]['name']!r}]",
+            )
+        return shared
     if not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
         raise ScenarioError("sim.sample_links", v, SIM_OPTS["sample_links"]["kind"]["accepted"])
     return _link_indices("sim.sample_links", v, {lk["name"]: i for i, lk in enumerate(net.links)})

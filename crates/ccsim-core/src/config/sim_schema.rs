@@ -16,7 +16,7 @@ pub const SIM: &[Opt] = &[
     Opt { name: "duration", core: "duration_ps", kind: Kind::Time { min_ps: 1 }, unit: "time", doc: "the simulated time the run covers ('60s')" },
     Opt { name: "seed", core: "seed", kind: Kind::Int { lo: 0, hi: u64::MAX }, unit: "", doc: "seed of every random stream (losses, start times, applications); the same scenario and seed give the same results" },
     Opt { name: "sample_interval", core: "sample_interval_ps", kind: Kind::TimeOrOff, unit: "time", doc: "period of the time series (flow_series, link_series), or 'off'" },
-    Opt { name: "sample_links", core: "sample_links", kind: Kind::Links(&["all", "shared"]), unit: "", doc: "links the link time series samples: 'all', 'shared' (links two or more flows cross) or a list of names ['r0->r1']" },
+    Opt { name: "sample_links", core: "sample_links", kind: Kind::Links(&["all", "shared"]), unit: "", doc: "links the link time series samples: 'all', 'shared' (links between two nodes that each have more than one neighbour: a dumbbell's router-to-router links; refused where there is none) or a list of names ['r0->r1']" },
     Opt { name: "trace", core: "trace", kind: Kind::ChoiceList(&["rtt", "seq", "cc"]), unit: "", doc: "per-event traces to record: 'rtt' (every RTT sample), 'seq' (every segment sent and ACK received), 'cc' (the algorithm's state at every change)" },
     Opt { name: "pcap", core: "capture_links", kind: Kind::Links(&["bottleneck"]), unit: "", doc: "links whose packets are captured (pcap files beside the results): a list of names, or 'bottleneck'" },
 ];
