@@ -7,6 +7,7 @@ MODEL_VERSION: int
 """The simulation model's version; bumped whenever some scenario's results change (docs/experiments.md)."""
 MAX_INITIAL_WINDOW: int  # the core's bound on tcp.initial_window (segments)
 MAX_TIME_PS: int  # the latest time the core accepts (2^62 ps, about 53 days)
+TRACE_OPPORTUNITY_BYTES: int  # bytes one delivery opportunity of a mahimahi trace carries
 FLOW_ECHO_COLUMNS: list[str]  # per-flow columns that repeat the scenario rather than measure the run
 LINK_ECHO_COLUMNS: list[str]  # the same for the per-link summary
 

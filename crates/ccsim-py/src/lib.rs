@@ -397,6 +397,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // bounds the Python front end checks with the core's own numbers
     m.add("MAX_INITIAL_WINDOW", ccsim_core::config::MAX_INITIAL_WINDOW)?;
     m.add("MAX_TIME_PS", ccsim_core::config::MAX_TIME_PS)?;
+    m.add("TRACE_OPPORTUNITY_BYTES", ccsim_core::link::trace::OPPORTUNITY_BYTES)?;
     m.add("CA_ACK_ECE", ccsim_core::cc::CA_ACK_ECE)?;
     m.add("FLOW_ECHO_COLUMNS", ccsim_core::output::FLOW_ECHO_COLUMNS.to_vec())?;
     m.add("LINK_ECHO_COLUMNS", ccsim_core::output::LINK_ECHO_COLUMNS.to_vec())?;

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from .. import _core
 from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str
 from .linkrates import LinkRate, parse_link_rate
@@ -95,13 +96,15 @@ def link_capacity_bps(link: dict) -> int:
     return link["rate_bps"]
 
 
-MTU_BYTES = 1500  # a mahimahi delivery opportunity
+# the bytes of one delivery opportunity of a trace, the core's (its link
+# transmitter spends them; 1500 here used to under-count trace links)
+OPPORTUNITY_BYTES: int = _core.TRACE_OPPORTUNITY_BYTES
 
 
 def link_bits_bound(link: dict, dur_ps: int) -> float:
     """The most bits a resolved link direction can transmit over a run of
     `dur_ps`: its rate × the duration; a schedule's integral; a trace's
-    delivery opportunities (one MTU each) in as many whole periods as can
+    delivery opportunities (OPPORTUNITY_BYTES each) in as many whole periods as can
     overlap the run, wherever its offset starts it."""
     v = link.get("varying") or {}
     if v.get("kind") == "schedule":
@@ -109,7 +112,7 @@ def link_bits_bound(link: dict, dur_ps: int) -> float:
         return sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12
     if v.get("kind") == "trace":
         n, period_ms = _trace_shape(v["path"])
-        return (dur_ps // (max(1, period_ms) * 10**9) + 2) * n * MTU_BYTES * 8.0
+        return (dur_ps // (max(1, period_ms) * 10**9) + 2) * n * OPPORTUNITY_BYTES * 8.0
     return link_capacity_bps(link) * dur_ps * 1e-12
 
 
