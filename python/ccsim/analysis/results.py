@@ -517,8 +517,9 @@ def runs_left() -> bool:
 
 # What a timeout says of a run whose thread could not be stopped.
 LEFT_RUNNING = (
-    "; a Python algorithm's hook ignored every interruption or is blocked inside C code, and its thread is "
-    "left running (run such algorithms in worker processes: a sweep with --jobs kills them)"
+    "; the run did not stop within 5 s of its cancel and its thread is left running: a Python algorithm's "
+    "hook that ignores every interruption or is blocked inside C code, or a single step of the core too long "
+    "to interrupt (a window of a million segments sent at once); a sweep with --jobs kills such a run's worker"
 )
 
 

@@ -79,10 +79,16 @@ class FuzzKeptView(FuzzReno):
 
 
 class FuzzHugeWindow(FuzzReno):
-    """Opens the window as far as the setter allows on every ACK."""
+    """Opens the window as far as the setter allows (10^6 segments) on
+    every ACK. On a slow link each ACK then sends a burst of up to a
+    million segments, an event storm that only the time limit ends (as a
+    built-in algorithm with `initial_window = 1000000` does): "timeout" was
+    added to its outcomes after `make fuzz N=100000 SEED=50` found such a
+    case (66938) over the 60 s budget (docs/reliability.md)."""
 
     name = "fuzz-huge-window"
-    fuzz_expect = ("ok", "raised")
+    fuzz_expect = ("ok", "raised", "timeout")
+    fuzz_timeout_s = 5.0
 
     def cong_avoid(self, tp, acked):
         tp.cwnd = tp.cwnd_clamp
