@@ -474,3 +474,24 @@ def test_a_missing_bottleneck_delay_is_called_missing():
         ccsim.Scenario.from_dict(raw)
     raw["topology"]["kind"] = "satellite"  # its default delay stands in
     assert ccsim.Scenario.from_dict(raw).core["links"]
+
+
+def test_allow_code_is_never_silently_ignored(tmp_path):
+    """`allow_code=False` beside a scenario built in Python is honoured, and
+    beside a Scenario (which carries its own leave) it is refused."""
+    from ccsim.experiments.sweep import Sweep, SweepError
+
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"},
+        "tcp": {"cc": "py:ccsim.tools.fuzz_algos:FuzzReno"},
+        "flows": [{"count": 1}],
+    }
+    with pytest.raises(ccsim.ScenarioError, match="would import and run"):
+        ccsim.run(raw, allow_code=False)
+    with pytest.raises(ccsim.ScenarioError, match="would import and run"):
+        next(Sweep(raw, seeds=1, allow_code=False).points()).scenario(code=Sweep(raw, allow_code=False).code)
+    sc = ccsim.Scenario(raw)  # the user's own code: imported as Python would
+    for call in (lambda: ccsim.run(sc, allow_code=True), lambda: Sweep(sc, allow_code=False)):
+        with pytest.raises((ccsim.ScenarioError, SweepError), match="^allow_code: .* carries its own"):
+            call()

@@ -60,18 +60,29 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
 
 
-def run(scenario, seed: int | None = None, *, allow_code: bool = False):
+def run(scenario, seed: int | None = None, *, allow_code: bool | None = None):
     """Run a Scenario, a scenario mapping (the TOML structure as dicts and
     lists) or a scenario file path, and return its Result. A file's
-    `py:` algorithm runs only with `allow_code=True` (Scenario.from_file)."""
+    `py:` algorithm runs only with `allow_code=True` (Scenario.from_file);
+    a mapping's unless `allow_code=False`; a Scenario carries its own, so
+    `allow_code` beside one is refused rather than ignored."""
     from collections.abc import Mapping
 
+    from . import pyalgo
+    from .errors import ScenarioError
     from .scenario import Scenario, load
 
     if isinstance(scenario, Mapping):
-        scenario = Scenario(dict(scenario))
-    elif not isinstance(scenario, Scenario):
-        scenario = load(scenario, allow_code=allow_code)
+        scenario = Scenario(dict(scenario), code=pyalgo.CodeTrust(False) if allow_code is False else None)
+    elif isinstance(scenario, Scenario):
+        if allow_code is not None:
+            raise ScenarioError(
+                "allow_code",
+                message="allow_code: a Scenario carries its own (give it where the Scenario was loaded: "
+                "Scenario.from_file(path, allow_code=...))",
+            )
+    else:
+        scenario = load(scenario, allow_code=bool(allow_code))
     return scenario.run(seed=seed)
 
 

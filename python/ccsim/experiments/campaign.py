@@ -328,7 +328,7 @@ class Campaign:
             # Confined and read-only from here on, by what the database can do
             # rather than by statement text: DuckDB's local file system is
             # disabled, so the only files it can reach are the runs' tables
-            # through `_ReadOnlyFiles`, which opens for reading only and
+            # through `_read_only_files`, which opens for reading only and
             # refuses every change (a COPY ... TO, even inside EXPLAIN
             # ANALYZE, fails); nothing is installed or loaded, and the
             # configuration is locked.

@@ -97,7 +97,7 @@ class Sweep:
         source: str = "<sweep>",
         text: str | None = None,
         backend: str = "sim",
-        allow_code: bool = False,
+        allow_code: bool | None = None,
         code_dir: Path | None = None,
     ):
         self.source = source
@@ -424,22 +424,32 @@ def _base(base, source: str) -> tuple[dict, str]:
     raise SweepError("base", base, "a scenario file name, a table, a Scenario or a Builder")
 
 
-def _trust(base, allow_code: bool, code_dir: Path | None):
-    """What the sweep's `py:` references may import (`pyalgo.CodeTrust`):
-    a Scenario base keeps its own; a base file, or a `[base]` table read
-    from a sweep file (`code_dir`), only with `allow_code`, from that
-    file's folder; a base built in Python is the user's own code."""
+def _trust(base, allow_code: bool | None, code_dir: Path | None):
+    """What the sweep's `py:` references may import (`pyalgo.CodeTrust`).
+    A base file, or a `[base]` table read from a sweep file (`code_dir`):
+    only with `allow_code`, from that file's folder. A base built in Python
+    is the user's own code (imported as Python would) unless `allow_code`
+    is False. A Scenario base carries its own leave: `allow_code` given
+    beside it would be ignored, so it is refused."""
     from .. import pyalgo
     from ..scenario import Scenario
     from ..scenario.resolve import file_trust
 
+    if allow_code is not None and not isinstance(allow_code, bool):
+        raise SweepError("allow_code", allow_code, "True, False or None")
     if isinstance(base, Scenario):
+        if allow_code is not None:
+            raise SweepError(
+                "allow_code",
+                message="allow_code: the base Scenario carries its own (give allow_code where it was loaded: "
+                "Scenario.from_file(path, allow_code=...))",
+            )
         return base.code
     if isinstance(base, (str, Path)):
-        return file_trust(base, allow_code)
+        return file_trust(base, bool(allow_code))
     if code_dir is not None:
-        return file_trust(Path(code_dir) / "sweep", allow_code)
-    return pyalgo.IN_PROCESS
+        return file_trust(Path(code_dir) / "sweep", bool(allow_code))
+    return pyalgo.CodeTrust(False) if allow_code is False else pyalgo.IN_PROCESS
 
 
 def _check_plot(i: int, p: Any) -> dict:
