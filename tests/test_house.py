@@ -157,7 +157,7 @@ def test_python_tcp_defaults_resolve_to_the_cores():
     from ccsim.scenario import tcp_options
 
     for stack in tcp_options.STACKS:
-        rust = json.loads(_core.tcp_defaults(stack))
+        rust = json.loads(_core.tcp_defaults(stack, tcp_options.DEFAULT_CC))
         py = tcp_options.resolve({k: (v, f"tcp.{k}") for k, v in tcp_options.STACK_DEFAULTS[stack].items()})
         assert set(rust) == set(py)
         assert {k: rust[k] for k in rust if rust[k] != py[k]} == {}
@@ -271,6 +271,77 @@ def test_a_links_capacity_is_read_in_one_place():
     assert offenders == [], f"read link['rate_bps'] through topologies.link_capacity_bps: {offenders}"
 
 
+# Options whose default, where a scenario omits them, is the core's: the
+# seed and sample interval (config/sim_schema.rs), the stack and algorithm
+# (config/tcp.rs), the queue and its buffer (config/net_schema.rs).
+CORE_DEFAULTED = {"seed", "sample_interval", "stack", "cc", "queue", "buffer"}
+
+
+def literal_defaults(src: str) -> list[int]:
+    """Lines of `src` that read one of CORE_DEFAULTED with a default
+    written in Python (`x.get("seed", 1)`, `t.get("queue", "droptail")`).
+    The placeholders '' and '?' for an absent value are not defaults."""
+    lines = []
+    for node in ast.walk(ast.parse(src)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"):
+            continue
+        if len(node.args) != 2 or not all(isinstance(a, ast.Constant) for a in node.args):
+            continue
+        # '' and '?' stand for an absent value (a label, a figure title), not a default
+        if node.args[0].value in CORE_DEFAULTED and node.args[1].value not in ("", "?"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_python_writes_no_default_the_core_owns():
+    """Python fills an omitted seed, stack, algorithm, queue or buffer from
+    the core's schema, never from a literal of its own (two copies drift).
+    The studies write their own scenarios' values, so they are not scanned."""
+    # the check finds the kind of line it forbids (as the front end had)
+    assert literal_defaults('s = sim.get("seed", 1)\nq = t.get("queue", "droptail")\n') == [1, 2]
+    assert literal_defaults('s = sim.get("seed", SIM_DEFAULTS["seed"])\nc = r.get("cc", "?")\n') == []
+    offenders = [
+        f"{p.relative_to(PKG)}:{line}"
+        for p in PKG.rglob("*.py")
+        if "studies" not in p.parts
+        for line in literal_defaults(p.read_text())
+    ]
+    assert offenders == [], f"read the default from the core's schema: {offenders}"
+
+
+def test_a_scenario_that_omits_the_defaulted_options_gets_the_cores():
+    """A scenario naming no seed, stack, algorithm, queue or buffer runs
+    what the core declares for each, and a Builder that omits the seed
+    gives the same scenario as a file that omits it."""
+    import json
+
+    from ccsim import _core
+    from ccsim.scenario import Builder, Scenario
+
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"},
+        "flows": [{"count": 1}],
+    }
+    core = Scenario(raw).core
+    sim = json.loads(_core.sim_options())["defaults"]
+    tcp = {o["name"]: o for o in json.loads(_core.tcp_options())}
+    net = json.loads(_core.net_defaults())
+    queues = {q["name"]: q for q in json.loads(_core.queue_options())}
+    assert core["seed"] == sim["seed"]
+    assert (core["flows"][0]["tcp"]["stack"], core["flows"][0]["tcp"]["cc"]) == (
+        tcp["stack"]["default"],
+        tcp["cc"]["default"],
+    )
+    fwd = core["links"][0]["queue"]
+    assert fwd["kind"] == net["default_queue"] == "droptail"
+    assert queues[net["default_queue"]]["default_buffer"] == "1bdp"
+    # one BDP of 10 Mb/s × 20 ms in 1500-byte packets (mss 1448 + 40 + 12): 16.7 → 17
+    assert fwd["limit_pkts"] == round(10e6 * 0.020 / 8 / 1500)
+    built = Builder(duration="1s").single_link(rate="10Mbps", delay="10ms").flows(count=1).build()
+    assert built.core == core
+
+
 def test_python_checks_every_tcp_option_by_the_cores_schema():
     """Walk the core's option schema (config/schema.rs): for each [tcp]
     option, a value just outside what its kind accepts is refused by the
@@ -347,3 +418,35 @@ def test_the_verdict_table_is_generated_and_the_study_docs_agree_with_it():
             assert verdict_of[claim] == said, (
                 f"docs/studies.md says {claim} {said}; docs/verdicts.md: {verdict_of[claim]}"
             )
+
+
+def test_the_performance_figures_name_sections_of_the_journal_that_exist():
+    """docs/performance.md states today's figures; the column 'journal
+    section' of its tables names where docs/history/performance.md measured
+    each. Every name quoted there must begin a heading of the journal."""
+    import re
+
+    docs = PKG.parent.parent / "docs"
+    heads = [
+        ln.lstrip("#").strip()
+        for ln in (docs / "history" / "performance.md").read_text().splitlines()
+        if ln.startswith("#")
+    ]
+    cited: list[str] = []
+    col = None
+    for ln in (docs / "performance.md").read_text().splitlines():
+        if not ln.startswith("|"):
+            col = None
+            continue
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        if col is None:
+            col = cells.index("journal section") if "journal section" in cells else -1
+        elif col >= 0 and not set(cells[col]) <= set("-"):
+            cited += [c.rstrip(" …") for c in re.findall(r'"([^"]+)"', cells[col])]
+    assert len(cited) >= 20
+    missing = [
+        c
+        for c in cited
+        if c != "same" and not any(h.startswith(c.removeprefix("… ")) or c.removeprefix("… ") in h for h in heads)
+    ]
+    assert missing == [], missing

@@ -175,7 +175,7 @@ if len(sys.argv) == 3 and sys.argv[1] == "--dump":
             f.write(sc.to_core_json())
     sys.exit(0)
 
-scs = {f: ccsim.load(f) for f in sorted(glob.glob("examples/*.toml")) if "sweep" not in f}
+scs = {f: ccsim.load(f, allow_code=True) for f in sorted(glob.glob("examples/*.toml")) if "sweep" not in f}
 scs["traced"] = ccsim.load("examples/lossy_link.toml").with_overrides(
     {"sim.trace": ["rtt", "seq"], "sim.duration": "5s"}
 )

@@ -10,6 +10,7 @@ MAX_TIME_PS: int  # the latest time the core accepts (2^62 ps, about 53 days)
 TRACE_OPPORTUNITY_BYTES: int  # bytes one delivery opportunity of a mahimahi trace carries
 FLOW_ECHO_COLUMNS: list[str]  # per-flow columns that repeat the scenario rather than measure the run
 LINK_ECHO_COLUMNS: list[str]  # the same for the per-link summary
+RESULT_TABLES: list[str]  # the result tables a run writes, in reading order (output::RESULT_TABLES)
 
 class ScenarioError(ValueError): ...
 class InternalError(RuntimeError): ...
@@ -48,12 +49,16 @@ def algorithm_specs() -> str:
 def red_params(link_json: str) -> str:
     """RED's parameters on a link of a resolved scenario (JSON) as the queue runs them, as JSON."""
 
-def tcp_defaults(stack: str = "linux", cc: str = "newreno") -> str:
-    """Every TCP option as the stack ('linux' or 'ns2') sets it for algorithm cc (resolved form), as JSON."""
+def tcp_defaults(stack: str, cc: str) -> str:
+    """Every TCP option as the stack sets it for algorithm cc (resolved form), as JSON."""
+
+def packet_bytes(tcp_json: str) -> int:
+    """Bytes of a full-sized data packet of a resolved TCP configuration (JSON): mss, headers, options."""
 
 def tcp_options() -> str:
     """Every [tcp] option of the core's schema (name as written, resolved field,
-    kind with bounds or values, unit, doc line, needs_scoreboard), as JSON."""
+    kind with bounds or values, unit, doc line, needs_scoreboard; the rows
+    stack and cc also carry the default a flow naming neither takes), as JSON."""
 
 def load_trace(path: str) -> tuple[int, int, int]:
     """Read and check a mahimahi trace file: (opportunities, period in ms,

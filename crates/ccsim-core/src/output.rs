@@ -100,6 +100,24 @@ pub const GROWING_TABLES: &[(&str, u64, u64, u64)] = &[
     ("packets_held", 0, 0, 0),
 ];
 
+/// The result tables a run writes, in the order a reader lists them (the
+/// run's folder, `ccsim query`). A run's `capture` is not among them: it is
+/// the source of a pcap file, not a table of results.
+/// `every_result_table_is_named_once` keeps this list equal to the tables
+/// `Simulation::output` makes.
+pub const RESULT_TABLES: &[&str] = &[
+    "flows",
+    "links",
+    "flow_series",
+    "link_series",
+    "events",
+    "transfers",
+    "udp",
+    "rtt_trace",
+    "seq_trace",
+    "cc_state",
+];
+
 /// Bytes one row of a `GROWING_TABLES` table takes (0 for an unknown name).
 pub fn row_bytes(table: &str) -> u64 {
     if table == "packets_held" {

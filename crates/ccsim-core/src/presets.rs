@@ -10,6 +10,13 @@ pub fn tcp_defaults(cc: &str) -> TcpCfg {
     TcpCfg::for_stack(crate::config::Stack::default(), cc)
 }
 
+/// Bytes of a full-sized data packet of a resolved TCP configuration given
+/// as JSON (`TcpCfg::packet_bytes`), for Python's buffer checks.
+pub fn packet_bytes_json(tcp_json: &str) -> Result<u64, String> {
+    let t: TcpCfg = serde_json::from_str(tcp_json).map_err(|e| e.to_string())?;
+    Ok(t.packet_bytes())
+}
+
 /// Every TCP option as `stack` sets it for algorithm `cc`, as JSON
 /// (exported to Python).
 pub fn tcp_defaults_json(stack: &str, cc: &str) -> Result<String, String> {
@@ -59,7 +66,13 @@ pub fn net_defaults_json() -> String {
         }
         loss.insert(l.name.into(), fill::<LossCfg>(minimal));
     }
-    json!({"queue": queue, "loss": loss, "min_t_update_ps": crate::config::MIN_T_UPDATE_PS}).to_string()
+    json!({
+        "queue": queue,
+        "loss": loss,
+        "min_t_update_ps": crate::config::MIN_T_UPDATE_PS,
+        "default_queue": crate::config::net_schema::DEFAULT_QUEUE,
+    })
+    .to_string()
 }
 
 /// The benchmark dumbbell of docs/performance.md: `n` bulk flows 10 ms apart,

@@ -130,6 +130,24 @@ fn growing_tables_have_these_shapes() {
 }
 
 #[test]
+fn every_result_table_is_named_once() {
+    // output::RESULT_TABLES is what Python lists and queries: a run with
+    // every trace and a capture on makes exactly those tables and the capture
+    let mut sc = lossy_dumbbell(0.02);
+    sc.trace.rtt = true;
+    sc.trace.seq = true;
+    sc.trace.cc = true;
+    sc.capture_links = vec![0];
+    let out = ccsim_core::run(&sc).unwrap();
+    let mut made: Vec<&str> = out.tables.iter().map(|t| t.name.as_str()).filter(|n| *n != "capture").collect();
+    let mut named = ccsim_core::output::RESULT_TABLES.to_vec();
+    made.sort_unstable();
+    named.sort_unstable();
+    assert_eq!(made, named);
+    assert!(out.table("capture").is_some());
+}
+
+#[test]
 fn unreachable_destination_is_an_error_not_a_panic() {
     let mut sc = dumbbell(1, 10_000_000, 100_000_000, 1, tcp_defaults("newreno"));
     sc.nodes.push("island".into());

@@ -253,12 +253,21 @@ fn red_params(link_json: &str) -> PyResult<String> {
     ccsim_core::presets::red_params_json(link_json).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
-/// The core's TCP options as `stack` ("linux" or "ns2") sets them for
-/// algorithm `cc` (`TcpCfg::for_stack`), in their resolved form, as JSON.
+/// The core's TCP options as `stack` (one of the schema's stacks) sets
+/// them for algorithm `cc` (`TcpCfg::for_stack`), in their resolved form,
+/// as JSON. Both are required: the defaults a flow takes when it names
+/// neither are the schema's (`tcp_options()`, rows "stack" and "cc").
 #[pyfunction]
-#[pyo3(signature = (stack = "linux", cc = "newreno"))]
 fn tcp_defaults(stack: &str, cc: &str) -> PyResult<String> {
     ccsim_core::presets::tcp_defaults_json(stack, cc).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// Bytes of a full-sized data packet of a flow whose resolved TCP
+/// configuration is given as JSON: mss, headers and options
+/// (`TcpCfg::packet_bytes`, the size the core's buffer checks use).
+#[pyfunction]
+fn packet_bytes(tcp_json: &str) -> PyResult<u64> {
+    ccsim_core::presets::packet_bytes_json(tcp_json).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 /// Every `[tcp]` option (name as written, resolved field, kind with its
@@ -401,6 +410,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CA_ACK_ECE", ccsim_core::cc::CA_ACK_ECE)?;
     m.add("FLOW_ECHO_COLUMNS", ccsim_core::output::FLOW_ECHO_COLUMNS.to_vec())?;
     m.add("LINK_ECHO_COLUMNS", ccsim_core::output::LINK_ECHO_COLUMNS.to_vec())?;
+    m.add("RESULT_TABLES", ccsim_core::output::RESULT_TABLES.to_vec())?;
     m.add("RunCancelled", m.py().get_type::<RunCancelled>())?;
     m.add("RunInterrupted", m.py().get_type::<RunInterrupted>())?;
     m.add_class::<PyRunControl>()?;
@@ -416,6 +426,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(net_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
+    m.add_function(wrap_pyfunction!(packet_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(check_tcp, m)?)?;
     m.add_function(wrap_pyfunction!(queue_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_queue, m)?)?;

@@ -47,23 +47,10 @@ class Scenario(Protocol):
     def to_core_json(self) -> str: ...
 
 
-TABLES = (
-    "flows",
-    "links",
-    "flow_series",
-    "link_series",
-    "events",
-    "transfers",
-    "udp",
-    "rtt_trace",
-    "seq_trace",
-    "cc_state",
-    # emulated runs only (docs/emulation.md)
-    "emulation",
-    "forwarder",
-    "hosts",
-    "wire",
-)
+# The simulator's result tables are the core's (output::RESULT_TABLES);
+# the emulation backend adds its own (docs/emulation.md).
+EMULATION_TABLES = ("emulation", "forwarder", "hosts", "wire")
+TABLES = (*_core.RESULT_TABLES, *EMULATION_TABLES)
 
 
 # The files ccsim.analysis.plot.plot_dir writes; a new run in the same folder removes

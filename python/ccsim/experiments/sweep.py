@@ -152,8 +152,10 @@ class Sweep:
                 n = len(v)
             self.zips.append({k: list(v) for k, v in g.items()})
         if seeds is None:
-            s = self.base_raw.get("sim", {}).get("seed", 1) if isinstance(self.base_raw.get("sim"), dict) else 1
-            self.seeds = [s]
+            from ..scenario.resolve import SIM_SCHEMA
+
+            sim = self.base_raw.get("sim")
+            self.seeds = [(sim if isinstance(sim, dict) else {}).get("seed", SIM_SCHEMA["defaults"]["seed"])]
         elif isinstance(seeds, bool):
             raise SweepError("seeds", seeds, "a number of seeds (n gives 1..n) or a list of seeds")
         elif isinstance(seeds, int):

@@ -38,9 +38,6 @@ QUEUE_KINDS: list[str] = list(QUEUE_SCHEMA)
 # The queue configurations whose buffer may be a byte limit (by the core's
 # QueueCfg: DropTail, the RED family, PIE); the rest count packets only.
 BYTES_LIMIT: set[str] = {q["core"] for q in QUEUE_SCHEMA.values() if q["bytes_limit"]}
-# netem's default limit (iproute2 tc/q_netem.c, netem_parse_opt: limit 1000):
-# the buffer of a 'netem' queue when the scenario gives none.
-NETEM_DEFAULT_BUFFER = "1000pkt"
 # The core's shaper and reordering schema (config/link_schema.rs): each
 # token-bucket shaper a link direction names, with its options and the
 # defaults of Mininet's TCLink, and reordering's options and defaults.
@@ -65,6 +62,11 @@ _NET = json.loads(_core.net_defaults())
 # defaults in crates/ccsim-core/src/config/net.rs, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
+# The queue a link gets where the scenario names none (net_schema::DEFAULT_QUEUE),
+# and the buffer a direction gets where it writes none, by queue configuration
+# (net_schema::default_buffer).
+DEFAULT_QUEUE: str = _NET["default_queue"]
+DEFAULT_BUFFER: dict[str, str] = {q["core"]: q["default_buffer"] for q in QUEUE_SCHEMA.values()}
 LOSS_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["loss"].items()}
 
 

@@ -325,7 +325,8 @@ class Scenario:
                 )
 
         pkt_default = tcp_options.wire_bytes(tcp_defaults)
-        max_pkt = max(tcp_options.wire_bytes(f["tcp"]) for f in flows)
+        # flows of a group share their TCP table: size each table once
+        max_pkt = max(tcp_options.wire_bytes(t) for t in {id(f["tcp"]): f["tcp"] for f in flows}.values())
         net = topologies.Net()
         builder = topologies.BUILDERS[kind]
         base_rtts = builder(topo, flows, net)
@@ -538,12 +539,15 @@ class Builder:
     def __init__(
         self,
         duration: str,
-        seed: int = 1,
+        seed: int | None = None,
         sample_interval: str | None = None,
         trace: list[str] | None = None,
         pcap: list[str] | None = None,
     ):
-        self._d: dict = {"sim": {"duration": duration, "seed": seed}, "tcp": {}, "flows": []}
+        # seed None: the core's default (sim_options()), as a file that omits it
+        self._d: dict = {"sim": {"duration": duration}, "tcp": {}, "flows": []}
+        if seed is not None:
+            self._d["sim"]["seed"] = seed
         if sample_interval is not None:
             self._d["sim"]["sample_interval"] = sample_interval
         if trace is not None:

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from .. import _core, algorithms, pyalgo
+from .._json import core_json
 from ..errors import ScenarioError
 from ._check import _str, by_kind
 from .units import fmt_time_ps, parse_buffer, parse_size
@@ -17,6 +18,10 @@ from .units import fmt_time_ps, parse_buffer, parse_size
 # resolved field, kind (bounds, values), unit and doc line, in doc order.
 SCHEMA: dict[str, dict[str, Any]] = {o["name"]: o for o in json.loads(_core.tcp_options())}
 STACKS: list[str] = SCHEMA["stack"]["kind"]["choices"]
+# What a flow that names no stack or algorithm runs (config/tcp.rs:
+# Stack::default, DEFAULT_CC).
+DEFAULT_STACK: str = SCHEMA["stack"]["default"]
+DEFAULT_CC: str = SCHEMA["cc"]["default"]
 # Options that need the RFC 6675 scoreboard (config/tcp.rs SCOREBOARD_OPTIONS).
 SCOREBOARD_OPTIONS = [k for k, o in SCHEMA.items() if o["needs_scoreboard"]]
 
@@ -36,7 +41,7 @@ def as_written(o: dict, v: Any) -> Any:
 BY_CORE: dict[str, dict[str, Any]] = {o["core"]: o for o in SCHEMA.values()}
 
 
-def _defaults_from_core(stack: str, cc: str = "newreno") -> dict[str, Any]:
+def _defaults_from_core(stack: str, cc: str = DEFAULT_CC) -> dict[str, Any]:
     """The [tcp] options as `stack` sets them, written as a scenario writes
     them, read from the core (`TcpCfg::for_stack` in
     crates/ccsim-core/src/config/tcp.rs, the one place they are written)."""
@@ -49,7 +54,7 @@ TCP_DOC: dict[str, str] = {k: o["doc"] for k, o in SCHEMA.items()}
 
 
 @functools.cache
-def _ordered_defaults(stack: str, cc: str = "newreno") -> dict[str, Any]:
+def _ordered_defaults(stack: str, cc: str = DEFAULT_CC) -> dict[str, Any]:
     return _defaults_from_core(stack, cc)
 
 
@@ -57,18 +62,18 @@ def _ordered_defaults(stack: str, cc: str = "newreno") -> dict[str, Any]:
 # name -> value. The resolver converts them into the core's TCP config.
 STACK_DEFAULTS: dict[str, dict[str, Any]] = {s: _ordered_defaults(s) for s in STACKS}
 # The default stack's values.
-TCP_DEFAULTS: dict[str, Any] = STACK_DEFAULTS["linux"]
+TCP_DEFAULTS: dict[str, Any] = STACK_DEFAULTS[DEFAULT_STACK]
 
 
 def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
     """The core's TCP config of one flow group: the stack's values (the
-    group's `stack`, else the [tcp] table's, else linux), then the [tcp]
+    group's `stack`, else the [tcp] table's, else the core's default), then the [tcp]
     table's options, then the group's own."""
     if "stack" in group:
         stack = _str(f"{where}.stack", group["stack"], STACKS)
     else:
-        stack = _str("tcp.stack", tcp_sec.get("stack", "linux"), STACKS)
-    cc_v, cc_f = (group["cc"], f"{where}.cc") if "cc" in group else (tcp_sec.get("cc", "newreno"), "tcp.cc")
+        stack = _str("tcp.stack", tcp_sec.get("stack", DEFAULT_STACK), STACKS)
+    cc_v, cc_f = (group["cc"], f"{where}.cc") if "cc" in group else (tcp_sec.get("cc", DEFAULT_CC), "tcp.cc")
     if pyalgo.is_external(cc_v):
         # a Python algorithm takes the defaults of the built-in that
         # recovers as it does (Tahoe turns SACK off); it needs no ECN
@@ -182,8 +187,9 @@ def resolve(opts: dict) -> dict:
 
 
 def wire_bytes(tcp: dict, header_bytes: int | None = None) -> int:
-    """Bytes of a full-sized data packet: mss + headers (`header_bytes`
-    when given, else the options') + the timestamp option when it is on
-    (`ts_option_bytes`)."""
-    header = tcp["header_bytes"] if header_bytes is None else header_bytes
-    return tcp["mss"] + header + (tcp["ts_option_bytes"] if tcp["timestamps"] else 0)
+    """Bytes of a full-sized data packet of a resolved TCP configuration, by
+    the core's rule (`TcpCfg::packet_bytes`: mss, headers, options); with
+    `header_bytes`, for those headers instead of the configuration's."""
+    if header_bytes is not None:
+        tcp = {**tcp, "header_bytes": header_bytes}
+    return _core.packet_bytes(core_json(tcp))

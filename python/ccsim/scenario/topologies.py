@@ -12,7 +12,7 @@ from .. import _core
 from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str
 from .linkrates import LinkRate, parse_link_rate
-from .netmodels import BYTES_LIMIT, NETEM_DEFAULT_BUFFER, _loss, _queue, _reorder, _shaper
+from .netmodels import BYTES_LIMIT, DEFAULT_BUFFER, DEFAULT_QUEUE, _loss, _queue, _reorder, _shaper
 from .units import PS_PER_S, Buffer, parse_buffer, parse_time
 
 # Topology builders: kind -> {"option, option": meaning}; flow-group keys
@@ -260,7 +260,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
                 raise ScenarioError(
                     fld,
                     message=(
-                        f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes = mss + header_bytes); "
+                        f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes: mss, headers and options); "
                         f"expected a buffer of at least one packet"
                     ),
                 )
@@ -297,9 +297,9 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
 
 
 def _default_buffer(queue: dict) -> str:
-    """The buffer a direction gets when the scenario writes none: one BDP,
-    or netem's own default limit for a 'netem' queue."""
-    return NETEM_DEFAULT_BUFFER if queue["kind"] == "netem" else "1bdp"
+    """The buffer a direction gets when the scenario writes none: the
+    core's for the queue's kind (`net_schema::default_buffer`)."""
+    return DEFAULT_BUFFER[queue["kind"]]
 
 
 def _shapers(t: dict, where: str, rate: LinkRate, rrate: LinkRate) -> tuple[dict | None, dict | None]:
@@ -346,7 +346,7 @@ def single_link(t: dict, flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, TOPOLOGY_KEYS["single_link"])
     rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
-    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    queue = _queue("topology.queue", t.get("queue", DEFAULT_QUEUE))
     buf = parse_buffer("topology.buffer", t.get("buffer", _default_buffer(queue)))
     rrate = parse_link_rate(t, "topology", "reverse_rate", "reverse_trace", default=rate)
     rdelay = parse_time("topology.reverse_delay", t["reverse_delay"]) if "reverse_delay" in t else delay
@@ -384,7 +384,7 @@ def _access_and_buffers(t: dict):
             raise ScenarioError(f"topology.{k}", message=f"topology.{k}: missing; expected e.g. {example!r}")
     arate = parse_link_rate(t, "topology", "access_rate")
     adelay = parse_time("topology.access_delay", t.get("access_delay"))
-    queue = _queue("topology.queue", t.get("queue", "droptail"))
+    queue = _queue("topology.queue", t.get("queue", DEFAULT_QUEUE))
     buf = parse_buffer("topology.buffer", t.get("buffer", _default_buffer(queue)))
     abuf = parse_buffer("topology.access_buffer", t["access_buffer"]) if "access_buffer" in t else buf
     abuf_field = "topology.access_buffer" if "access_buffer" in t else "topology.buffer"
@@ -568,7 +568,7 @@ def explicit(t: dict, flows: list[dict], net: Net) -> None:
         rate = parse_link_rate(l, w, "rate", "trace")
         rrate = parse_link_rate(l, w, "reverse_rate", "reverse_trace", default=rate)
         delay = parse_time(f"{w}.delay", l.get("delay"))
-        queue = _queue(f"{w}.queue", l.get("queue", "droptail"))
+        queue = _queue(f"{w}.queue", l.get("queue", DEFAULT_QUEUE))
         buf = parse_buffer(f"{w}.buffer", l.get("buffer", _default_buffer(queue)))
         net.duplex(
             a,

@@ -131,6 +131,11 @@ const GENTLE: (&str, Fixed) = ("gentle", Fixed::Bool(true));
 
 /// Every queue kind, in documentation order.
 #[rustfmt::skip]
+/// The queue of a link whose scenario names none: a FIFO that drops
+/// arrivals once full (ns-2's DropTail, Linux pfifo), the queue every
+/// congestion-control paper compares against.
+pub const DEFAULT_QUEUE: &str = "droptail";
+
 pub const QUEUES: &[Variant] = &[
     Variant { name: "droptail", core: "droptail", fixed: &[], opts: &[], required: &[], doc: "tail drop at the buffer (packets or bytes)" },
     Variant { name: "netem", core: "netem", fixed: &[], opts: &[], required: &[], doc: "Linux netem's queue: the buffer counts every packet the link holds, in its delay line too (tc's default limit 1000)" },
@@ -219,13 +224,29 @@ fn variants_json(table: &[Variant]) -> String {
 }
 
 /// The queue kinds as JSON (`_core.queue_options()`), each saying whether
-/// its buffer may be a byte limit (`bytes_limit`).
+/// its buffer may be a byte limit (`bytes_limit`) and the buffer it gets
+/// where the scenario writes none (`default_buffer`).
 pub fn queue_json() -> String {
     let mut rows: Value = serde_json::from_str(&variants_json(QUEUES)).expect("JSON");
     for (row, q) in rows.as_array_mut().expect("a list").iter_mut().zip(QUEUES) {
         row["bytes_limit"] = json!(bytes_limit(q.core));
+        row["default_buffer"] = json!(default_buffer(q.core));
     }
     rows.to_string()
+}
+
+/// The buffer of a link direction whose scenario gives none, as a scenario
+/// writes it: netem's own default limit of 1000 packets (iproute2
+/// tc/q_netem.c, `netem_parse_opt`: `opt.limit = 1000`) for a netem queue,
+/// which imitates `tc qdisc add ... netem` as written without a limit;
+/// otherwise one bandwidth-delay product (Villamizar & Song 1994's rule of
+/// thumb, the usual choice in congestion-control studies).
+pub fn default_buffer(core: &str) -> &'static str {
+    if core == "netem" {
+        "1000pkt"
+    } else {
+        "1bdp"
+    }
 }
 
 /// Whether the queue configuration `core` has a byte limit (DropTail, the
@@ -376,6 +397,14 @@ mod tests {
     fn byte_limits_are_the_tail_drop_red_and_pie_kinds() {
         let with: Vec<&str> = QUEUES.iter().filter(|q| bytes_limit(q.core)).map(|q| q.name).collect();
         assert_eq!(with, ["droptail", "red", "gentle_red", "adaptive_red", "feng_red", "pie"]);
+    }
+
+    #[test]
+    fn the_default_queue_is_a_kind_and_netem_defaults_to_tcs_limit() {
+        assert!(QUEUES.iter().any(|q| q.name == DEFAULT_QUEUE && q.core == DEFAULT_QUEUE));
+        // iproute2 tc/q_netem.c netem_parse_opt: opt.limit = 1000
+        assert_eq!(default_buffer("netem"), "1000pkt");
+        assert!(QUEUES.iter().filter(|q| q.core != "netem").all(|q| default_buffer(q.core) == "1bdp"));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! min_rto, a window of at least one segment) are `tcp_rules`, also here,
 //! and Python asks the core to apply them (`_core.check_tcp`).
 
-use super::tcp::{SackCfg, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, SCOREBOARD_OPTIONS};
+use super::tcp::{SackCfg, Stack, TcpCfg, DEFAULT_CC, MAX_INITIAL_WINDOW, MAX_TSO_SEGS, SCOREBOARD_OPTIONS};
 use serde_json::{json, Value};
 
 /// The shortest RTO bound a scenario may give (min_rto, initial_rto,
@@ -302,6 +302,13 @@ pub fn tcp_json() -> String {
         .map(|o| {
             let mut row = o.to_json();
             row["needs_scoreboard"] = json!(SCOREBOARD_OPTIONS.contains(&o.name));
+            // the two options whose default is not a stack's value: what a
+            // flow that names neither runs
+            match o.name {
+                "stack" => row["default"] = serde_json::to_value(Stack::default()).expect("a stack serializes"),
+                "cc" => row["default"] = json!(DEFAULT_CC),
+                _ => {}
+            }
             row
         })
         .collect();

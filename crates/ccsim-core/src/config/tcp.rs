@@ -35,8 +35,14 @@ pub enum PacingCfg {
     Window,
 }
 
+/// The congestion control of a flow that names none: NewReno (RFC 6582),
+/// the one algorithm every stack this core imitates carries. The schema
+/// gives it to Python (`tcp_json`), so it is written only here.
+pub const DEFAULT_CC: &str = "newreno";
+
 /// Whose TCP the defaults imitate (docs/scenario.md, "Stacks"). Options set
-/// explicitly in a scenario override the stack's values.
+/// explicitly in a scenario override the stack's values. A flow that names
+/// none takes `Stack::default()`, Linux.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stack {
@@ -334,7 +340,7 @@ pub const SCOREBOARD_OPTIONS: [&str; 6] = ["prr", "dsack", "rack", "tlp", "undo"
 
 impl Default for TcpCfg {
     fn default() -> Self {
-        TcpCfg::for_stack(Stack::default(), "newreno")
+        TcpCfg::for_stack(Stack::default(), DEFAULT_CC)
     }
 }
 
@@ -638,7 +644,7 @@ fn merge_with_stack<'de, D: serde::Deserializer<'de>>(
         Some(v) => Stack::deserialize(v).map_err(|e| D::Error::custom(format!("tcp.stack: {e}")))?,
         None => Stack::default(),
     };
-    let cc = given.get("cc").and_then(|v| v.as_str()).unwrap_or("newreno");
+    let cc = given.get("cc").and_then(|v| v.as_str()).unwrap_or(DEFAULT_CC);
     let mut full = serde_json::to_value(TcpCfg::for_stack(stack, cc)).map_err(D::Error::custom)?;
     let map = full.as_object_mut().expect("TcpCfg serializes to an object");
     let given_keys: Vec<bool> = SCOREBOARD_OPTIONS.iter().map(|k| given.contains_key(*k)).collect();
