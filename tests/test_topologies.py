@@ -163,3 +163,65 @@ def test_sample_links_selects_the_links_of_the_time_series():
     }
     with pytest.raises(ScenarioError, match=r"^sim.sample_links: 'shared' selects no link here.*\['a->b'\]"):
         Scenario(one)
+
+
+def _shared_dumbbell(access: str, rtt) -> Scenario:
+    return Scenario(
+        {
+            "sim": {"duration": "4s", "sample_interval": "off"},
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck_rate": "20Mbps",
+                "bottleneck_delay": "5ms",
+                "access_rate": "1Gbps",
+                "access_delay": "1ms",
+            },
+            "tcp": {"delayed_ack": False},
+            "flows": [
+                {"count": 6, "access": access, "rtt": rtt, "max_cwnd": 4},
+                {"count": 2, "access": access, "direction": "reverse", "max_cwnd": 4},
+            ],
+        }
+    )
+
+
+def test_shared_access_gives_one_host_pair_per_rtt_of_a_group():
+    """access = 'shared': the group's flows of one RTT share one access-link
+    pair. Six flows cycling over two RTTs make two pairs (8 directions), two
+    reverse flows at the access delay one pair; with 'own' every flow has
+    its own pair. The base RTT each flow measures is the same either way:
+    rtt = 2·(bottleneck delay + 2·access delay) plus one 1500-byte packet's
+    and one 52-byte ACK's serialisation on three hops."""
+    rtt = {"cycle": ["30ms", "50ms"]}
+    shared, own = _shared_dumbbell("shared", rtt), _shared_dumbbell("own", rtt)
+    assert len(shared.core["links"]) == 2 + 4 * 3
+    assert len(own.core["links"]) == 2 + 4 * 8
+    ends = [(f["src"], f["dst"]) for f in shared.core["flows"]]
+    assert ends[0] == ends[2] == ends[4] and ends[1] == ends[3] == ends[5] and ends[0] != ends[1]
+    assert ends[6] == ends[7]
+    names = [lk["name"] for lk in shared.core["links"]]
+    assert {"g0.src0->r0", "r1->g0.dst0", "g0.src1->r0", "g1.dst0->r0", "r1->g1.src0"} <= set(names)
+    ser = 1500 * 8 * (2 / 1e9 + 1 / 20e6) + 52 * 8 * (2 / 1e9 + 1 / 20e6)
+    for sc in (shared, own):
+        got = sc.run().flows["rtt_min_s"].to_list()
+        for j in range(6):
+            assert got[j] == pytest.approx((0.030, 0.050)[j % 2] + ser, abs=2e-6)
+        for j in (6, 7):
+            assert got[j] == pytest.approx(2 * (0.005 + 2 * 0.001) + ser, abs=2e-6)
+
+
+def test_access_and_cycle_are_checked_by_name():
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.access: got 'public'; expected one of 'own', 'shared'"):
+        _shared_dumbbell("public", "60ms")
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt\.cycle"):
+        _shared_dumbbell("shared", {"cycle": []})
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt\.cycle\[1\]"):
+        _shared_dumbbell("shared", {"cycle": ["30ms", "fast"]})
+    # a topology without access links has no such option
+    raw = {
+        "sim": {"duration": "1s"},
+        "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
+        "flows": [{"access": "shared"}],
+    }
+    with pytest.raises(ScenarioError, match=r"flows\[0\]"):
+        Scenario(raw)

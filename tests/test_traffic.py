@@ -358,3 +358,22 @@ def test_python_checks_every_application_option_by_the_cores_schema():
     web = traffic.app("f", {"app": "web"}, 1000)
     assert web["size"] == {"kind": "pareto2", "mean": 12_000.0, "shape": 1.2}
     assert web["think"] == {"kind": "exponential", "mean": 15e12}
+
+
+def test_background_mix_rtt_classes_share_access_links_and_keep_the_range():
+    """web_rtt_classes = n: the web sessions take the centres of n equal
+    parts of the RTT range in turn (their mean is the range's mean, as the
+    uniform draw's) and the sessions of a class share one access-link pair;
+    small and long-lived flows keep their own draws and links."""
+    from ccsim import background_mix
+
+    g = background_mix("100Mbps", rtt=("20ms", "100ms"), both_ways=False, web_rtt_classes=16)
+    web, small = g[0], g[1]
+    assert web["access"] == "shared" and "access" not in small
+    cyc = [float(x.removesuffix("ms")) for x in web["rtt"]["cycle"]]
+    assert cyc == [20 + (k + 0.5) * 5 for k in range(16)]
+    assert sum(cyc) / len(cyc) == pytest.approx(60.0)
+    assert small["rtt"] == {"dist": "uniform", "min": "20ms", "max": "100ms"}
+    assert "access" not in background_mix("100Mbps")[0]
+    with pytest.raises(ScenarioError, match="background_mix.web_rtt_classes"):
+        background_mix("100Mbps", web_rtt_classes=-1)

@@ -55,6 +55,7 @@ def background_mix(
     start: tuple = ("0s", "10s"),
     mss: int = 1000,
     tcp: dict[str, Any] | None = None,
+    web_rtt_classes: int = 0,
 ) -> list[dict]:
     """Flow groups of a background mix on a dumbbell whose bottleneck runs at
     `rate` ('2.5Gbps' or bit/s):
@@ -73,7 +74,15 @@ def background_mix(
     in the reverse direction, labelled ``web_rev``, ``small_rev``,
     ``long_rev``. `tcp` holds TCP options given to every group (e.g.
     ``{'cc': 'newreno', 'sack': 'sack1'}``); `mss` sizes the web load and
-    should match the scenario's. Groups with a count of 0 are left out."""
+    should match the scenario's. Groups with a count of 0 are left out.
+
+    With `web_rtt_classes` = n > 0 the web sessions take their RTTs from n
+    classes instead (the centres of n equal parts of `rtt`, as many
+    sessions in each as can be: ``rtt = {cycle = [...]}``) and the
+    sessions of a class share one access-link pair (``access = 'shared'``),
+    as the web-traffic set-ups of ns-2 attach many sessions to one client
+    node: 4n link directions per web group instead of four per session.
+    Small and long-lived flows keep their own draws and links."""
     rate_bps = parse_rate("background_mix.rate", rate) if isinstance(rate, str) else float(rate)
     if not 0 <= web_share < 1:
         raise ScenarioError("background_mix.web_share", web_share, "a fraction in [0, 1)")
@@ -84,8 +93,16 @@ def background_mix(
                 v,
                 "a whole number ≥ 0" if name in ("small", "long_lived") else "a whole number ≥ 1",
             )
+    if isinstance(web_rtt_classes, bool) or not isinstance(web_rtt_classes, int) or web_rtt_classes < 0:
+        raise ScenarioError("background_mix.web_rtt_classes", web_rtt_classes, "a whole number ≥ 0 (0: no classes)")
     think_s = parse_time("background_mix.web_think", web_think, allow_zero=False) / PS_PER_S
     rtt_d = _span("background_mix.rtt", rtt)
+    web_where: dict[str, Any] = {"rtt": rtt_d}
+    if web_rtt_classes:
+        lo, hi = (parse_time(f"background_mix.rtt[{k}]", rtt[k]) for k in (0, 1))
+        n = web_rtt_classes
+        centres = [(lo + (k + 0.5) * (hi - lo) / n) / 1e9 for k in range(n)]
+        web_where = {"rtt": {"cycle": [f"{round(c, 6):g}ms" for c in centres]}, "access": "shared"}
     start_d = _span("background_mix.start", start)
     opts = dict(tcp or {})
     groups: list[dict] = []
@@ -101,7 +118,7 @@ def background_mix(
                     "direction": d,
                     "app": "web",
                     "think": web_think,
-                    "rtt": rtt_d,
+                    **web_where,
                     "start": {"dist": "uniform", "min": "0s", "max": web_think},
                     **opts,
                 }

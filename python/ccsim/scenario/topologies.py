@@ -33,11 +33,12 @@ _ROWS: dict[str, dict[str, str]] = {
     "dumbbell": {
         "bottleneck_rate, bottleneck_delay": "the r0 – r1 link; bottleneck_rate may be a schedule [[0, '50Mbps'], ['10s', '10Mbps'], ...]",
         "trace, trace_offset, reverse_trace, reverse_trace_offset": "a mahimahi trace for the bottleneck's direction(s) in place of its rate (as single_link)",
-        "access_rate, access_delay, access_buffer": "every flow's own access links (always droptail)",
+        "access_rate, access_delay, access_buffer": "the access links (always droptail): every flow's own, or its group's where it says access = 'shared'",
         "buffer, queue, loss, reverse_loss, reverse_bottleneck_rate": "the bottleneck's two directions",
         "reorder, reverse_reorder": "reordering on the bottleneck's two directions (as single_link)",
         "shaper, reverse_shaper": "a token-bucket shaper on the bottleneck's directions (as single_link)",
-        "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution or {spread = [a, b]} sets the access delays",
+        "flows: direction, rtt": "'forward'/'reverse'; rtt = a time, a distribution, {spread = [a, b]} or {cycle = [t0, t1, ...]} sets the access delays",
+        "flows: access": "'own' (default): each flow has its own access links; 'shared': the group's flows of one RTT share one access-link pair (one host each side), as many web sessions on one client node",
     },
     "parking_lot": {
         "hops, hop_rate, hop_delay": "N router-to-router hops r0 – … – rN",
@@ -50,7 +51,7 @@ _ROWS: dict[str, dict[str, str]] = {
         "wireless_rate, wireless_delay, wireless_buffer": "the last hop r1 – mobile, shared by the wireless flows; wireless_rate may be a schedule",
         "wireless_trace, wireless_trace_offset": "a mahimahi trace for the last hop (both directions) in place of wireless_rate",
         "wireless_loss, wireless_reverse_loss": "loss on the last hop (reverse default: the same model, own stream)",
-        "flows: path, direction, rtt": "path 'wireless' (default: src – r0 – r1 – mobile) or 'wired' (cross/reverse traffic on the dumbbell)",
+        "flows: path, direction, rtt, access": "path 'wireless' (default: src – r0 – r1 – mobile) or 'wired' (cross/reverse traffic on the dumbbell); direction, rtt and access as dumbbell",
     },
     "satellite": {
         "as dumbbell": "a GEO bottleneck: bottleneck_delay default '275ms'; 'loss' applies to both directions unless reverse_loss is given",
@@ -456,9 +457,12 @@ def dumbbell(
         )
         wl = wdelay
     rtts = []
+    # access = 'shared': the hosts of a group's flows, by (group, access delay)
+    shared: dict[tuple[int, int], tuple[str, str]] = {}
     for i, f in enumerate(flows):
         w = f["where"]
         d = _str(f"{w}.direction", f["topo"].get("direction", "forward"), ["forward", "reverse"])
+        own = _str(f"{w}.access", f["topo"].get("access", "own"), ["own", "shared"]) == "own"
         wireless = (
             wl is not None and _str(f"{w}.path", f["topo"].get("path", "wireless"), ["wireless", "wired"]) == "wireless"
         )
@@ -479,16 +483,29 @@ def dumbbell(
                         f"({2 * (bdelay + far) / 1e9:g}ms); expected a longer rtt"
                     ),
                 )
-        src, dst = f"src{i}", f"dst{i}"
+        if own:
+            src, dst = f"src{i}", f"dst{i}"
+            built = False
+        else:
+            # one host pair per access delay of the group, named by the group
+            # and the order in which its delays first appear
+            key = (f["group"], acc)
+            built = key in shared
+            if not built:
+                k = sum(1 for g, _ in shared if g == f["group"])
+                shared[key] = (f"g{f['group']}.src{k}", f"g{f['group']}.dst{k}")
+            src, dst = shared[key]
         if wireless:
             left, right = (src, "mobile") if d == "forward" else ("mobile", src)
-            net.duplex(src, "r0", arate, acc, abuf, abuf_field, "droptail")
+            if not built:
+                net.duplex(src, "r0", arate, acc, abuf, abuf_field, "droptail")
             f["src"], f["dst"] = net.index[left], net.index[right]
             rtts.append(2 * (acc + bdelay + far))
             continue
         left, right = (src, dst) if d == "forward" else (dst, src)
-        net.duplex(left, "r0", arate, acc, abuf, abuf_field, "droptail")
-        net.duplex("r1", right, arate, acc, abuf, abuf_field, "droptail")
+        if not built:
+            net.duplex(left, "r0", arate, acc, abuf, abuf_field, "droptail")
+            net.duplex("r1", right, arate, acc, abuf, abuf_field, "droptail")
         f["src"], f["dst"] = net.index[src], net.index[dst]
         rtts.append(2 * (bdelay + 2 * acc))
     return rtts

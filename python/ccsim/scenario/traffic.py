@@ -112,8 +112,16 @@ def sample(d: dict, rng: np.random.Generator, n: int) -> np.ndarray:
 def per_flow_times(field: str, v, count: int, rng: np.random.Generator, *, allow_zero: bool = True) -> list[int]:
     """Times for each of `count` flows: one time for all ('10ms'), a
     distribution table drawn per flow ({dist = 'uniform', min = ..., max =
-    ...}), or {spread = [a, b]}: evenly spaced from a to b (flow j gets
-    a + j·(b − a)/(count − 1))."""
+    ...}), {spread = [a, b]}: evenly spaced from a to b (flow j gets
+    a + j·(b − a)/(count − 1)), or {cycle = [t0, t1, ...]}: flow j gets the
+    (j mod n)-th of the n times (as many flows in each class as can be)."""
+    if isinstance(v, dict) and "cycle" in v:
+        _check_keys(field, v, {"cycle"})
+        c = v["cycle"]
+        if not isinstance(c, list) or not c:
+            raise ScenarioError(f"{field}.cycle", c, "a non-empty list of times such as ['20ms', '60ms', '100ms']")
+        ts = [parse_time(f"{field}.cycle[{k}]", x, allow_zero=allow_zero) for k, x in enumerate(c)]
+        return [ts[j % len(ts)] for j in range(count)]
     if isinstance(v, dict) and "spread" in v:
         _check_keys(field, v, {"spread"})
         s = v["spread"]

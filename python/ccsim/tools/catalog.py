@@ -65,7 +65,10 @@ def catalog(what: str = "all") -> str:
         _kinds(out, "loss models (loss = {kind = ..., options}; each link direction has its own random stream):", docs)
     if what in ("traffic", "all"):
         _kinds(out, "traffic (flow group: app = ..., options in the group):", APP_DOC)
-        say("  every group: count, start (a time, a distribution or {spread = [a, b]}), stagger, label")
+        say(
+            "  every group: count, start (a time, a distribution, {spread = [a, b]} or "
+            "{cycle = [t0, t1, ...]}), stagger, label"
+        )
     if what in ("traffic", "loss", "all"):
         say("distributions (times or sizes):")
         for k, d in DIST_DOC.items():

@@ -19,6 +19,9 @@ ACCESS_RATE = "10Gbps"
 WEB_SHARE = 0.3  # nominal web load (the paper: 20–50 % of the link alone)
 WEB_THINK = "1s"
 BG_RTT = ("20ms", "100ms")
+# The web sessions' RTT classes: each class's sessions share one access-link
+# pair (background_mix's web_rtt_classes), 5 ms wide over BG_RTT.
+WEB_RTT_CLASSES = 16
 BG_START = ("0s", "10s")
 FWD, REV = "r0->r1", "r1->r0"
 RATES = [20e6, 100e6, 500e6, 2.5e9]
@@ -129,6 +132,7 @@ def scenario(
         start=(BG_START[0], f"{min(10.0, dur / 4):g}s"),
         mss=MSS,
         tcp=REGULAR,
+        web_rtt_classes=WEB_RTT_CLASSES,
     )
     return {
         "sim": {"duration": f"{dur:g}s", "seed": 1, "sample_interval": sample, "sample_links": [FWD, REV]},
