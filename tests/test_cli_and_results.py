@@ -304,33 +304,43 @@ def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp
     before = {f.name: f.read_bytes() for f in out.iterdir()}
     second = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "3s"}).run()
     # the disk fills after the first table: one line, the earlier run intact
-    real = pl.DataFrame.write_parquet
+    import pathlib
+
+    real = pathlib.Path.write_bytes
     calls = []
 
-    def full_disk(self, path, *a, **k):
+    def tables_written_by(fn):
+        # Result.write writes each table's Parquet bytes with Path.write_bytes
+        def write_bytes(self, data):
+            return fn(self, data) if self.suffix == ".parquet" else real(self, data)
+
+        monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
+
+    def full_disk(path, data):
         calls.append(path)
         if len(calls) > 1:
             raise OSError(28, "No space left on device")
-        return real(self, path, *a, **k)
+        return real(path, data)
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_disk)
+    tables_written_by(full_disk)
     with pytest.raises(OSError, match="the earlier results there are untouched"):
         second.write(out)
+    assert len(calls) == 2
     assert {f.name: f.read_bytes() for f in out.iterdir()} == before
     # Ctrl-C while the tables are written: the same
     calls.clear()
 
-    def interrupted(self, path, *a, **k):
+    def interrupted(path, data):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", interrupted)
+    tables_written_by(interrupted)
     with pytest.raises(KeyboardInterrupt):
         second.write(out)
     assert {f.name: f.read_bytes() for f in out.iterdir()} == before
     assert ccsim.read(out)["manifest"]["scenario"]["sim"]["duration"] == "2s"
     # killed in the middle of the swap (the staged write complete, two of its
     # files moved in): the next read finishes the swap and sees the new run
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", real)
     real_swap = results._finish_swap
     monkeypatch.setattr(results, "_finish_swap", lambda out: None)
     second.write(out)

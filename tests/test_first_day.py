@@ -9,8 +9,8 @@ import io
 import ccsim
 import polars as pl
 import pytest
+from ccsim.analysis.results import encode_tables
 from ccsim.experiments.aggregate import plot_sweep
-from ccsim.experiments.worker import encode_tables
 from helpers import TINY, dumbbell_raw
 
 

@@ -1,6 +1,8 @@
 //! The simulation: one owned value holding the scheduler, links, routes and
-//! flows; no global state. `Simulation::new` builds it from a validated
-//! scenario, `run` executes it, `output` returns the columns.
+//! flows; no global state. `Simulation::new` validates a scenario and builds
+//! it (`from_checked` builds one `Scenario::checked_from_json` has validated,
+//! so a run from JSON is validated once), `run` executes it, `output`
+//! returns the columns.
 
 use crate::app::{App, AppAction, Transfer, UdpSource};
 use crate::config::ConfigError;
@@ -67,8 +69,18 @@ fn path_time(links: &[Link], routes: &crate::route::Routes, r: u32, bytes: u32) 
 }
 
 impl Simulation {
+    /// Validate `sc` and build its simulation.
     pub fn new(sc: &Scenario) -> Result<Self, ConfigError> {
         sc.validate()?;
+        Simulation::build(sc)
+    }
+
+    /// Build the simulation of a scenario already validated.
+    pub fn from_checked(sc: &crate::config::Checked) -> Result<Self, ConfigError> {
+        Simulation::build(sc.scenario())
+    }
+
+    fn build(sc: &Scenario) -> Result<Self, ConfigError> {
         let links: Vec<Link> = (0..sc.links.len()).map(|i| Link::build(sc, i)).collect();
         let plan = crate::route::plan(sc)?;
         let mut flows = Vec::with_capacity(sc.flows.len());

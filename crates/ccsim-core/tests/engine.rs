@@ -236,3 +236,16 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
         assert_eq!(format!("{:?}", a.table("flows")), format!("{:?}", b.table("flows")));
     }
 }
+
+#[test]
+fn a_checked_scenario_is_validated_once_and_builds_the_same_simulation() {
+    // Scenario::checked refuses what validate refuses, naming the field
+    let mut bad = dumbbell(1, 10_000_000, 100_000_000, 1, tcp_defaults("newreno"));
+    bad.links[3].rate_bps = 0;
+    assert!(bad.clone().checked().err().expect("refused").0.contains("rate_bps"));
+    // and a checked scenario runs as Simulation::new runs it
+    let sc = lossy_dumbbell(0.02);
+    let mut a = Simulation::from_checked(&sc.clone().checked().unwrap()).unwrap();
+    a.run();
+    assert_eq!(a.output().events, ccsim_core::run(&sc).unwrap().events);
+}

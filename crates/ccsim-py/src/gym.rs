@@ -125,14 +125,16 @@ impl SteppedSimulation {
     /// agent (`tcp.cc_external.source = "agent"`).
     #[new]
     fn new(scenario_json: &str, flow: usize) -> PyResult<Self> {
-        let sc = Scenario::from_json(scenario_json).map_err(|e| crate::ScenarioError::new_err(e.to_string()))?;
+        let checked =
+            Scenario::checked_from_json(scenario_json).map_err(|e| crate::ScenarioError::new_err(e.to_string()))?;
+        let sc = checked.scenario();
         if flow >= sc.flows.len() {
             return Err(PyIndexError::new_err(format!("flow {flow}: the scenario has {} flows", sc.flows.len())));
         }
         let duration_s = sc.duration_ps as f64 * 1e-12;
         let ctl = Arc::new(RunControl::new());
         let sim = crate::pyalgo::with_run(Arc::clone(&ctl), || {
-            Simulation::new(&sc).map_err(|e| crate::ScenarioError::new_err(e.to_string()))
+            Simulation::from_checked(&checked).map_err(|e| crate::ScenarioError::new_err(e.to_string()))
         })?;
         let mut me = SteppedSimulation { sim, flow, duration_s, ctl };
         me.agent()?;

@@ -17,6 +17,7 @@ import traceback
 
 def execute(task: dict) -> dict:
     from .. import _core, memory
+    from ..analysis.results import encode_tables
 
     if task.get("backend") == "emulation":
         return execute_emulated(task)
@@ -68,6 +69,7 @@ def execute(task: dict) -> dict:
 def execute_emulated(task: dict) -> dict:
     """One run through the kernel's TCP (the emulation backend); the result
     has the simulator's tables plus the emulation's own (TABLES)."""
+    from ..analysis.results import encode_tables
     from ..emulation import EmulationError, emulate
     from ..errors import ScenarioError
     from ..scenario import Scenario
@@ -94,40 +96,6 @@ def execute_emulated(task: dict) -> dict:
             "within_envelope": bool(res.emulation["within_envelope"]),
         },
     }
-
-
-def encode_tables(tables: dict) -> dict[str, bytes]:
-    """Core columns -> {table name: Parquet bytes} for the tables a run writes.
-    pyarrow directly (zstd, as polars writes): for the small tables of a
-    typical run it is ~4× faster than building a polars frame and writing it."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from ..analysis.results import TABLES, table_columns
-
-    files = {}
-    for name in TABLES:
-        if name in tables:
-            raw = tables[name]
-            empty = all(len(data) == 0 for _, _, data in raw)
-            key = (name, tuple((c, d) for c, d, _ in raw))
-            if empty and key in _EMPTY:
-                files[name] = _EMPTY[key]
-                continue
-            cols = table_columns(name, tables)
-            t = pa.table({k: (pa.array(v, type=pa.string()) if isinstance(v, list) else v) for k, v in cols.items()})
-            buf = pa.BufferOutputStream()
-            pq.write_table(t, buf, compression="zstd")
-            files[name] = buf.getvalue().to_pybytes()
-            if empty:
-                _EMPTY[key] = files[name]
-    return files
-
-
-# Encoded empty tables by (table, columns and types): most tables of a small
-# run are empty (no transfers, traces or UDP), and encoding one costs as much
-# as a full small table (~0.7 ms); the bytes are the same every time.
-_EMPTY: dict[tuple, bytes] = {}
 
 
 def _failed(run_id: str, kind: str, error: str) -> dict:

@@ -95,14 +95,40 @@ pub(crate) fn err<T>(field: String, msg: impl std::fmt::Display) -> Result<T, Co
     Err(ConfigError(format!("{field}: {msg}")))
 }
 
+/// A scenario that `Scenario::validate` has passed, read only from then on,
+/// so `Simulation::from_checked` builds it without checking it again (a
+/// `Scenario`'s fields are public, so `Simulation::new` must check).
+pub struct Checked(Scenario);
+
+impl Checked {
+    pub fn scenario(&self) -> &Scenario {
+        &self.0
+    }
+
+    pub fn into_scenario(self) -> Scenario {
+        self.0
+    }
+}
+
 impl Scenario {
+    /// Parse a resolved scenario, load its trace files and validate it.
     pub fn from_json(s: &str) -> Result<Scenario, ConfigError> {
+        Ok(Scenario::checked_from_json(s)?.into_scenario())
+    }
+
+    /// As `from_json`, keeping the proof that it was validated.
+    pub fn checked_from_json(s: &str) -> Result<Checked, ConfigError> {
         let shared = tcp::SharedTables::scope();
         let mut sc: Scenario = serde_json::from_str(s).map_err(|e| ConfigError(format!("scenario: {e}")))?;
         drop(shared);
         sc.load_traces()?;
-        sc.validate()?;
-        Ok(sc)
+        sc.checked()
+    }
+
+    /// This scenario, validated.
+    pub fn checked(self) -> Result<Checked, ConfigError> {
+        self.validate()?;
+        Ok(Checked(self))
     }
 
     /// Read the trace files of trace-driven links (each file once) and set
