@@ -450,3 +450,84 @@ def test_the_performance_figures_name_sections_of_the_journal_that_exist():
         if c != "same" and not any(h.startswith(c.removeprefix("… ")) or c.removeprefix("… ") in h for h in heads)
     ]
     assert missing == [], missing
+
+
+# The Rust core's packages (top-level modules of crates/ccsim-core/src),
+# bottom first: a package may use only packages of lower layers (and its
+# own). docs/architecture.md, "Layers of the core", says why each sits where.
+RUST_LAYERS: list[set[str]] = [
+    {"units", "rng", "ring", "record", "control", "hist"},
+    {"packet", "tracefile"},  # wire-level facts, trace files
+    {"cc"},  # algorithms: the packet's ECN facts, no configuration
+    {"config"},  # plain data and its validation (against the cc registry)
+    {"loss", "queue"},
+    {"link"},
+    {"route", "sched", "app"},
+    {"tcp"},
+    {"output"},
+    {"sim"},
+    {"presets"},
+]
+
+
+def rust_package_graph() -> dict[str, set[str]]:
+    """Package -> the packages its non-test code names (`crate::x`)."""
+    import re
+
+    src = PKG.parent.parent / "crates" / "ccsim-core" / "src"
+    graph: dict[str, set[str]] = {}
+    for p in src.rglob("*.rs"):
+        pkg = p.relative_to(src).with_suffix("").parts[0]
+        if pkg == "lib" or p.name == "tests.rs" or "tests" in p.relative_to(src).parts:
+            continue
+        text = p.read_text()
+        text = text[: text.find("#[cfg(test)]")] if "#[cfg(test)]" in text else text
+        graph.setdefault(pkg, set()).update(t for t in re.findall(r"crate::([a-z_0-9]+)", text) if t != pkg)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node."""
+    out: list[list[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = stack[stack.index(v) :]
+            del stack[stack.index(v) :]
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_rust_core_has_layers_and_no_circle():
+    """No package of the core uses one above it, so its import graph has no
+    circle: configuration is data below the links that build from it, and
+    the algorithms take the ECN codepoints from the packet, not from the
+    configuration."""
+    # the checks find what they forbid: a circle, and an arrow up
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    graph = rust_package_graph()
+    layer = {m: i for i, ms in enumerate(RUST_LAYERS) for m in ms}
+    assert set(graph) == set(layer), "a package of the core is missing from RUST_LAYERS (or gone)"
+    assert circles(graph) == []
+    up = sorted(f"{a} -> {b}" for a, deps in graph.items() for b in deps if b in layer and layer[b] > layer[a])
+    assert up == [], f"arrows back up: {up}"
+    # before the layering, config named the link's trace and transmitter and
+    # the algorithms named config's ECN enums: five packages in one circle
+    old = {**graph, "config": graph["config"] | {"link"}, "cc": graph["cc"] | {"config"}}
+    assert circles(old) == [["cc", "config", "link", "loss", "queue"]]

@@ -20,6 +20,7 @@ pub mod route;
 pub mod sched;
 pub mod sim;
 pub mod tcp;
+pub mod tracefile;
 pub mod units;
 
 pub use config::{Checked, ConfigError, Scenario};

@@ -120,6 +120,46 @@ impl Packet {
     }
 }
 
+/// The ECN codepoint an ECN-capable sender puts on its data
+/// (`TcpCfg::ecn_codepoint`; RFC 3168 §5, RFC 9331 §4.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCodepoint {
+    /// ECT(0): a classic ECN sender (RFC 3168).
+    #[default]
+    Ect0,
+    /// ECT(1): an L4S sender (RFC 9331 §4.1), classified into a dual-queue
+    /// AQM's L queue; classic AQMs treat it as ECT(0).
+    Ect1,
+}
+
+/// What the receiver's ACKs say about the CE marks the data met
+/// (`TcpCfg::ecn_feedback`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnFeedback {
+    /// RFC 3168 §6.1.3: ECE on every ACK from the first CE until a
+    /// segment with CWR arrives (at most one signal per round trip).
+    #[default]
+    Classic,
+    /// RFC 8257 §3.2 (Linux tcp_dctcp.c dctcp_ece_ack_update): ECE
+    /// reflects the CE state of the segments it acknowledges; when that
+    /// state changes, a delayed ACK still owed goes out first with the old
+    /// state, and the segment that changed it is ACKed at once. CWR does
+    /// not clear ECE.
+    Dctcp,
+    /// Accurate ECN (RFC 9768; Linux tcp_ecn.h / tcp_input.c
+    /// `tcp_ecn_received_counters`, `tcp_accecn_process`): the receiver
+    /// counts CE-marked segments (r.cep) and every ACK carries the count;
+    /// the sender takes the increase as newly CE-delivered segments. ECE and
+    /// CWR lose their RFC 3168 meaning. An ACK goes at once when 6 or more
+    /// CE marks wait to be reported (TCP_ACCECN_ACE_MAX_DELTA). Modelled as
+    /// if the AccECN option always arrives: the count is exact, without the
+    /// 3-bit ACE field's wrap-around guess on ACKs that cover more than 7
+    /// segments.
+    Accecn,
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

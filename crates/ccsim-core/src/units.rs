@@ -28,6 +28,10 @@ pub fn s_to_ps(s: f64) -> SimTime {
     (s * PS_PER_S as f64).round() as u64
 }
 
+/// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
+/// of two times never overflow.
+pub const MAX_TIME_PS: SimTime = 1 << 62;
+
 #[cfg(test)]
 mod tests {
     use super::*;

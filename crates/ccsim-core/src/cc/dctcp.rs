@@ -26,7 +26,7 @@
 
 use super::params::{int, AlgoSpec, EcnNeed, Params, Preset, RecoveryFlavour};
 use super::{reno_cong_avoid, CaState, CcState, CongestionOps, CwndEvent};
-use crate::config::{EcnCodepoint, EcnFeedback};
+use crate::packet::{EcnCodepoint, EcnFeedback};
 
 /// α's full scale (DCTCP_MAX_ALPHA): α = 1024 is a fraction of 1.
 pub const MAX_ALPHA: u32 = 1024;

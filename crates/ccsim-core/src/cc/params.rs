@@ -91,8 +91,8 @@ pub enum RecoveryFlavour {
 /// for its flows unless the scenario says otherwise.
 #[derive(Clone, Copy, Debug)]
 pub struct EcnNeed {
-    pub codepoint: crate::config::EcnCodepoint,
-    pub feedback: crate::config::EcnFeedback,
+    pub codepoint: crate::packet::EcnCodepoint,
+    pub feedback: crate::packet::EcnFeedback,
     /// What happens without ECN, for the error that refuses `ecn = false`.
     pub without: &'static str,
 }

@@ -40,7 +40,7 @@
 
 use super::params::{int, num, AlgoSpec, EcnNeed, Lit, Params, Preset, RecoveryFlavour};
 use super::{slow_start, CaState, CcState, CongestionOps, CwndEvent, RateSample};
-use crate::config::{EcnCodepoint, EcnFeedback};
+use crate::packet::{EcnCodepoint, EcnFeedback};
 use crate::units::{SimTime, PS_PER_S};
 
 const ALPHA_BITS: u32 = 24;

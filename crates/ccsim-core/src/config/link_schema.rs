@@ -10,7 +10,7 @@
 
 use super::net::{ReorderCfg, ShaperCfg, MAX_BURST_BYTES};
 use super::schema::{check_kinds, Broken, Kind, Opt};
-use crate::link::BucketRule;
+use super::BucketRule;
 use serde_json::{json, Value};
 
 /// Most bytes a shaper counts on top of each packet.

@@ -16,10 +16,9 @@ pub mod sim_schema;
 mod tcp;
 mod traffic;
 
+pub use crate::tracefile::{load_trace, MAX_TRACE_BYTES};
 pub use loss::LossCfg;
-pub use net::{
-    load_trace, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MAX_TRACE_BYTES, MIN_T_UPDATE_PS,
-};
+pub use net::{BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MIN_T_UPDATE_PS};
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel,
     RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,
@@ -77,9 +76,7 @@ pub struct TraceCfg {
     pub cc: bool,
 }
 
-/// Largest time accepted anywhere in a scenario (2^62 ps ≈ 53 days), so sums
-/// of two times never overflow.
-pub const MAX_TIME_PS: SimTime = 1 << 62;
+pub use crate::units::MAX_TIME_PS;
 
 #[derive(Debug)]
 pub struct ConfigError(pub String);
@@ -134,7 +131,7 @@ impl Scenario {
     /// Read the trace files of trace-driven links (each file once) and set
     /// each such link's nominal rate to its trace's mean.
     pub fn load_traces(&mut self) -> Result<(), ConfigError> {
-        let mut seen: std::collections::HashMap<String, std::sync::Arc<crate::link::trace::Trace>> = Default::default();
+        let mut seen: std::collections::HashMap<String, std::sync::Arc<crate::tracefile::Trace>> = Default::default();
         for (i, l) in self.links.iter_mut().enumerate() {
             let name = l.name.clone();
             if let Some(net::VaryingRate::Trace { path, loaded, .. }) = &mut l.varying {
@@ -143,7 +140,7 @@ impl Scenario {
                         Some(t) => t.clone(),
                         None => {
                             let t = std::sync::Arc::new(
-                                net::load_trace(path)
+                                crate::tracefile::load_trace(path)
                                     .map_err(|m| ConfigError(format!("links[{i}] ({name}).trace: {m}")))?,
                             );
                             seen.insert(path.clone(), t.clone());

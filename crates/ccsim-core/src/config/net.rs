@@ -33,7 +33,7 @@ pub struct LinkCfg {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ShaperCfg {
-    pub rule: crate::link::BucketRule,
+    pub rule: BucketRule,
     /// Depth of the rate bucket, bytes (HTB `burst`, TBF `burst`).
     pub burst_bytes: u64,
     /// Depth of HTB's ceil bucket, bytes (`cburst`); None for TBF.
@@ -59,32 +59,26 @@ pub enum VaryingRate {
         sha256: Option<String>,
         /// The parsed file (`Scenario::load_traces`).
         #[serde(skip)]
-        loaded: Option<std::sync::Arc<crate::link::trace::Trace>>,
+        loaded: Option<std::sync::Arc<crate::tracefile::Trace>>,
     },
     /// Piecewise-constant rate: (from, b/s) steps, the first from 0.
     Schedule { steps: Vec<(SimTime, u64)> },
 }
 
-/// Largest trace file the core reads (the Python front end has its own,
-/// lower, configurable bound: $CCSIM_MAX_FILE_BYTES).
-pub const MAX_TRACE_BYTES: u64 = 1 << 30;
-
-/// Read and parse a trace file; errors name the file.
-pub fn load_trace(path: &str) -> Result<crate::link::trace::Trace, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
-    if !meta.is_file() {
-        // a FIFO would block forever, a device read without end
-        return Err(format!("{path}: not a regular file; a trace is a text file of millisecond timestamps"));
-    }
-    if meta.len() > MAX_TRACE_BYTES {
-        return Err(format!(
-            "{path}: {} bytes is larger than the {} bytes a trace may have",
-            meta.len(),
-            MAX_TRACE_BYTES
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    crate::link::trace::Trace::parse(&text).map_err(|m| format!("{path}: {m}"))
+/// Which test a token-bucket shaper applies before it releases a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BucketRule {
+    /// Linux `net/sched/sch_htb.c` (`htb_class_mode`, with the module's
+    /// default `htb_hysteresis = 0`): a class may send while every bucket
+    /// holds zero or more tokens; the packet is charged after, so a bucket
+    /// may go negative by up to one packet (`htb_accnt_tokens`,
+    /// `htb_accnt_ctokens`). Two buckets: `rate` with `burst`, `ceil` (the
+    /// same rate here) with `cburst`.
+    Htb,
+    /// Linux `net/sched/sch_tbf.c` (`tbf_dequeue`): a packet leaves only
+    /// when the bucket holds its whole cost.
+    Tbf,
 }
 
 /// Per-packet extra delay on a link direction, after netem's `delay …
@@ -345,28 +339,6 @@ fn red_top() -> f64 {
 }
 
 impl LinkCfg {
-    /// The link's transmitter: the one place a link's configuration becomes
-    /// service times and a capacity (what RED's automatic parameters, the
-    /// utilisation and the `rate_bps` column read).
-    pub fn transmitter(&self) -> crate::link::Transmitter {
-        use crate::link::{trace::TraceTx, BucketTx, ScheduleTx, Transmitter};
-        match &self.varying {
-            None if self.shaper.is_some() => {
-                let s = self.shaper.as_ref().unwrap();
-                let depths: Vec<u64> = std::iter::once(s.burst_bytes).chain(s.cburst_bytes).collect();
-                Transmitter::Bucket(Box::new(BucketTx::new(self.rate_bps, s.rule, &depths, s.overhead_bytes)))
-            }
-            None => Transmitter::fixed(self.rate_bps),
-            Some(VaryingRate::Trace { loaded, offset_ps, .. }) => {
-                let t = loaded.clone().expect("Scenario::load_traces ran before the links are built");
-                Transmitter::Trace(Box::new(TraceTx::new(t, *offset_ps)))
-            }
-            Some(VaryingRate::Schedule { steps }) => {
-                Transmitter::Schedule(Box::new(ScheduleTx::new(steps.clone().into())))
-            }
-        }
-    }
-
     /// The link's nominal capacity, b/s (a trace's mean, a schedule's rate
     /// at time 0): what RED's automatic parameters read.
     pub fn capacity_bps(&self) -> u64 {

@@ -174,7 +174,7 @@ impl Link {
         let l = &sc.links[i];
         let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
         let loss = LossModel::build(&l.loss, sc.seed, i as u64);
-        let mut link = Link::new(l.name.clone(), l.from, l.to, l.transmitter(), l.delay_ps, disc, loss);
+        let mut link = Link::new(l.name.clone(), l.from, l.to, Transmitter::for_link(l), l.delay_ps, disc, loss);
         if l.reorder.is_on() {
             let rng = crate::rng::Stream::new(sc.seed, crate::rng::StreamKind::LinkReorder, i as u64);
             link.reorder =

@@ -33,21 +33,7 @@ pub enum Transmitter {
     Bucket(Box<BucketTx>),
 }
 
-/// Which test a token-bucket shaper applies before it releases a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BucketRule {
-    /// Linux `net/sched/sch_htb.c` (`htb_class_mode`, with the module's
-    /// default `htb_hysteresis = 0`): a class may send while every bucket
-    /// holds zero or more tokens; the packet is charged after, so a bucket
-    /// may go negative by up to one packet (`htb_accnt_tokens`,
-    /// `htb_accnt_ctokens`). Two buckets: `rate` with `burst`, `ceil` (the
-    /// same rate here) with `cburst`.
-    Htb,
-    /// Linux `net/sched/sch_tbf.c` (`tbf_dequeue`): a packet leaves only
-    /// when the bucket holds its whole cost.
-    Tbf,
-}
+pub use crate::config::BucketRule;
 
 /// A token-bucket shaper: tokens are picoseconds of transmission at `rate`
 /// (as Linux keeps them in nanoseconds), each bucket capped at its depth;
@@ -176,6 +162,29 @@ impl ScheduleTx {
 }
 
 impl Transmitter {
+    /// A link direction's transmitter, built from its configuration: the
+    /// one place a link's configuration becomes service times and a
+    /// capacity (what RED's automatic parameters, the utilisation and the
+    /// `rate_bps` column read).
+    pub fn for_link(cfg: &crate::config::LinkCfg) -> Self {
+        use crate::config::VaryingRate;
+        match &cfg.varying {
+            None if cfg.shaper.is_some() => {
+                let s = cfg.shaper.as_ref().unwrap();
+                let depths: Vec<u64> = std::iter::once(s.burst_bytes).chain(s.cburst_bytes).collect();
+                Transmitter::Bucket(Box::new(BucketTx::new(cfg.rate_bps, s.rule, &depths, s.overhead_bytes)))
+            }
+            None => Transmitter::fixed(cfg.rate_bps),
+            Some(VaryingRate::Trace { loaded, offset_ps, .. }) => {
+                let t = loaded.clone().expect("Scenario::load_traces ran before the links are built");
+                Transmitter::Trace(Box::new(TraceTx::new(t, *offset_ps)))
+            }
+            Some(VaryingRate::Schedule { steps }) => {
+                Transmitter::Schedule(Box::new(ScheduleTx::new(steps.clone().into())))
+            }
+        }
+    }
+
     /// A transmitter of constant rate `rate_bps` (> 0).
     pub fn fixed(rate_bps: u64) -> Self {
         let bits = 8 * PS_PER_S;
