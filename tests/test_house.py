@@ -531,3 +531,16 @@ def test_the_rust_core_has_layers_and_no_circle():
     # the algorithms named config's ECN enums: five packages in one circle
     old = {**graph, "config": graph["config"] | {"link"}, "cc": graph["cc"] | {"config"}}
     assert circles(old) == [["cc", "config", "link", "loss", "queue"]]
+
+
+def test_the_performance_doc_states_the_guarded_instruction_counts():
+    """docs/performance.md gives each case of the cost guard
+    (tools/instructions.json) with its recorded instructions per packet and
+    per event, rounded: the doc cannot drift from what the test holds."""
+    import json
+
+    guard = json.loads((PKG.parent.parent / "tools" / "instructions.json").read_text())
+    doc = (PKG.parent.parent / "docs" / "performance.md").read_text()
+    row = next(ln for ln in doc.splitlines() if ln.startswith("| instructions per delivered packet and per event"))
+    for c in guard["cases"]:
+        assert f"{round(c['instr_per_pkt']):,} / {round(c['instr_per_event']):,}" in row, c
