@@ -265,7 +265,7 @@ def test_a_links_capacity_is_read_in_one_place():
             if isinstance(base, ast.Call):
                 continue  # a result-table query
             where = f"{p.relative_to(PKG)}:{node.lineno}"
-            if where.startswith("scenario/topologies.py:") and isinstance(base, ast.Name) and base.id == "link":
+            if where.startswith("scenario/topologies/common.py:") and isinstance(base, ast.Name) and base.id == "link":
                 continue  # link_capacity_bps itself
             offenders.append(where)
     assert offenders == [], f"read link['rate_bps'] through topologies.link_capacity_bps: {offenders}"

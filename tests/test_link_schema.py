@@ -114,7 +114,7 @@ def test_topology_options_are_the_documented_ones():
     options that kind accepts."""
     assert set(BUILDERS) == set(TOPOLOGY_KINDS)
     assert TOPOLOGY_KEYS["satellite"] == TOPOLOGY_KEYS["dumbbell"] < TOPOLOGY_KEYS["wireless"]
-    assert FLOW_TOPO_KEYS["satellite"] == {"direction", "rtt"}
+    assert FLOW_TOPO_KEYS["satellite"] == {"direction", "rtt", "access"}
     md = (ROOT / "docs" / "scenario.md").read_text()
     section = md[md.index("## `[topology]`") : md.index("## `[tcp]`")]
     named = set(re.findall(r"`([a-z_]+)`", section))

@@ -2,7 +2,7 @@
 the explicit scenario the core runs. resolve.py (`Scenario`, `Builder`,
 `load`: the one validator and resolver, files read), the option schemas it
 reads from the core or keeps (tcp_options.py, netmodels.py, traffic.py,
-topologies.py, linkrates.py), units.py, mixes.py (named background
+topologies/ (one module per topology kind), linkrates.py), units.py, mixes.py (named background
 traffic), overrides.py and tomlio.py (dotted-path overrides, scenarios
 written back as TOML), _check.py (the checks they share).
 

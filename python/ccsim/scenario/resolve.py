@@ -378,7 +378,7 @@ class Scenario:
 # Settings a more specific one replaces: a [tcp] option is the default of
 # every flow group (a group's own key wins, as `tcp_options.for_group`
 # merges them); the dumbbell family's access delay is replaced by a
-# group's `rtt` (`topologies.dumbbell`).
+# group's `rtt` (`topologies.dumbbell.build`).
 RTT_SETS_ACCESS_DELAY = ("dumbbell", "satellite", "wireless")
 
 
@@ -453,7 +453,7 @@ def _pcap_links(v, net, kind: str) -> list[int]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ScenarioError("sim.pcap", v, SIM_OPTS["pcap"]["kind"]["accepted"])
     by_name = {lk["name"]: i for i, lk in enumerate(net.links)}
-    alias = {"single_link": "a->b", "dumbbell": "r0->r1", "satellite": "r0->r1", "wireless": "r0->r1"}.get(kind)
+    alias = topologies.PCAP_ALIAS.get(kind)
     if alias:
         by_name.setdefault("bottleneck", by_name[alias])
     pairs: dict[str, list[int]] = {}

@@ -39,7 +39,7 @@ import polars as pl
 
 from .. import algorithms, memory
 from ..scenario.netmodels import QUEUE_KINDS
-from ..scenario.topologies import TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
+from ..scenario.topologies import TOPOLOGY_FUZZ, TOPOLOGY_KINDS, link_bits_bound, link_capacity_bps, routes
 from . import fuzz_algos
 from .fuzz_algos import HOSTILE
 
@@ -56,29 +56,6 @@ KINDS = TOPOLOGY_KINDS
 CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe"]
 # the share of cases that run one of the fixed Python algorithms (`fuzz_algos`)
 PY_ALGO_SHARE = 0.02
-
-
-def _rate(rng) -> str:
-    return f"{int(rng.choice([1, 2, 5, 10, 20, 50, 100]))}Mbps"
-
-
-def _loss(rng):
-    k = rng.choice(["none", "none", "bernoulli", "gilbert", "ber", "two_state"])
-    if k == "two_state":
-        return {
-            "kind": "two_state",
-            "good": str(rng.choice(["50ms", "300ms"])),
-            "bad": str(rng.choice(["5ms", "30ms"])),
-            "loss_bad": 0.3,
-            "durations": str(rng.choice(["fixed", "exponential"])),
-        }
-    if k == "bernoulli":
-        return {"kind": "bernoulli", "p": float(rng.choice([0.001, 0.01, 0.05]))}
-    if k == "gilbert":
-        return {"kind": "gilbert", "p": 0.01, "r": 0.3, "loss_bad": 0.5}
-    if k == "ber":
-        return {"kind": "ber", "ber": 1e-6}
-    return None
 
 
 def _flow(rng, topo_kind: str) -> dict:
@@ -135,13 +112,6 @@ def _tcp(rng) -> dict:
     if rng.random() < 0.05:
         t["mss"] = int(rng.choice([1, 9000]))
     return t
-
-
-def _rate_or_schedule(rng) -> str | list:
-    """A fixed rate, or (15 %) a schedule with a step and an outage."""
-    if rng.random() < 0.85:
-        return _rate(rng)
-    return [[0, _rate(rng)], ["300ms", 0], ["400ms", _rate(rng)]]
 
 
 # Queue options at or near the edges each discipline accepts (a few draws
@@ -229,90 +199,13 @@ def odd_trace_files(folder: Path) -> list[str]:
     return [str(fifo.resolve()), "/dev/zero", str(folder.resolve())]
 
 
-def _with_trace(rng, topo: dict, rate_key: str, traces: list[str]) -> None:
-    """Replace the link's rate by a trace (12 %), with an offset into it
-    and (half the time) a reverse trace; one in six of those names a path
-    that is no trace (`odd_trace_files`, when the traces include them)."""
-    if not traces or rng.random() >= 0.12:
-        return
-    regular = [t for t in traces if t.endswith(".trace") and not t.endswith("fifo.trace")]
-    odd = [t for t in traces if t not in regular]
-    del topo[rate_key]
-    topo["trace"] = str(rng.choice(odd if odd and rng.random() < 1 / 6 else regular))
-    traces = regular
-    if rng.random() < 0.5:
-        topo["trace_offset"] = str(rng.choice(["0s", "250ms", "5s"]))
-    if rng.random() < 0.5:
-        topo["reverse_trace"] = str(rng.choice(traces))
-
-
-def _topology(rng, kind: str, buffer: str, queue: dict, traces: list[str]) -> dict:
-    if kind == "single_link":
-        topo: dict = {
-            "kind": kind,
-            "rate": _rate_or_schedule(rng),
-            "delay": f"{int(rng.choice([1, 5, 20, 50]))}ms",
-            "buffer": buffer,
-            "queue": queue,
-        }
-        if rng.random() < 0.15:
-            topo["reorder"] = {"jitter": "2ms"} if rng.random() < 0.5 else {"probability": 0.02, "delay": "5ms"}
-        _with_trace(rng, topo, "rate", traces)
-    elif kind in ("dumbbell", "satellite", "wireless"):
-        topo = {
-            "kind": kind,
-            "bottleneck_rate": _rate_or_schedule(rng),
-            "access_rate": "1Gbps",
-            "access_delay": "1ms",
-            "buffer": buffer,
-            "queue": queue,
-        }
-        if kind != "satellite" or rng.random() < 0.5:
-            topo["bottleneck_delay"] = f"{int(rng.choice([2, 10, 30]))}ms"
-        if kind == "dumbbell":
-            _with_trace(rng, topo, "bottleneck_rate", traces)
-        if kind == "wireless":
-            topo.update(wireless_rate=_rate(rng), wireless_delay="2ms", wireless_buffer="50pkt")
-            if rng.random() < 0.5:
-                topo["wireless_loss"] = {"kind": "bernoulli", "p": 0.01}
-    elif kind == "parking_lot":
-        topo = {
-            "kind": kind,
-            "hops": int(rng.integers(2, 4)),
-            "hop_rate": _rate(rng),
-            "hop_delay": "5ms",
-            "access_rate": "1Gbps",
-            "access_delay": "1ms",
-            "buffer": buffer,
-            "queue": queue,
-        }
-    else:  # explicit: a triangle a – b – c with a direct a – c link, parallel a – b links
-        link = {"delay": "5ms", "buffer": buffer, "queue": queue}
-        topo = {
-            "kind": kind,
-            "nodes": ["a", "b", "c"],
-            "bdp_rtt": "20ms",
-            "links": [
-                dict(link, a="a", b="b", rate=_rate_or_schedule(rng)),
-                dict(link, a="b", b="c", rate=_rate(rng)),
-                dict(link, a="a", b="c", rate=_rate(rng), delay="30ms"),
-                dict(link, a="a", b="b", rate=_rate(rng)),
-            ],
-        }
-    if kind in ("single_link", "dumbbell", "satellite"):
-        loss = _loss(rng)
-        if loss:
-            topo["loss"] = loss
-    return topo
-
-
 def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict:
     """A random valid scenario mapping (units as strings, as in a file);
     `traces` (`trace_files`) lets some links replay a delivery trace."""
     kind = str(rng.choice(KINDS))
     queue = _queue(rng)
     buffer = str(rng.choice(["5pkt", "20pkt", "0.5bdp", "1bdp", "4bdp"]))
-    topo = _topology(rng, kind, buffer, queue, traces or [])
+    topo = TOPOLOGY_FUZZ[kind](rng, buffer, queue, traces or [])
     flows = [_flow(rng, kind) for _ in range(int(rng.integers(1, 3)))]
     if kind in ("parking_lot", "explicit", "wireless"):
         for f in flows:
