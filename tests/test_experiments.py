@@ -317,6 +317,28 @@ def test_sweep_store_and_second_run_computes_nothing(tmp_path):
     assert store.run_id(man["resolved"]) == r["run_id"]
 
 
+def test_a_run_stores_the_tables_it_filled_and_every_view_still_exists(tmp_path):
+    """A run of a sweep stores only its tables with rows; the campaign keeps
+    one copy of each empty table (its columns and types) in schema/, so a
+    table no run filled still has its view: empty, with its columns."""
+    out = tmp_path / "c"
+    run_sweep(tiny_sweep(seeds=1), out, executor="serial")
+    c = open_campaign(out)
+    rid = c.ok_runs["run_id"][0]
+    man = json.loads((out / "runs" / rid / "manifest.json").read_text())
+    stored = sorted(p.stem for p in (out / "runs" / rid).glob("*.parquet"))
+    # bulk TCP flows without traces: no transfers, UDP or per-packet traces
+    assert stored == sorted(man["tables"]) and "flows" in stored and "transfers" not in stored
+    assert {"transfers", "udp", "rtt_trace"} <= {p.stem for p in (out / "schema").glob("*.parquet")}
+    assert set(stored) | {"transfers", "udp", "rtt_trace"} <= set(c.tables())
+    assert c.query("SELECT count(*) AS n FROM transfers")["n"][0] == 0
+    cols = c.query("SELECT * FROM udp LIMIT 0").columns
+    assert {"run_id", "pkts_sent", "label"} <= set(cols)
+    # the query's file system reaches schema/ and runs/ only, and only to read
+    with pytest.raises(Exception, match="read"):
+        c.query(f"COPY (SELECT 1) TO '{out / 'schema' / 'x.parquet'}'")
+
+
 def test_executors_give_identical_results(tmp_path):
     sw = tiny_sweep()
     run_sweep(sw, tmp_path / "serial", executor="serial")

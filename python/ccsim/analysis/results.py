@@ -106,6 +106,23 @@ def _arrow_column(pa: Any, v: np.ndarray | list) -> Any:
     return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
 
 
+def encode_run(tables: dict) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """A sweep run's tables as Parquet: (the tables with rows, the empty
+    ones). A campaign stores the first only; an empty table's bytes are the
+    same for every run (its columns and types), so the store keeps one copy
+    per campaign as the schema its query views read (`Store.write_run`)."""
+    files = encode_tables(tables)
+    empty = {name: data for name, data in files.items() if _empty_key(name, tables[name]) is not None}
+    return {name: data for name, data in files.items() if name not in empty}, empty
+
+
+def _empty_key(name: str, raw: list) -> tuple | None:
+    """The cache key of an empty table (None for a table with rows)."""
+    if any(len(data) for _, _, data in raw):
+        return None
+    return (name, tuple((c, d) for c, d, _ in raw))
+
+
 def encode_tables(tables: dict) -> dict[str, bytes]:
     """The core's raw tables -> {table name: Parquet bytes} for the tables a
     run writes: the one Parquet writer of results (`Result.write`, a sweep's
@@ -119,20 +136,30 @@ def encode_tables(tables: dict) -> dict[str, bytes]:
     for name in TABLES:
         if name in tables:
             raw = tables[name]
-            empty = all(len(data) == 0 for _, _, data in raw)
-            key = (name, tuple((c, d) for c, d, _ in raw))
-            if empty and key in _EMPTY:
+            key = _empty_key(name, raw)
+            if key is not None and key in _EMPTY:
                 files[name] = _EMPTY[key]
                 continue
             cols = table_columns(name, tables)
             t = pa.Table.from_arrays([_arrow_column(pa, v) for v in cols.values()], names=list(cols))
             buf = pa.BufferOutputStream()
-            pq.write_table(t, buf, compression="zstd")
+            if t.num_rows < SMALL_TABLE_ROWS:
+                # a small table: compression, dictionaries and min/max
+                # statistics save nothing worth their cost (3.3 of a tiny
+                # run's 5.5 ms of encoding; docs/performance.md)
+                pq.write_table(t, buf, compression="none", use_dictionary=False, write_statistics=False)
+            else:
+                pq.write_table(t, buf, compression="zstd")
             files[name] = buf.getvalue().to_pybytes()
-            if empty:
+            if key is not None:
                 _EMPTY[key] = files[name]
     return files
 
+
+# Tables with fewer rows are written plain (`encode_tables`); larger ones
+# with zstd, dictionaries and statistics, which make big tables small and
+# let queries skip row groups.
+SMALL_TABLE_ROWS = 4096
 
 # Encoded empty tables by (table, columns and types): most tables of a small
 # run are empty (no transfers, traces or UDP), and encoding one costs as much

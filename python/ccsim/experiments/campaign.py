@@ -22,7 +22,7 @@ import polars as pl
 
 from ..analysis.results import TABLES
 from ..errors import suggest
-from .store import CampaignError, Store, model_tag, params_key
+from .store import SCHEMA_DIR, CampaignError, Store, model_tag, params_key
 
 RUN_STAT_COLUMNS = ["wall_s", "cpu_s", "sim_time_s", "events"]
 
@@ -156,19 +156,20 @@ class _PositionalFile:
         self.close()
 
 
-def _read_only_files(root: Path):
+def _read_only_files(*roots: Path):
     """An fsspec local file system that only opens, lists and describes
-    files under `root` (a campaign's runs/), and only for reading: the one
-    way a campaign's DuckDB connection reaches the runs' tables."""
+    files under `roots` (a campaign's runs/ and schema/), and only for
+    reading: the one way a campaign's DuckDB connection reaches the runs'
+    tables."""
     import os
 
     from fsspec.implementations.local import LocalFileSystem
 
-    top = os.path.realpath(root)
+    tops = [os.path.realpath(r) for r in roots]
 
     def inside(path) -> str:
         p = os.path.realpath(str(path))
-        if p != top and not p.startswith(top + os.sep):
+        if not any(p == top or p.startswith(top + os.sep) for top in tops):
             raise PermissionError(f"a campaign query reads only the campaign's runs, not {str(path)[:200]!r}")
         return p
 
@@ -299,8 +300,14 @@ class Campaign:
         root = self.path.resolve() / "runs"
         return [str(root / r / f"{table}.parquet") for r in rids if (root / r / f"{table}.parquet").exists()]
 
+    def _schema(self, table: str) -> list[str]:
+        """The campaign's copy of `table` without rows (schema/), when some
+        run had it empty: a run stores only the tables it filled."""
+        f = self.path.resolve() / SCHEMA_DIR / f"{table}.parquet"
+        return [str(f)] if f.exists() and self.ok_runs.height else []
+
     def tables(self) -> list[str]:
-        return [t for t in TABLES if self._files(t)]
+        return [t for t in TABLES if self._files(t) or self._schema(t)]
 
     def connection(self):
         """A DuckDB connection with the views described in the module docstring."""
@@ -310,12 +317,12 @@ class Campaign:
             con = duckdb.connect()
             # the runs' files are read through a file system that cannot
             # write, and DuckDB's own local one is switched off below
-            con.register_filesystem(_read_only_files(self.path / "runs"))
+            con.register_filesystem(_read_only_files(self.path / "runs", self.path / SCHEMA_DIR))
             con.register("_runs_frame", self.runs.to_arrow())
             con.execute("CREATE VIEW runs AS SELECT * FROM _runs_frame")
             keys = ", ".join(f'r."{c}"' for c in ["run_id"] + self.axes)
             for t in TABLES:
-                files = self._files(t)
+                files = self._files(t) + self._schema(t)
                 if not files:
                     continue
                 listed = ", ".join("'" + _READ_ONLY + f.replace("'", "''") + "'" for f in files)

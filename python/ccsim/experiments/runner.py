@@ -438,10 +438,10 @@ def run_sweep(
                         "scenario": sc.raw,
                         "resolved": sc.core,
                         "stats": res["stats"],
-                        "tables": sorted(res["files"]),
+                        "tables": sorted(res["files"]),  # those with rows
                         "created_unix": time.time(),
                     }
-                    store.write_run(rid, res["files"], man)
+                    store.write_run(rid, res["files"], man, res.get("empty"))
                     for p in points:
                         store.append(ok_entry(rid, p, man))
                     rep.computed += 1

@@ -125,6 +125,11 @@ def _write_own(path: Path, data: bytes, *, sync: bool = False) -> None:
         os.close(fd)
 
 
+# schema/<table>.parquet beside runs/: each table's columns and types,
+# without rows, once per campaign
+SCHEMA_DIR = "schema"
+
+
 def _own_dir(path: Path) -> None:
     """mkdir -p for one of ccsim's own folders (runs/, tmp/, stale/), which
     must not be a link to somewhere else."""
@@ -357,9 +362,17 @@ class Store:
     def run_dir(self, rid: str) -> Path:
         return self.runs_dir / rid
 
-    def write_run(self, rid: str, files: dict[str, bytes], manifest: dict) -> Path:
-        """Write a run's tables and manifest under tmp/ and rename the folder into runs/."""
+    def write_run(
+        self, rid: str, files: dict[str, bytes], manifest: dict, empty: dict[str, bytes] | None = None
+    ) -> Path:
+        """Write a run's tables and manifest under tmp/ and rename the folder
+        into runs/. A table without rows (`empty`) is not written with the
+        run: its Parquet bytes (columns and types, the same for every run)
+        are kept once per campaign in schema/, which the query views
+        read so that a table no run filled still has its view."""
         _own_dir(self.tmp_dir)
+        for name, data in (empty or {}).items():
+            self._keep_schema(name, data)
         tmp = self.tmp_dir / f"{rid}.{os.getpid()}"
         if tmp.exists():
             shutil.rmtree(tmp)
@@ -383,6 +396,19 @@ class Store:
             shutil.rmtree(final)
         os.rename(tmp, final)
         return final
+
+    def schema_file(self, table: str) -> Path:
+        """The campaign's copy of `table` without rows (`write_run`)."""
+        return self.root / SCHEMA_DIR / f"{table}.parquet"
+
+    def _keep_schema(self, table: str, data: bytes) -> None:
+        path = self.schema_file(table)
+        if path.exists():
+            return
+        _own_dir(path.parent)
+        tmp = self.tmp_dir / f"{SCHEMA_DIR}.{table}.{os.getpid()}"
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
 
     def manifest(self, rid: str) -> dict:
         return json.loads((self.runs_dir / rid / "manifest.json").read_text())

@@ -17,7 +17,7 @@ import traceback
 
 def execute(task: dict) -> dict:
     from .. import _core, memory
-    from ..analysis.results import encode_tables
+    from ..analysis.results import encode_run
 
     if task.get("backend") == "emulation":
         return execute_emulated(task)
@@ -55,7 +55,7 @@ def execute(task: dict) -> dict:
     return {
         "run_id": run_id,
         "status": "ok",
-        "files": encode_tables(raw["tables"]),
+        **_encoded(encode_run(raw["tables"])),
         "stats": {
             "events": int(raw["events"]),
             "sim_time_s": float(raw["sim_time_s"]),
@@ -69,7 +69,7 @@ def execute(task: dict) -> dict:
 def execute_emulated(task: dict) -> dict:
     """One run through the kernel's TCP (the emulation backend); the result
     has the simulator's tables plus the emulation's own (TABLES)."""
-    from ..analysis.results import encode_tables
+    from ..analysis.results import encode_run
     from ..emulation import EmulationError, emulate
     from ..errors import ScenarioError
     from ..scenario import Scenario
@@ -86,7 +86,7 @@ def execute_emulated(task: dict) -> dict:
     return {
         "run_id": run_id,
         "status": "ok",
-        "files": encode_tables(res.raw["tables"]),
+        **_encoded(encode_run(res.raw["tables"])),
         "stats": {
             "events": 0,
             "sim_time_s": res.sim_time_s,
@@ -96,6 +96,12 @@ def execute_emulated(task: dict) -> dict:
             "within_envelope": bool(res.emulation["within_envelope"]),
         },
     }
+
+
+def _encoded(run: tuple[dict[str, bytes], dict[str, bytes]]) -> dict:
+    """A result's tables: `files` with rows (stored with the run), `empty`
+    without (the campaign keeps one copy of each as its schema)."""
+    return {"files": run[0], "empty": run[1]}
 
 
 def _failed(run_id: str, kind: str, error: str) -> dict:
