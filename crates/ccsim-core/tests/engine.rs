@@ -109,16 +109,22 @@ fn a_run_past_its_memory_limit_stops_cleanly_naming_its_tables() {
     assert_eq!(ccsim_core::output::memory_bytes(&m.rows), m.bytes);
 }
 
-#[test]
-fn growing_tables_have_these_shapes() {
-    // GROWING_TABLES prices a row by its numeric and string columns: each
-    // must match the table the core writes (every trace and a capture on)
+/// A lossy run with every per-packet trace and a capture on: it makes every
+/// table the core can write.
+fn every_table() -> ccsim_core::SimOutput {
     let mut sc = lossy_dumbbell(0.02);
     sc.trace.rtt = true;
     sc.trace.seq = true;
     sc.trace.cc = true;
     sc.capture_links = vec![0];
-    let out = ccsim_core::run(&sc).unwrap();
+    ccsim_core::run(&sc).unwrap()
+}
+
+#[test]
+fn growing_tables_have_these_shapes() {
+    // GROWING_TABLES prices a row by its numeric and string columns: each
+    // must match the table the core writes
+    let out = every_table();
     for &(name, num, strs, _) in ccsim_core::output::GROWING_TABLES {
         if name == "packets_held" {
             continue;
@@ -133,12 +139,7 @@ fn growing_tables_have_these_shapes() {
 fn every_result_table_is_named_once() {
     // output::RESULT_TABLES is what Python lists and queries: a run with
     // every trace and a capture on makes exactly those tables and the capture
-    let mut sc = lossy_dumbbell(0.02);
-    sc.trace.rtt = true;
-    sc.trace.seq = true;
-    sc.trace.cc = true;
-    sc.capture_links = vec![0];
-    let out = ccsim_core::run(&sc).unwrap();
+    let out = every_table();
     let mut made: Vec<&str> = out.tables.iter().map(|t| t.name.as_str()).filter(|n| *n != "capture").collect();
     let mut named = ccsim_core::output::RESULT_TABLES.to_vec();
     made.sort_unstable();
