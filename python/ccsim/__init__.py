@@ -76,11 +76,7 @@ def run(scenario, seed: int | None = None, *, allow_code: bool | None = None):
         scenario = Scenario(dict(scenario), code=pyalgo.CodeTrust(False) if allow_code is False else None)
     elif isinstance(scenario, Scenario):
         if allow_code is not None:
-            raise ScenarioError(
-                "allow_code",
-                message="allow_code: a Scenario carries its own (give it where the Scenario was loaded: "
-                "Scenario.from_file(path, allow_code=...))",
-            )
+            raise ScenarioError("allow_code", message=pyalgo.TRUST_CARRIED)
     else:
         scenario = load(scenario, allow_code=bool(allow_code))
     return scenario.run(seed=seed)

@@ -210,6 +210,12 @@ class CodeTrust:
 
 
 IN_PROCESS = CodeTrust(True)
+# The refusal of `allow_code` given beside a Scenario object (ccsim.run,
+# Sweep), which carries the leave it was loaded with.
+TRUST_CARRIED = (
+    "allow_code: a Scenario carries its own (give allow_code where it was loaded: "
+    "Scenario.from_file(path, allow_code=...))"
+)
 TRUST: contextvars.ContextVar[CodeTrust] = contextvars.ContextVar("ccsim_code_trust", default=IN_PROCESS)
 # module name -> the file it was loaded from by a scenario file's reference
 # (a sweep's worker processes load it from there too: `preload`)

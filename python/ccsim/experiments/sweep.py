@@ -441,11 +441,7 @@ def _trust(base, allow_code: bool | None, code_dir: Path | None):
         raise SweepError("allow_code", allow_code, "True, False or None")
     if isinstance(base, Scenario):
         if allow_code is not None:
-            raise SweepError(
-                "allow_code",
-                message="allow_code: the base Scenario carries its own (give allow_code where it was loaded: "
-                "Scenario.from_file(path, allow_code=...))",
-            )
+            raise SweepError("allow_code", message=pyalgo.TRUST_CARRIED)
         return base.code
     if isinstance(base, (str, Path)):
         return file_trust(base, bool(allow_code))
