@@ -316,6 +316,10 @@ def test_study_smoke(name, tmp_path):
         assert status in (ANSWERED, SILENT, UNAVAILABLE) if c.counterfactual else status == NONE, (c.id, status)
         if status == UNAVAILABLE:
             assert v.counterfactual["detail"]
+    # every number the paper gives for a claim is drawn on one of the study's figures
+    md = o.report_md.read_text()
+    drawn = {c for group in re.findall(r"the paper's own values \(([^)]*)\)", md) for c in group.split(", ")}
+    assert {c.id for c in st.claims() if c.paper} == drawn
     n_fig = len(list((o.out / "figures").glob("*.png")))
     _check_report(o, len(st.claims()), n_fig)
     assert n_fig >= 4

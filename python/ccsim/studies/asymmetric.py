@@ -29,9 +29,11 @@ from .base import (
     Choice,
     Experiment,
     Figure,
+    PaperValue,
     Study,
     StudyData,
     claim,
+    draw_paper,
     ns2_2004_choice,
     save_figure,
     verdict_from,
@@ -409,6 +411,7 @@ class Asymmetric(Study):
         "over 0–3 s; SACK > NewReno over 3–10 s; the coefficient of variation of the bins over 3–10 s is "
         "lower for SACK.",
         counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
+        paper=PaperValue("NewReno leads for the first", 3.0, "s", "text on Fig. 5"),
     )
     def _a2(self, data: StudyData):
         ne, se, nl, sl, ncv, scv = self._a2_numbers(data, "sack_plain_sink")
@@ -464,6 +467,7 @@ class Asymmetric(Study):
         "NewReno delivers ACKs across the reverse bottleneck faster and more of them in the first ≈6 s.",
         "Reverse rate 1/10: ACKs crossing the reverse bottleneck over 0–6 s, mean over seeds: NewReno > SACK.",
         counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
+        paper=PaperValue("NewReno delivers more ACKs for the first", 6.0, "s", "text on Fig. 6"),
     )
     def _a3_acks(self, data: StudyData):
         rev = f"{self._a3_at(data):g}Mbps"
@@ -624,6 +628,7 @@ class Asymmetric(Study):
                 f"A2: 4 flows, BER {b:g} (P = {loss_prob(b, PKT):.3f}), mean over rates and seeds",
                 "aggregate goodput (Mb/s)",
             )
+            draw_paper(ax, self.claim_of("A2"), axis="x")
         axes[0][0].legend(fontsize=7)
         figs.append(
             save_figure(
@@ -646,6 +651,7 @@ class Asymmetric(Study):
                 f"A3: reverse 1/{r} ({10 / r:g} Mb/s)",
                 "ACKs crossing per second",
             )
+            draw_paper(ax, self.claim_of("A3-acks"), axis="x")
         axes[0][0].legend(fontsize=7)
         figs.append(
             save_figure(

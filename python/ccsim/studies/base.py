@@ -69,6 +69,27 @@ def ns2_2004_choice(name: str, value: str, before: str, lead: str = "") -> Choic
 
 
 @dataclass(frozen=True)
+class PaperValue:
+    """A number the paper itself gives for a claim: a value or a (low, high)
+    range, in `unit`, and where the paper gives it (`source`: a table cell,
+    the text, a point read off a figure). Figures draw it beside ours
+    (`draw_paper`), the report prints it beside the statement."""
+
+    what: str
+    value: float | tuple[float, float]
+    unit: str
+    source: str
+
+    def number(self) -> str:
+        v = self.value
+        num = f"{fmt(float(v[0]))}–{fmt(float(v[1]))}" if isinstance(v, tuple) else fmt(float(v))
+        return f"{num}{' ' + self.unit if self.unit else ''}"
+
+    def text(self) -> str:
+        return f"{self.what}: {self.number()} ({self.source})"
+
+
+@dataclass(frozen=True)
 class Check:
     """One condition of a claim's rule: what it tests, whether it held, and the numbers.
 
@@ -240,6 +261,11 @@ class Claim:
     # The counterfactual.Swap's that exchange two compared points (none: the
     # claim names no counterfactual yet).
     counterfactual: tuple = ()
+    # The numbers the paper gives for it (PaperValue), drawn on its figures.
+    paper: tuple = ()
+
+    def paper_text(self) -> str:
+        return "; ".join(p.text() for p in self.paper)
 
     def rule_text(self) -> str:
         if not self.changed_after_results:
@@ -254,9 +280,22 @@ class _ClaimSpec:
     rule: str
     changed_after_results: str
     counterfactual: tuple
+    paper: tuple
 
 
-def claim(id: str, statement: str, rule: str, *, changed_after_results: str = "", counterfactual: Any = ()):
+def _many(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,) if x is not None else ()
+
+
+def claim(
+    id: str,
+    statement: str,
+    rule: str,
+    *,
+    changed_after_results: str = "",
+    counterfactual: Any = (),
+    paper: Any = None,
+):
     """Mark a study method `f(self, data) -> Verdict` as the evaluation of a
     claim, so the paper's statement, the rule (fixed before results, or
     marked as changed after them) and the code that applies it sit together:
@@ -269,11 +308,15 @@ def claim(id: str, statement: str, rule: str, *, changed_after_results: str = ""
     study's runs so relabelled, must answer otherwise (the report shows
     what it answered there).
 
+    `paper`: the `PaperValue`s (one or a list) the paper gives for the
+    claim; the report prints them and the study's figures draw them
+    (`draw_paper`).
+
     `Study.claims` collects the marked methods."""
-    swaps = tuple(counterfactual) if isinstance(counterfactual, (list, tuple)) else (counterfactual,)
+    swaps = _many(counterfactual)
 
     def mark(fn):
-        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results, swaps)
+        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results, swaps, _many(paper))
         return fn
 
     return mark
@@ -290,6 +333,8 @@ class Experiment:
 class Figure:
     file: str  # PNG file name inside the figures folder
     caption: str
+    # the claims whose paper values the figure draws (draw_paper)
+    paper: tuple[str, ...] = ()
 
 
 @dataclass
@@ -394,12 +439,20 @@ class Study(ABC):
                         getattr(self, name),
                         spec.changed_after_results,
                         spec.counterfactual,
+                        spec.paper,
                     )
                 )
         ids = [c.id for c in out]
         if len(set(ids)) != len(ids):
             raise ValueError(f"{type(self).__name__}: claim ids repeat: {ids}")
         return out
+
+    def claim_of(self, id: str) -> Claim:
+        """The claim with this id (figures read its paper values)."""
+        for c in self.claims():
+            if c.id == id:
+                return c
+        raise KeyError(f"{self.name}: no claim {id!r}")
 
     def summary(self, verdicts: list[Verdict]) -> str:
         counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
@@ -421,9 +474,55 @@ def fmt(x: float, nd: int = 4) -> str:
     return str(x)
 
 
+PAPER_STYLE = {"color": "black", "lw": 1.3, "ls": (0, (1, 1.5)), "zorder": 5}
+
+
+def draw_paper(
+    ax, claim: Claim, *, scale: float = 1.0, at: float | None = None, only: str | None = None, axis: str = "y"
+) -> None:
+    """Draw the paper's values of `claim` on `ax` in black dots: a value as
+    a horizontal line (vertical with axis="x"), a range as a band between
+    two, labelled 'paper: …' in the legend. `scale` converts the paper's
+    unit to the axis's; `at` draws a value as a star at that x instead of a
+    line; `only` draws the values whose `what` contains it. The figure
+    remembers which claims it drew (save_figure puts them in its Figure
+    entry)."""
+    vals = [p for p in claim.paper if only is None or only in p.what]
+    if not vals:
+        raise ValueError(f"claim {claim.id}: no paper value{' ' + repr(only) if only else ''} to draw")
+    for p in vals:
+        label = f"paper: {p.number()} ({p.source})"
+        span, line = (ax.axvspan, ax.axvline) if axis == "x" else (ax.axhspan, ax.axhline)
+        if isinstance(p.value, tuple):
+            lo, hi = (float(x) * scale for x in p.value)
+            span(lo, hi, color="black", alpha=0.07, zorder=0)
+            line(lo, **PAPER_STYLE, label=label)
+            line(hi, **PAPER_STYLE)
+        elif at is not None:
+            ax.plot([at], [float(p.value) * scale], marker="*", ms=11, color="black", ls="none", zorder=6, label=label)
+        else:
+            line(float(p.value) * scale, **PAPER_STYLE, label=label)
+        # the paper's value stays in view however far ours lie from it
+        ends = [float(x) * scale for x in (p.value if isinstance(p.value, tuple) else (p.value,))]
+        if at is None and axis == "x":
+            ax.update_datalim([(e, ax.get_ylim()[0]) for e in ends], updatey=False)
+        elif at is None:
+            ax.update_datalim([(ax.get_xlim()[0], e) for e in ends], updatex=False)
+        ax.autoscale_view()
+    mark_paper(ax.figure, claim)
+
+
+def mark_paper(fig, claim: Claim) -> None:
+    """Note that `fig` shows the paper's values of `claim` (draw_paper does
+    this; a figure that draws them its own way, as a table, calls it)."""
+    if not claim.paper:
+        raise ValueError(f"claim {claim.id}: it gives no paper value to show")
+    fig._ccsim_paper = (*getattr(fig, "_ccsim_paper", ()), claim.id)
+
+
 def save_figure(fig, out: Path, name: str, caption: str) -> Figure:
     """Lay out `fig`, write it as out/name (PNG, 100 dpi) and return its
     Figure entry."""
     fig.tight_layout()
     fig.savefig(out / name, dpi=100)
-    return Figure(name, caption)
+    return Figure(name, caption, tuple(dict.fromkeys(getattr(fig, "_ccsim_paper", ()))))

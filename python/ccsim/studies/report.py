@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .. import _core
+from . import full_size
 from .base import VERDICTS, fmt
 from .counterfactual import text as counterfactual_text
 
@@ -48,6 +49,13 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _caption(f) -> str:
+    """A figure's caption, saying which claims' paper values it draws."""
+    if not f.paper:
+        return f.caption
+    return f"{f.caption} Black dots and stars: the paper's own values ({', '.join(f.paper)})."
+
+
 def claim_figures(claim_id: str, figures) -> list:
     """The figures whose caption names the claim's section: 'W4a' and 'W4b'
     are shown by a figure captioned 'W4 (paper Figs 27–30) ...'."""
@@ -57,7 +65,11 @@ def claim_figures(claim_id: str, figures) -> list:
     if not m:
         return []
     pat = re.compile(r"(?<![A-Za-z0-9])" + re.escape(m.group(1)) + r"(?![0-9])", re.I)
-    return [f for f in figures if pat.search(f.caption.split(":")[0]) or pat.search(f.file.split("_")[0])]
+    return [
+        f
+        for f in figures
+        if claim_id in f.paper or pat.search(f.caption.split(":")[0]) or pat.search(f.file.split("_")[0])
+    ]
 
 
 def _anchor(f) -> str:
@@ -89,6 +101,14 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         ("written", f"{when} on {platform.node() or 'this machine'}, Python {platform.python_version()}"),
     ]
     summary = study.summary(verdicts)
+    # beside a shorter mode's verdicts, what the paper's size gave (recorded runs, full_size.py)
+    full = full_size.load() if data.mode != "full" else None
+    full_note = (
+        " At full size: the verdict of the claim's experiments at the paper's size (--full), the model version "
+        "of those runs and the day they ended; 'not run' where they have not been."
+        if full is not None
+        else ""
+    )
 
     # ---- HTML
     h = [
@@ -109,8 +129,8 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         + "</tr></table>",
         "<h2 id='claims'>Claims</h2><p class='meta'>seeds: on how many of the seeds every check of the rule "
         "held (each check must hold pooled and on a clear majority of seeds for the claim to count as reproduced)"
-        "</p><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
-        "<th>seeds</th><th>measured and why</th></tr>",
+        f"{full_note}</p><table><tr><th>id</th><th>the paper says</th><th>rule</th><th>verdict</th>"
+        f"<th>seeds</th>{'<th>at full size</th>' if full is not None else ''}<th>measured and why</th></tr>",
     ]
     for v in verdicts:
         c = claims[v.claim]
@@ -119,9 +139,12 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             for f in claim_figures(v.claim, figures)
         )
         h.append(
-            f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}</td><td>{html.escape(c.rule_text())}</td>"
+            f"<tr><td>{html.escape(v.claim)}</td><td>{html.escape(c.statement)}"
+            + (f"<br><span class='meta'>The paper's numbers: {html.escape(c.paper_text())}</span>" if c.paper else "")
+            + f"</td><td>{html.escape(c.rule_text())}</td>"
             f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td><td>{html.escape(v.seeds_text())}</td>"
-            f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
+            + (f"<td>{html.escape(full_size.text(full.get((study.name, v.claim))))}</td>" if full is not None else "")
+            + f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
             f"<br><span class='meta'>{html.escape(counterfactual_text(v.counterfactual))}</span>"
             + (f"<br>{links}" if links else "")
             + "</td></tr>"
@@ -143,7 +166,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         b64 = base64.b64encode((root / "figures" / f.file).read_bytes()).decode("ascii")
         h.append(
             f"<figure id='{_anchor(f)}'><img alt='{html.escape(f.caption)}' src='data:image/png;base64,{b64}'>"
-            f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
+            f"<figcaption>{html.escape(_caption(f))}</figcaption></figure>"
         )
     h.append("<h2 id='run'>Run</h2><table>")
     for k, val in meta:
@@ -170,10 +193,11 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         "## Claims",
         "",
         "Seeds: on how many of the seeds every check of the rule held (each check must hold pooled and on a "
-        "clear majority of seeds for the claim to count as reproduced).",
+        f"clear majority of seeds for the claim to count as reproduced).{full_note}",
         "",
-        "| id | the paper says | rule | verdict | seeds | measured and why |",
-        "|---|---|---|---|---|---|",
+        f"| id | the paper says | rule | verdict | seeds |{' at full size |' if full is not None else ''} "
+        "measured and why |",
+        "|---|---|---|---|---|---|" + ("---|" if full is not None else ""),
     ]
     for v in verdicts:
         c = claims[v.claim]
@@ -181,8 +205,11 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"[figure {f.file.rsplit('.', 1)[0]}](figures/{f.file})" for f in claim_figures(v.claim, figures)
         )
         m.append(
-            f"| {cell(v.claim)} | {cell(c.statement)} | {cell(c.rule_text())} | **{v.verdict}** | {v.seeds_text()} | "
-            f"{cell(v.reason)} — {cell(_measured_text(v.measured))} — {cell(counterfactual_text(v.counterfactual))}"
+            f"| {cell(v.claim)} | {cell(c.statement)}"
+            + (f" (the paper's numbers: {cell(c.paper_text())})" if c.paper else "")
+            + f" | {cell(c.rule_text())} | **{v.verdict}** | {v.seeds_text()} | "
+            + (f"{full_size.text(full.get((study.name, v.claim)))} | " if full is not None else "")
+            + f"{cell(v.reason)} — {cell(_measured_text(v.measured))} — {cell(counterfactual_text(v.counterfactual))}"
             f"{' — ' + links if links else ''} |"
         )
     m += ["", "## Set-up", "", "| parameter | value |", "|---|---|"]
@@ -195,7 +222,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     ]
     m += ["", "## Figures", ""]
     for f in figures:
-        m += [f"![{f.caption}](figures/{f.file})", "", f"*{f.caption}*", ""]
+        m += [f"![{f.caption}](figures/{f.file})", "", f"*{_caption(f)}*", ""]
     m += ["## Run", "", "| | |", "|---|---|"] + [f"| {k} | {cell(val)} |" for k, val in meta]
     md_path = root / "report.md"
     _atomic_write(md_path, "\n".join(m) + "\n")

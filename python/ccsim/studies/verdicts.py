@@ -15,15 +15,19 @@ import re
 import sys
 from pathlib import Path
 
-from . import get, names
+from . import full_size, get, names
 from .base import MEASURED, NOT_SHOWN, VERDICTS
 from .counterfactual import ANSWERED, NONE, SILENT, UNAVAILABLE
 
-HEADER = "| study | claim | the paper says | verdict | seeds | reason for a shortfall | counterfactual |"
+HEADER = "| study | claim | the paper says | verdict | seeds | at full size | reason for a shortfall | counterfactual |"
 _ROW = re.compile(
     r"^\| (\S+) \| (\S+) \| (.*) \| ("
     + "|".join(VERDICTS)
     + r") \| (.+) \| ("
+    + full_size.NOT_RUN
+    + "|(?:"
+    + "|".join(VERDICTS)
+    + r") \(.+\)) \| ("
     + "|".join(["—", MEASURED, NOT_SHOWN])
     + r") \| ("
     + "|".join([ANSWERED, SILENT, UNAVAILABLE, NONE])
@@ -34,6 +38,7 @@ _ROW = re.compile(
 def collect(base: Path, mode: str) -> list[dict]:
     """One row per claim of every registered study, from `base/<study>/<mode>/claims.json`."""
     rows = []
+    full = full_size.load()
     for n in names():
         path = base / n / mode / "claims.json"
         if not path.is_file():
@@ -49,6 +54,7 @@ def collect(base: Path, mode: str) -> list[dict]:
                     "statement": statements[c["claim"]],
                     "verdict": c["verdict"],
                     "seeds": seeds,
+                    "full": full_size.text(full.get((n, c["claim"]))),
                     "why": "—" if c["verdict"] == VERDICTS[0] else c.get("why") or NOT_SHOWN,
                     "counterfactual": (c.get("counterfactual") or {}).get("status", NONE),
                 }
@@ -60,6 +66,8 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     accounted = sum(r["verdict"] == VERDICTS[0] or r["why"] == MEASURED for r in rows)
     answered = sum(r["counterfactual"] == ANSWERED for r in rows)
+    full = [r for r in rows if r["full"] != full_size.NOT_RUN]
+    full_counts = {v: sum(r["full"].startswith(v + " (") for r in full) for v in VERDICTS}
     head = [
         "# Verdicts of the study reproductions",
         "",
@@ -69,7 +77,10 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         f"Mode: {mode}; model version {model_version}. "
         + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
         + f" of {len(rows)} claims; {accounted} of {len(rows)} reproduced or with a measured reason; "
-        + f"{answered} of {len(rows)} rules answered their counterfactual.",
+        + f"{answered} of {len(rows)} rules answered their counterfactual. "
+        + f"At full size: {len(full)} of {len(rows)} claims run, "
+        + ", ".join(f"{full_counts[v]} {v}" for v in VERDICTS)
+        + ".",
         "",
         "Seeds: on how many of the seeds every check of the claim's rule held (a check counts only if it holds",
         "on the pooled results and on a clear majority of the seeds); '1 seed' where the claim's experiments",
@@ -79,17 +90,22 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "the measurement beside the verdict), 'not yet shown' where it does not (the report may print an",
         "untested hypothesis).",
         "",
+        "At full size: the verdict when the claim's experiments ran at the paper's size (`--full`), with the",
+        "seeds on which every check held, the model version of those runs and the day they ended, as recorded",
+        "in python/ccsim/studies/full_size.json (`python -m ccsim.studies.full_size`); 'not run' where they",
+        "have not been (the pacing study's full plan is CPU-days, docs/studies.md).",
+        "",
         "Counterfactual: the claim's rule run again on the study's runs with two compared points exchanged",
         "(the report names them): 'answered' where some check changed its outcome there, 'did not answer'",
         "where none did (the rule did not tell the points apart), 'unavailable' where this mode lacks what",
         "the exchange needs, 'none declared' where the claim names none yet.",
         "",
         HEADER,
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     body = [
         f"| {r['study']} | {r['claim']} | {r['statement'].replace('|', '/')} | {r['verdict']} | {r['seeds']} "
-        f"| {r['why']} | {r['counterfactual']} |"
+        f"| {r['full']} | {r['why']} | {r['counterfactual']} |"
         for r in rows
     ]
     return "\n".join(head + body) + "\n"
@@ -104,7 +120,7 @@ def parse(text: str) -> tuple[list[dict], str, int]:
     for line in text.splitlines():
         r = _ROW.match(line)
         if r and line != HEADER:
-            study, claim, statement, verdict, seeds, why, cf = r.groups()
+            study, claim, statement, verdict, seeds, full, why, cf = r.groups()
             rows.append(
                 {
                     "study": study,
@@ -112,6 +128,7 @@ def parse(text: str) -> tuple[list[dict], str, int]:
                     "statement": statement,
                     "verdict": verdict,
                     "seeds": seeds,
+                    "full": full,
                     "why": why,
                     "counterfactual": cf,
                 }

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Figure, StudyData, save_figure
+from ..base import Figure, StudyData, draw_paper, save_figure
 from .scenarios import (
     BAND,
     DIP_S,
@@ -35,6 +35,11 @@ class Figures:
             3.6,
             7,
         )
+        if 100 in data.plan.rtt and 20 in data.plan.iw1:
+            # the paper's two FCTs at IW 20, RTT 100 ms, on that row's panels
+            row = data.plan.rtt.index(100)
+            for ax in fig.axes[row * len(data.plan.rate1) : (row + 1) * len(data.plan.rate1)]:
+                draw_paper(ax, self.claim_of("IW1-f"), at=20)
         figs.append(
             save_figure(
                 fig,

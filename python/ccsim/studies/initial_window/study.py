@@ -62,9 +62,9 @@ class InitialWindow(Checks, Figures, Study):
         why = available()
         if mode == "smoke":
             p = {
-                "describe": "IW 1 and 10, RTT 30 ms, 10 Mb/s; IW2 5 s; the kernel on two IW1 runs",
-                "iw1": [1, 10],
-                "rtt": [30],
+                "describe": "IW 1 and 20, RTT 30 and 100 ms, 10 Mb/s; IW2 5 s; the kernel on two IW1 runs",
+                "iw1": [1, 20],
+                "rtt": [30, 100],
                 "rate1": [10],
                 "iw2": [10],
                 "rtt2": [30],
@@ -72,7 +72,7 @@ class InitialWindow(Checks, Figures, Study):
                 "dur2": 5.0,
                 "seeds": [1],
                 "emu_seeds": [1],
-                "emu_iw1": {"iw": [10], "rtt": [30], "rate": [10], "cc": ["cubic", "bbr"]},
+                "emu_iw1": {"iw": [20], "rtt": [30], "rate": [10], "cc": ["cubic", "bbr"]},
                 "emu_iw2": None,
             }
         elif mode == "quick":

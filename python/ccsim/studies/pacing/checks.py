@@ -11,8 +11,10 @@ from ..base import Check, StudyData, claim, fmt, margin_check, verdict_from
 from ..counterfactual import Swap
 from ..kit import kendall
 from .scenarios import (
+    PAPER_P2,
     PRIMARY,
     TABLE2,
+    TABLE2_VALUES,
     VARIANTS,
     rate_text,
 )
@@ -27,6 +29,7 @@ class Checks:
         "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
         "of the paper's.",
         counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
+        paper=TABLE2_VALUES,
     )
     def _claim_p1(self, data: StudyData):
         rates = data.plan.rates
@@ -77,14 +80,16 @@ class Checks:
         "RTT ratio 6, buffer 100 %: HSTCP's ratio within a factor 2 of 140; paced HSTCP's within a factor "
         "2 of 70; paced HSTCP's ratio below HSTCP's.",
         counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
+        paper=[PAPER_P2["hstcp"], PAPER_P2["hstcp_paced"]],
     )
     def _claim_p2a(self, data: StudyData):
         h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
+        ph, php = PAPER_P2["hstcp"].value, PAPER_P2["hstcp_paced"].value
         v = verdict_from(
             "P2a",
             [
-                Check("HSTCP within ×2 of 140", 70 <= h <= 280, f"{fmt(h, 3)}"),
-                Check("paced HSTCP within ×2 of 70", 35 <= hp <= 140, f"{fmt(hp, 3)}"),
+                Check(f"HSTCP within ×2 of {ph:g}", ph / 2 <= h <= 2 * ph, f"{fmt(h, 3)}"),
+                Check(f"paced HSTCP within ×2 of {php:g}", php / 2 <= hp <= 2 * php, f"{fmt(hp, 3)}"),
                 Check("pacing lowers the ratio", hp < h, f"{fmt(hp, 3)} vs {fmt(h, 3)}"),
             ],
             {
@@ -113,10 +118,11 @@ class Checks:
         "STCP is the least fair, about 300 (2.2 Gb/s against 6.84 Mb/s).",
         "RTT ratio 6, buffer 100 %: STCP's ratio is the largest of the five variants and within a factor 2 of 300.",
         counterfactual=Swap("flows[0].label", "stcp", "hstcp_paced"),
+        paper=PAPER_P2["stcp"],
     )
     def _claim_p2b(self, data: StudyData):
         rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
-        s = rs["stcp"]
+        s, ps = rs["stcp"], PAPER_P2["stcp"].value
         return verdict_from(
             "P2b",
             [
@@ -125,7 +131,7 @@ class Checks:
                     all(s >= x for v, x in rs.items() if v != "stcp" and not math.isnan(x)),
                     ", ".join(f"{VARIANTS[v].name} {fmt(x, 3)}" for v, x in rs.items()),
                 ),
-                Check("STCP within ×2 of 300", 150 <= s <= 600, fmt(s, 3)),
+                Check(f"STCP within ×2 of {ps:g}", ps / 2 <= s <= 2 * ps, fmt(s, 3)),
             ],
             {f"ratio_{v}": x for v, x in rs.items()},
             why_not="MIMD growth is RTT-proportional in rate: the 240 ms flow gains 1 % per RTT six times slower, "

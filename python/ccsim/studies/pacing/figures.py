@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Figure, StudyData, fmt, save_figure
+from ..base import Figure, StudyData, fmt, mark_paper, save_figure
 from .scenarios import (
     CLASS_COLORS,
     CLASS_ORDER,
@@ -51,6 +51,7 @@ class Figures:
         tb.set_fontsize(8)
         tb.scale(1, 2.2)
         ax.set_title("P1 link efficiency (%): ccsim, with the paper's Table 2 in brackets")
+        mark_paper(fig, self.claim_of("P1"))
         figs.append(
             save_figure(
                 fig,
@@ -82,6 +83,7 @@ class Figures:
                     lw=0.8,
                     alpha=0.6,
                 )
+        mark_paper(fig, self.claim_of("P1"))
         ax.set_xscale("log")
         ax.set_xlabel("bottleneck rate (Mb/s)")
         ax.set_ylabel("link efficiency (%)")
@@ -107,8 +109,10 @@ class Figures:
                     continue
                 ax.plot(rrs, ys, "o-" if v in PRIMARY else "s:", color=VARIANTS[v].color, label=VARIANTS[v].name, ms=4)
             if b == 1.0:
-                for v, y in PAPER_P2.items():
-                    ax.plot([6], [y], "*", color=VARIANTS[v].color, ms=12, mec="k", mew=0.5)
+                for v, pv in PAPER_P2.items():
+                    ax.plot([6], [pv.value], "*", color=VARIANTS[v].color, ms=12, mec="k", mew=0.5)
+                mark_paper(fig, self.claim_of("P2a"))
+                mark_paper(fig, self.claim_of("P2b"))
             ax.set_yscale("log")
             ax.set_title(f"buffer {b:.0%} of BDP")
             ax.set_xlabel("RTT ratio (flow 2 / flow 1)")

@@ -4,7 +4,7 @@ Han 2004), and Kendall's τ its checks use."""
 from __future__ import annotations
 
 from ...scenario.mixes import background_mix, web_sessions
-from ..base import NS2_OF_2004
+from ..base import NS2_OF_2004, PaperValue
 from ..kit import Variant, full_packet_bytes, variants
 
 MSS = 1000
@@ -71,8 +71,16 @@ TABLE2 = {
     500e6: {"hstcp": 97.93, "hstcp_paced": 97.77, "bic": 99.89, "bic_paced": 99.76, "stcp": 99.81},
     2.5e9: {"hstcp": 99.98, "hstcp_paced": 99.94, "bic": 99.97, "bic_paced": 99.98, "stcp": 99.99},
 }
+# Table 2's cells as the claim carries them.
+TABLE2_VALUES = [
+    PaperValue(f"{v} at {r / 1e6:g} Mb/s", x, "%", "Table 2") for r, row in TABLE2.items() for v, x in row.items()
+]
 # The paper's Fig. 4 values quoted in its text (RTT ratio 6, buffer 100 %).
-PAPER_P2 = {"hstcp": 140.0, "hstcp_paced": 70.0, "stcp": 300.0}
+PAPER_P2 = {
+    "hstcp": PaperValue("HSTCP's throughput ratio", 140.0, "", "text on Fig. 4"),
+    "hstcp_paced": PaperValue("paced HSTCP's throughput ratio", 70.0, "", "text on Fig. 4"),
+    "stcp": PaperValue("STCP's throughput ratio (2.2 Gb/s against 6.84 Mb/s)", 300.0, "", "text on Fig. 4"),
+}
 CLASSES = {"web": "web", "small": "small TCP", "long": "long-lived TCP"}
 CLASS_ORDER = ["web", "small TCP", "long-lived TCP", "high-speed", "overhead", "unused"]
 CLASS_COLORS = {

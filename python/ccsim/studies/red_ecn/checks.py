@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, StudyData, claim, fmt, verdict_from
+from ..base import Check, PaperValue, StudyData, claim, fmt, verdict_from
 from ..counterfactual import Swap
 from .scenarios import (
     BDP_PKTS,
@@ -132,6 +132,10 @@ class Checks:
         "2 flows, adaptive RED, QL 36: the queue is inside [9, 27] in ≥ 50 % of samples over the first third "
         "of the run; it is below 9 more often after 40 % of the run than before; the two flows' goodput "
         "Jain index is lower after 40 % of the run than before (lockout).",
+        paper=[
+            PaperValue("queue inside (9, 27) for about", 50, "s", "text on Fig. 5"),
+            PaperValue("lockout appears around", 60, "s", "text on Fig. 5"),
+        ],
     )
     def _claim_d(self, data: StudyData):
         q = self.queue_trace(data, "adaptive_red", 36, 2)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Figure, StudyData, save_figure
+from ..base import Figure, StudyData, draw_paper, save_figure
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
@@ -110,6 +110,8 @@ class Figures:
             ax.plot(q["time_s"], q["avg_queue"], lw=1.2, label="average (avgQ)")
             for th in thresholds(ql):
                 ax.axhline(th, ls="--", color="k", lw=0.7)
+            if (queue, ql, n) == ("adaptive_red", 36, 2):
+                draw_paper(ax, self.claim_of("d"), axis="x")
             ax.set_xlabel("time (s)")
             ax.set_ylabel("queue (packets)")
             ax.set_title(f"{NAMES[queue]}, QL = {ql}, {n} TCP flows", fontsize=10)

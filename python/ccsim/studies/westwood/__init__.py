@@ -21,7 +21,6 @@ from .scenarios import (  # noqa: F401 (the scenario builders and variants, for 
     LOSSY_STYLE,
     MSS,
     OPTS,
-    PAPER_W2_RANGES,
     PAYLOAD_SHARE,
     PKT,
     VARIANTS,

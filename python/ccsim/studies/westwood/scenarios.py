@@ -331,7 +331,6 @@ LOSSY_STYLE = {
     "newreno_nodack": ("C0", "--"),
     "sack_nodack": ("C5", "--"),
 }
-PAPER_W2_RANGES = {"newreno": (26693, 64238), "westwoodplus": (28822, 53423)}
 
 
 def _reverse_opts_w1(key: str):

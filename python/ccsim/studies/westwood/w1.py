@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, save_figure, verdict_from
 from ..counterfactual import Swap
 from .scenarios import (
     LINUX_VARIANTS,
@@ -131,6 +131,7 @@ class W1:
         "buffer 40) before each reduction.",
         "Mean cwnd at the fast retransmits in the OFF quarters (after the first 10 % of the run) within "
         "±20 % of BDP + buffer = 81.7 packets, for each of the two.",
+        paper=PaperValue("cwnd before each reduction, reverse traffic OFF", 80, "segments", "§3.1 text, Figs 4–5"),
     )
     def _w1c(self, data: StudyData):
         pk = self.w1_peaks(data).filter(pl.col("quarter").is_in([0, 2]) & (pl.col("time_s") > 0.1 * data.plan.w1_dur))
@@ -292,6 +293,8 @@ class W1:
             ax.plot(ss["time_s"], ss["ssthresh"], lw=0.8, color="k", alpha=0.7, label="ssthresh")
             for k in (1, 3):
                 ax.axvspan(k * p.w1_dur / 4, (k + 1) * p.w1_dur / 4, color="0.9", zorder=0)
+            if v in ("newreno", "westwoodplus"):
+                draw_paper(ax, self.claim_of("W1c"))
             ax.set_ylim(0, 120)
             ax.set_ylabel("segments")
             ax.set_title(VARIANTS[v].name, fontsize=9, loc="left")

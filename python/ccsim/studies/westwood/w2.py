@@ -12,15 +12,22 @@ from pathlib import Path
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, Figure, StudyData, claim, fmt, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, save_figure, verdict_from
 from ..counterfactual import Swap
 from .scenarios import (
     MSS,
-    PAPER_W2_RANGES,
     PAYLOAD_SHARE,
     VARIANTS,
     W2_VARIANTS,
 )
+
+# The paper's final sequence numbers of the M = 20 flows (§3.2 text, Figs 14–15), packets.
+PAPER_W2 = {
+    "newreno": PaperValue("NewReno final sequence numbers, M = 20", (26693, 64238), "packets", "§3.2 text, Fig. 14"),
+    "westwoodplus": PaperValue(
+        "Westwood+ final sequence numbers, M = 20", (28822, 53423), "packets", "§3.2 text, Fig. 15"
+    ),
+}
 
 
 class W2:
@@ -119,6 +126,7 @@ class W2:
         "M = 20: max/min of the final sequence numbers smaller for Westwood+ than for NewReno (paper: 1.85 "
         "vs 2.41); and the Jain index averaged over M higher for Westwood+.",
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
+        paper=list(PAPER_W2.values()),
     )
     def _w2c(self, data: StudyData):
         t = self._w2_at20(data)
@@ -129,7 +137,7 @@ class W2:
         j = {row["variant"]: row["jain"] for row in jm.iter_rows(named=True)}
         rng = "; ".join(
             f"{VARIANTS[v].name} [{r[v]['seq_min'] * scale:.0f}, {r[v]['seq_max'] * scale:.0f}] (paper "
-            f"[{PAPER_W2_RANGES[v][0]}, {PAPER_W2_RANGES[v][1]}])"
+            f"[{PAPER_W2[v].value[0]}, {PAPER_W2[v].value[1]}])"
             for v in ("newreno", "westwoodplus")
         )
         return verdict_from(
@@ -216,13 +224,11 @@ class W2:
             # flows in a fixed order, so each keeps its colour from one report to the next
             for _flow, g in x.sort("flow", "time_s").group_by(["flow"], maintain_order=True):
                 ax.plot(g["time_s"], g["snd_una"], lw=0.7)
-            if v in PAPER_W2_RANGES:
-                for y in PAPER_W2_RANGES[v]:
-                    ax.axhline(y * p.w2_dur / 1000, color="k", ls=":", lw=0.8)
-            ax.set_title(
-                f"{VARIANTS[v].name}, M = {m20}" + (" (dotted: paper's final range)" if v in PAPER_W2_RANGES else ""),
-                fontsize=9,
-            )
+            if v in PAPER_W2:
+                # the paper's 1000 s range, scaled to this mode's run length
+                draw_paper(ax, self.claim_of("W2c"), scale=p.w2_dur / 1000, only=PAPER_W2[v].what)
+                ax.legend(fontsize=6, loc="upper left")
+            ax.set_title(f"{VARIANTS[v].name}, M = {m20}", fontsize=9)
             ax.set_xlabel("time (s)")
         axes[0].set_ylabel("sequence number (packets)")
         figs.append(

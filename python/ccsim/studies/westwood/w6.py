@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, save_figure, verdict_from
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -35,6 +35,10 @@ class W6:
         "Westwood overestimates by up to 100× because of ACK compression.",
         "Bandwidth estimates at fast retransmits and timeouts: Westwood+ median within [0.5, 2] × the fair "
         "share and its 99th percentile ≤ 10×; original Westwood maximum ≥ 10× the fair share.",
+        paper=[
+            PaperValue("Westwood+ estimates near the fair share", 0.5, "Mb/s", "§2 text, Fig. 1a"),
+            PaperValue("original Westwood, up to 100× the fair share", 50.0, "Mb/s", "§2 text, Fig. 1b"),
+        ],
     )
     def _w6a(self, data: StudyData):
         e = self.w6_events(data)
@@ -119,11 +123,12 @@ class W6:
         for ax, v in zip(axes[:2], ("westwoodplus", "westwood")):
             x = e.filter(pl.col("variant") == v)
             ax.scatter(x["time_s"], x["bwe_bps"] / 1e6, s=3, color=VARIANTS[v].color)
-            ax.axhline(0.5, color="k", ls=":", lw=0.8)
+            draw_paper(ax, self.claim_of("W6a"), only="Westwood+" if v == "westwoodplus" else "original")
             ax.set_yscale("log")
             ax.set_xlabel("time (s)")
             ax.set_ylabel("BWE at congestion (Mb/s)")
-            ax.set_title(f"20 {VARIANTS[v].name} flows (dotted: 0.5 Mb/s fair share)", fontsize=9)
+            ax.set_title(f"20 {VARIANTS[v].name} flows", fontsize=9)
+            ax.legend(fontsize=7)
         s = self.w6_single_series(data)
         axes[2].plot(s["time_s"], s["bwe_bps"] / 1e6, lw=0.8, color="C3", label="Westwood+ (filtered ACKed data)")
         axes[2].plot(s["time_s"], s["cwnd_rtt_bps"] / 1e6, lw=0.8, color="C7", label="filtered cwnd/RTT")

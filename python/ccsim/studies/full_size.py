@@ -1,0 +1,110 @@
+"""The record of full-size verdicts: what each claim's rule gave when its
+experiments ran at the paper's size (`--full`), with the model version and
+date of that run.
+
+A full-size run takes from minutes (red_ecn, westwood) to CPU-days (pacing),
+so `make run` cannot make it; its verdicts are recorded here, in
+`full_size.json` beside this module, and shown beside the quick ones in every
+report and in docs/verdicts.md. A claim with no entry was not run at full
+size. Record a study's run after `ccsim study NAME --full --out DIR`:
+
+    python -m ccsim.studies.full_size DIR NAME [NAME ...]
+
+which replaces that study's entries by the claims.json of `DIR/NAME/full/`.
+An entry names the model version of its runs and the day the last ended
+(read from the campaigns' catalogues): after a model change it
+stays, saying which model it describes, until the study is run again."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from pathlib import Path
+
+from .base import VERDICTS
+
+RECORD = Path(__file__).with_name("full_size.json")
+NOT_RUN = "not run"
+
+
+def load(path: Path = RECORD) -> dict[tuple[str, str], dict]:
+    """The entries by (study, claim)."""
+    if not path.is_file():
+        return {}
+    return {(e["study"], e["claim"]): e for e in json.loads(path.read_text())}
+
+
+def text(entry: dict | None) -> str:
+    """One entry as a table cell: 'partly (3/5 seeds; model 16, 2026-11-28)'."""
+    if entry is None:
+        return NOT_RUN
+    seeds = entry["seeds"] if entry["seeds"] == "1 seed" else f"{entry['seeds']} seeds"
+    return f"{entry['verdict']} ({seeds}; model {entry['model_version']}, {entry['date']})"
+
+
+def provenance(folder: Path) -> tuple[int, str]:
+    """The model version of every run in a study's campaigns under `folder`
+    (one, or the run is refused as mixed) and the date its last run ended."""
+    versions, last = set(), 0.0
+    for cat in sorted(folder.glob("campaigns/*/catalogue.jsonl")):
+        for line in cat.read_text().splitlines():
+            e = json.loads(line)
+            if e.get("status") == "ok":
+                versions.add(e["model_version"])
+                last = max(last, float(e["finished_unix"]))
+    if len(versions) != 1:
+        raise ValueError(f"{folder}: runs of model versions {sorted(versions)}; expected runs of one model version")
+    date = datetime.datetime.fromtimestamp(last, datetime.UTC).date().isoformat()
+    return versions.pop(), date
+
+
+def entries_of(base: Path, study: str) -> list[dict]:
+    """The entries of one study's full-size run in `base/<study>/full/`."""
+    from . import get
+
+    path = base / study / "full" / "claims.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no full-size run of study {study}; run `ccsim study {study} --full`")
+    model_version, date = provenance(path.parent)
+    known = {c.id for c in get(study).claims()}
+    out = []
+    for c in json.loads(path.read_text()):
+        if c["claim"] not in known or c["verdict"] not in VERDICTS:
+            raise ValueError(
+                f"{path}: claim {c['claim']!r} with verdict {c['verdict']!r} is not one of study {study}'s"
+            )
+        st = c.get("stability")
+        out.append(
+            {
+                "study": study,
+                "claim": c["claim"],
+                "verdict": c["verdict"],
+                "seeds": f"{st['all_held']}/{len(st['seeds'])}" if st else "1 seed",
+                "model_version": model_version,
+                "date": date,
+            }
+        )
+    return out
+
+
+def record(base: Path, studies: list[str], path: Path = RECORD) -> list[dict]:
+    """Replace the entries of `studies` by their full-size runs under `base`."""
+    kept = [e for e in load(path).values() if e["study"] not in studies]
+    new = [e for s in studies for e in entries_of(base, s)]
+    rows = sorted(kept + new, key=lambda e: (e["study"], e["claim"]))
+    path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+    return new
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: python -m ccsim.studies.full_size RESULTS_DIR STUDY [STUDY ...]", file=sys.stderr)
+        return 2
+    new = record(Path(argv[0]), argv[1:])
+    print(f"recorded {len(new)} full-size verdicts of {', '.join(argv[1:])} in {RECORD}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
