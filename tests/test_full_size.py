@@ -41,7 +41,7 @@ def test_a_full_run_is_recorded_with_its_model_version_and_day(tmp_path):
             ]
         )
     )
-    full_size.record(tmp_path, ["red_ecn"], rec)
+    full_size.record(tmp_path, {"red_ecn": {"a", "b", "c"}}, rec)
     got = full_size.load(rec)
     # 1795824000 s after the epoch is 2026-11-28 UTC
     assert full_size.text(got[("red_ecn", "a")]) == "partly (3/5 seeds; model 16, 2026-11-28)"
@@ -54,10 +54,10 @@ def test_a_full_run_is_recorded_with_its_model_version_and_day(tmp_path):
 def test_a_run_of_two_model_versions_or_unknown_claims_is_refused(tmp_path):
     _run(tmp_path, "red_ecn", [{"claim": "a", "verdict": "partly"}], [15, 16])
     with pytest.raises(ValueError, match=r"model versions \[15, 16\]"):
-        full_size.record(tmp_path, ["red_ecn"], tmp_path / "rec.json")
+        full_size.record(tmp_path, {"red_ecn": {"a"}}, tmp_path / "rec.json")
     _run(tmp_path / "b", "red_ecn", [{"claim": "zz", "verdict": "partly"}], [16])
     with pytest.raises(ValueError, match="'zz'"):
-        full_size.record(tmp_path / "b", ["red_ecn"], tmp_path / "rec.json")
+        full_size.record(tmp_path / "b", {"red_ecn": {"a"}}, tmp_path / "rec.json")
     with pytest.raises(FileNotFoundError, match="no full-size run of study westwood"):
-        full_size.record(tmp_path, ["westwood"], tmp_path / "rec.json")
+        full_size.record(tmp_path, {"westwood": {"W1a"}}, tmp_path / "rec.json")
     assert not (tmp_path / "rec.json").exists()

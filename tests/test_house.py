@@ -413,7 +413,7 @@ def test_the_verdict_table_is_generated_and_the_study_docs_agree_with_it():
     recorded = full_size.load()
     assert {(r["study"], r["claim"]): r["full"] for r in rows} == {
         (r["study"], r["claim"]): full_size.text(recorded.get((r["study"], r["claim"]))) for r in rows
-    }, "docs/verdicts.md's full-size column is not the record's (python -m ccsim.studies.full_size)"
+    }, "docs/verdicts.md's full-size column is not the record's (python -m ccsim.studies.verdicts --record-full)"
     code = {(n, c.id): c.statement.replace("|", "/") for n in studies.names() for c in studies.get(n).claims()}
     assert {(r["study"], r["claim"]): r["statement"] for r in rows} == code
     doc = (ROOT / "docs" / "studies.md").read_text()

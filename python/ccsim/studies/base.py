@@ -491,7 +491,8 @@ def draw_paper(
     if not vals:
         raise ValueError(f"claim {claim.id}: no paper value{' ' + repr(only) if only else ''} to draw")
     for p in vals:
-        label = f"paper: {p.number()} ({p.source})"
+        # several values on one panel need their names to be told apart
+        label = f"paper: {p.what} {p.number()}" if len(vals) > 1 else f"paper: {p.number()} ({p.source})"
         span, line = (ax.axvspan, ax.axvline) if axis == "x" else (ax.axhspan, ax.axhline)
         if isinstance(p.value, tuple):
             lo, hi = (float(x) * scale for x in p.value)

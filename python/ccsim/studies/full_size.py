@@ -6,9 +6,9 @@ A full-size run takes from minutes (red_ecn, westwood) to CPU-days (pacing),
 so `make run` cannot make it; its verdicts are recorded here, in
 `full_size.json` beside this module, and shown beside the quick ones in every
 report and in docs/verdicts.md. A claim with no entry was not run at full
-size. Record a study's run after `ccsim study NAME --full --out DIR`:
+size. Record a study's run after `ccsim study NAME --full --out DIR/NAME`:
 
-    python -m ccsim.studies.full_size DIR NAME [NAME ...]
+    python -m ccsim.studies.verdicts --record-full DIR NAME [NAME ...]
 
 which replaces that study's entries by the claims.json of `DIR/NAME/full/`.
 An entry names the model version of its runs and the day the last ended
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import sys
 from pathlib import Path
 
 from .base import VERDICTS
@@ -59,15 +58,13 @@ def provenance(folder: Path) -> tuple[int, str]:
     return versions.pop(), date
 
 
-def entries_of(base: Path, study: str) -> list[dict]:
-    """The entries of one study's full-size run in `base/<study>/full/`."""
-    from . import get
-
+def entries_of(base: Path, study: str, known: set[str]) -> list[dict]:
+    """The entries of one study's full-size run in `base/<study>/full/`;
+    `known` are the study's claim ids."""
     path = base / study / "full" / "claims.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no full-size run of study {study}; run `ccsim study {study} --full`")
     model_version, date = provenance(path.parent)
-    known = {c.id for c in get(study).claims()}
     out = []
     for c in json.loads(path.read_text()):
         if c["claim"] not in known or c["verdict"] not in VERDICTS:
@@ -88,23 +85,11 @@ def entries_of(base: Path, study: str) -> list[dict]:
     return out
 
 
-def record(base: Path, studies: list[str], path: Path = RECORD) -> list[dict]:
-    """Replace the entries of `studies` by their full-size runs under `base`."""
+def record(base: Path, studies: dict[str, set[str]], path: Path = RECORD) -> list[dict]:
+    """Replace the entries of `studies` (name → its claim ids) by their
+    full-size runs under `base`."""
     kept = [e for e in load(path).values() if e["study"] not in studies]
-    new = [e for s in studies for e in entries_of(base, s)]
+    new = [e for s, known in studies.items() for e in entries_of(base, s, known)]
     rows = sorted(kept + new, key=lambda e: (e["study"], e["claim"]))
     path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     return new
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) < 2:
-        print("usage: python -m ccsim.studies.full_size RESULTS_DIR STUDY [STUDY ...]", file=sys.stderr)
-        return 2
-    new = record(Path(argv[0]), argv[1:])
-    print(f"recorded {len(new)} full-size verdicts of {', '.join(argv[1:])} in {RECORD}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

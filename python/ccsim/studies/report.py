@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 from .. import _core
-from . import full_size
 from .base import VERDICTS, fmt
 from .counterfactual import text as counterfactual_text
+from .full_size import load as load_full_size
+from .full_size import text as full_size_text
 
 # The column of claims that are reproduced or whose shortfall has a measured reason.
 ACCOUNTED = "reproduced or measured reason"
@@ -102,7 +103,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     ]
     summary = study.summary(verdicts)
     # beside a shorter mode's verdicts, what the paper's size gave (recorded runs, full_size.py)
-    full = full_size.load() if data.mode != "full" else None
+    full = load_full_size() if data.mode != "full" else None
     full_note = (
         " At full size: the verdict of the claim's experiments at the paper's size (--full), the model version "
         "of those runs and the day they ended; 'not run' where they have not been."
@@ -143,7 +144,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             + (f"<br><span class='meta'>The paper's numbers: {html.escape(c.paper_text())}</span>" if c.paper else "")
             + f"</td><td>{html.escape(c.rule_text())}</td>"
             f"<td class='{_vclass(v.verdict)}'>{v.verdict}</td><td>{html.escape(v.seeds_text())}</td>"
-            + (f"<td>{html.escape(full_size.text(full.get((study.name, v.claim))))}</td>" if full is not None else "")
+            + (f"<td>{html.escape(full_size_text(full.get((study.name, v.claim))))}</td>" if full is not None else "")
             + f"<td>{html.escape(v.reason)}<br><span class='meta'>{html.escape(_measured_text(v.measured))}</span>"
             f"<br><span class='meta'>{html.escape(counterfactual_text(v.counterfactual))}</span>"
             + (f"<br>{links}" if links else "")
@@ -208,7 +209,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"| {cell(v.claim)} | {cell(c.statement)}"
             + (f" (the paper's numbers: {cell(c.paper_text())})" if c.paper else "")
             + f" | {cell(c.rule_text())} | **{v.verdict}** | {v.seeds_text()} | "
-            + (f"{full_size.text(full.get((study.name, v.claim)))} | " if full is not None else "")
+            + (f"{full_size_text(full.get((study.name, v.claim)))} | " if full is not None else "")
             + f"{cell(v.reason)} — {cell(_measured_text(v.measured))} — {cell(counterfactual_text(v.counterfactual))}"
             f"{' — ' + links if links else ''} |"
         )

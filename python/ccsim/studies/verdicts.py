@@ -5,6 +5,9 @@ claims.json so that the docs cannot drift from what the studies find.
 
     python -m ccsim.studies.verdicts results/studies quick docs/verdicts.md
 
+and `--record-full RESULTS_DIR STUDY ...` records studies' full-size runs
+(full_size.py) for its 'at full size' column.
+
 `parse` reads the table back (the house tests check that the file is this
 module's rendering of its own rows, and that it lists every claim)."""
 
@@ -92,8 +95,8 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "",
         "At full size: the verdict when the claim's experiments ran at the paper's size (`--full`), with the",
         "seeds on which every check held, the model version of those runs and the day they ended, as recorded",
-        "in python/ccsim/studies/full_size.json (`python -m ccsim.studies.full_size`); 'not run' where they",
-        "have not been (the pacing study's full plan is CPU-days, docs/studies.md).",
+        "in python/ccsim/studies/full_size.json (`python -m ccsim.studies.verdicts --record-full`); 'not run'",
+        "where they have not been (the pacing study's full plan is CPU-days, docs/studies.md).",
         "",
         "Counterfactual: the claim's rule run again on the study's runs with two compared points exchanged",
         "(the report names them): 'answered' where some check changed its outcome there, 'did not answer'",
@@ -139,8 +142,17 @@ def parse(text: str) -> tuple[list[dict], str, int]:
 def main(argv: list[str]) -> int:
     from .. import _core
 
+    if argv[:1] == ["--record-full"] and len(argv) >= 3:
+        known = {n: {c.id for c in get(n).claims()} for n in argv[2:]}
+        new = full_size.record(Path(argv[1]), known)
+        print(f"recorded {len(new)} full-size verdicts of {', '.join(argv[2:])} in {full_size.RECORD}")
+        return 0
     if len(argv) != 3:
-        print("usage: python -m ccsim.studies.verdicts RESULTS_DIR MODE OUT.md", file=sys.stderr)
+        print(
+            "usage: python -m ccsim.studies.verdicts RESULTS_DIR MODE OUT.md\n"
+            "       python -m ccsim.studies.verdicts --record-full RESULTS_DIR STUDY [STUDY ...]",
+            file=sys.stderr,
+        )
         return 2
     base, mode, out = Path(argv[0]), argv[1], Path(argv[2])
     out.write_text(render(collect(base, mode), mode, _core.MODEL_VERSION))
