@@ -500,7 +500,9 @@ def draw_paper(
             line(lo, **PAPER_STYLE, label=label)
             line(hi, **PAPER_STYLE)
         elif at is not None:
-            ax.plot([at], [float(p.value) * scale], marker="*", ms=11, color="black", ls="none", zorder=6, label=label)
+            y = float(p.value) * scale
+            ax.plot([at], [y], marker="*", ms=11, color="black", ls="none", zorder=6, label=label)
+            ax.annotate(p.number(), (at, y), xytext=(7, 0), textcoords="offset points", fontsize=7, va="center")
         else:
             line(float(p.value) * scale, **PAPER_STYLE, label=label)
         # the paper's value stays in view however far ours lie from it

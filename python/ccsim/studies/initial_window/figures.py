@@ -16,6 +16,7 @@ from .scenarios import (
     SIZE,
     VARIANTS,
     _iw_grid,
+    grid_legend,
 )
 
 
@@ -40,6 +41,7 @@ class Figures:
             row = data.plan.rtt.index(100)
             for ax in fig.axes[row * len(data.plan.rate1) : (row + 1) * len(data.plan.rate1)]:
                 draw_paper(ax, self.claim_of("IW1-f"), at=20)
+            grid_legend(fig, len(data.plan.rate1), 7)
         figs.append(
             save_figure(
                 fig,

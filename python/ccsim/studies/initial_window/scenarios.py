@@ -114,14 +114,20 @@ def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
                 ax.set_ylabel(ylabel)
             if i == len(rtts) - 1:
                 ax.set_xlabel("initial window (segments)")
+    grid_legend(fig, len(rates), legend_size)
+    return fig
+
+
+def grid_legend(fig, columns: int, legend_size: float) -> None:
+    """One legend right of the top row for every panel's lines (the
+    kernel's may be in some panels only); drawn again after more lines."""
     seen: dict = {}
-    for ax in axes.flat:  # every panel's lines: the kernel's may be in some panels only
+    for ax in fig.axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lab, h)
-    axes[0][-1].legend(
+    fig.axes[columns - 1].legend(
         list(seen.values()), list(seen), fontsize=legend_size, loc="upper left", bbox_to_anchor=(1.02, 1.0)
     )
-    return fig
 
 
 def _mean(s) -> float:

@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, save_figure, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -39,6 +40,7 @@ class W6:
             PaperValue("Westwood+ estimates near the fair share", 0.5, "Mb/s", "§2 text, Fig. 1a"),
             PaperValue("original Westwood, up to 100× the fair share", 50.0, "Mb/s", "§2 text, Fig. 1b"),
         ],
+        counterfactual=Swap("flows[0].label", "westwoodplus", "westwood"),
     )
     def _w6a(self, data: StudyData):
         e = self.w6_events(data)
