@@ -271,6 +271,9 @@ impl TcpFlow {
                 }
             }
             self.recovery.on_sent(c);
+            if c.in_cwr {
+                c.cwr_prr_out += 1; // tcp_write_xmit / tcp_xmit_retransmit_queue in a reduction
+            }
             sent = true;
         }
         c.cwnd_validate(sent);
@@ -392,15 +395,24 @@ impl TcpFlow {
         }
         let mut step = self.recovery.on_ack(c, now, &a, out);
 
+        // Linux ends a CWR episode before an ECE on the same ACK may start
+        // the next one (tcp_fastretrans_alert: state exit, then
+        // tcp_try_to_open → tcp_enter_cwr). ns-2 has no CWR state; its
+        // episode (recover_) is judged by ecn() itself, and ours is closed
+        // after it, so a reduction after a timeout's window counts as one.
+        let linux = c.cfg.tcp.ecn_response == EcnResponse::Linux;
+        if linux {
+            c.maybe_end_cwr(now);
+        }
         let reduced = a.ece && c.ecn_reduce(now, self.recovery.in_loss());
-        if c.cfg.tcp.ecn_response == EcnResponse::Ns2 {
+        if !linux {
             if a.newly > 0 && !c.ns2_ecn_ack(a.ece) {
                 step.grow = false;
             }
+            c.maybe_end_cwr(now);
         } else if reduced {
             step.grow = false; // RFC 3168 §6.1.2: no increase on this ACK
         }
-        c.maybe_end_cwr(now);
 
         let losses = c.sb.lost_out.saturating_sub(lost_before).max(newly_lost);
         c.after_ack(now, cand, &a, losses, prior_in_flight, prior_pipe, sample, step);

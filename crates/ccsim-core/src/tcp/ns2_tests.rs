@@ -37,9 +37,12 @@ fn ece_ack(f: &mut TcpFlow, now: SimTime, seq: u64, out: &mut Vec<Packet>) {
 #[test]
 fn ns2_ecn_halves_the_window_to_zero_at_one() {
     // slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd_ = int(window()/2),
-    // ssthresh_ at least 2. Windows 1..5 give 0, 1, 1, 2, 2; Linux's
-    // tcp_enter_cwr gives the algorithm's ssthresh, max(w/2, 2).
-    for (w, ns2, linux) in [(1, 0, 2), (2, 1, 2), (3, 1, 2), (4, 2, 2), (5, 2, 2)] {
+    // ssthresh_ at least 2. Windows 1..5 give 0, 1, 1, 2, 2. Linux's
+    // tcp_enter_cwr sets ssthresh max(w/2, 2) = 2 and PRR (tcp_cwnd_reduction)
+    // on this ACK, with w − 1 in flight: below ssthresh packet conservation
+    // + 1 up to ssthresh (w 1, 2: cwnd 2), at it one segment as none has
+    // gone yet (w 3: 3), above it ⌈1·2/w⌉ = 1 (w 4, 5: cwnd w).
+    for (w, ns2, linux) in [(1, 0, 2), (2, 1, 2), (3, 1, 3), (4, 2, 4), (5, 2, 5)] {
         let (mut f, mut out) = ecn_flow(w, EcnResponse::Ns2);
         out.clear();
         ece_ack(&mut f, MS, 1, &mut out);

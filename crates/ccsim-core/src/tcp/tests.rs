@@ -244,21 +244,61 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     let mut p = Packet::new(PktKind::Ack, 1, 0, 0, 40, 1);
     p.flags = FLAG_ECE;
     f.on_ack(MS, &p, &mut out);
-    // RFC 3168 §6.1.2: ssthresh = max(FlightSize/2, 2), cwnd = ssthresh, with
-    // FlightSize = 19 once this ACK has acked segment 0.
-    assert_eq!(f.c.tp.cwnd, 9);
+    // RFC 3168 §6.1.2: ssthresh = max(FlightSize/2, 2) = 9, FlightSize = 19
+    // once this ACK has acked segment 0. Linux (tcp_enter_cwr, then
+    // tcp_cwnd_reduction on this ACK): PRR from prior_cwnd 20, flight 19 >
+    // ssthresh, so ⌈1·9/20⌉ = 1 segment may go: cwnd = 19 + 1.
+    assert_eq!((f.c.tp.ssthresh, f.c.tp.cwnd), (9, 20));
     assert_eq!(f.c.stats.ecn_reductions, 1);
-    // More ECE within the same window: no further reduction.
+    // More ECE within the same window: no further reduction, and the window
+    // never grows in CWR; after the 14th ACK PRR has let ⌈14·9/20⌉ = 7 go.
     for a in 2..15 {
         let mut p = Packet::new(PktKind::Ack, a, 0, 0, 40, 1);
         p.flags = FLAG_ECE;
+        let before = f.c.tp.cwnd;
         f.on_ack(MS, &p, &mut out);
+        assert!(f.c.tp.cwnd <= before, "ACK {a}: cwnd {before} → {}", f.c.tp.cwnd);
     }
     assert_eq!(f.c.stats.ecn_reductions, 1);
+    assert_eq!(out.len(), 7);
     // The first new segment sent after the reduction, and only it, carries CWR.
-    assert!(!out.is_empty());
     assert!(out[0].flags & FLAG_CWR != 0);
     assert_eq!(out.iter().filter(|p| p.flags & FLAG_CWR != 0).count(), 1);
+    // An ACK past high_seq (20) ends CWR with cwnd = ssthresh
+    // (tcp_end_cwnd_reduction); one for high_seq itself does not.
+    let p = Packet::new(PktKind::Ack, 20, 0, 0, 40, 1);
+    f.on_ack(MS, &p, &mut out);
+    assert!(f.c.in_cwr);
+    let p = Packet::new(PktKind::Ack, 21, 0, 0, 40, 1);
+    f.on_ack(MS, &p, &mut out);
+    assert!(!f.c.in_cwr);
+    assert_eq!(f.c.tp.cwnd, 9);
+}
+
+#[test]
+fn an_ece_on_the_ack_that_ends_cwr_starts_the_next_reduction() {
+    // tcp_fastretrans_alert leaves CWR (snd_una past high_seq) before
+    // tcp_try_to_open sees the ECE of the same ACK and enters CWR again.
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Off, |t| {
+        t.ecn = true;
+        t.initial_window = 20;
+    });
+    f.start(0, &mut out);
+    let ece = |a| {
+        let mut p = Packet::new(PktKind::Ack, a, 0, 0, 40, 1);
+        p.flags = FLAG_ECE;
+        p
+    };
+    f.on_ack(MS, &ece(1), &mut out);
+    let high = f.c.cwr_high; // snd_nxt at the reduction: tp->high_seq
+    for a in 2..=high {
+        f.on_ack(MS, &Packet::new(PktKind::Ack, a, 0, 0, 40, 1), &mut out);
+    }
+    assert!(f.c.in_cwr && f.c.stats.ecn_reductions == 1);
+    f.on_ack(2 * MS, &ece(high + 1), &mut out);
+    assert_eq!(f.c.stats.ecn_reductions, 2);
+    assert!(f.c.in_cwr);
 }
 
 /// An algorithm that grows like Reno and records what `in_ack_event` is

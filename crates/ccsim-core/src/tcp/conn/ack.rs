@@ -259,13 +259,17 @@ impl Conn {
         (ece, if ece { acked_sacked } else { 0 })
     }
 
-    /// RFC 3168 §6.1.2: answer ECN-Echo with one reduction per window
-    /// (not while already reducing: recovery, `in_loss`, CWR).
+    /// RFC 3168 §6.1.2 as Linux 6.x makes it: an ECN-Echo in the Open or
+    /// Disorder state enters CWR (tcp_try_to_open → tcp_enter_cwr →
+    /// tcp_init_cwnd_reduction: prior_cwnd, ssthresh from the algorithm,
+    /// PRR's counters at 0); cwnd is then brought down by PRR on each ACK
+    /// (`cwr_reduction`), not at once. Not while already reducing:
+    /// recovery, `in_loss`, CWR.
     pub(in crate::tcp) fn ecn_reduce(&mut self, now: SimTime, in_loss: bool) -> bool {
         if self.cfg.tcp.ecn_response == EcnResponse::Ns2 {
             return self.ecn_reduce_ns2(now);
         }
-        if self.in_recovery || in_loss || self.in_cwr || self.snd_una < self.cwr_high {
+        if self.in_recovery || in_loss || self.in_cwr {
             return false;
         }
         self.sync_tp(now);
@@ -275,10 +279,9 @@ impl Conn {
         self.stats.ecn_reductions += 1;
         let ssthresh = self.cc.ssthresh(&self.tp);
         self.tp.ssthresh = ssthresh;
-        if !self.cc_owns_cwnd {
-            self.tp.cwnd = ssthresh.clamp(1, self.tp.cwnd_clamp);
-            self.tp.cwnd_cnt = 0;
-        }
+        self.tp.cwnd_cnt = 0;
+        self.cwr_prr_delivered = 0;
+        self.cwr_prr_out = 0;
         self.in_cwr = true;
         self.cwr_high = self.snd_max;
         self.cwr_pending = true;
@@ -370,13 +373,43 @@ impl Conn {
     }
 
     /// Leave CWR once the window that saw the ECN-Echo is acknowledged.
+    /// Linux (tcp_fastretrans_alert, before an ECE on the same ACK can
+    /// start the next reduction): once snd_una is past high_seq (`!before`
+    /// and `!=`), tcp_end_cwnd_reduction sets cwnd = ssthresh (an algorithm
+    /// that owns cwnd keeps its own) and raises CA_EVENT_COMPLETE_CWR. ns-2
+    /// has no CWR state: the episode ends when snd_una reaches it.
     pub(in crate::tcp) fn maybe_end_cwr(&mut self, now: SimTime) {
-        if self.in_cwr && self.snd_una >= self.cwr_high {
+        let linux = self.cfg.tcp.ecn_response == EcnResponse::Linux;
+        let done = if linux { self.snd_una > self.cwr_high } else { self.snd_una >= self.cwr_high };
+        if self.in_cwr && done {
             self.in_cwr = false;
+            if linux && !self.cc_owns_cwnd && self.tp.ssthresh != u32::MAX {
+                self.tp.cwnd = self.tp.ssthresh.clamp(1, self.tp.cwnd_clamp);
+            }
             self.sync_tp(now);
             self.set_ca_state(CaState::Open);
             self.cc.cwnd_event(&mut self.tp, CwndEvent::CompleteCwr);
         }
+    }
+
+    /// Linux tcp_cwnd_reduction (6.x) in CWR: RFC 6937 PRR from prior_cwnd
+    /// towards ssthresh; the window never grows in CWR (tcp_cong_control
+    /// runs this instead of cong_avoid).
+    fn cwr_reduction(&mut self, delivered: u64, progress: bool) {
+        if delivered == 0 || self.tp.prior_cwnd == 0 {
+            return;
+        }
+        self.cwr_prr_delivered += delivered;
+        self.tp.cwnd = prr_cwnd(
+            self.pipe() as i64,
+            self.tp.ssthresh as i64,
+            self.tp.prior_cwnd as i64,
+            self.cwr_prr_delivered as i64,
+            self.cwr_prr_out as i64,
+            delivered as i64,
+            progress,
+        )
+        .min(self.tp.cwnd_clamp);
     }
 
     /// The delivery-rate sample and the algorithm's hooks for one ACK:
@@ -425,6 +458,8 @@ impl Conn {
                 self.tp.mark_app_limited = false;
                 self.rate.app_limited = (self.rate.delivered + self.pipe() as u64).max(1);
             }
+        } else if self.in_cwr && self.cfg.tcp.ecn_response == EcnResponse::Linux {
+            self.cwr_reduction(a.acked_sacked, a.newly > 0 && !a.newly_lost);
         } else if self.ecn_stalled {
             // ns-2 opencwnd on a new ACK without ECE: cwnd_ 0 → 1.
             self.ecn_stalled = !step.grow;
@@ -621,4 +656,34 @@ impl Conn {
         self.rtt.back_off();
         self.set_ca_state(CaState::Loss);
     }
+}
+
+/// RFC 6937 PRR as Linux 6.x's tcp_cwnd_reduction computes the window, for
+/// recovery and CWR alike: while the flight exceeds ssthresh,
+/// ⌈prr_delivered · ssthresh / prior_cwnd⌉ − prr_out may go; at or below
+/// it, packet conservation (prr_delivered − prr_out, at least what this ACK
+/// delivered) plus one segment on an ACK that advanced snd_una and marked
+/// no new loss (`progress`), up to ssthresh; at least one segment before
+/// the reduction has sent any. cwnd = flight + that count, at least 1.
+pub(in crate::tcp) fn prr_cwnd(
+    pipe: i64,
+    ssthresh: i64,
+    prior_cwnd: i64,
+    prr_delivered: i64,
+    prr_out: i64,
+    delivered: i64,
+    progress: bool,
+) -> u32 {
+    let mut sndcnt = if pipe > ssthresh {
+        let fs = prior_cwnd.max(1);
+        (prr_delivered * ssthresh + fs - 1) / fs - prr_out
+    } else {
+        let limit = (prr_delivered - prr_out).max(delivered) + progress as i64;
+        (ssthresh - pipe).min(limit)
+    };
+    sndcnt = sndcnt.max(0);
+    if prr_out == 0 && sndcnt == 0 {
+        sndcnt = 1;
+    }
+    (pipe + sndcnt).clamp(1, u32::MAX as i64) as u32
 }

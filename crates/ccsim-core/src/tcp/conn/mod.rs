@@ -12,6 +12,7 @@
 //! in `recovery/`.
 
 mod ack;
+pub(in crate::tcp) use ack::prr_cwnd;
 mod rack_undo;
 
 use super::pacing::{self, Pacer};
@@ -142,6 +143,10 @@ pub struct Conn {
     pub(super) in_cwr: bool,
     pub(super) cwr_high: u64,
     pub(super) cwr_pending: bool,
+    /// Linux CWR (`ecn_response = "linux"`): PRR's prr_delivered and
+    /// prr_out since the reduction began (tcp_init_cwnd_reduction).
+    pub(super) cwr_prr_delivered: u64,
+    pub(super) cwr_prr_out: u64,
     /// `ecn_response = "ns2"`: ns-2's cwnd_ is 0 after an ECN at a window
     /// of 1. cwnd stays 1 (the algorithms' arithmetic needs a window) and
     /// this flag closes the send window until a new ACK without ECE opens
@@ -291,6 +296,8 @@ impl Conn {
             in_cwr: false,
             cwr_high: 0,
             cwr_pending: false,
+            cwr_prr_delivered: 0,
+            cwr_prr_out: 0,
             ecn_stalled: false,
             ecn_backoff: false,
             ecn_seen: false,

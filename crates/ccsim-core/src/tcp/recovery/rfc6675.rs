@@ -148,20 +148,17 @@ impl Rfc6675 {
     /// new loss (`progress`: FLAG_SND_UNA_ADVANCED && !newly_lost).
     fn prr_update(&mut self, c: &mut Conn, delivered: u64, progress: bool) {
         self.prr_delivered += delivered;
-        let pipe = c.pipe() as i64;
-        let ssthresh = c.tp.ssthresh as i64;
-        let mut sndcnt = if pipe > ssthresh {
-            let fs = self.prior_cwnd.max(1) as i64;
-            (self.prr_delivered as i64 * ssthresh + fs - 1) / fs - self.prr_out as i64
-        } else {
-            let limit = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64) + progress as i64;
-            (ssthresh - pipe).min(limit)
-        };
-        sndcnt = sndcnt.max(0);
-        if self.prr_out == 0 && sndcnt == 0 {
-            sndcnt = 1; // the fast retransmission itself
-        }
-        c.tp.cwnd = ((pipe + sndcnt).max(1) as u32).min(c.tp.cwnd_clamp);
+        // prr_out 0: the fast retransmission itself goes
+        c.tp.cwnd = crate::tcp::conn::prr_cwnd(
+            c.pipe() as i64,
+            c.tp.ssthresh as i64,
+            self.prior_cwnd as i64,
+            self.prr_delivered as i64,
+            self.prr_out as i64,
+            delivered as i64,
+            progress,
+        )
+        .min(c.tp.cwnd_clamp);
     }
 
     pub(super) fn on_ack(&mut self, c: &mut Conn, now: SimTime, a: &AckInfo, out: &mut Vec<Packet>) -> AckStep {
