@@ -131,9 +131,12 @@ pub enum RtoModel {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnResponse {
-    /// Linux tcp_enter_cwr: cwnd falls to the algorithm's ssthresh (at
-    /// least 1; Reno's is ≥ 2), once per window; the ACK that carried ECE
-    /// does not grow the window (RFC 3168 §6.1.2).
+    /// Linux 6.x: the ECN-Echo enters CWR (tcp_enter_cwr →
+    /// tcp_init_cwnd_reduction: ssthresh from the algorithm), PRR
+    /// (tcp_cwnd_reduction) brings cwnd from prior_cwnd down to ssthresh
+    /// over the round and nothing grows it; the episode ends once snd_una
+    /// is past high_seq with cwnd = ssthresh (tcp_end_cwnd_reduction), and
+    /// an ECE on that ACK starts the next one.
     #[default]
     Linux,
     /// ns-2 TcpAgent::ecn → slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)
@@ -249,6 +252,11 @@ pub struct TcpCfg {
     /// dupack_action: recovered = highest_ack_ > recover_ is false while
     /// both are at the start; ns-2 added bugfix_ss_ in 2006).
     pub fast_retransmit_first: bool,
+    /// The algorithm's pkts_acked and in_ack_event see an ACK before it
+    /// may start a reduction (Linux 6.14+ tcp_ack: tcp_clean_rtx_queue,
+    /// tcp_in_ack_event, then tcp_fastretrans_alert), so DCTCP's α is
+    /// updated before the cut it computes; false: after the reduction.
+    pub ack_hooks_first: bool,
     /// Sack1 only: once the application's data has all been sent, the
     /// send loop stops, so holes found in recovery wait for the RTO
     /// (ns-2.27 Sack1TcpAgent::send_much loops while t_seqno_ < curseq_;
@@ -369,6 +377,7 @@ impl TcpCfg {
             ecn_response: EcnResponse::Linux, // tcp_enter_cwr / tcp_cwnd_reduction
             ts_option_bytes: 12,              // TCPOLEN_TSTAMP_ALIGNED (include/net/tcp.h)
             fast_retransmit_first: true,
+            ack_hooks_first: true, // tcp_ack: tcp_in_ack_event before tcp_fastretrans_alert
             sack1_stop_at_end: false,
             pacing: PacingCfg::Off,
             pacing_ss_ratio: 2.0,
@@ -420,6 +429,7 @@ impl TcpCfg {
             impatient: true,                      // Newreno newreno_changes1_ 1
             ecn_response: EcnResponse::Ns2,       // TcpAgent::ecn → slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)
             ts_option_bytes: 10,                  // ts_option_size_ 10
+            ack_hooks_first: false,               // the order of model versions ≤ 16, not checked against ns-2's agents
             ..linux.clone()
         };
         match stack {

@@ -393,6 +393,9 @@ impl TcpFlow {
             c.dupacks = 0;
             c.lt_sent = 0;
         }
+        if c.cfg.tcp.ack_hooks_first {
+            c.ack_hooks(now, &a, sample, prior_in_flight);
+        }
         let mut step = self.recovery.on_ack(c, now, &a, out);
 
         // Linux ends a CWR episode before an ECE on the same ACK may start

@@ -301,6 +301,93 @@ fn an_ece_on_the_ack_that_ends_cwr_starts_the_next_reduction() {
     assert!(f.c.in_cwr);
 }
 
+/// An algorithm that halves like Reno and records the order in which its
+/// hooks are called.
+struct OrderSpy(std::rc::Rc<std::cell::RefCell<Vec<&'static str>>>);
+
+impl crate::cc::CongestionOps for OrderSpy {
+    fn name(&self) -> &'static str {
+        "order_spy"
+    }
+    fn ssthresh(&mut self, tp: &crate::cc::CcState) -> u32 {
+        self.0.borrow_mut().push("ssthresh");
+        tp.half_window()
+    }
+    fn cong_avoid(&mut self, tp: &mut crate::cc::CcState, acked: u32) {
+        crate::cc::reno_cong_avoid(tp, acked)
+    }
+    fn in_ack_event(&mut self, _tp: &crate::cc::CcState, _acked: u32, _flags: u32) {
+        self.0.borrow_mut().push("in_ack_event");
+    }
+    fn pkts_acked(&mut self, _tp: &mut crate::cc::CcState, _s: &crate::cc::AckSample) {
+        self.0.borrow_mut().push("pkts_acked");
+    }
+}
+
+#[test]
+fn the_algorithm_sees_an_ack_before_the_reduction_it_starts_as_linux() {
+    // Linux 6.14+ tcp_ack: tcp_clean_rtx_queue (→ pkts_acked), then
+    // tcp_in_ack_event, then tcp_fastretrans_alert (→ tcp_enter_cwr →
+    // ssthresh). Without `ack_hooks_first` (the ns-2 stacks) the hooks
+    // run after the reduction.
+    for (first, want) in [
+        (true, ["pkts_acked", "in_ack_event", "ssthresh"]),
+        (false, ["ssthresh", "in_ack_event", "pkts_acked"]),
+    ] {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut out = Vec::new();
+        let mut f = flow(None, SackCfg::Off, |t| {
+            t.ecn = true;
+            t.initial_window = 10;
+            t.ack_hooks_first = first;
+        });
+        f.c.cc = Box::new(OrderSpy(seen.clone()));
+        f.start(0, &mut out);
+        let mut p = Packet::new(PktKind::Ack, 1, 0, 0, 40, 1);
+        p.flags = FLAG_ECE;
+        f.on_ack(MS, &p, &mut out);
+        assert_eq!(f.c.stats.ecn_reductions, 1);
+        assert_eq!(seen.borrow().as_slice(), want, "ack_hooks_first = {first}");
+    }
+}
+
+#[test]
+fn dctcp_cuts_with_the_alpha_its_ack_has_just_updated() {
+    // tcp_dctcp.c: dctcp_update_alpha (in_ack_event) ends an observation
+    // window and sets α = α − min_not_zero(α, α >> g) + (ce << (10 − g)) /
+    // delivered; dctcp_ssthresh on the same ACK then gives cwnd − ((cwnd ·
+    // α) >> 11) with that new α. Window 1 ends on the first ACK (no CE):
+    // 1024 → 960. Window 2 ends on the ACK for its snd_nxt, which carries
+    // ECE for 1 of the segments it delivered.
+    let mut out = Vec::new();
+    let mut f = flow(None, SackCfg::Off, |t| {
+        t.cc = "dctcp".into();
+        t.ecn = true;
+        t.ecn_feedback = crate::packet::EcnFeedback::Dctcp;
+        t.initial_window = 64; // a window large enough for α's step to move the cut
+        t.max_cwnd = Some(1000);
+    });
+    f.start(0, &mut out);
+    // Window 2 is reset by the first ACK before that ACK's new segments
+    // go: its next_seq is the initial window's snd_nxt.
+    let end = f.c.snd_max;
+    f.on_ack(MS, &Packet::new(PktKind::Ack, 1, 0, 0, 40, 1), &mut out);
+    for a in 2..end {
+        f.on_ack(MS, &Packet::new(PktKind::Ack, a, 0, 0, 40, 1), &mut out);
+    }
+    let cwnd = f.c.tp.cwnd as u64;
+    let delivered = end - 1; // segments 1 .. end − 1 in window 2
+    let mut p = Packet::new(PktKind::Ack, end, 0, 0, 40, 1);
+    p.flags = FLAG_ECE;
+    f.on_ack(2 * MS, &p, &mut out);
+    assert_eq!(f.c.stats.ecn_reductions, 1);
+    let old = 960u64;
+    let new = old - (old >> 4) + (1 << 6) / delivered;
+    let want = cwnd - ((cwnd * new) >> 11);
+    assert_ne!(want, cwnd - ((cwnd * old) >> 11), "the test needs α's update to move the cut");
+    assert_eq!(f.c.tp.ssthresh as u64, want, "cwnd {cwnd}, α {old} → {new}");
+}
+
 /// An algorithm that grows like Reno and records what `in_ack_event` is
 /// told: (flags, delivered, delivered_ce) per ACK.
 struct InAckSpy(std::rc::Rc<std::cell::RefCell<Vec<(u32, u64, u64)>>>);

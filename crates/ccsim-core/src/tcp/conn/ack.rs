@@ -392,6 +392,23 @@ impl Conn {
         }
     }
 
+    /// `ack_hooks_first` (Linux 6.14+ `tcp_ack`): the algorithm's
+    /// `pkts_acked` (called from `tcp_clean_rtx_queue`) and then
+    /// `in_ack_event` (`tcp_in_ack_event`) see the ACK before
+    /// `tcp_fastretrans_alert` may enter recovery or CWR and ask the
+    /// algorithm for ssthresh, so DCTCP's α is updated before the cut it
+    /// computes. Without the option they run in `after_ack`, after the
+    /// reduction.
+    pub(in crate::tcp) fn ack_hooks(&mut self, now: SimTime, a: &AckInfo, sample: Option<SimTime>, prior_in_flight: u32) {
+        let acked = a.newly.min(u32::MAX as u64) as u32;
+        self.sync_tp(now);
+        if a.newly > 0 {
+            self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+        }
+        let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
+        self.cc.in_ack_event(&self.tp, acked, flags);
+    }
+
     /// Linux tcp_cwnd_reduction (6.x) in CWR: RFC 6937 PRR from prior_cwnd
     /// towards ssthresh; the window never grows in CWR (tcp_cong_control
     /// runs this instead of cong_avoid).
@@ -413,7 +430,8 @@ impl Conn {
     }
 
     /// The delivery-rate sample and the algorithm's hooks for one ACK:
-    /// in_ack_event, pkts_acked, then either cong_control (the algorithm
+    /// in_ack_event, pkts_acked (here only without `ack_hooks_first`;
+    /// with it, `ack_hooks` ran them before the reduction), then either cong_control (the algorithm
     /// owns cwnd) or cong_avoid when the step allows growth and the window
     /// was full; then the RTO timer (RFC 6298 §5.2–5.3).
     #[allow(clippy::too_many_arguments)]
@@ -445,10 +463,12 @@ impl Conn {
         rs.is_ece = a.ece;
         rs.is_acking_tlp_retrans_seq = a.acking_tlp_retrans;
         self.sync_tp(now);
-        let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
-        self.cc.in_ack_event(&self.tp, acked, flags);
-        if a.newly > 0 {
-            self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+        if !self.cfg.tcp.ack_hooks_first {
+            let flags = if a.ece { crate::cc::CA_ACK_ECE } else { 0 };
+            self.cc.in_ack_event(&self.tp, acked, flags);
+            if a.newly > 0 {
+                self.cc.pkts_acked(&mut self.tp, &AckSample { acked, rtt: sample, in_flight: prior_in_flight });
+            }
         }
         if self.cc_owns_cwnd {
             self.cc.cong_control(&mut self.tp, &rs);
