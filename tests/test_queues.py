@@ -27,8 +27,10 @@ def test_red_with_ecn_marks_ecn_capable_flows_and_traces_the_average():
     r = _run({"kind": "gentle_red", "min_th": 5, "max_th": 15, "ecn": True})
     link = r.links.row(0, named=True)
     # early decisions on ECT data are marks; only non-ECT packets
-    # (retransmissions, RFC 3168 §6.1.5) and forced drops above 2·max_th are dropped
-    assert link["marks"] > 2 * link["drops"]
+    # (retransmissions, RFC 3168 §6.1.5) and forced drops above 2·max_th
+    # are dropped, so marks outnumber drops (the kernel's count of both in
+    # this set-up: tests/test_ecn_kernel.py)
+    assert 0 < link["drops"] < link["marks"]
     assert r.flows["ecn_reductions"].sum() > 0
     ls = r.link_series.filter(pl.col("link") == 0)
     assert all(math.isfinite(x) for x in ls["avg_queue"])

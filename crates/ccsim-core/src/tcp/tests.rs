@@ -330,10 +330,9 @@ fn the_algorithm_sees_an_ack_before_the_reduction_it_starts_as_linux() {
     // tcp_in_ack_event, then tcp_fastretrans_alert (→ tcp_enter_cwr →
     // ssthresh). Without `ack_hooks_first` (the ns-2 stacks) the hooks
     // run after the reduction.
-    for (first, want) in [
-        (true, ["pkts_acked", "in_ack_event", "ssthresh"]),
-        (false, ["ssthresh", "in_ack_event", "pkts_acked"]),
-    ] {
+    for (first, want) in
+        [(true, ["pkts_acked", "in_ack_event", "ssthresh"]), (false, ["ssthresh", "in_ack_event", "pkts_acked"])]
+    {
         let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let mut out = Vec::new();
         let mut f = flow(None, SackCfg::Off, |t| {

@@ -399,7 +399,13 @@ impl Conn {
     /// algorithm for ssthresh, so DCTCP's α is updated before the cut it
     /// computes. Without the option they run in `after_ack`, after the
     /// reduction.
-    pub(in crate::tcp) fn ack_hooks(&mut self, now: SimTime, a: &AckInfo, sample: Option<SimTime>, prior_in_flight: u32) {
+    pub(in crate::tcp) fn ack_hooks(
+        &mut self,
+        now: SimTime,
+        a: &AckInfo,
+        sample: Option<SimTime>,
+        prior_in_flight: u32,
+    ) {
         let acked = a.newly.min(u32::MAX as u64) as u32;
         self.sync_tp(now);
         if a.newly > 0 {
