@@ -623,6 +623,8 @@ impl TcpFlow {
 }
 
 #[cfg(test)]
+mod ecn_tests;
+#[cfg(test)]
 mod ns2_tests;
 #[cfg(test)]
 mod tests;
