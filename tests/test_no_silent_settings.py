@@ -198,12 +198,15 @@ def test_cli_sweep_prints_the_inert_axis_once(tmp_path):
         ({"ecn_response": "ns2"}, {"ecn": True}),
         ({"stack": "ns2", "ts_option_bytes": 12}, {"timestamps": True}),
         ({"sack1_stop_at_end": True}, {"sack": "sack1"}),
+        ({"ecn_codepoint": "ect1"}, {"ecn": True}),
+        ({"ecn_feedback": "accecn"}, {"ecn": True}),
     ],
 )
 def test_an_option_written_where_it_cannot_act_is_refused(written, needs):
-    """ecn_response without ECN, ts_option_bytes without timestamps and
-    sack1_stop_at_end without Sack1 would do nothing: refused naming both
-    settings; with the other option set they act and are accepted."""
+    """ecn_response, ecn_codepoint and ecn_feedback without ECN,
+    ts_option_bytes without timestamps and sack1_stop_at_end without Sack1
+    would do nothing: refused naming both settings; with the other option
+    set they act and are accepted."""
     raw = base()
     raw["tcp"] = dict(written)
     with pytest.raises(ccsim.ScenarioError) as e:
@@ -220,3 +223,47 @@ def test_an_option_written_where_it_cannot_act_is_refused(written, needs):
         ccsim.Scenario(raw)
     # a stack's own values are not the user's and are never refused
     ccsim.Scenario(base(stack="ns2"))
+
+
+def test_ack_hooks_first_is_refused_for_an_algorithm_without_the_hooks_it_places(tmp_path, monkeypatch):
+    """ack_hooks_first moves pkts_acked and in_ack_event: BBR and NewReno
+    have neither (the core's table, checked against runs in
+    crates/ccsim-core/tests/ack_hooks.rs), so it would do nothing there;
+    CUBIC and DCTCP have them and accept it, and so does a Python algorithm
+    that defines one."""
+    for cc in ("bbr", "newreno"):
+        raw = base(cc=cc, ack_hooks_first=False)
+        with pytest.raises(
+            ccsim.ScenarioError,
+            match=rf"flows\[0\]\.ack_hooks_first = false has no effect with flows\[0\]\.cc = '{cc}'",
+        ):
+            ccsim.Scenario(raw)
+        raw = base(cc=cc)
+        raw["tcp"] = {"ack_hooks_first": False}
+        with pytest.raises(ccsim.ScenarioError, match=r"tcp\.ack_hooks_first = false has no effect"):
+            ccsim.Scenario(raw)
+    for cc in ("cubic", "dctcp"):
+        ccsim.Scenario(base(cc=cc, ack_hooks_first=False))
+    # a [tcp] setting that acts on one group (CUBIC) is not refused for
+    # another that names its own algorithm (BBR)
+    raw = base(cc="bbr")
+    raw["tcp"] = {"cc": "cubic", "ack_hooks_first": False}
+    raw["flows"].append({"count": 1, "cc": "cubic"})
+    ccsim.Scenario(raw)
+    (tmp_path / "hooked.py").write_text(
+        "import ccsim\n"
+        "class Half(ccsim.Algorithm):\n"
+        "    name = 'half'\n"
+        "    def ssthresh(self, tp):\n"
+        "        return max(tp.cwnd // 2, 2)\n"
+        "    def cong_avoid(self, tp, acked):\n"
+        "        tp.cwnd += acked\n"
+        "class Seen(Half):\n"
+        "    name = 'seen'\n"
+        "    def pkts_acked(self, tp, sample):\n"
+        "        pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ccsim.Scenario(base(cc="py:hooked:Seen", ack_hooks_first=False))
+    with pytest.raises(ccsim.ScenarioError, match=r"has no effect with flows\[0\]\.cc = 'py:hooked:Half'"):
+        ccsim.Scenario(base(cc="py:hooked:Half", ack_hooks_first=False))

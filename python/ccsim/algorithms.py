@@ -14,7 +14,7 @@ from .errors import ScenarioError
 
 @functools.cache
 def specs() -> dict[str, dict]:
-    """name -> {"name", "source", "params": [...], "presets": [...]}."""
+    """name -> {"name", "source", "recovery", "ecn", "ack_hooks", "params": [...], "presets": [...]}."""
     return {a["name"]: a for a in json.loads(_core.algorithm_specs())}
 
 
@@ -76,6 +76,8 @@ def describe(name: str) -> str:
             f"    needs ECN: turns on ecn = true, ecn_codepoint = '{e['codepoint']}', ecn_feedback = '{e['feedback']}' "
             f"for its flows unless set; ecn = false is refused ({e['without']})"
         )
+    if a["ack_hooks"]:
+        lines.append("    has pkts_acked or in_ack_event hooks (so tcp.ack_hooks_first acts on it)")
     for p in a["params"]:
         k = p["kind"]
         if k["type"] in ("int", "number"):

@@ -389,6 +389,16 @@ def recovery_of(field: str, value: str) -> str:
     return resolve(field, value)[1]["recovery"]
 
 
+# The hooks whose place on an ACK the `ack_hooks_first` TCP option moves.
+ACK_HOOKS = ("in_ack_event", "pkts_acked")
+
+
+def has_ack_hooks(field: str, value: str) -> bool:
+    """Whether the Python algorithm ``tcp.cc = value`` defines one of
+    ``ACK_HOOKS`` (the built-ins declare it in the core's table)."""
+    return any(h in _load(resolve(field, value)[1]["source"])._overridden() for h in ACK_HOOKS)
+
+
 def check_params(ext: dict, preset: Any, preset_field: str, params: Any, params_field: str) -> tuple[None, dict]:
     """Check ``cc_preset`` (none for a Python algorithm) and ``cc_params``
     against the class's constructor; return them in the core's form."""

@@ -78,8 +78,10 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
         # a Python algorithm takes the defaults of the built-in that
         # recovers as it does (Tahoe turns SACK off); it needs no ECN
         cc = pyalgo.recovery_of(cc_f, cc_v)
+        hooks = pyalgo.has_ack_hooks(cc_f, cc_v)
     else:
         cc = check_algorithm(cc_f, cc_v)
+        hooks = algorithms.specs()[cc]["ack_hooks"]
     base = {k: (v, f"tcp.{k} ({stack} stack default)") for k, v in _ordered_defaults(stack, cc).items()}
     opts = merge(where, group, merge("tcp", tcp_sec, base))
     for k in SCOREBOARD_OPTIONS:
@@ -89,6 +91,16 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
             opts[k] = (False, opts[k][1])
     out = resolve(opts)
     _refuse_inert(where, group, tcp_sec, opts, out)
+    # as in _refuse_inert: a [tcp] setting is judged where the group does not name its own algorithm
+    if not hooks and ("ack_hooks_first" in group or ("ack_hooks_first" in tcp_sec and "cc" not in group)):
+        field = opts["ack_hooks_first"][1]
+        raise ScenarioError(
+            field,
+            message=f"{field} = {_toml(opts['ack_hooks_first'][0])} has no effect with {cc_f} = {cc_v!r}, "
+            f"which has neither of the hooks it places ({', '.join(pyalgo.ACK_HOOKS)}); it acts only with an "
+            f"algorithm that has them: {', '.join(n for n, a in algorithms.specs().items() if a['ack_hooks'])}, or "
+            "a Python algorithm that defines one",
+        )
     return out
 
 
@@ -101,6 +113,8 @@ ACTS_ONLY_WITH: dict[str, tuple[str, Any, str]] = {
     "ecn_response": ("ecn", True, "ecn = true (it is how the sender answers ECN-Echo)"),
     "ts_option_bytes": ("timestamps", True, "timestamps = true (it sizes the timestamp option)"),
     "sack1_stop_at_end": ("sack", "sack1", "sack = 'sack1' (it changes Sack1's send loop)"),
+    "ecn_codepoint": ("ecn", True, "ecn = true (it is the codepoint of ECN-capable data)"),
+    "ecn_feedback": ("ecn", True, "ecn = true (it is how the receiver echoes CE marks)"),
 }
 
 

@@ -75,6 +75,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: true,
     build: |p, _| Box::new(Bic::new(p)),
 };
 

@@ -57,6 +57,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: true,
     build: |p, _| Box::new(Copa::new(p)),
 };
 

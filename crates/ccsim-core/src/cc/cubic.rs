@@ -81,6 +81,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: true,
     build: |p, _| Box::new(Cubic::new(p)),
 };
 

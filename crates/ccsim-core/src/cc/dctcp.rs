@@ -57,6 +57,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         feedback: EcnFeedback::Dctcp,
         without: "DCTCP needs ECN; Linux falls back to Reno without it: use cc = 'reno'",
     }),
+    ack_hooks: true,
     build: |p, _| Box::new(Dctcp::new(p)),
 };
 

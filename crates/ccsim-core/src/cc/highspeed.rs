@@ -87,6 +87,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: false,
     build: |p, _| Box::new(HighSpeed::new(p)),
 };
 

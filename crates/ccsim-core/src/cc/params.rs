@@ -108,6 +108,12 @@ pub struct AlgoSpec {
     pub recovery: RecoveryFlavour,
     /// The ECN the algorithm needs, if any.
     pub ecn: Option<EcnNeed>,
+    /// The algorithm has a `pkts_acked` or an `in_ack_event` hook (Linux's
+    /// names), so where they run on an ACK (the `ack_hooks_first` TCP
+    /// option) can change what it computes; without them that option has
+    /// no effect and a scenario that writes it is refused. The declaration
+    /// is checked against runs (crates/ccsim-core/tests/ack_hooks.rs).
+    pub ack_hooks: bool,
     /// Build the algorithm from resolved parameters and its own random
     /// stream (the one place an algorithm is registered: `cc::ALGORITHMS`).
     pub build: fn(&Params, crate::rng::Stream) -> Box<dyn super::CongestionOps>,
@@ -265,6 +271,7 @@ pub fn specs_json(specs: &[&AlgoSpec]) -> String {
                     "feedback": serde_json::to_value(n.feedback).expect("serializes"),
                     "without": n.without,
                 })),
+                "ack_hooks": s.ack_hooks,
                 "params": params,
                 "presets": presets,
             })
@@ -284,6 +291,7 @@ mod tests {
         presets: &[Preset { name: "p", doc: "", values: &[("a", Lit::N(5.0)), ("c", Lit::S("y"))] }],
         recovery: RecoveryFlavour::NewReno,
         ecn: None,
+        ack_hooks: false,
         build: |_, _| Box::new(crate::cc::reno::Reno::new("newreno")),
     };
 

@@ -83,6 +83,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
         feedback: EcnFeedback::Accecn,
         without: "Prague needs ECN with accurate feedback; the module falls back to Reno without it: use cc = 'reno'",
     }),
+    ack_hooks: false,
     build: |p, _| Box::new(Prague::new(p)),
 };
 

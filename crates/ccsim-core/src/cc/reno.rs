@@ -20,6 +20,7 @@ pub const TAHOE: AlgoSpec = AlgoSpec {
     presets: &[],
     recovery: RecoveryFlavour::Tahoe,
     ecn: None,
+    ack_hooks: false,
     build: |_, _| Box::new(Reno::new("tahoe")),
 };
 pub const RENO: AlgoSpec = AlgoSpec {
@@ -29,6 +30,7 @@ pub const RENO: AlgoSpec = AlgoSpec {
     presets: &[],
     recovery: RecoveryFlavour::Reno,
     ecn: None,
+    ack_hooks: false,
     build: |_, _| Box::new(Reno::new("reno")),
 };
 pub const NEWRENO: AlgoSpec = AlgoSpec {
@@ -38,6 +40,7 @@ pub const NEWRENO: AlgoSpec = AlgoSpec {
     presets: &[],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: false,
     build: |_, _| Box::new(Reno::new("newreno")),
 };
 

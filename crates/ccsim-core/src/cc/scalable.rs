@@ -44,6 +44,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: false,
     build: |p, _| Box::new(Scalable::new(p)),
 };
 

@@ -92,6 +92,7 @@ pub const SPEC_PLUS: AlgoSpec = AlgoSpec {
     ],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: true,
     build: |p, _| Box::new(Westwood::new_plus(p)),
 };
 
@@ -102,6 +103,7 @@ pub const SPEC_WESTWOOD: AlgoSpec = AlgoSpec {
     presets: &[],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: true,
     build: |p, _| Box::new(Westwood::new_original(p)),
 };
 

@@ -61,6 +61,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     presets: &[Preset { name: "linux", doc: "Linux tcp_bbr.c (BBR v1)", values: &[] }],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: false,
     build: |p, rng| Box::new(Bbr::new(p, rng)),
 };
 

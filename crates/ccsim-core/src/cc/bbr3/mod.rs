@@ -105,6 +105,7 @@ pub const SPEC: AlgoSpec = AlgoSpec {
     presets: &[Preset { name: "linux", doc: "Google BBRv3 tcp_bbr.c defaults", values: &[] }],
     recovery: RecoveryFlavour::NewReno,
     ecn: None,
+    ack_hooks: false,
     build: |p, rng| Box::new(Bbr3::new(p, rng)),
 };
 
