@@ -267,6 +267,7 @@ class Checks:
         "Adaptive RED with QL = 72 keeps both the instantaneous and the average queue in the RED zone.",
         "18 flows, adaptive RED, QL 72, after the first 10 % of the run: the average queue is inside "
         "[18, 54] in ≥ 70 % of samples and the instantaneous queue in ≥ 70 %.",
+        counterfactual=Swap("topology.buffer", "72pkt", "36pkt", only=("series",)),
     )
     def _claim_g(self, data: StudyData):
         q = self.queue_trace(data, "adaptive_red", 72, 18)

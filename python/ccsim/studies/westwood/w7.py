@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..counterfactual import Swap
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -68,6 +69,7 @@ class W7:
         "Reno throughput ∝ 1/(RTT·√p).",
         "Least squares of log(goodput) on log(mean RTT) and log(p) over the loss-limited Reno points: "
         "exponents within 0.15 of −1 and −0.5.",
+        counterfactual=Swap("flows[0].label", "reno", "westwoodplus"),
     )
     def _w7a(self, data: StudyData):
         return self._w7(data, "W7a", "reno", {"RTT": -1.0, "p": -0.5})
@@ -77,6 +79,7 @@ class W7:
         "Westwood+ throughput ∝ 1/√(RTT·Tq·p) (Tq the mean queueing time).",
         "Least squares of log(goodput) on log(mean RTT), log(Tq) and log(p) over the loss-limited "
         "Westwood+ points: each exponent within 0.15 of −0.5.",
+        counterfactual=Swap("flows[0].label", "westwoodplus", "reno"),
     )
     def _w7b(self, data: StudyData):
         v = self._w7(data, "W7b", "westwoodplus", {"RTT": -0.5, "Tq": -0.5, "p": -0.5})
