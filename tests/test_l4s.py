@@ -82,26 +82,32 @@ def test_default_prague_is_not_starved_nor_starves_cubic():
     assert res.flows.sort("id")["retransmits"][1] == 0
 
 
-@functools.cache
-def _rtt_pair(preset: str | None) -> tuple[float, float]:
+def _two_prague(preset: str | None, rate: str, access: str, buffer: str, **link) -> pl.DataFrame:
+    """Per-flow results of two Prague flows at 5 and 50 ms base RTT (each
+    flow's own rtt sets its access delays) through a DualPI2 dumbbell, 40 s."""
     prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
-    gp = (
+    return (
         Builder(duration="40s", seed=1, sample_interval="off")
         .dumbbell(
-            bottleneck_rate="100Mbps",
+            bottleneck_rate=rate,
             bottleneck_delay="1ms",
-            access_rate="1Gbps",
-            access_delay="1ms",  # each flow's own rtt sets its access delays
-            buffer="1000pkt",
+            access_rate=access,
+            access_delay="1ms",
+            buffer=buffer,
             queue="dualpi2",
+            **link,
         )
         .flows(count=1, app="bulk", rtt="5ms", **prague)
         .flows(count=1, app="bulk", rtt="50ms", **prague)
         .build()
         .run()
-        .flows.sort("id")["goodput_bps"]
-        .to_list()
+        .flows.sort("id")
     )
+
+
+@functools.cache
+def _rtt_pair(preset: str | None) -> tuple[float, float]:
+    gp = _two_prague(preset, "100Mbps", "1Gbps", "1000pkt")["goodput_bps"].to_list()
     return gp[0], gp[1]
 
 
@@ -125,24 +131,7 @@ def _fixed_p_pair(preset: str | None, n: int) -> tuple[float, float, float]:
     marker), on a 1 Gb/s path they never fill: the premise of the 1/RTT
     law, a marking probability p = 1/n common to both flows; and the
     ratio of their rates."""
-    prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
-    f = (
-        Builder(duration="40s", seed=1, sample_interval="off")
-        .dumbbell(
-            bottleneck_rate="1Gbps",
-            bottleneck_delay="1ms",
-            access_rate="10Gbps",
-            access_delay="1ms",
-            buffer="2000pkt",
-            queue="dualpi2",
-            loss={"kind": "ce_every", "n": n},
-        )
-        .flows(count=1, app="bulk", rtt="5ms", **prague)
-        .flows(count=1, app="bulk", rtt="50ms", **prague)
-        .build()
-        .run()
-        .flows.sort("id")
-    )
+    f = _two_prague(preset, "1Gbps", "10Gbps", "2000pkt", loss={"kind": "ce_every", "n": n})
     w = [gp * rtt / (8 * MSS) for gp, rtt in zip(f["goodput_bps"], f["rtt_mean_s"])]
     assert f["retransmits"].sum() == 0  # nothing but the marker acts
     return w[0], w[1], f["goodput_bps"][0] / f["goodput_bps"][1]
