@@ -267,3 +267,37 @@ def test_ack_hooks_first_is_refused_for_an_algorithm_without_the_hooks_it_places
     ccsim.Scenario(base(cc="py:hooked:Seen", ack_hooks_first=False))
     with pytest.raises(ccsim.ScenarioError, match=r"has no effect with flows\[0\]\.cc = 'py:hooked:Half'"):
         ccsim.Scenario(base(cc="py:hooked:Half", ack_hooks_first=False))
+
+
+def test_dupthresh_frac_is_refused_where_neither_of_its_two_effects_can_happen():
+    """dupthresh_frac raises Sack1's threshold, and under limited transmit
+    allows one new segment per duplicate ACK below the threshold (ns-2's
+    send_one), which differs from RFC 3042's first two only where the
+    threshold exceeds 3. Written where neither can happen it is refused,
+    naming the three settings; each accepted combination is shown to act:
+    its run differs from the same run with the option off."""
+    lossy = {"duration": "20s", "rate": "20Mbps", "loss": {"kind": "bernoulli", "p": 0.01}}
+
+    def raw(**tcp):
+        r = dumbbell_raw(
+            tcp={"cc": "newreno", **tcp}, flows=[{"count": 2}], **{k: v for k, v in lossy.items() if k != "duration"}
+        )
+        r["sim"]["duration"] = lossy["duration"]
+        return r
+
+    for refused in ({}, {"sack": "rfc6675"}, {"limited_transmit": True, "dupthresh": 3}):
+        with pytest.raises(ccsim.ScenarioError) as e:
+            ccsim.Scenario(raw(dupthresh_frac=4, **refused))
+        msg = str(e.value)
+        assert msg.startswith("tcp.dupthresh_frac = 4 has no effect with sack = ") and "dupthresh = " in msg, msg
+    # written in a group, judged against the group's own settings
+    r = raw()
+    r["flows"][0]["dupthresh_frac"] = 4
+    with pytest.raises(ccsim.ScenarioError, match=r"flows\[0\]\.dupthresh_frac = 4 has no effect"):
+        ccsim.Scenario(r)
+    # a stack's own value (ns2-2.27's 100) is not the user's
+    ccsim.Scenario(raw(stack="ns2-2.27", sack="off"))
+    for acts in ({"sack": "sack1"}, {"limited_transmit": True, "dupthresh": 6}):
+        on = ccsim.Scenario(raw(dupthresh_frac=4, **acts)).run().flows
+        off = ccsim.Scenario(raw(dupthresh_frac=0, **acts)).run().flows
+        assert not on.equals(off), acts

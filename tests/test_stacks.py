@@ -38,11 +38,12 @@ def test_the_core_fills_a_stack_itself():
     import json
 
     from ccsim import _core
+    from ccsim.analysis.results import str_cells
 
     core = single_link(duration="2s").core
     core["flows"][0]["tcp"] = {"stack": "ns2", "cc": "newreno"}
     links = {name: (kind, data) for name, kind, data in _core.run(json.dumps(core))["tables"]["links"]}
-    names = links["name"][1]
+    names = str_cells(links["name"][1])
     pkts = np.frombuffer(links["pkts_tx"][1], dtype=np.uint64)
     byts = np.frombuffer(links["bytes_tx"][1], dtype=np.uint64)
     ack = names.index("b->a")

@@ -24,6 +24,7 @@ import sys
 
 import ccsim
 from ccsim import _core
+from ccsim.analysis.results import str_cells
 from ccsim.tools.bench import SCENARIOS
 
 
@@ -188,7 +189,7 @@ for name, sc in scs.items():
     for t in sorted(raw["tables"]):
         for col, dt, data in raw["tables"][t]:
             h.update(f"{t}.{col}:{dt}".encode())
-            h.update(json.dumps(data).encode() if isinstance(data, list) else bytes(data))
+            h.update(json.dumps(str_cells(data)).encode() if dt == "str" else bytes(data))
     h.update(str(raw["events"]).encode())
     print(name, raw["events"], h.hexdigest()[:16])
     h_all.update(h.digest())

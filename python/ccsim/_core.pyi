@@ -39,7 +39,8 @@ class RunControl:
 def run(scenario_json: str, control: RunControl | None = None) -> dict[str, Any]:
     """Run a resolved scenario (JSON). Returns {"tables": {name: [(column, dtype, data)]},
     "events": int, "sim_time_s": float, "delivered_data_pkts": int}; numeric `data`
-    are raw native-endian buffers of dtype "f8", "u8" or "i8"; "str" columns are lists.
+    are raw native-endian buffers of dtype "f8", "u8" or "i8"; a "str" column's is (each row's
+    code as native uint32 bytes, the list of distinct values): `ccsim.analysis.results.str_cells`.
     With `control`, progress is published there and a cancel raises RunCancelled."""
 
 def algorithms() -> list[str]: ...

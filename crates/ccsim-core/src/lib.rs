@@ -25,7 +25,7 @@ pub mod units;
 
 pub use config::{Checked, ConfigError, Scenario};
 pub use control::{Cancelled, MemoryExceeded, RunControl, Stopped};
-pub use record::{Column, SimOutput, Table};
+pub use record::{Column, SimOutput, Strings, Table};
 pub use sim::Simulation;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -49,7 +49,7 @@ pub enum RunError {
 /// Run a resolved scenario given as JSON and return its result columns.
 pub fn run_json(json: &str) -> Result<SimOutput, ConfigError> {
     let sc = Scenario::checked_from_json(json)?;
-    let mut sim = Simulation::from_checked(&sc)?;
+    let mut sim = Simulation::from_checked(sc)?;
     sim.run();
     Ok(sim.output())
 }
@@ -57,7 +57,7 @@ pub fn run_json(json: &str) -> Result<SimOutput, ConfigError> {
 /// As [`run_json`], publishing progress to `ctl` and stopping if it is cancelled.
 pub fn run_json_controlled(json: &str, ctl: &RunControl) -> Result<SimOutput, RunError> {
     let sc = Scenario::checked_from_json(json).map_err(RunError::Config)?;
-    let mut sim = Simulation::from_checked(&sc).map_err(RunError::Config)?;
+    let mut sim = Simulation::from_checked(sc).map_err(RunError::Config)?;
     sim.run_controlled(ctl).map_err(|s| match s {
         Stopped::Cancelled(c) => RunError::Cancelled(c),
         Stopped::Memory(m) => RunError::Memory(m),

@@ -30,7 +30,7 @@ impl<T, C> Col<T, C> {
             Get::F(_) => Column::F64(Vec::new()),
             Get::U(_) => Column::U64(Vec::new()),
             Get::I(_) => Column::I64(Vec::new()),
-            Get::S(_) => Column::Str(Vec::new()),
+            Get::S(_) => Column::Str(Default::default()),
         }
     }
 
@@ -39,7 +39,7 @@ impl<T, C> Col<T, C> {
             (Get::F(g), Column::F64(v)) => v.push(g(item, ctx)),
             (Get::U(g), Column::U64(v)) => v.push(g(item, ctx)),
             (Get::I(g), Column::I64(v)) => v.push(g(item, ctx)),
-            (Get::S(g), Column::Str(v)) => v.push(g(item, ctx)),
+            (Get::S(g), Column::Str(v)) => v.push(&g(item, ctx)),
             _ => unreachable!("a column's storage is made from its own getter"),
         }
     }
@@ -618,12 +618,12 @@ pub fn cc_state_table(flows: &[TcpFlow]) -> Table {
     let mut t = Table::new("cc_state");
     t.push("time_s", Column::F64(time));
     t.push("flow", Column::U64(flow));
-    t.push("cc", Column::Str(cc));
-    t.push("cause", Column::Str(cause));
-    t.push("ca_state", Column::Str(state));
+    t.push("cc", Column::Str(cc.into()));
+    t.push("cause", Column::Str(cause.into()));
+    t.push("ca_state", Column::Str(state.into()));
     t.push("cwnd", Column::U64(cwnd));
     t.push("ssthresh", Column::F64(ssth));
-    t.push("mode", Column::Str(mode));
+    t.push("mode", Column::Str(mode.into()));
     for (n, v) in names.iter().zip(vars) {
         t.push(n, Column::F64(v));
     }

@@ -75,17 +75,42 @@ impl Simulation {
         Simulation::build(sc)
     }
 
-    /// Build the simulation of a scenario already validated.
-    pub fn from_checked(sc: &crate::config::Checked) -> Result<Self, ConfigError> {
-        Simulation::build(sc.scenario())
+    /// Build the simulation of a scenario already validated, moving each
+    /// flow's configuration into its flow rather than copying it (a
+    /// million-flow scenario's flows are about 150 MB).
+    pub fn from_checked(sc: crate::config::Checked) -> Result<Self, ConfigError> {
+        let mut sc = sc.into_scenario();
+        let (links, plan, apps) = Simulation::prepare(&sc)?;
+        let cfgs = std::mem::take(&mut sc.flows);
+        Simulation::assemble(&sc, links, plan, apps, cfgs)
     }
 
     fn build(sc: &Scenario) -> Result<Self, ConfigError> {
+        let (links, plan, apps) = Simulation::prepare(sc)?;
+        Simulation::assemble(sc, links, plan, apps, sc.flows.iter().cloned())
+    }
+
+    /// The links, the routes and the flows' applications (what reads the
+    /// scenario's flows before they move into the simulation's).
+    fn prepare(sc: &Scenario) -> Result<(Vec<Link>, crate::route::Plan, Vec<App>), ConfigError> {
         let links: Vec<Link> = (0..sc.links.len()).map(|i| Link::build(sc, i)).collect();
         let plan = crate::route::plan(sc)?;
-        let mut flows = Vec::with_capacity(sc.flows.len());
-        for (i, (f, &(fwd, rev))) in sc.flows.iter().zip(&plan.flows).enumerate() {
-            let mut flow = TcpFlow::new(i as u32, f.clone(), fwd, rev, sc.seed);
+        let apps = sc.flows.iter().enumerate().map(|(i, f)| App::new(&f.app, sc.seed, i as u32)).collect();
+        Ok((links, plan, apps))
+    }
+
+    /// The simulation of `sc` whose flows are `cfgs` (`sc.flows`, or
+    /// taken from it), with what `prepare` made.
+    fn assemble(
+        sc: &Scenario,
+        links: Vec<Link>,
+        plan: crate::route::Plan,
+        apps: Vec<App>,
+        cfgs: impl IntoIterator<Item = crate::config::FlowCfg>,
+    ) -> Result<Self, ConfigError> {
+        let mut flows = Vec::with_capacity(plan.flows.len());
+        for (i, (f, &(fwd, rev))) in cfgs.into_iter().zip(&plan.flows).enumerate() {
+            let mut flow = TcpFlow::new(i as u32, f, fwd, rev, sc.seed);
             flow.c.enable_trace(sc.trace.rtt, sc.trace.seq, sc.trace.cc);
             let (data, ack) = flow.c.wire_sizes();
             flow.c.stats.base_rtt_ps = path_time(&links, &plan.routes, fwd, data)
@@ -111,7 +136,6 @@ impl Simulation {
                 sched.schedule(t, Event::Udp(i as u32));
             }
         }
-        let apps = sc.flows.iter().enumerate().map(|(i, f)| App::new(&f.app, sc.seed, i as u32)).collect();
         let nl = links.len();
         Ok(Simulation {
             now: 0,

@@ -178,7 +178,7 @@ fn every_sent_data_packet_is_offered_to_its_access_link() {
     let links = out.table("links").unwrap();
     let sent: u64 = u64s(flows.get("data_pkts_sent")).iter().sum();
     let names = match links.get("name") {
-        Some(Column::Str(v)) => v.clone(),
+        Some(Column::Str(v)) => v.to_vec(),
         _ => unreachable!(),
     };
     let offered = u64s(links.get("pkts_offered"));
@@ -246,7 +246,7 @@ fn a_checked_scenario_is_validated_once_and_builds_the_same_simulation() {
     assert!(bad.clone().checked().err().expect("refused").0.contains("rate_bps"));
     // and a checked scenario runs as Simulation::new runs it
     let sc = lossy_dumbbell(0.02);
-    let mut a = Simulation::from_checked(&sc.clone().checked().unwrap()).unwrap();
+    let mut a = Simulation::from_checked(sc.clone().checked().unwrap()).unwrap();
     a.run();
     assert_eq!(a.output().events, ccsim_core::run(&sc).unwrap().events);
 }

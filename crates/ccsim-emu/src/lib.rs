@@ -532,7 +532,10 @@ pub fn forward(cfg: &EmuCfg, fds: &[RawFd], ctl: &RunControl) -> Result<SimOutpu
         t.push("time_ns", Column::U64(rows.iter().map(|r| r.0 / PS_PER_NS).collect()));
         t.push("link", Column::U64(rows.iter().map(|r| r.1 as u64).collect()));
         t.push("size", Column::U64(rows.iter().map(|r| r.2 as u64).collect()));
-        t.push("hdr_hex", Column::Str(rows.iter().map(|r| r.3.iter().map(|x| format!("{x:02x}")).collect()).collect()));
+        t.push(
+            "hdr_hex",
+            Column::Str(rows.iter().map(|r| r.3.iter().map(|x| format!("{x:02x}")).collect::<String>()).collect()),
+        );
         out.tables.push(t);
     }
     out.delivered_data_pkts = f.stats.pkts_written;

@@ -134,7 +134,7 @@ impl SteppedSimulation {
         let duration_s = sc.duration_ps as f64 * 1e-12;
         let ctl = Arc::new(RunControl::new());
         let sim = crate::pyalgo::with_run(Arc::clone(&ctl), || {
-            Simulation::from_checked(&checked).map_err(|e| crate::ScenarioError::new_err(e.to_string()))
+            Simulation::from_checked(checked).map_err(|e| crate::ScenarioError::new_err(e.to_string()))
         })?;
         let mut me = SteppedSimulation { sim, flow, duration_s, ctl };
         me.agent()?;

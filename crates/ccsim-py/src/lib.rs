@@ -42,7 +42,7 @@ create_exception!(
 );
 
 fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
-    // SAFETY: T is a plain numeric type (f64/u64/i64) with no padding; the
+    // SAFETY: T is a plain numeric type (f64/u64/i64/u32) with no padding; the
     // slice is reinterpreted as its raw bytes for the lifetime of `v`.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
@@ -67,7 +67,12 @@ pub(crate) fn to_py<'py>(py: Python<'py>, out: &SimOutput) -> PyResult<Bound<'py
                 Column::F64(v) => ("f8", py_bytes(py, as_bytes(v))?),
                 Column::U64(v) => ("u8", py_bytes(py, as_bytes(v))?),
                 Column::I64(v) => ("i8", py_bytes(py, as_bytes(v))?),
-                Column::Str(v) => ("str", PyList::new(py, v)?.into_any()),
+                // (each row's code, the distinct values): Python looks
+                // the rows up, sharing one object per distinct string
+                Column::Str(v) => (
+                    "str",
+                    (py_bytes(py, as_bytes(v.codes()))?, PyList::new(py, v.values())?).into_pyobject(py)?.into_any(),
+                ),
             };
             cols.append((name.as_str(), dtype, data))?;
         }
@@ -149,8 +154,9 @@ impl PyRunControl {
 
 /// Run one resolved scenario (JSON text). Returns
 /// {"tables": {name: [(column, dtype, data), ...]}, "events", "sim_time_s",
-/// "delivered_data_pkts"}; numeric data are raw native-endian buffers.
-/// With `control`, the run publishes its progress there and stops (raising
+/// "delivered_data_pkts"}; numeric data are raw native-endian buffers, a
+/// string column's ("str") is (each row's code as native uint32 bytes,
+/// the list of distinct values). With `control`, the run publishes its progress there and stops (raising
 /// `RunCancelled`) when it is cancelled.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, control=None))]
@@ -159,11 +165,14 @@ fn run<'py>(
     scenario_json: &str,
     control: Option<PyRef<'py, PyRunControl>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let json = scenario_json.to_owned();
+    // The text is read in place, not copied (a Python str is immutable and
+    // the caller holds it): a million flows' text is about 90 MB.
     // Python algorithms stop the run through a control on an exception,
     // so every run has one (it changes no result).
     let ctl = control.map_or_else(|| Arc::new(ccsim_core::RunControl::new()), |c| Arc::clone(&c.inner));
-    let res = pyalgo::with_run(Arc::clone(&ctl), || guarded(py, move || ccsim_core::run_json_controlled(&json, &ctl)))?;
+    let res = pyalgo::with_run(Arc::clone(&ctl), || {
+        guarded(py, move || ccsim_core::run_json_controlled(scenario_json, &ctl))
+    })?;
     match res {
         Ok(out) => convert(py, &out),
         Err(RunError::Config(e)) => Err(ScenarioError::new_err(e.to_string())),

@@ -61,11 +61,31 @@ PLOT_FORMATS = ("png", "svg", "pdf")
 PLOT_FILES = tuple(f"{name}.{fmt}" for name in ("cwnd", "throughput", "seq", "queue") for fmt in PLOT_FORMATS)
 
 
+def str_cells(data: tuple[bytes, list[str]]) -> list[str]:
+    """A raw string column's rows: the core sends each row's code (uint32)
+    and the distinct values, so a million rows share a few str objects."""
+    codes, values = data
+    return np.array(values, dtype=object)[np.frombuffer(codes, dtype=np.uint32)].tolist()
+
+
+def str_raw(cells: list[str]) -> tuple[bytes, list[str]]:
+    """`str_cells`'s inverse: a raw string column made in Python (the
+    emulation backend's tables) in the core's form."""
+    values = list(dict.fromkeys(cells))
+    code = {v: i for i, v in enumerate(values)}
+    return np.array([code[c] for c in cells], dtype=np.uint32).tobytes(), values
+
+
+def _raw_rows(dtype: str, data) -> int:
+    """Rows of one raw column."""
+    return len(data[0]) // 4 if dtype == "str" else len(data)
+
+
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
     cols: dict[str, np.ndarray | list] = {}
     for name, dtype, data in raw_cols:
         if dtype == "str":
-            cols[name] = list(data)
+            cols[name] = str_cells(data)
         else:
             cols[name] = np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("="))
     return cols
@@ -81,7 +101,7 @@ def table_columns(name: str, tables: dict) -> dict[str, np.ndarray | list]:
     table gains `link_name` after `link`."""
     cols = _columns(tables[name])
     if name in PER_LINK_TABLES and "links" in tables:
-        names = np.array(next(list(d) for c, _, d in tables["links"] if c == "name"), dtype=object)
+        names = np.array(next(str_cells(d) for c, _, d in tables["links"] if c == "name"), dtype=object)
         out: dict[str, np.ndarray | list] = {}
         for k, v in cols.items():
             out[k] = v
@@ -118,7 +138,7 @@ def encode_run(tables: dict) -> tuple[dict[str, bytes], dict[str, bytes]]:
 
 def _empty_key(name: str, raw: list) -> tuple | None:
     """The cache key of an empty table (None for a table with rows)."""
-    if any(len(data) for _, _, data in raw):
+    if any(_raw_rows(dtype, data) for _, dtype, data in raw):
         return None
     return (name, tuple((c, d) for c, d, _ in raw))
 

@@ -32,18 +32,19 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ..analysis.results import Result
+from ..analysis.results import Result, str_raw
 from ..scenario.topologies import link_capacity_bps
 
 INF_SSTHRESH = 0x7FFFFFFF
 
 
 def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
-    """Columns in the core's raw form: (name, dtype, bytes or list of str)."""
-    out: list[tuple[str, str, list | bytes]] = []
+    """Columns in the core's raw form: (name, dtype, bytes, or for
+    strings (codes, values): `str_raw`)."""
+    out: list[tuple[str, str, tuple | bytes]] = []
     for name, v in cols.items():
         if isinstance(v, list) and v and isinstance(v[0], str):
-            out.append((name, "str", list(v)))
+            out.append((name, "str", str_raw(v)))
             continue
         a = np.asarray(v)
         if len(a) == 0 or a.dtype.kind == "f":

@@ -91,6 +91,7 @@ def for_group(where: str, tcp_sec: dict, group: dict) -> dict:
             opts[k] = (False, opts[k][1])
     out = resolve(opts)
     _refuse_inert(where, group, tcp_sec, opts, out)
+    _refuse_inert_dupthresh_frac(group, tcp_sec, opts, out)
     # as in _refuse_inert: a [tcp] setting is judged where the group does not name its own algorithm
     if not hooks and ("ack_hooks_first" in group or ("ack_hooks_first" in tcp_sec and "cc" not in group)):
         field = opts["ack_hooks_first"][1]
@@ -136,6 +137,27 @@ def _refuse_inert(where: str, group: dict, tcp_sec: dict, opts: dict, out: dict)
                 message=f"{field} = {_toml(opts[k][0])} has no effect with {needs} = {_toml(opts[needs][0])} "
                 f"({opts[needs][1]}); it acts only with {why}",
             )
+
+
+def _refuse_inert_dupthresh_frac(group: dict, tcp_sec: dict, opts: dict, out: dict) -> None:
+    """`dupthresh_frac` acts two ways (`Conn::dupthresh`, `Conn::send_window`):
+    it raises Sack1's threshold, and under limited transmit it allows one new
+    segment per duplicate ACK below the threshold, which differs from RFC
+    3042's first two only where the threshold exceeds 3. Written where
+    neither can happen, it is refused (a [tcp] setting judged as in
+    `_refuse_inert`, where the group decides none of the three itself)."""
+    k, deps = "dupthresh_frac", ("sack", "limited_transmit", "dupthresh")
+    if not (k in group or (k in tcp_sec and not any(d in group for d in deps))) or out[k] == 0:
+        return
+    if out["sack"] == "sack1" or (out["limited_transmit"] and out["dupthresh"] > 3):
+        return
+    field = opts[k][1]
+    said = ", ".join(f"{d} = {_toml(opts[d][0])} ({opts[d][1]})" for d in deps)
+    raise ScenarioError(
+        field,
+        message=f"{field} = {_toml(opts[k][0])} has no effect with {said}; it acts only with sack = 'sack1', "
+        "or with limited_transmit = true and dupthresh > 3",
+    )
 
 
 def check_algorithm(field: str, v: Any) -> str:
