@@ -623,14 +623,21 @@ impl Simulation {
         let ls = std::mem::replace(&mut self.lseries, Recorder::new(&output::link_series()));
         out.tables.push(ls.into_table("link_series", &output::link_series()));
 
-        let mut ev: Vec<output::EventRow> = Vec::new();
-        for f in &self.flows {
-            for &(time, kind, v) in &f.c.events {
-                ev.push((time, f.c.id as u64, kind.name(), v));
+        // Every flow's events by time, then flow: each flow's list is in
+        // time order, so they are merged straight into the table's columns
+        // (no copy of them all to sort: 166,000 events of 10,000 flows).
+        let mut next: std::collections::BinaryHeap<std::cmp::Reverse<(SimTime, u32, u32)>> =
+            self.flows.iter().filter_map(|f| f.c.events.first().map(|e| std::cmp::Reverse((e.0, f.c.id, 0)))).collect();
+        let mut ev = Recorder::new(output::EVENT_COLUMNS);
+        while let Some(std::cmp::Reverse((_, id, i))) = next.pop() {
+            let events = &self.flows[id as usize].c.events;
+            let (time, kind, v) = events[i as usize];
+            ev.push(output::EVENT_COLUMNS, &(time, id as u64, kind.name(), v), &());
+            if let Some(e) = events.get(i as usize + 1) {
+                next.push(std::cmp::Reverse((e.0, id, i + 1)));
             }
         }
-        ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        out.tables.push(output::table("events", output::EVENT_COLUMNS, &ev, &()));
+        out.tables.push(ev.into_table("events", output::EVENT_COLUMNS));
 
         // per-packet traces (only flows that asked for them)
         let (mut rtt, mut seq) = (Vec::new(), Vec::new());

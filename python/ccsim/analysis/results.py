@@ -78,7 +78,7 @@ def str_raw(cells: list[str]) -> tuple[bytes, list[str]]:
 
 def _raw_rows(dtype: str, data) -> int:
     """Rows of one raw column."""
-    return len(data[0]) // 4 if dtype == "str" else len(data)
+    return len(data[0]) // 4 if dtype == "str" else len(data) // np.dtype(dtype).itemsize
 
 
 def _columns(raw_cols) -> dict[str, np.ndarray | list]:
