@@ -59,3 +59,44 @@ def test_a3_fwd_fails_when_the_forward_loss_rates_differ(monkeypatch):
     assert a._a3_fwd(None).verdict == "reproduced"
     monkeypatch.setattr(type(a), "_loss_means", staticmethod(losses(0.0100, 0.0130)))
     assert a._a3_fwd(None).verdict == "not reproduced"
+
+
+def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch):
+    # IW1-c: the median over (algorithm, IW, RTT) cells of the FCT's spread
+    # across rates is ≤ 20 %; a rate swap cannot move a spread across rates
+    from ccsim.studies import initial_window
+
+    s = initial_window.STUDY
+    cells = [
+        (cc, iw, rtt, rate) for cc in ("cubic", "bbr") for iw in (1, 10) for rtt in (30, 100) for rate in (10, 100)
+    ]
+
+    def table(fct):
+        rows = {k: [c[i] for c in cells] for i, k in enumerate(("cc", "iw", "rtt_ms", "rate"))}
+        return lambda self, data, exp: pl.DataFrame(rows | {"fct_data_s": [fct(*c) for c in cells]})
+
+    # about two round trips whatever the rate, and a little serialisation
+    monkeypatch.setattr(type(s), "fct", table(lambda cc, iw, rtt, rate: 2 * rtt / 1e3 + 0.1 / rate))
+    assert s._iw1c(None).verdict == "reproduced"
+    # the transfer's serialisation at the rate dominates: 10 Mb/s takes twice as long
+    monkeypatch.setattr(type(s), "fct", table(lambda cc, iw, rtt, rate: 2 * rtt / 1e3 + 10 / rate))
+    assert s._iw1c(None).verdict == "not reproduced"
+
+
+def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
+    # h: the NewReno+ECN − SACK difference of class goodput positive in more
+    # than half of the 1-s bins, over the RED variants together; the classes
+    # are per-flow labels, not run parameters a swap could exchange
+    from ccsim.studies import red_ecn
+
+    s = red_ecn.STUDY
+
+    def diffs(ahead: int):
+        return lambda self, data, queue: pl.DataFrame(
+            {"t_s": list(range(10)), "diff_bps": [1e4] * ahead + [-1e4] * (10 - ahead)}
+        )
+
+    monkeypatch.setattr(type(s), "class_diff", diffs(7))
+    assert s._claim_h(None).verdict == "reproduced"
+    monkeypatch.setattr(type(s), "class_diff", diffs(3))
+    assert s._claim_h(None).verdict == "not reproduced"

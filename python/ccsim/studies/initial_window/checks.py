@@ -159,6 +159,7 @@ class Checks:
         "and larger than at 30 ms.",
         changed_after_results="the second check was corrected after the kernel column ran: it had "
         "counted a smaller slowdown at 100 ms than at 30 ms as 'a larger reduction'",
+        counterfactual=Swap("flows[0].label", "cubic", "cubic_paced"),
     )
     def _iw1d(self, data):
         def rule(t):
@@ -193,6 +194,7 @@ class Checks:
         "BBR's spread across IW ((max − min)/min per RTT and rate, averaged) is below CUBIC's; BBR's FCT at "
         "100 ms is ≤ 1.5 × its FCT at 30 ms (mean over cells); BBR is faster than CUBIC in at least half "
         "the cells; CUBIC/BBR is larger at IW ≤ 4 than at IW ≥ 20.",
+        counterfactual=Swap("flows[0].label", "bbr", "cubic"),
     )
     def _iw1e(self, data):
         def rule(t):
@@ -249,6 +251,7 @@ class Checks:
         "At IW 20, RTT 100 ms, mean over rates: paced CUBIC's FCT < BBR's; paced CUBIC's FCT within 25 % "
         "of 0.1 s; BBR's within 25 % of 0.2 s.",
         paper=[PAPER_IW1F["cubic_paced"], PAPER_IW1F["bbr"]],
+        counterfactual=Swap("flows[0].label", "cubic_paced", "bbr"),
     )
     def _iw1f(self, data):
         rtt = 0.1
@@ -324,6 +327,7 @@ class Checks:
         "Paced CUBIC mostly converges faster, but at RTT 100 ms a higher rate makes it slower.",
         "T_conv: paced CUBIC < CUBIC in at least half the cells; at 100 ms, paced CUBIC's mean over IW at "
         "100 Mb/s > at 10 Mb/s.",
+        counterfactual=Swap("topology.rate", "10Mbps", "100Mbps"),
     )
     def _iw2b(self, data):
         def rule(t):
@@ -343,6 +347,7 @@ class Checks:
         "BBR converges steadily, almost independent of IW; faster at a higher rate, slower at a higher RTT.",
         "BBR, T_conv: (max − min) across IW ≤ 25 % of the mean, averaged over (RTT, rate); mean at 100 Mb/s "
         "< at 10 Mb/s; mean at 100 ms > at 30 ms.",
+        counterfactual=Swap("topology.rate", "10Mbps", "100Mbps"),
     )
     def _iw2c(self, data):
         def rule(t):

@@ -146,6 +146,7 @@ class Checks:
         "Smaller buffers make every variant less fair.",
         "RTT ratio 6: for each variant the ratio at 25 % is above the ratio at 100 % (and, where run, "
         "50 % lies between or above 100 %).",
+        counterfactual=Swap("topology.buffer", "1bdp", "0.25bdp", only=("p2",)),
     )
     def _claim_p2c(self, data: StudyData):
         bufs = self._buffers(data)

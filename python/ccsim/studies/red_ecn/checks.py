@@ -14,8 +14,10 @@ from ..counterfactual import Swap
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
+    ERROR_MODELS,
     NAMES,
     RED_FAMILY,
+    loss_cell,
     red_weight,
     thresholds,
 )
@@ -407,6 +409,7 @@ class Checks:
         "Against the error-free run: the SACK/ECN class goodput ratio under errors is not above its "
         "error-free value by more than 5 %; the Jain index within the ECN class and within the SACK class "
         "is lower under errors.",
+        counterfactual=Swap("topology.loss", loss_cell(ERROR_MODELS[0]), loss_cell(ERROR_MODELS[-1]), only=("errors",)),
     )
     def _claim_j(self, data: StudyData):
         pr = self.per_run(data, "errors").with_columns(

@@ -3,6 +3,8 @@ queue disciplines and thresholds, and the constants the claims use."""
 
 from __future__ import annotations
 
+import json
+
 from ..base import NS2_OF_2004
 from ..kit import full_packet_bytes
 
@@ -22,6 +24,18 @@ DISCIPLINES = ["droptail", "red", "gentle_red", "adaptive_red"]
 RED_FAMILY = DISCIPLINES[1:]
 NAMES = {"droptail": "DropTail", "red": "RED", "gentle_red": "gentle RED", "adaptive_red": "adaptive RED"}
 LINK = "r0->r1"
+# The error sweep's bottleneck loss: none, then two-state channels (GOOD and
+# BAD mean durations, loss in BAD) from mild to harsh
+ERROR_MODELS = [{"kind": "none"}] + [
+    {"kind": "two_state", "good": g, "bad": b, "loss_bad": lb, "durations": "exponential"}
+    for g, b, lb in (("2s", "20ms", 0.2), ("1s", "50ms", 0.3), ("500ms", "100ms", 0.5))
+]
+
+
+def loss_cell(model: dict) -> str:
+    """An error model as a campaign's runs table holds a table-valued axis."""
+    return json.dumps(model, sort_keys=True)
+
 
 
 def thresholds(ql: int) -> tuple[float, float]:

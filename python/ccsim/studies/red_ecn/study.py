@@ -17,6 +17,7 @@ from .figures import Figures
 from .scenarios import (
     CBR_BPS,
     DISCIPLINES,
+    ERROR_MODELS,
     LINK,
     MSS,
     PKT,
@@ -244,15 +245,11 @@ class RedEcn(Checks, Figures, Study):
             },
             seeds=seeds,
         )
-        err_models = [{"kind": "none"}] + [
-            {"kind": "two_state", "good": g, "bad": b, "loss_bad": lb, "durations": "exponential"}
-            for g, b, lb in (("2s", "20ms", 0.2), ("1s", "50ms", 0.3), ("500ms", "100ms", 0.5))
-        ]
         errors = Sweep(
             base_scenario(plan.extra_s),
             name="red_ecn.errors",
             grid={
-                "topology.loss": err_models,
+                "topology.loss": ERROR_MODELS,
                 "topology.queue.kind": ["gentle_red"],
                 "topology.buffer": ["36pkt"],
                 "flows[0].count": [9],

@@ -168,6 +168,7 @@ class W45:
         "At d = 10 ms with delayed ACKs, Westwood+ ssthresh stays near the BDP (≈ 40 packets) while "
         "NewReno's stays below a quarter of it.",
         "Time-mean ssthresh (after the first loss): Westwood+ within [0.5, 1.5] × BDP (41.7 packets); NewReno < BDP/4.",
+        counterfactual=Swap("flows[0].label", "westwoodplus", "newreno", only=("w4",)),
     )
     def _w4c(self, data: StudyData):
         m = self.w4_ssthresh(data)
