@@ -37,7 +37,6 @@ def loss_cell(model: dict) -> str:
     return json.dumps(model, sort_keys=True)
 
 
-
 def thresholds(ql: int) -> tuple[float, float]:
     """The paper's RED thresholds: (QL/4, 3·QL/4) — QL 4 → (1, 3), QL 36 → (9, 27)."""
     return ql / 4, 3 * ql / 4
