@@ -303,7 +303,9 @@ def test_a_verdict_that_flips_with_the_seed_is_not_reproduced(tmp_path):
 
 # Claims whose counterfactual (the runs of the variant they speak of read as
 # another's) is checked here to make the rule fail; the others' are reported.
-FAIL_ON_COUNTERFACTUAL_AT_SMOKE = {"W1c", "W1d", "W6a", "W7a"}
+# (At smoke size IW2-b and IW2-c lack a second rate, W4c's swap does not
+# answer, and IW1-d's answers by turning into a reproduction.)
+FAIL_ON_COUNTERFACTUAL_AT_SMOKE = {"W1c", "W1d", "W6a", "W7a", "IW1-e", "IW1-f", "P2c", "j"}
 
 
 @pytest.mark.parametrize("name", studies.names())
