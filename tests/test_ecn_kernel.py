@@ -91,20 +91,50 @@ def test_gentle_red_with_ecn_marks_as_often_as_under_the_kernel():
     assert 0 < link["drops"] < link["marks"], link
 
 
+def _steady_cycles(series: pl.DataFrame) -> dict:
+    # The sawtooth after slow start: a cycle runs from one CWR episode's
+    # start (ca_state leaving 0) to the next, counted from the second
+    # episode (the first is slow start's exit). Mean cwnd over whole cycles
+    # does not depend on where the run's end cuts the last one.
+    t = series["time_s"].to_list()
+    st = series["ca_state"].to_list()
+    starts = [t[i] for i in range(1, len(st)) if st[i] != 0 and st[i - 1] == 0][1:]
+    assert len(starts) >= 4, starts
+    whole = series.filter((pl.col("time_s") >= starts[0]) & (pl.col("time_s") < starts[-1]))
+    return {
+        "cycles": len(starts) - 1,
+        "period_s": (starts[-1] - starts[0]) / (len(starts) - 1),
+        "mean_cwnd": whole["cwnd"].mean(),
+        "min_ssthresh": int(whole.filter(pl.col("ssthresh") < 1e9)["ssthresh"].min()),
+        "cwr_codes": set(whole["ca_state"].unique().to_list()),
+    }
+
+
 @needs_emu
 def test_the_kernel_and_the_model_reduce_alike_live():
-    # 8 s of the Reno scenario through both: the kernel's CWR episodes end
-    # in a second reduction as the model's do, and the mean windows agree
-    # within 5 %. A run outside the emulation envelope (this VM stalled) is
-    # tried again, up to three times.
-    sc = _reno_ecn("8s")
-    sim = _steady(sc.run().flow_series)
+    # 12 s of the Reno scenario through both. On this project's machine the
+    # kernel's steady cycles last 2.222-2.226 s with mean cwnd 36.46-36.56
+    # (two runs) and the model's 2.224 s and 36.59: each CWR episode ends in
+    # a second reduction (ssthresh 14 or 13) in both, and both write CWR as
+    # ca_state 1. Period and mean must agree within 5 %. Slow start's exit
+    # differs and is left out: the kernel makes three reductions there
+    # (110 -> 55 -> 27 -> 13) and the model two (110 -> 55 -> 27), so the
+    # model's first cycle ends 0.65 s earlier (docs/model.md, ECN row; the
+    # cause is not yet shown). A window fixed in time (as this test had
+    # before) mixes that phase shift into the mean. A run outside the
+    # emulation envelope (this VM stalled) is tried again, up to three
+    # times, and none inside it is no reference: the test skips, saying so.
+    sc = _reno_ecn("12s")
+    sim = _steady_cycles(sc.run().flow_series)
     for _ in range(3):
         emu = emulate(sc)
         if emu.emulation["within_envelope"]:
             break
-    k = _steady(emu.flow_series)
-    k_ssthresh = {int(x) for x in k.filter(pl.col("ssthresh") < 1e9)["ssthresh"]}
-    s_ssthresh = {int(x) for x in sim.filter(pl.col("ssthresh") < 1e9)["ssthresh"]}
-    assert min(k_ssthresh) <= 14 and min(s_ssthresh) <= 14, (k_ssthresh, s_ssthresh)
-    assert sim["cwnd"].mean() == pytest.approx(k["cwnd"].mean(), rel=0.05)
+    else:
+        pytest.skip(f"three kernel runs outside the emulation envelope: {emu.emulation}")
+    k = _steady_cycles(emu.flow_series)
+    why = (sim, k, emu.emulation["kernel"])
+    assert sim["min_ssthresh"] <= 14 and k["min_ssthresh"] <= 14, why
+    assert sim["cwr_codes"] == k["cwr_codes"] == {0, 1}, why
+    assert sim["period_s"] == pytest.approx(k["period_s"], rel=0.05), why
+    assert sim["mean_cwnd"] == pytest.approx(k["mean_cwnd"], rel=0.05), why

@@ -19,7 +19,9 @@ flow_series (every ``sim.sample_interval``, from ``TCP_INFO``): ``cwnd``
 ``srtt_s``, ``rto_s``, ``inflight_bytes`` ((unacked − sacked − lost +
 retrans) × mss, Linux's ``tcp_packets_in_flight``), ``delivered_bytes``
 (``tcpi_bytes_acked``), ``snd_una`` (the same in segments), ``bytes_sent``,
-``retransmits``, ``ca_state``, ``pacing_rate_bps``, ``delivery_rate_bps``;
+``retransmits``, ``ca_state`` (the kernel's ``tcpi_ca_state`` written in
+the simulator's code: open and disorder 0, CWR 1, recovery 2, loss 3; see
+``KERNEL_CA_STATE``), ``pacing_rate_bps``, ``delivery_rate_bps``;
 for a BBR flow also ``bbr_bw_bps``, ``bbr_pacing_gain`` and ``bbr_cwnd_gain``
 (``TCP_CC_INFO``, Linux ``bbr_get_info``; NaN for other algorithms).
 """
@@ -36,6 +38,12 @@ from ..analysis.results import Result, str_raw
 from ..scenario.topologies import link_capacity_bps
 
 INF_SSTHRESH = 0x7FFFFFFF
+
+# enum tcp_ca_state (include/net/tcp.h: Open 0, Disorder 1, CWR 2, Recovery
+# 3, Loss 4) to the flow_series code the simulator writes (0 open, 1 CWR,
+# 2 recovery, 3 loss): the simulator has no disorder code (a flow with
+# duplicate ACKs below the threshold is open there), so disorder reads 0.
+KERNEL_CA_STATE = (0, 0, 1, 2, 3)
 
 
 def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
@@ -185,7 +193,7 @@ def build_tables(
             s_cols["snd_una"].append(info["bytes_acked"] // max(1, info["snd_mss"]))
             s_cols["bytes_sent"].append(info["bytes_sent"])
             s_cols["retransmits"].append(info["total_retrans"])
-            s_cols["ca_state"].append(info["ca_state"])
+            s_cols["ca_state"].append(KERNEL_CA_STATE[info["ca_state"]])
             s_cols["pacing_rate_bps"].append(info["pacing_rate"] * 8.0)
             s_cols["delivery_rate_bps"].append(info["delivery_rate"] * 8.0)
             s_cols["bbr_bw_bps"].append(info["bbr_bw"] * 8.0 if "bbr_bw" in info else math.nan)
