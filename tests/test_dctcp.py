@@ -117,10 +117,10 @@ def test_two_dctcp_flows_cut_at_the_analysed_window_and_hold_the_queue_at_k():
 # in CWR, and a new reduction when the ACK that ends CWR carries ECE,
 # checked against the kernel with Reno+ECN: tests/test_ecn_kernel.py),
 # and its DCTCP then cuts in consecutive rounds while the queue stays
-# above K. Measured at MODEL_VERSION 17 (docs/model.md, DCTCP row): α
-# 0.125 against 0.166 (N = 2) and 0.29 against 0.37 (N = 10), D 4.0
-# against 6.2 segments per cut, the cut spacing 0.92 ms against 1.11 ms,
-# and the queue's 99th-percentile peak 79 against K + N = 75 at N = 10.
+# above K. Measured at MODEL_VERSION 18 (docs/model.md, DCTCP row): α
+# 0.125 against 0.166 (N = 2) and 0.28 against 0.37 (N = 10), D 4.05
+# against 6.2 segments per cut, the cut spacing 0.94 ms against 1.11 ms,
+# and the queue's 99th-percentile peak 78 against K + N = 75 at N = 10.
 # Whether the kernel's DCTCP does the same is not yet shown: this
 # kernel has no tcp_dctcp. Strict: the test fails if the model starts
 # to agree.

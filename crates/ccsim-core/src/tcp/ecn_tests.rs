@@ -214,3 +214,67 @@ fn ece_acks_raise_ca_ack_ece_and_count_delivered_ce() {
         assert_eq!(*seen.borrow(), expect, "ecn = {ecn}");
     }
 }
+
+#[test]
+fn a_linux_receiver_quick_acks_two_segments_at_the_first_ce_and_acks_cwr_at_once() {
+    // Linux receiver with delayed ACKs, classic feedback. __tcp_ecn_check_ce:
+    // the first CE enters quick-ACK mode for 2 segments
+    // (tcp_enter_quickack_mode(sk, 2)); a later CE while CWR is demanded
+    // does not. tcp_ecn_accept_cwr: a data segment with CWR is ACKed at once.
+    let mut out = Vec::new();
+    let mut r = flow(None, SackCfg::Rfc6675, |t| {
+        t.ecn = true;
+        t.delayed_ack = true;
+        t.delack_timer = crate::config::DelackTimer::Linux;
+        t.timestamps = false; // full-sized segments of 1488 bytes on the wire
+    });
+    let data = |seq: u64, ecn: Ecn, flags: u8| {
+        let mut p = Packet::new(PktKind::Data, seq, 0, 0, 1488, 0);
+        p.ecn = ecn;
+        p.flags = flags;
+        p
+    };
+    // Leave the connection's opening quick-ACKs behind: back-to-back
+    // segments until one is held for a delayed ACK.
+    let mut seq = 0;
+    let mut t = MS;
+    for _ in 0..100 {
+        out.clear();
+        r.c.on_data(t, &data(seq, Ecn::Ect0, 0), &mut out);
+        seq += 1;
+        t += 10 * crate::units::PS_PER_US;
+        if out.is_empty() {
+            break;
+        }
+    }
+    assert!(out.is_empty(), "no segment was held for a delayed ACK");
+    // Its pair goes out: the delayed-ACK count of 2.
+    out.clear();
+    r.c.on_data(t, &data(seq, Ecn::Ect0, 0), &mut out);
+    seq += 1;
+    assert_eq!(out.len(), 1);
+    let acks_for = |r: &mut TcpFlow, seq: &mut u64, t: SimTime, ecn: Ecn, flags: u8, out: &mut Vec<Packet>| {
+        out.clear();
+        r.c.on_data(t, &data(*seq, ecn, flags), out);
+        *seq += 1;
+        out.len()
+    };
+    // First CE: this segment and the next are ACKed at once, ECE on both;
+    // the third waits again.
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ce, 0, &mut out), 1);
+    assert!(out[0].flags & FLAG_ECE != 0);
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ect0, 0, &mut out), 1);
+    assert!(out[0].flags & FLAG_ECE != 0);
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ect0, 0, &mut out), 0);
+    // A second CE while CWR is still demanded: no quick-ACK (the delayed
+    // ACK owed goes for the count of 2).
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ce, 0, &mut out), 1);
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ect0, 0, &mut out), 0);
+    // The CWR segment: ACKed at once, without ECE.
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ect0, FLAG_CWR, &mut out), 1);
+    assert_eq!(out[0].flags & FLAG_ECE, 0);
+    // A CWR segment that is itself CE: ACKed at once, ECE set again.
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ect0, 0, &mut out), 0);
+    assert_eq!(acks_for(&mut r, &mut seq, t, Ecn::Ce, FLAG_CWR, &mut out), 1);
+    assert!(out[0].flags & FLAG_ECE != 0);
+}

@@ -216,6 +216,15 @@ impl Receiver {
         }
     }
 
+    /// Linux __tcp_ecn_check_ce on the first CE (no CWR demanded yet):
+    /// tcp_enter_quickack_mode(sk, 2), quick-ACKs for this segment and the
+    /// next (tcp_incr_quickack, within the quota) and ato at TCP_ATO_MIN.
+    /// Called after tcp_event_data_recv's ato update, as Linux orders them.
+    fn enter_ce_quickack(&mut self) {
+        self.quickack_left = self.quickack_left.max(self.quickack_quota.min(2));
+        self.ato = ATO_MIN;
+    }
+
     /// Linux tcp_send_delayed_ack: the timeout is ato, bounded by
     /// max(srtt, TCP_DELACK_MIN) once ato exceeds TCP_DELACK_MIN and by
     /// `delack_timeout` (icsk_delack_max, TCP_DELACK_MAX); an armed timer
@@ -357,12 +366,25 @@ impl Receiver {
             self.ts_recent = pkt.ts;
         }
         let mut immediate = false;
+        // A first CE under classic feedback on the linux stack: quick-ACK
+        // mode, entered after the segment's ato update as Linux does.
+        let mut first_ce = false;
         if t.ecn {
+            let linux = t.delack_timer == DelackTimer::Linux;
             if pkt.flags & FLAG_CWR != 0 {
                 self.ecn.on_cwr(t.ecn_feedback);
+                // Linux tcp_ecn_accept_cwr (include/net/tcp_ecn.h): a data
+                // segment carrying CWR is ACKed at once, "its cwnd may be
+                // very low". AccECN's CWR is a bit of its counter instead.
+                immediate |= linux && payload > 0 && t.ecn_feedback != EcnFeedback::Accecn;
             }
             if let Some(ev) = ce_event(pkt.ecn) {
-                immediate |= self.ecn.on_event(ev, t.ecn_feedback);
+                let now_ack = self.ecn.on_event(ev, t.ecn_feedback);
+                if linux && t.ecn_feedback == EcnFeedback::Classic {
+                    first_ce = now_ack;
+                } else {
+                    immediate |= now_ack;
+                }
             }
         }
         if seq == self.rcv_nxt {
@@ -374,6 +396,9 @@ impl Receiver {
             let linux = t.delack_timer == DelackTimer::Linux;
             if linux {
                 self.event_data_recv(now, srtt, t);
+                if first_ce {
+                    self.enter_ce_quickack();
+                }
                 // A short segment marks the ACK "pushed" (tcp_measure_rcv_mss)
                 // and tcp_cleanup_rbuf sends it once the application has read
                 // the data, taken here to be at once.
@@ -409,6 +434,9 @@ impl Receiver {
             }
             None
         } else if seq > self.rcv_nxt {
+            if first_ce {
+                self.enter_ce_quickack();
+            }
             // Out of order: remember it and send an immediate duplicate ACK.
             scratch.clear();
             if let Some((lo, hi)) = self.ooo.insert(seq, seq + 1, scratch) {
