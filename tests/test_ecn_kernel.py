@@ -73,9 +73,10 @@ def test_gentle_red_with_ecn_marks_as_often_as_under_the_kernel():
     # Four CUBIC flows with ECN through gentle RED (min_th 5, max_th 15),
     # 10 Mb/s, 40 ms, 30 s. The kernel (3 runs): 314–329 marks and 208–215
     # drops (each drop one retransmission). The simulator's marks must lie
-    # within 5 % of the kernel's range (311–314 since MODEL_VERSION 18; the model before MODEL_VERSION 17: 363–371). Its drops are fewer (142–184 over
-    # seeds 1–3; docs/model.md, ECN row): only their order against the
-    # marks is checked here.
+    # within 5 % of the kernel's range (311–314 over seeds 1–3 since
+    # MODEL_VERSION 18; 363–371 before MODEL_VERSION 17). Its drops are
+    # fewer (142–184; docs/model.md, ECN row): only their order against
+    # the marks is checked here.
     r = single_link(
         duration="30s",
         rate="10Mbps",
