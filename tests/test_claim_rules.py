@@ -100,3 +100,25 @@ def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
     assert s._claim_h(None).verdict == "reproduced"
     monkeypatch.setattr(type(s), "class_diff", diffs(3))
     assert s._claim_h(None).verdict == "not reproduced"
+
+
+def test_each_claim_names_a_table_test_here_and_each_test_here_is_named():
+    # A claim whose counterfactual is a TableTest is reported as shown to
+    # fail by a test of this module: that test must exist, and each test
+    # here must be the one some claim names (else the report would say
+    # "none declared" for a rule that is in fact shown able to fail).
+    import sys
+
+    from ccsim import studies
+    from ccsim.studies.counterfactual import TABLE_TESTS, TableTest
+
+    assert TABLE_TESTS == "tests/" + __name__.rsplit(".", 1)[-1] + ".py"
+    named = [
+        t.test
+        for n in studies.names()
+        for c in studies.get(n).claims()
+        for t in c.counterfactual
+        if isinstance(t, TableTest)
+    ]
+    here = {n for n in dir(sys.modules[__name__]) if n.startswith("test_") and "_fails_" in n}
+    assert len(named) == len(set(named)) and set(named) == here, (sorted(named), sorted(here))

@@ -11,7 +11,18 @@ import pytest
 from ccsim import studies
 from ccsim.studies.base import Check, Claim, Experiment, Study, verdict_from
 from ccsim.studies.compare import CompareError, compare, render
-from ccsim.studies.counterfactual import ANSWERED, NONE, SILENT, UNAVAILABLE, Swap, answer, swapped
+from ccsim.studies.counterfactual import (
+    ANSWERED,
+    NONE,
+    SILENT,
+    TABLE,
+    UNAVAILABLE,
+    Swap,
+    TableTest,
+    answer,
+    swapped,
+    text as cf_text,
+)
 from helpers import single_link
 
 
@@ -107,6 +118,13 @@ def test_the_exchange_relabels_every_table_of_a_run(tmp_path):
         swapped(data, [Swap("topology.rate", "5Mbps", "7Mbps")])
     # answer() on a claim without a counterfactual says so
     assert answer(Claim("x", "-", "-", lambda d: None), data, None) == {"status": NONE}
+    # a table test is named, not run, and cannot be mixed with swaps
+    t = TableTest("test_w1a_fails_when_one_variant_falls_below_the_threshold")
+    cf_t = answer(Claim("y", "-", "-", lambda d: None, counterfactual=(t,)), data, None)
+    assert cf_t == {"status": TABLE, "tests": ["tests/test_claim_rules.py::" + t.test]}
+    assert "requires it to fail there (tests/test_claim_rules.py::test_w1a" in cf_text(cf_t)
+    with pytest.raises(ValueError, match="cannot be mixed"):
+        answer(Claim("z", "-", "-", lambda d: None, counterfactual=(t, Swap("rate", 1, 2))), data, None)
 
 
 def _claims(verdict, number, why="not yet shown"):

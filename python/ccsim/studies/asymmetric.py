@@ -39,7 +39,7 @@ from .base import (
     save_figure,
     verdict_from,
 )
-from .counterfactual import Swap
+from .counterfactual import Swap, TableTest
 from .kit import Plan, Variant, sweep_zip, variants
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
@@ -517,6 +517,7 @@ class Asymmetric(Study):
         "to the forward bottleneck) differ by ≤ 10 % of their mean.",
         changed_after_results="it compared the bit-error loss rates alone, which the same BER on the same "
         "packet size makes equal whatever the protocol (a check that could not fail); queue drops now count",
+        counterfactual=TableTest("test_a3_fwd_fails_when_the_forward_loss_rates_differ"),
     )
     def _a3_fwd(self, data: StudyData):
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}

@@ -52,6 +52,24 @@ class Swap:
         return f"{self.column}: {self.a!r} ↔ {self.b!r}" + (f" in {', '.join(self.only)}" if self.only else "")
 
 
+@dataclass(frozen=True)
+class TableTest:
+    """For a rule no exchange of run parameters can falsify (a threshold on
+    every point, an equality that reads the same either way round, two
+    estimates from one run): the test in tests/test_claim_rules.py that runs
+    the rule on a made-up table where the claim is false and requires it to
+    fail there. The report names the test; the test suite, not the run,
+    shows the failure."""
+
+    test: str
+
+    def __str__(self) -> str:
+        return f"{TABLE_TESTS}::{self.test}"
+
+
+TABLE_TESTS = "tests/test_claim_rules.py"
+
+
 def swapped(data: StudyData, swaps: Sequence[Swap]) -> StudyData:
     """`data` with every campaign's runs relabelled by `swaps`, and nothing
     cached (the claims' memos are rebuilt from the relabelled runs). Raises
@@ -74,6 +92,7 @@ def swapped(data: StudyData, swaps: Sequence[Swap]) -> StudyData:
 
 
 ANSWERED, SILENT, UNAVAILABLE, NONE = "answered", "did not answer", "unavailable", "none declared"
+TABLE = "table test"
 
 
 def answer(claim: Any, data: StudyData, real: Any) -> dict:
@@ -82,10 +101,16 @@ def answer(claim: Any, data: StudyData, real: Any) -> dict:
     they are). Status ANSWERED when some check changed, SILENT when none
     did (the rule did not tell the swapped points apart), UNAVAILABLE when
     this mode's runs lack a swapped value or a cell the rule needs, NONE
-    when the claim names no counterfactual."""
+    when the claim names no counterfactual, TABLE when a test shows its rule
+    failing on a made-up table instead (`TableTest`)."""
     swaps = [str(s) for s in claim.counterfactual]
     if not swaps:
         return {"status": NONE}
+    tables = [s for s in claim.counterfactual if isinstance(s, TableTest)]
+    if tables:
+        if len(tables) != len(claim.counterfactual):
+            raise ValueError(f"claim {claim.id}: a TableTest cannot be mixed with Swaps")
+        return {"status": TABLE, "tests": swaps}
     try:
         v = claim.evaluate(swapped(data, claim.counterfactual))
     except (KeyError, ValueError, IndexError, ZeroDivisionError, pl.exceptions.PolarsError) as e:
@@ -98,6 +123,11 @@ def text(cf: dict | None) -> str:
     """One line for the report."""
     if not cf or cf["status"] == NONE:
         return "Counterfactual: none declared yet."
+    if cf["status"] == TABLE:
+        return (
+            "Counterfactual: no exchange of run parameters can make this claim false; the test suite runs the "
+            f"rule on a table where it is false and requires it to fail there ({', '.join(cf['tests'])})."
+        )
     head = f"Counterfactual ({'; '.join(cf['swaps'])}): "
     if cf["status"] == UNAVAILABLE:
         return head + f"not available in this mode ({cf['detail']})."

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import full_size, get, names
 from .base import MEASURED, NOT_SHOWN, VERDICTS
-from .counterfactual import ANSWERED, NONE, SILENT, UNAVAILABLE
+from .counterfactual import ANSWERED, NONE, SILENT, TABLE, UNAVAILABLE
 
 HEADER = "| study | claim | the paper says | verdict | seeds | at full size | reason for a shortfall | counterfactual |"
 _ROW = re.compile(
@@ -33,7 +33,7 @@ _ROW = re.compile(
     + r") \(.+\)) \| ("
     + "|".join(["—", MEASURED, NOT_SHOWN])
     + r") \| ("
-    + "|".join([ANSWERED, SILENT, UNAVAILABLE, NONE])
+    + "|".join([ANSWERED, SILENT, UNAVAILABLE, TABLE, NONE])
     + r") \|$"
 )
 
@@ -69,6 +69,7 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     accounted = sum(r["verdict"] == VERDICTS[0] or r["why"] == MEASURED for r in rows)
     answered = sum(r["counterfactual"] == ANSWERED for r in rows)
+    tables = sum(r["counterfactual"] == TABLE for r in rows)
     full = [r for r in rows if r["full"] != full_size.NOT_RUN]
     full_counts = {v: sum(r["full"].startswith(v + " (") for r in full) for v in VERDICTS}
     head = [
@@ -80,7 +81,8 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         f"Mode: {mode}; model version {model_version}. "
         + ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
         + f" of {len(rows)} claims; {accounted} of {len(rows)} reproduced or with a measured reason; "
-        + f"{answered} of {len(rows)} rules answered their counterfactual. "
+        + f"{answered} of {len(rows)} rules answered their counterfactual, {tables} more failed on a table "
+        + "where their claim is false (a test). "
         + f"At full size: {len(full)} of {len(rows)} claims run, "
         + ", ".join(f"{full_counts[v]} {v}" for v in VERDICTS)
         + ".",
@@ -101,7 +103,9 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "Counterfactual: the claim's rule run again on the study's runs with two compared points exchanged",
         "(the report names them): 'answered' where some check changed its outcome there, 'did not answer'",
         "where none did (the rule did not tell the points apart), 'unavailable' where this mode lacks what",
-        "the exchange needs, 'none declared' where the claim names none yet.",
+        "the exchange needs, 'table test' where no exchange can make the claim false and a test in",
+        "tests/test_claim_rules.py runs the rule on a made-up table where it is false (it must fail there),",
+        "'none declared' where the claim names none yet.",
         "",
         HEADER,
         "|---|---|---|---|---|---|---|---|",

@@ -8,7 +8,7 @@ import math
 import polars as pl
 
 from ..base import Check, PaperValue, StudyData, claim, verdict_from
-from ..counterfactual import Swap
+from ..counterfactual import Swap, TableTest
 from .scenarios import (
     LINK_NAME,
     MISSING,
@@ -134,6 +134,7 @@ class Checks:
         "IW1-c",
         "The rate barely matters for 100 KB.",
         "Median over (algorithm, IW, RTT) cells of (max − min)/min of the FCT across the rates ≤ 20 %.",
+        counterfactual=TableTest("test_iw1c_fails_when_the_rate_sets_the_flow_completion_time"),
     )
     def _iw1c(self, data):
         def rule(t):

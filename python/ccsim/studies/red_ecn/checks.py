@@ -10,7 +10,7 @@ import polars as pl
 
 from ...analysis.metrics import jain
 from ..base import Check, PaperValue, StudyData, claim, fmt, verdict_from
-from ..counterfactual import Swap
+from ..counterfactual import Swap, TableTest
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
@@ -137,6 +137,12 @@ class Checks:
         paper=[
             PaperValue("queue inside (9, 27) for about", 50, "s", "text on Fig. 5"),
             PaperValue("lockout appears around", 60, "s", "text on Fig. 5"),
+        ],
+        # Read the 2-flow trace of plain RED at QL 4 as adaptive RED's at QL
+        # 36: a queue that can never reach the zone (9, 27).
+        counterfactual=[
+            Swap("topology.queue.kind", "red", "adaptive_red", only=("series",)),
+            Swap("topology.buffer", "4pkt", "36pkt", only=("series",)),
         ],
     )
     def _claim_d(self, data: StudyData):
@@ -295,6 +301,7 @@ class Checks:
         "name its discipline).",
         changed_after_results="it required more than half of the bins in each RED variant separately; the "
         "paper says 'in most cases' of one unnamed curve",
+        counterfactual=TableTest("test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins"),
     )
     def _claim_h(self, data: StudyData):
         shares, ahead, bins = {}, 0, 0

@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, save_figure, verdict_from
-from ..counterfactual import Swap
+from ..counterfactual import Swap, TableTest
 from .scenarios import (
     LINUX_VARIANTS,
     PAYLOAD_SHARE,
@@ -83,6 +83,7 @@ class W1:
         "With reverse traffic OFF every variant's goodput is close to 2 Mb/s.",
         "Mean over seeds, OFF quarters (1st and 3rd): goodput ≥ 85 % of the 2 Mb/s link's payload rate "
         "(1.93 Mb/s) for NewReno, Westwood+, Vegas and Reno.",
+        counterfactual=TableTest("test_w1a_fails_when_one_variant_falls_below_the_threshold"),
     )
     def _w1a(self, data: StudyData):
         m = self._w1_means(data)

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, save_figure, verdict_from
-from ..counterfactual import Swap
+from ..counterfactual import Swap, TableTest
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -86,6 +86,7 @@ class W6:
         "and steadier than filtering cwnd/RTT.",
         "After 10 s: mean |estimate − payload rate| / payload rate and the coefficient of variation both "
         "smaller for the Westwood+ estimate than for the EWMA-filtered cwnd/RTT.",
+        counterfactual=TableTest("test_w6b_fails_when_cwnd_over_rtt_is_the_closer_or_steadier_estimate"),
     )
     def _w6b(self, data: StudyData):
         s = self.w6_single_series(data).filter(pl.col("time_s") > 10.0)
