@@ -21,6 +21,8 @@ from ccsim.studies.counterfactual import (
     TableTest,
     answer,
     swapped,
+)
+from ccsim.studies.counterfactual import (
     text as cf_text,
 )
 from helpers import single_link
