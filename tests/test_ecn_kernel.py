@@ -120,8 +120,9 @@ def test_the_kernel_and_the_model_reduce_alike_live():
     # ca_state 1. Period and mean must agree within 5 %. Slow start's exit
     # differs and is left out: the kernel makes three reductions there
     # (110 -> 55 -> 27 -> 13) and the model two (110 -> 55 -> 27), so the
-    # model's first cycle ends 0.65 s earlier (docs/model.md, ECN row; the
-    # cause is not yet shown). A window fixed in time (as this test had
+    # model's first cycle ends 0.65 s earlier (docs/model.md, ECN row: the
+    # kernel's CWR segment is CE-marked there, the model's is not). A
+    # window fixed in time (as this test had
     # before) mixes that phase shift into the mean. A run outside the
     # emulation envelope (this VM stalled) is tried again, up to three
     # times, and none inside it is no reference: the test skips, saying so.
