@@ -102,6 +102,36 @@ def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
     assert s._claim_h(None).verdict == "not reproduced"
 
 
+def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch):
+    # b: at the smallest QL, every RED variant's GEff above DropTail's and
+    # the RED variants within 0.02 of each other. At QL 4 the four
+    # disciplines measure alike, so exchanging two of them changes nothing;
+    # the rule is shown here on tables where the claim holds and where the
+    # RED variants are 0.05 apart.
+    from types import SimpleNamespace
+
+    from ccsim.studies import red_ecn
+
+    s = red_ecn.STUDY
+    data = SimpleNamespace(plan=SimpleNamespace(qls=[4, 12, 36, 72]))
+
+    def means(geff: dict[str, float]):
+        rows = [{"queue": d, "ql": 4, "n": 2, "geff": g, "drop_pct": 1.0} for d, g in geff.items()]
+        return lambda self, data: pl.DataFrame(rows)
+
+    trace = pl.DataFrame({"time_s": [0.0, 1.0], "queue_pkts": [2, 3], "avg_queue": [0.5, 1.5]})
+    monkeypatch.setattr(type(s), "queue_trace", lambda self, data, queue, ql, n: trace)
+    monkeypatch.setattr(
+        type(s), "sweep_means", means({"droptail": 0.80, "red": 0.85, "gentle_red": 0.86, "adaptive_red": 0.855})
+    )
+    assert s._claim_b(data).verdict == "reproduced"
+    monkeypatch.setattr(
+        type(s), "sweep_means", means({"droptail": 0.80, "red": 0.82, "gentle_red": 0.87, "adaptive_red": 0.85})
+    )
+    v = s._claim_b(data)
+    assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [True, False]
+
+
 def test_each_claim_names_a_table_test_here_and_each_test_here_is_named():
     # A claim whose counterfactual is a TableTest is reported as shown to
     # fail by a test of this module: that test must exist, and each test
