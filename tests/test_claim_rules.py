@@ -61,6 +61,44 @@ def test_a3_fwd_fails_when_the_forward_loss_rates_differ(monkeypatch):
     assert a._a3_fwd(None).verdict == "not reproduced"
 
 
+def test_a1_fails_when_sack_does_not_lead_or_stays_apart(monkeypatch):
+    # A1: mean over the link rates, SACK's goodput over the first 1 s ≥ 5 %
+    # above NewReno's, and within 5 % of it from 2 s on. SACK and NewReno
+    # give identical runs on one error-free link, so no exchange of them
+    # can make the claim false.
+    from types import SimpleNamespace
+
+    a = asymmetric.STUDY
+    data = SimpleNamespace(plan=SimpleNamespace(dur=10.0))
+
+    def series(first: float, after: float):
+        # goodput per 0.5-s bin of one run per variant: NewReno 1 Mb/s
+        # throughout, SACK (either receiver) `first` times that up to 1 s
+        # and `after` times it from then on
+        rows = []
+        for v in ("newreno", "sack_plain_sink", "sack"):
+            for k in range(1, 21):
+                t = 0.5 * k
+                f = 1.0 if v == "newreno" else (first if t <= 1.0 else after)
+                rows.append({"variant": v, "topology.rate": 10, "seed": 1, "t_s": t, "rate": 1e6 * f})
+        return lambda self, data, exp, what: pl.DataFrame(rows)
+
+    monkeypatch.setattr(type(a), "series", series(1.10, 1.01))
+    assert a._a1(data).verdict == "reproduced"
+    # NewReno ahead in the first second
+    monkeypatch.setattr(type(a), "series", series(0.95, 1.01))
+    v = a._a1(data)
+    assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [False, True]
+    # SACK ahead throughout, by 10 %
+    monkeypatch.setattr(type(a), "series", series(1.10, 1.10))
+    v = a._a1(data)
+    assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [True, False]
+    # identical series: both checks are errors, not passes
+    monkeypatch.setattr(type(a), "series", series(1.0, 1.0))
+    v = a._a1(data)
+    assert v.verdict == "not reproduced" and all("identical" in c.detail for c in v.checks)
+
+
 def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch):
     # IW1-c: the median over (algorithm, IW, RTT) cells of the FCT's spread
     # across rates is ≤ 20 %; a rate swap cannot move a spread across rates
@@ -81,6 +119,64 @@ def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch):
     # the transfer's serialisation at the rate dominates: 10 Mb/s takes twice as long
     monkeypatch.setattr(type(s), "fct", table(lambda cc, iw, rtt, rate: 2 * rtt / 1e3 + 10 / rate))
     assert s._iw1c(None).verdict == "not reproduced"
+
+
+def test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency(monkeypatch):
+    # P1: every variant ≥ 90 % at every rate; each paced variant at most 1
+    # point below its unpaced twin; ≥ 80 % of Table 2's cells within 3 points
+    from types import SimpleNamespace
+
+    from ccsim.studies import pacing
+    from ccsim.studies.pacing.scenarios import TABLE2
+
+    s = pacing.STUDY
+    data = SimpleNamespace(plan=SimpleNamespace(rates=list(TABLE2)), campaigns={})
+
+    def eff(change: dict):
+        return lambda self, data, rate, v: change.get((rate, v), TABLE2[rate][v])
+
+    # the paper's own Table 2
+    monkeypatch.setattr(type(s), "eff", eff({}))
+    assert s._claim_p1(data).verdict == "reproduced"
+    # paced HSTCP 5 points below HSTCP at 2.5 Gb/s, still above 90 %
+    monkeypatch.setattr(type(s), "eff", eff({(2.5e9, "hstcp_paced"): 94.98}))
+    v = s._claim_p1(data)
+    assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [True, False, True]
+    # every variant 8 points below the paper at 2.5 Gb/s (91-92 %) and paced
+    # BI-TCP at 89 % at 20 Mb/s: one below 90 %, 7 points lost to pacing, 6
+    # of 20 cells off by more than 3
+    far = {(2.5e9, v): TABLE2[2.5e9][v] - 8 for v in TABLE2[2.5e9]} | {(20e6, "bic_paced"): 89.0}
+    monkeypatch.setattr(type(s), "eff", eff(far))
+    v = s._claim_p1(data)
+    assert v.verdict == "not reproduced" and [c.ok for c in v.checks] == [False, False, False]
+
+
+def test_p2d_fails_when_pacing_does_not_halve_the_ratio(monkeypatch):
+    # P2d: at RTT ratio 6 and every buffer, paced / unpaced throughput ratio
+    # in [0.25, 0.75] for HSTCP and for BI-TCP
+    from types import SimpleNamespace
+
+    from ccsim.studies import pacing
+
+    s = pacing.STUDY
+    data = SimpleNamespace(plan=SimpleNamespace(p2_cells=[(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)]), campaigns={})
+    unpaced = {"hstcp": 140.0, "bic": 40.0}
+
+    def ratios(paced_over_unpaced: float):
+        def ratio(self, data, v, rr, buf):
+            base = v.removesuffix("_paced")
+            return unpaced[base] * (paced_over_unpaced if v.endswith("_paced") else 1.0)
+
+        return ratio
+
+    monkeypatch.setattr(type(s), "ratio", ratios(0.5))
+    assert s._claim_p2d(data).verdict == "reproduced"
+    # pacing leaves the ratio as it is
+    monkeypatch.setattr(type(s), "ratio", ratios(1.0))
+    assert s._claim_p2d(data).verdict == "not reproduced"
+    # pacing raises it threefold (as the quick runs show, and more)
+    monkeypatch.setattr(type(s), "ratio", ratios(3.0))
+    assert s._claim_p2d(data).verdict == "not reproduced"
 
 
 def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
@@ -130,6 +226,12 @@ def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch):
     )
     v = s._claim_b(data)
     assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [True, False]
+    # four identical values (RED never acting): both checks are errors, not passes
+    monkeypatch.setattr(
+        type(s), "sweep_means", means({"droptail": 0.80, "red": 0.80, "gentle_red": 0.80, "adaptive_red": 0.80})
+    )
+    v = s._claim_b(data)
+    assert v.verdict == "not reproduced" and all("identical" in c.detail for c in v.checks)
 
 
 def test_each_claim_names_a_table_test_here_and_each_test_here_is_named():

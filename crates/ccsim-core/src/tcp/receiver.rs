@@ -369,8 +369,8 @@ impl Receiver {
         // A first CE under classic feedback on the linux stack: quick-ACK
         // mode, entered after the segment's ato update as Linux does.
         let mut first_ce = false;
+        let linux = t.delack_timer == DelackTimer::Linux;
         if t.ecn {
-            let linux = t.delack_timer == DelackTimer::Linux;
             if pkt.flags & FLAG_CWR != 0 {
                 self.ecn.on_cwr(t.ecn_feedback);
                 // Linux tcp_ecn_accept_cwr (include/net/tcp_ecn.h): a data
@@ -393,7 +393,6 @@ impl Receiver {
             while let Some(end) = self.ooo.pop_front_at(self.rcv_nxt) {
                 self.rcv_nxt = end;
             }
-            let linux = t.delack_timer == DelackTimer::Linux;
             if linux {
                 self.event_data_recv(now, srtt, t);
                 if first_ce {

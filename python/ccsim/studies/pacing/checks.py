@@ -8,7 +8,7 @@ import math
 import polars as pl
 
 from ..base import Check, StudyData, claim, fmt, margin_check, verdict_from
-from ..counterfactual import Swap
+from ..counterfactual import Swap, TableTest
 from ..kit import kendall
 from .scenarios import (
     PAPER_P2,
@@ -28,7 +28,10 @@ class Checks:
         "At every rate: each of the five variants' efficiency ≥ 90 %; each paced variant's efficiency is "
         "at most 1 point below its unpaced twin; at least 80 % of our Table 2 cells lie within 3 points "
         "of the paper's.",
-        counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
+        # Its first and last checks hold every variant to thresholds, which
+        # an exchange of variants cannot move; the rule is shown on tables
+        # where the claim holds and where it does not.
+        counterfactual=TableTest("test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency"),
         paper=TABLE2_VALUES,
     )
     def _claim_p1(self, data: StudyData):
@@ -68,11 +71,36 @@ class Checks:
         checks.append(
             Check("≥ 80 % of Table 2 cells within 3 points", near >= 0.8 * len(cells), f"{near} of {len(cells)}")
         )
-        return verdict_from(
-            "P1",
-            checks,
-            measured,
-        )
+        v = verdict_from("P1", checks, measured)
+        if "p1" not in data.campaigns:
+            return v
+        # the paced cells that fail the first check, measured from their
+        # high-speed flows' samples; the smaller pacing costs are not
+        st = self.hs_state(data, "p1")
+        parts = []
+        for r, pv, e in low:
+            if e >= 90:
+                continue
+            x = st.filter((pl.col("rate") == r) & (pl.col("variant") == pv)).sort("flow")
+            if not x.height:
+                continue
+            v.measured |= {f"loss_share_{pv}_{rate_text(r)}_flow{f}": s for f, s in zip(x["flow"], x["loss_share"])}
+            parts.append(
+                f"{VARIANTS[pv].name} at {rate_text(r)} ({fmt(e, 3)} %): its flows' first reductions set ssthresh "
+                + " and ".join(f"{float(a):,.0f}" for a in x["first_ssthresh"])
+                + ", and over the measurement window they spent "
+                + " and ".join(f"{float(a):.0%}" for a in x["loss_share"])
+                + " of the samples in recovery after a timeout, with RTOs backed off to "
+                + fmt(float(x["rto_max"].max()), 3)
+                + " s"
+            )
+        if parts:
+            v.reason += (
+                ". Measured, for the cells below 90 % only: "
+                + "; ".join(parts)
+                + ". The other shortfalls (pacing costs of 1–3 points, Table 2's cells) are not explained"
+            )
+        return v
 
     @claim(
         "P2a",
@@ -175,7 +203,11 @@ class Checks:
         "P2d",
         "Pacing roughly halves the throughput ratio at every buffer size, for HSTCP and BI-TCP.",
         "RTT ratio 6, every buffer run: paced / unpaced ratio in [0.25, 0.75] for HSTCP and for BI-TCP.",
-        counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
+        # Exchanging a variant with its paced twin inverts its quotients;
+        # where they lie far outside [0.25, 0.75] either way round (3–70 in
+        # quick mode) the exchange moves no check, so the rule is shown on
+        # tables where the claim holds and where it does not.
+        counterfactual=TableTest("test_p2d_fails_when_pacing_does_not_halve_the_ratio"),
     )
     def _claim_p2d(self, data: StudyData):
         checks, measured = [], {}
@@ -191,11 +223,36 @@ class Checks:
                         f"{fmt(p, 3)} / {fmt(u, 3)} = {fmt(q, 3)}",
                     )
                 )
-        return verdict_from(
-            "P2d",
-            checks,
-            measured,
-        )
+        v = verdict_from("P2d", checks, measured)
+        if "p2" not in data.campaigns:
+            return v
+        st = self.hs_state(data, "p2").filter((pl.col("flow") == 1) & (pl.col("rtt_ratio") == 6))
+        cells = []
+        for b in self._buffers(data):
+            for u in ("hstcp", "bic"):
+                row = {}
+                for x in (u, f"{u}_paced"):
+                    r = st.filter((pl.col("variant") == x) & (pl.col("buffer") == b))
+                    row[x] = (float(r["first_ssthresh"].mean()), float(r["cwnd_max"].mean())) if r.height else None
+                if None in row.values():
+                    continue
+                (fu, mu), (fp, mp) = row[u], row[f"{u}_paced"]
+                v.measured |= {f"first_ssthresh_{x}_{b:g}bdp": row[x][0] for x in row}
+                v.measured |= {f"cwnd_max_{x}_{b:g}bdp": row[x][1] for x in row}
+                cells.append(
+                    f"{VARIANTS[u].name} at {b:.0%}: ssthresh after its first reduction {fp:,.0f} paced against "
+                    f"{fu:,.0f} unpaced, its largest window over the measurement window {mp:,.0f} against {mu:,.0f}"
+                )
+        if cells:
+            v.show(
+                "the 240 ms flow (the ratio's denominator), from its 1-s samples: "
+                + "; ".join(cells)
+                + ". Paced, it leaves slow start at a far smaller window and does not regain one in the run "
+                "(at small windows HSTCP and BI-TCP add about one segment per 240 ms round trip). Why its "
+                "first loss comes so early (the 40 ms paced flow's slow start overflowing the queue as it "
+                "starts is the candidate) is not yet shown, nor whether ns-2.27's pacing does the same"
+            )
+        return v
 
     def _regular(self, data: StudyData, rate: float) -> dict[str, float]:
         return {v: self.shares(data, rate, v)["regular"] for v in PRIMARY}

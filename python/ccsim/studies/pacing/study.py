@@ -428,6 +428,39 @@ class Pacing(Checks, Figures, Study):
 
         return data.memo(f"per_run:{exp}", build)
 
+    def hs_state(self, data: StudyData, exp: str) -> pl.DataFrame:
+        """Per run and high-speed flow (0, 1), from its 1-s samples: the
+        ssthresh its first reduction set (the window its first loss came
+        at), and over the measurement window its largest cwnd, the share of
+        samples in loss recovery after a timeout (ca_state 3) and its
+        largest RTO; with the run's axes as `per_run` names them."""
+
+        def build():
+            c = data.campaign(exp)
+            t0, t1 = self.window(data, exp)
+            s = c.query(
+                "SELECT run_id, flow, time_s, cwnd, ssthresh, ca_state, rto_s FROM flow_series "
+                "WHERE flow < 2 ORDER BY run_id, flow, time_s"
+            )
+            first = (
+                s.filter(pl.col("ssthresh").is_finite())
+                .group_by("run_id", "flow")
+                .agg(pl.col("ssthresh").first().alias("first_ssthresh"))
+            )
+            w = s.filter((pl.col("time_s") > t0 + 1e-9) & (pl.col("time_s") <= t1 + 1e-9))
+            inw = w.group_by("run_id", "flow").agg(
+                pl.col("cwnd").max().alias("cwnd_max"),
+                (pl.col("ca_state") == 3).mean().alias("loss_share"),
+                pl.col("rto_s").max().alias("rto_max"),
+            )
+            per = self.per_run(data, exp)
+            axes = per.select(
+                [k for k in ("run_id", "variant", "rate", "rtt_ratio", "buffer", "seed") if k in per.columns]
+            )
+            return inw.join(first, on=["run_id", "flow"], how="left").join(axes, on="run_id")
+
+        return data.memo(f"hs_state:{exp}", build)
+
     def means(self, data: StudyData, exp: str, by: list[str]) -> pl.DataFrame:
         """Seed means per `by`; the ratio is the ratio of the mean goodputs."""
 

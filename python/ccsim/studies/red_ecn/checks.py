@@ -71,6 +71,8 @@ class Checks:
         "At QL = 4 the RED variants use the link slightly better than DropTail and perform almost alike.",
         "With 2 flows at the smallest QL: every RED variant's GEff > DropTail's; the RED variants' GEffs lie "
         "within 0.02 of each other.",
+        changed_after_results="'within 0.02' passed on RED variants whose runs were identical at QL 4 (RED "
+        "never acted there); identical values are now an error, not a pass",
         # The four disciplines measure alike at QL 4, so no exchange of them
         # can make the claim false.
         counterfactual=TableTest("test_red_ecn_b_fails_when_the_red_variants_are_not_alike"),
@@ -91,8 +93,14 @@ class Checks:
                     "every RED variant above DropTail",
                     all(x > g["droptail"] for x in reds),
                     ", ".join(f"{NAMES[d]} {fmt(v)}" for d, v in g.items()),
+                    compared=tuple(g.values()),
                 ),
-                Check("RED variants within 0.02", max(reds) - min(reds) <= 0.02, f"range {fmt(max(reds) - min(reds))}"),
+                Check(
+                    "RED variants within 0.02",
+                    max(reds) - min(reds) <= 0.02,
+                    f"range {fmt(max(reds) - min(reds))}",
+                    compared=tuple(reds),
+                ),
             ],
             {f"geff_{d}": v for d, v in g.items()},
         )
