@@ -1,6 +1,7 @@
 """Rules that no exchange of run parameters can falsify (a threshold on
 every point, an equality that reads the same either way round, two
-estimates from one run), each run on a table where its claim holds and on
+estimates from one run), or whose runs leave no exchange able to move them
+(identical runs, values far outside the band either way round), each run on a table where its claim holds and on
 one where it is false: it must fail there (the study kit's counterfactual
 habit, studies/counterfactual.py, for the rules a `Swap` cannot reach)."""
 
