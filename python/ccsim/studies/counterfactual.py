@@ -57,7 +57,8 @@ class TableTest:
     """For a rule no exchange of run parameters can falsify (a threshold on
     every point, an equality that reads the same either way round, two
     estimates from one run), or one whose runs leave no exchange able to
-    move it (identical runs, values far outside its band either way round): the test in tests/test_claim_rules.py that runs
+    move it (identical runs, values far outside its band either way
+    round): the test in tests/test_claim_rules.py that runs
     the rule on a made-up table where the claim is false and requires it to
     fail there. The report names the test; the test suite, not the run,
     shows the failure."""
