@@ -80,6 +80,20 @@ class PaperValue:
     unit: str
     source: str
 
+    @property
+    def single(self) -> float:
+        """The value, for a number the paper gives as one value (not a range)."""
+        if isinstance(self.value, tuple):
+            raise ValueError(f"{self.what}: the paper gives a range, not one value")
+        return float(self.value)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(low, high), for a number the paper gives as a range."""
+        if not isinstance(self.value, tuple):
+            raise ValueError(f"{self.what}: the paper gives one value, not a range")
+        return float(self.value[0]), float(self.value[1])
+
     def number(self) -> str:
         v = self.value
         num = f"{fmt(float(v[0]))}–{fmt(float(v[1]))}" if isinstance(v, tuple) else fmt(float(v))
@@ -463,6 +477,17 @@ class Study(ABC):
 
 
 # ---- helpers shared by the studies
+
+
+def num(x: object) -> float:
+    """A polars aggregate (a Series' mean, max, median or quantile) as a
+    float; None, what an empty series gives, as NaN. Anything else is a
+    mistake in the caller and raises."""
+    if x is None:
+        return math.nan
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return float(x)
+    raise TypeError(f"expected a number from a polars aggregate, got {x!r}")
 
 
 def fmt(x: float, nd: int = 4) -> str:

@@ -7,8 +7,9 @@ import math
 
 import polars as pl
 
-from ..base import Check, PaperValue, StudyData, claim, verdict_from
+from ..base import Check, PaperValue, StudyData, claim, num, verdict_from
 from ..counterfactual import Swap, TableTest
+from .measures import Measures
 from .scenarios import (
     LINK_NAME,
     MISSING,
@@ -28,7 +29,7 @@ PAPER_IW1F = {
 }
 
 
-class Checks:
+class Checks(Measures):
     def _both(self, data: StudyData, claim: str, exp: str, fn, why_not: str = "", kernel_exp: str | None = None):
         t = (self.fct if exp.startswith("iw1") else self.convergence)(data, exp)
         try:
@@ -267,7 +268,7 @@ class Checks:
             b = _mean(
                 t.filter((pl.col("cc") == "bbr") & (pl.col("iw") == 20) & (pl.col("rtt_ms") == 100))["fct_data_s"]
             )
-            pp, pb = PAPER_IW1F["cubic_paced"].value, PAPER_IW1F["bbr"].value
+            pp, pb = PAPER_IW1F["cubic_paced"].single, PAPER_IW1F["bbr"].single
             return [
                 Check("paced CUBIC faster than BBR", p < b, f"{p:.3f} vs {b:.3f} s"),
                 Check(f"paced CUBIC ≈ {pp:g} s (±25 %)", abs(p / pp - 1) <= 0.25, f"{p:.3f} s"),
@@ -376,14 +377,16 @@ class Checks:
 
     def _iw2_why(self, data: StudyData) -> str:
         c = self.convergence(data, "iw2")
-        by_rate = {r: float(c.filter(pl.col("rate") == r)["t_conv"].mean()) for r in sorted(set(c["rate"]))}
+        if c is None:
+            return ""
+        by_rate = {r: num(c.filter(pl.col("rate") == r)["t_conv"].mean()) for r in sorted(set(c["rate"]))}
         return (
             "on Mininet's default link netem's 1000-packet limit is many BDPs at 10 Mb/s (1.2 s of queue): "
             "CUBIC fills it, loses a burst and recovers over seconds, and the in-order goodput swings after "
             "each recovery (the kernel's does the same), so at 10 Mb/s the goodput never stays in the band: "
             "mean T_conv "
             + ", ".join(f"{t:.0f} s at {r} Mb/s" for r, t in by_rate.items())
-            + f" (cells {c['t_conv'].min():.0f}–{c['t_conv'].max():.0f} s); these orderings then follow the "
+            + f" (cells {num(c['t_conv'].min()):.0f}–{num(c['t_conv'].max()):.0f} s); these orderings then follow the "
             "queue, not the initial window. The 10-packet-queue sensitivity spreads T_conv over tens of seconds "
             "as the paper's plots do"
         )

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Figure, StudyData, draw_paper, save_figure
+from ..base import Figure, StudyData, draw_paper, num, save_figure
+from .measures import Measures
 from .scenarios import (
     BAND,
     DIP_S,
@@ -20,13 +21,15 @@ from .scenarios import (
 )
 
 
-class Figures:
+class Figures(Measures):
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots
 
         figs = []
         t, tk = self.fct(data, "iw1"), self.fct(data, "iw1_emu")
+        if t is None:
+            raise ValueError("initial_window: the iw1 experiment has no runs to draw")
         fig = _iw_grid(
             data.plan.rtt,
             data.plan.rate1,
@@ -57,7 +60,7 @@ class Figures:
             for cc in VARIANTS:
                 x = j.filter(pl.col("cc") == cc)
                 ax.scatter(x["fct_data_s"], x["fct_data_s_k"], s=14, color=VARIANTS[cc].color, label=VARIANTS[cc].name)
-            lim = [0, float(max(j["fct_data_s"].max(), j["fct_data_s_k"].max())) * 1.05]
+            lim = [0, max(num(j["fct_data_s"].max()), num(j["fct_data_s_k"].max())) * 1.05]
             ax.plot(lim, lim, "k--", lw=0.8, label="equal")
             ax.set_xlabel("simulated FCT (s)")
             ax.set_ylabel("Linux kernel FCT (s)")
@@ -104,6 +107,8 @@ class Figures:
         )
         s = self.goodput_series(data, "iw2")
         sk = self.goodput_series(data, "iw2_emu")
+        if s is None:
+            raise ValueError("initial_window: the iw2 experiment has no runs to draw")
         rate, r = min(rate2), max(rtt2)
         fig, axes = subplots(1, 3, figsize=(13, 3.4), sharey=True)
         for ax, cc in zip(axes, VARIANTS):
@@ -131,9 +136,9 @@ class Figures:
                 "IW2: goodput over time (1-s bins) per IW; solid simulated, dashed this machine's kernel.",
             )
         )
-        others = [(self.fct(data, e), LINK_NAME[link]) for e, link in SENSITIVITIES["iw1"]]
-        others.append((self.fct(data, "iw1_100000"), "100,000 B instead of 102,400 B"))
-        others = [(o, title) for o, title in others if o is not None and o.height]
+        named = [(self.fct(data, e), LINK_NAME[link]) for e, link in SENSITIVITIES["iw1"]]
+        named.append((self.fct(data, "iw1_100000"), "100,000 B instead of 102,400 B"))
+        others = [(o, title) for o, title in named if o is not None and o.height]
         if not others:
             return figs
         fig, axes = subplots(1, len(others), figsize=(3.6 * len(others), 3.6), squeeze=False)
@@ -142,7 +147,7 @@ class Figures:
             for cc in VARIANTS:
                 x = j.filter(pl.col("cc") == cc)
                 ax.scatter(x["fct_data_s"], x["fct_data_s_o"], s=12, color=VARIANTS[cc].color, label=VARIANTS[cc].name)
-            lim = [0, float(max(j["fct_data_s"].max(), j["fct_data_s_o"].max())) * 1.05]
+            lim = [0, max(num(j["fct_data_s"].max()), num(j["fct_data_s_o"].max())) * 1.05]
             ax.plot(lim, lim, "k--", lw=0.8)
             ax.set_title(title, fontsize=9)
             ax.set_xlabel("Mininet's default link: FCT (s)")

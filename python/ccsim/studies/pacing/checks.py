@@ -10,6 +10,7 @@ import polars as pl
 from ..base import Check, StudyData, claim, fmt, margin_check, verdict_from
 from ..counterfactual import Swap, TableTest
 from ..kit import kendall
+from .measures import Measures
 from .scenarios import (
     PAPER_P2,
     PRIMARY,
@@ -20,7 +21,7 @@ from .scenarios import (
 )
 
 
-class Checks:
+class Checks(Measures):
     @claim(
         "P1",
         "Every variant's link efficiency is near 100 % at every rate (Table 2: 92.6–99.99 %) and "
@@ -37,10 +38,10 @@ class Checks:
     def _claim_p1(self, data: StudyData):
         rates = data.plan.rates
         checks, measured = [], {}
-        low = [(r, v, self.eff(data, r, v)) for r in rates for v in PRIMARY]
-        for r, v, e in low:
-            measured[f"eff_{v}_{rate_text(r)}"] = e
-        bad = [f"{VARIANTS[v].name} {fmt(e)} % at {rate_text(r)}" for r, v, e in low if not e >= 90]
+        low = [(r, x, self.eff(data, r, x)) for r in rates for x in PRIMARY]
+        for r, x, e in low:
+            measured[f"eff_{x}_{rate_text(r)}"] = e
+        bad = [f"{VARIANTS[x].name} {fmt(e)} % at {rate_text(r)}" for r, x, e in low if not e >= 90]
         checks.append(
             Check(
                 "every variant ≥ 90 % at every rate",
@@ -50,8 +51,8 @@ class Checks:
         )
         drops = []
         for r in rates:
-            for pv in ("hstcp_paced", "bic_paced"):
-                d = self.eff(data, r, VARIANTS[pv].base) - self.eff(data, r, pv)
+            for pv, base in (("hstcp_paced", "hstcp"), ("bic_paced", "bic")):
+                d = self.eff(data, r, base) - self.eff(data, r, pv)
                 measured[f"pacing_loss_{pv}_{rate_text(r)}"] = d
                 if not d <= 1.0:
                     drops.append(f"{VARIANTS[pv].name} {fmt(d, 3)} points below at {rate_text(r)}")
@@ -81,17 +82,17 @@ class Checks:
         for r, pv, e in low:
             if e >= 90:
                 continue
-            x = st.filter((pl.col("rate") == r) & (pl.col("variant") == pv)).sort("flow")
-            if not x.height:
+            fl = st.filter((pl.col("rate") == r) & (pl.col("variant") == pv)).sort("flow")
+            if not fl.height:
                 continue
-            v.measured |= {f"loss_share_{pv}_{rate_text(r)}_flow{f}": s for f, s in zip(x["flow"], x["loss_share"])}
+            v.measured |= {f"loss_share_{pv}_{rate_text(r)}_flow{f}": s for f, s in zip(fl["flow"], fl["loss_share"])}
             parts.append(
                 f"{VARIANTS[pv].name} at {rate_text(r)} ({fmt(e, 3)} %): its flows' first reductions set ssthresh "
-                + " and ".join(f"{float(a):,.0f}" for a in x["first_ssthresh"])
+                + " and ".join(f"{float(a):,.0f}" for a in fl["first_ssthresh"])
                 + ", and over the measurement window they spent "
-                + " and ".join(f"{float(a):.0%}" for a in x["loss_share"])
+                + " and ".join(f"{float(a):.0%}" for a in fl["loss_share"])
                 + " of the samples in recovery after a timeout, with RTOs backed off to "
-                + fmt(float(x["rto_max"].max()), 3)
+                + fmt(float(fl["rto_max"].to_numpy().max()), 3)
                 + " s"
             )
         if parts:
@@ -112,7 +113,7 @@ class Checks:
     )
     def _claim_p2a(self, data: StudyData):
         h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
-        ph, php = PAPER_P2["hstcp"].value, PAPER_P2["hstcp_paced"].value
+        ph, php = PAPER_P2["hstcp"].single, PAPER_P2["hstcp_paced"].single
         v = verdict_from(
             "P2a",
             [
@@ -150,7 +151,7 @@ class Checks:
     )
     def _claim_p2b(self, data: StudyData):
         rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
-        s, ps = rs["stcp"], PAPER_P2["stcp"].value
+        s, ps = rs["stcp"], PAPER_P2["stcp"].single
         return verdict_from(
             "P2b",
             [
@@ -212,13 +213,13 @@ class Checks:
     def _claim_p2d(self, data: StudyData):
         checks, measured = [], {}
         for b in self._buffers(data):
-            for v in ("hstcp", "bic"):
-                u, p = self.ratio(data, v, 6, b), self.ratio(data, f"{v}_paced", 6, b)
+            for base in ("hstcp", "bic"):
+                u, p = self.ratio(data, base, 6, b), self.ratio(data, f"{base}_paced", 6, b)
                 q = p / u if u else math.nan
-                measured[f"{v}_{b:g}bdp"] = q
+                measured[f"{base}_{b:g}bdp"] = q
                 checks.append(
                     Check(
-                        f"{VARIANTS[v].name} at {b:.0%}: paced/unpaced in [0.25, 0.75]",
+                        f"{VARIANTS[base].name} at {b:.0%}: paced/unpaced in [0.25, 0.75]",
                         0.25 <= q <= 0.75,
                         f"{fmt(p, 3)} / {fmt(u, 3)} = {fmt(q, 3)}",
                     )
@@ -229,18 +230,22 @@ class Checks:
         st = self.hs_state(data, "p2").filter((pl.col("flow") == 1) & (pl.col("rtt_ratio") == 6))
         cells = []
         for b in self._buffers(data):
-            for u in ("hstcp", "bic"):
-                row = {}
-                for x in (u, f"{u}_paced"):
-                    r = st.filter((pl.col("variant") == x) & (pl.col("buffer") == b))
-                    row[x] = (float(r["first_ssthresh"].mean()), float(r["cwnd_max"].mean())) if r.height else None
-                if None in row.values():
+            for base in ("hstcp", "bic"):
+                row: dict[str, tuple[float, float]] = {}
+                for x in (base, f"{base}_paced"):
+                    at = st.filter((pl.col("variant") == x) & (pl.col("buffer") == b))
+                    if at.height:
+                        row[x] = (
+                            float(at["first_ssthresh"].to_numpy().mean()),
+                            float(at["cwnd_max"].to_numpy().mean()),
+                        )
+                if len(row) < 2:
                     continue
-                (fu, mu), (fp, mp) = row[u], row[f"{u}_paced"]
-                v.measured |= {f"first_ssthresh_{x}_{b:g}bdp": row[x][0] for x in row}
-                v.measured |= {f"cwnd_max_{x}_{b:g}bdp": row[x][1] for x in row}
+                (fu, mu), (fp, mp) = row[base], row[f"{base}_paced"]
+                v.measured |= {f"first_ssthresh_{x}_{b:g}bdp": w[0] for x, w in row.items()}
+                v.measured |= {f"cwnd_max_{x}_{b:g}bdp": w[1] for x, w in row.items()}
                 cells.append(
-                    f"{VARIANTS[u].name} at {b:.0%}: ssthresh after its first reduction {fp:,.0f} paced against "
+                    f"{VARIANTS[base].name} at {b:.0%}: ssthresh after its first reduction {fp:,.0f} paced against "
                     f"{fu:,.0f} unpaced, its largest window over the measurement window {mp:,.0f} against {mu:,.0f}"
                 )
         if cells:
@@ -356,9 +361,11 @@ class Checks:
             txt = ", ".join(f"{VARIANTS[v].name} {reg[v]:.1%}" for v in PRIMARY)
             checks.append(Check(f"{rate_text(rate)}: regular TCP < 30 %", max(reg.values()) < 0.30, txt))
             checks.append(
-                Check(f"{rate_text(rate)}: paced BI-TCP friendliest", max(reg, key=reg.get) == "bic_paced", "")
+                Check(f"{rate_text(rate)}: paced BI-TCP friendliest", max(reg, key=lambda k: reg[k]) == "bic_paced", "")
             )
-            checks.append(Check(f"{rate_text(rate)}: STCP least friendly", min(reg, key=reg.get) == "stcp", ""))
+            checks.append(
+                Check(f"{rate_text(rate)}: STCP least friendly", min(reg, key=lambda k: reg[k]) == "stcp", "")
+            )
             checks.append(
                 Check(
                     f"{rate_text(rate)}: paced HSTCP closer to BI-TCP than HSTCP",

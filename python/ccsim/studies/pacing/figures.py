@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from ..base import Figure, StudyData, fmt, mark_paper, save_figure
+from .measures import Measures
 from .scenarios import (
     CLASS_COLORS,
     CLASS_ORDER,
@@ -24,7 +25,7 @@ from .scenarios import (
 )
 
 
-class Figures:
+class Figures(Measures):
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots

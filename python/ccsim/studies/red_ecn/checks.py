@@ -9,8 +9,9 @@ import numpy as np
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, PaperValue, StudyData, claim, fmt, verdict_from
+from ..base import Check, PaperValue, StudyData, claim, fmt, num, verdict_from
 from ..counterfactual import Swap, TableTest
+from .measures import Measures
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
@@ -23,7 +24,7 @@ from .scenarios import (
 )
 
 
-class Checks:
+class Checks(Measures):
     @claim(
         "a",
         "The largest differences between queue disciplines are at QL = 4, below the BDP: DropTail drops "
@@ -44,7 +45,7 @@ class Checks:
         }
         q0 = qls[0]
         g0 = {d: self._val(m, d, q0, 2) for d in DISCIPLINES}
-        big = max(spread, key=spread.get)
+        big = max(spread, key=lambda q: spread[q])
         return verdict_from(
             "a",
             [
@@ -83,8 +84,8 @@ class Checks:
         g = {d: self._val(m, d, q0, 2) for d in DISCIPLINES}
         reds = [g[d] for d in RED_FAMILY]
         q = self.queue_trace(data, "red", 4, 2)
-        above = float((q["avg_queue"] > thresholds(4)[0]).mean())
-        amax = float(q["avg_queue"].max())
+        above = num((q["avg_queue"] > thresholds(4)[0]).mean())
+        amax = num(q["avg_queue"].max())
         pmax = 0.1 * max(amax - 1.0, 0.0) / 2.0
         v = verdict_from(
             "b",
@@ -162,9 +163,9 @@ class Checks:
         early = q.filter(pl.col("time_s") <= dur / 3)
         before = q.filter(pl.col("time_s") < 0.4 * dur)
         after = q.filter(pl.col("time_s") >= 0.4 * dur)
-        in_zone = float(((early["queue_pkts"] >= lo) & (early["queue_pkts"] <= hi)).mean())
-        below_b = float((before["queue_pkts"] < lo).mean())
-        below_a = float((after["queue_pkts"] < lo).mean())
+        in_zone = num(((early["queue_pkts"] >= lo) & (early["queue_pkts"] <= hi)).mean())
+        below_b = num((before["queue_pkts"] < lo).mean())
+        below_a = num((after["queue_pkts"] < lo).mean())
         ft = self.flow_trace(data, "adaptive_red", 36, 2)
         t_mid = round(0.4 * dur / 0.02) * 0.02
 
@@ -262,7 +263,7 @@ class Checks:
             q: float(np.mean([self._val(m, d, q, n) for d in RED_FAMILY])) - self._val(m, "droptail", q, n)
             for q in data.plan.qls
         }
-        worst = min(edge, key=edge.get)
+        worst = min(edge, key=lambda q: edge[q])
         return verdict_from(
             "f",
             [
@@ -292,8 +293,8 @@ class Checks:
         dur = data.plan.series_s
         lo, hi = thresholds(72)
         s = q.filter(pl.col("time_s") >= 0.1 * dur)
-        avg_in = float(((s["avg_queue"] >= lo) & (s["avg_queue"] <= hi)).mean())
-        inst_in = float(((s["queue_pkts"] >= lo) & (s["queue_pkts"] <= hi)).mean())
+        avg_in = num(((s["avg_queue"] >= lo) & (s["avg_queue"] <= hi)).mean())
+        inst_in = num(((s["queue_pkts"] >= lo) & (s["queue_pkts"] <= hi)).mean())
         return verdict_from(
             "g",
             [
@@ -317,7 +318,7 @@ class Checks:
         shares, ahead, bins = {}, 0, 0
         for d in RED_FAMILY:
             w = self.class_diff(data, d)
-            shares[d] = float((w["diff_bps"] > 0).mean())
+            shares[d] = num((w["diff_bps"] > 0).mean())
             ahead += int((w["diff_bps"] > 0).sum())
             bins += w.height
         pooled = ahead / bins if bins else float("nan")

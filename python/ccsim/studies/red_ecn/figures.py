@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Figure, StudyData, draw_paper, save_figure
+from ..base import Figure, StudyData, draw_paper, num, save_figure
+from .measures import Measures
 from .scenarios import (
     BDP_PKTS,
     DISCIPLINES,
@@ -18,7 +19,7 @@ from .scenarios import (
 )
 
 
-class Figures:
+class Figures(Measures):
     # ---- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots
@@ -220,7 +221,8 @@ class Figures:
             ax.set_ylabel(yl)
             ax.legend(fontsize=7)
             ax.grid(alpha=0.3, axis="y")
-        axes[0].set_ylim(0, 1.3 * max(agg["ecn_bps"].max(), agg["sack_bps"].max()) / 1e3)  # room for the legend
+        top = max(num(agg["ecn_bps"].max()), num(agg["sack_bps"].max()))
+        axes[0].set_ylim(0, 1.3 * top / 1e3)  # room for the legend
         axes[1].set_ylim(0, 1.05)
         figs.append(
             save_figure(

@@ -1,16 +1,13 @@
-"""The study: its plan, set-up table, experiments, measurements and claims
-(statements and rules); the checks are in checks.py, the figures in figures.py."""
+"""The study: its plan, set-up table and experiments; the measurements are
+in measures.py, the claims (statements and rules) in checks.py, the figures
+in figures.py."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-import polars as pl
-
-from ...analysis.metrics import binned_rate, jain
 from ...experiments.sweep import Sweep
-from ..base import Choice, Experiment, Study, StudyData, ns2_2004_choice
+from ..base import Choice, Experiment, ns2_2004_choice
 from ..kit import Plan
 from .checks import Checks
 from .figures import Figures
@@ -18,10 +15,8 @@ from .scenarios import (
     CBR_BPS,
     DISCIPLINES,
     ERROR_MODELS,
-    LINK,
     MSS,
     PKT,
-    RATE,
     _queue_from_point,
     _same_count,
     base_scenario,
@@ -78,7 +73,7 @@ PLANS = {
 }
 
 
-class RedEcn(Checks, Figures, Study):
+class RedEcn(Checks, Figures):
     name = "red_ecn"
     title = "NewReno+ECN vs SACK under DropTail and RED variants"
     reference = (
@@ -263,116 +258,6 @@ class RedEcn(Checks, Figures, Study):
             Experiment("mark_p", "ECN marking probability sweep", mark),
             Experiment("errors", "two-state error model on the bottleneck", errors),
         ]
-
-    # ---- measurements
-    @staticmethod
-    def per_run(data: StudyData, exp: str) -> pl.DataFrame:
-        """One row per run: its axes, GEff, Drop %, class goodputs and Jain indices."""
-
-        def build():
-            c = data.campaign(exp)
-            dur = float(c.query("SELECT max(sim_time_s) AS d FROM runs")["d"][0])
-            g = c.query(
-                "SELECT run_id, label, sum(delivered_bytes)::DOUBLE * 8 AS bits, "
-                "list(delivered_bytes::DOUBLE * 8) AS each "
-                "FROM flows GROUP BY run_id, label"
-            )
-            lk = c.query(f"SELECT run_id, drops, pkts_tx, losses FROM links WHERE name = '{LINK}'")
-            rows = []
-            for rid in c.ok_runs["run_id"].unique(maintain_order=True).to_list():
-                gr = g.filter(pl.col("run_id") == rid)
-                cls = {r["label"]: r for r in gr.iter_rows(named=True)}
-                l = lk.filter(pl.col("run_id") == rid).row(0, named=True)
-                ecn = cls.get("newreno_ecn", {"bits": 0.0, "each": []})
-                sack = cls.get("sack", {"bits": 0.0, "each": []})
-                rows.append(
-                    {
-                        "run_id": rid,
-                        "geff": (ecn["bits"] + sack["bits"]) / dur / RATE,
-                        "drop_pct": 100.0 * l["drops"] / (l["pkts_tx"] + l["drops"])
-                        if l["pkts_tx"] + l["drops"]
-                        else math.nan,
-                        "loss_pct": 100.0 * l["losses"] / l["pkts_tx"] if l["pkts_tx"] else math.nan,
-                        "ecn_bps": ecn["bits"] / dur,
-                        "sack_bps": sack["bits"] / dur,
-                        "jain_all": jain(list(ecn["each"]) + list(sack["each"])),
-                        "jain_ecn": jain(ecn["each"]),
-                        "jain_sack": jain(sack["each"]),
-                    }
-                )
-            per = pl.DataFrame(rows)
-            runs = c.ok_runs.unique("run_id", maintain_order=True)
-            keep = [k for k in runs.columns if k.startswith(("topology.", "flows[")) or k == "seed"]
-            out = runs.select(["run_id"] + keep).join(per, on="run_id")
-            out = out.with_columns(
-                pl.col("topology.buffer").str.strip_suffix("pkt").cast(pl.Int64).alias("ql"),
-                (pl.col("flows[0].count") * 2).alias("n"),
-                pl.col("topology.queue.kind").alias("queue"),
-            )
-            return out
-
-        return data.memo(f"per_run:{exp}", build)
-
-    def sweep_means(self, data: StudyData) -> pl.DataFrame:
-        """GEff and Drop % averaged over seeds per (queue, ql, n)."""
-        return data.memo(
-            "sweep_means",
-            lambda: (
-                self.per_run(data, "ql")
-                .group_by(["queue", "ql", "n"])
-                .agg(pl.col("geff").mean(), pl.col("drop_pct").mean(), pl.len().alias("seeds"))
-                .sort(["queue", "n", "ql"])
-            ),
-        )
-
-    @staticmethod
-    def _val(m: pl.DataFrame, queue: str, ql: int, n: int, col: str = "geff") -> float:
-        r = m.filter((pl.col("queue") == queue) & (pl.col("ql") == ql) & (pl.col("n") == n))
-        return float(r[col][0]) if r.height else math.nan
-
-    @staticmethod
-    def series_run(data: StudyData, queue: str, ql: int, n: int) -> str:
-        c = data.campaign("series")
-        r = c.ok_runs.filter(
-            (pl.col("topology.queue.kind") == queue)
-            & (pl.col("topology.buffer") == f"{ql}pkt")
-            & (pl.col("flows[0].count") == n // 2)
-        )
-        if r.height == 0:
-            raise KeyError(f"no trace run for {queue}, QL {ql}, {n} flows")
-        return r["run_id"][0]
-
-    def queue_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
-        def build():
-            rid = self.series_run(data, queue, ql, n)
-            c = data.campaign("series")
-            return c.query(
-                "SELECT s.time_s, s.queue_pkts, s.avg_queue FROM link_series s JOIN links l "
-                f"ON l.run_id = s.run_id AND l.id = s.link WHERE s.run_id = '{rid}' AND l.name = '{LINK}' "
-                "ORDER BY s.time_s"
-            )
-
-        return data.memo(f"queue:{queue}:{ql}:{n}", build)
-
-    def flow_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
-        def build():
-            rid = self.series_run(data, queue, ql, n)
-            c = data.campaign("series")
-            return c.query(
-                "SELECT s.time_s, s.flow, f.label, s.cwnd, s.delivered_bytes FROM flow_series s JOIN flows f "
-                f"ON f.run_id = s.run_id AND f.id = s.flow WHERE s.run_id = '{rid}' ORDER BY s.flow, s.time_s"
-            )
-
-        return data.memo(f"flows:{queue}:{ql}:{n}", build)
-
-    def class_diff(self, data: StudyData, queue: str) -> pl.DataFrame:
-        """NewReno+ECN − SACK aggregate goodput per bin (18 flows, QL 36)."""
-        ft = self.flow_trace(data, queue, 36, 18)
-        b = binned_rate(ft, "flow", "delivered_bytes", data.plan.bin_s)
-        lab = ft.select("flow", "label").unique()
-        b = b.join(lab, on="flow").group_by(["t_s", "label"]).agg(pl.col("rate").sum())
-        w = b.pivot(on="label", index="t_s", values="rate").sort("t_s")
-        return w.with_columns((pl.col("newreno_ecn") - pl.col("sack")).alias("diff_bps"))
 
 
 STUDY = RedEcn()

@@ -3,6 +3,8 @@ as ccsim scenario mappings, and the lists each section runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import NS2_OF_2004
 from ..kit import Variant, full_packet_bytes, payload_share, variants
 
@@ -211,7 +213,7 @@ def w4_scenario(dur: float, bad_ms: float = 10.0, traffic: bool = False) -> dict
     with the two-state channel both ways. The flow under study has a one-way
     delay of 125 ms; with traffic on, 5 wired cross flows (RTT 66–250 ms) and
     10 NewReno reverse flows (RTT 46–250 ms) share the wired bottleneck."""
-    flows = [
+    flows: list[dict[str, Any]] = [
         {"label": "newreno", "path": "wireless", "rtt": "250ms", "start": {"dist": "uniform", "min": "0s", "max": "1s"}}
     ]
     if traffic:

@@ -1,17 +1,13 @@
-"""The Westwood study: its plan, set-up table, experiments and claims;
-the measurements every section uses. Each section's measurements, checks
-and figures are in w1.py … w7.py."""
+"""The Westwood study: its plan, set-up table and experiments. The
+measurements every section uses are in measures.py; each section's own
+measurements, checks and figures are in w1.py … w7.py."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
-import polars as pl
-
 from ...experiments.sweep import Sweep
-from ..base import Choice, Experiment, Figure, Study, StudyData, ns2_2004_choice
-from ..kit import window_goodput
+from ..base import Choice, Experiment, Figure, StudyData, ns2_2004_choice
 from .plan import PLANS, WestwoodPlan
 from .scenarios import (
     LINUX_VARIANTS,
@@ -22,7 +18,6 @@ from .scenarios import (
     W2_VARIANTS,
     W3_ALGOS,
     W45_VARIANTS,
-    _bad_ms,
     _reverse_opts_w1,
     _w2_rtt,
     derived_options,
@@ -42,7 +37,7 @@ from .w7 import W7
 from .w45 import W45
 
 
-class Westwood(W1, W2, W3, W45, W6, W7, Study):
+class Westwood(W1, W2, W3, W45, W6, W7):
     name = "westwood"
     title = "Westwood+, NewReno and Vegas"
     reference = (
@@ -335,58 +330,6 @@ class Westwood(W1, W2, W3, W45, W6, W7, Study):
             Experiment("w6_single", "W6: one Westwood+ flow on 1 Mb/s", w6b),
             Experiment("w7", "W7: throughput against the analytic models", w7),
         ]
-
-    # ------------------------------------------------------------ measurements
-    @staticmethod
-    def runs(data: StudyData, exp: str) -> pl.DataFrame:
-        """One row per finished run: run_id, seed and the sweep's values."""
-        r = data.campaign(exp).ok_runs.unique("run_id", maintain_order=True)
-        cols = [k for k in r.columns if k.startswith(("topology.", "flows[", "tcp.")) or k == "seed"]
-        return r.select(["run_id"] + cols)
-
-    @staticmethod
-    def window_gp(data: StudyData, exp: str, t0: float, t1: float, where: str = "TRUE") -> pl.DataFrame:
-        """Per run and flow: goodput (bit/s) over [t0, t1] (`kit.window_goodput`)."""
-        return data.memo(f"gp:{exp}:{t0}:{t1}:{where}", lambda: window_goodput(data.campaign(exp), t0, t1, where=where))
-
-    @staticmethod
-    def _half_quarters(s: pl.DataFrame, dur: float, on: bool) -> pl.DataFrame:
-        """Samples in the second half of the OFF (on=False) or ON quarters."""
-        q = dur / 4
-        qs = (1, 3) if on else (0, 2)
-        cond = None
-        for k in qs:
-            c = (pl.col("time_s") > k * q + q / 2) & (pl.col("time_s") <= (k + 1) * q)
-            cond = c if cond is None else (cond | c)
-        return s.filter(cond)
-
-    def lossy_gp(self, data: StudyData, exp: str, axis: str) -> pl.DataFrame:
-        """W4/W5: per variant and BAD duration, mean/min/max over seeds of the goodput of the flows under study."""
-
-        def build():
-            f = data.campaign(exp).query(
-                "SELECT run_id, avg(goodput_bps)::DOUBLE AS gp FROM flows "
-                "WHERE label NOT IN ('reverse', 'cross') GROUP BY run_id"
-            )
-            f = f.join(self.runs(data, exp), on="run_id").rename({"flows[0].label": "variant"})
-            f = f.with_columns(
-                pl.col(axis).map_elements(_bad_ms, return_dtype=pl.Float64).alias("bad_ms")
-                if axis in f.columns
-                else pl.lit(math.nan).alias("bad_ms")
-            )  # one fixed d
-            keys = ["variant", "bad_ms"] + (["tcp.growth_per"] if "tcp.growth_per" in f.columns else [])
-            return (
-                f.group_by(keys)
-                .agg(
-                    pl.col("gp").mean().alias("mean"),
-                    pl.col("gp").min().alias("min"),
-                    pl.col("gp").max().alias("max"),
-                    pl.len().alias("n"),
-                )
-                .sort(keys)
-            )
-
-        return data.memo(f"lossy:{exp}", build)
 
     # ----------------------------------------------------------------- figures
     def figures(self, data: StudyData, out: Path) -> list[Figure]:

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, num, save_figure, verdict_from
 from ..counterfactual import Swap, TableTest
+from .measures import Measures
 from .scenarios import (
     LINUX_VARIANTS,
     PAYLOAD_SHARE,
@@ -23,7 +24,7 @@ from .scenarios import (
 )
 
 
-class W1:
+class W1(Measures):
     def w1_intervals(self, data: StudyData, exp: str = "w1") -> pl.DataFrame:
         """Per variant and quarter (0–3): mean goodput of the flow under study over the seeds."""
         dur = data.plan.w1_dur
@@ -64,8 +65,8 @@ class W1:
         out = {}
         for v in sorted(t["variant"].unique().to_list()):  # a fixed order: claims.json is byte-reproducible
             x = t.filter(pl.col("variant") == v)
-            out[(v, "off")] = float(x.filter(pl.col("quarter").is_in([0, 2]))["gp"].mean())
-            out[(v, "on")] = float(x.filter(pl.col("quarter").is_in([1, 3]))["gp"].mean())
+            out[(v, "off")] = num(x.filter(pl.col("quarter").is_in([0, 2]))["gp"].mean())
+            out[(v, "on")] = num(x.filter(pl.col("quarter").is_in([1, 3]))["gp"].mean())
         return out
 
     def _linux_note(self, data: StudyData, variants: list[str]) -> str:
@@ -142,7 +143,7 @@ class W1:
         checks, meas = [], {}
         for v in ("newreno", "westwoodplus"):
             x = pk.filter(pl.col("variant") == v)["cwnd"]
-            mean = float(x.mean()) if x.len() else math.nan
+            mean = num(x.mean()) if x.len() else math.nan
             meas[f"{v}_peak_pkts"] = mean
             checks.append(
                 Check(
@@ -166,12 +167,13 @@ class W1:
         s = self.w1_series(data)
         dur = data.plan.w1_dur
         bdp = 2e6 * 0.25 / (PKT * 8)
-        checks, meas = [], {}
+        checks: list[Check] = []
+        meas: dict[str, float] = {}
         for v in ("vegas", "vegas_vs_vegas"):
             x = s.filter(pl.col("variant") == v)
             off = self._half_quarters(x, dur, False)["cwnd"].cast(pl.Float64)
             on = self._half_quarters(x, dur, True)["cwnd"].cast(pl.Float64)
-            mo, cv, mn = float(off.mean()), float(off.std() / off.mean()), float(on.mean())
+            mo, cv, mn = num(off.mean()), num(off.std()) / num(off.mean()), num(on.mean())
             meas |= {f"{v}_off_cwnd": mo, f"{v}_off_cv": cv, f"{v}_on_cwnd": mn}
             checks += [
                 Check(
@@ -195,14 +197,14 @@ class W1:
     def _w1e(self, data: StudyData):
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
         dur = data.plan.w1_dur
-        meas = {}
+        meas: dict[str, float] = {}
         for v in ("newreno", "westwoodplus"):
             x = s.filter(pl.col("variant") == v)
             off = self._half_quarters(x, dur, False)["ssthresh"]
             on = self._half_quarters(x, dur, True)["ssthresh"]
             meas |= {
-                f"{v}_cv_on": float(on.std() / on.mean()),
-                f"{v}_p10_on_over_off": float(on.quantile(0.10) / off.mean()),
+                f"{v}_cv_on": num(on.std()) / num(on.mean()),
+                f"{v}_p10_on_over_off": num(on.quantile(0.10)) / num(off.mean()),
             }
         cv_w, cv_n = meas["westwoodplus_cv_on"], meas["newreno_cv_on"]
         p_w, p_n = meas["westwoodplus_p10_on_over_off"], meas["newreno_p10_on_over_off"]

@@ -12,8 +12,9 @@ from pathlib import Path
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, num, save_figure, verdict_from
 from ..counterfactual import Swap
+from .measures import Measures
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -30,7 +31,7 @@ PAPER_W2 = {
 }
 
 
-class W2:
+class W2(Measures):
     def w2_table(self, data: StudyData) -> pl.DataFrame:
         """Per run of W2: variant, M, total goodput of the M flows, Jain, and the final
         sequence numbers (packets delivered) of each flow."""
@@ -67,7 +68,7 @@ class W2:
         checks = []
         for v in W2_VARIANTS:
             x = t.filter(pl.col("variant") == v)
-            lo = float(x["total"].min()) if x.height else math.nan
+            lo = num(x["total"].min()) if x.height else math.nan
             checks.append(
                 Check(
                     f"{VARIANTS[v].name} ≥ 90 % for M > 40",
@@ -78,7 +79,7 @@ class W2:
         lows = {}
         for v in W2_VARIANTS:
             x = t.filter(pl.col("variant") == v)
-            lows[f"{v}_lowest_mbps"] = float(x["total"].min()) / 1e6 if x.height else math.nan
+            lows[f"{v}_lowest_mbps"] = num(x["total"].min()) / 1e6 if x.height else math.nan
         return verdict_from(
             "W2a",
             checks,
@@ -137,7 +138,7 @@ class W2:
         j = {row["variant"]: row["jain"] for row in jm.iter_rows(named=True)}
         rng = "; ".join(
             f"{VARIANTS[v].name} [{r[v]['seq_min'] * scale:.0f}, {r[v]['seq_max'] * scale:.0f}] (paper "
-            f"[{PAPER_W2[v].value[0]}, {PAPER_W2[v].value[1]}])"
+            f"[{PAPER_W2[v].bounds[0]:g}, {PAPER_W2[v].bounds[1]:g}])"
             for v in ("newreno", "westwoodplus")
         )
         return verdict_from(

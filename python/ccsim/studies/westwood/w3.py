@@ -14,6 +14,7 @@ import polars as pl
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
 from ..counterfactual import Swap
 from ..kit import spearman
+from .measures import Measures
 from .scenarios import (
     PAYLOAD_SHARE,
     VARIANTS,
@@ -21,7 +22,7 @@ from .scenarios import (
 )
 
 
-class W3:
+class W3(Measures):
     def w3_table(self, data: StudyData) -> pl.DataFrame:
         """Per W3 run: N, C1 and cross algorithm, C1 goodput and the total goodput
         (C1 + mean of the forward cross flows) over [10 s, end]."""

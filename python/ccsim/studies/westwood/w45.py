@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, num, save_figure, verdict_from
 from ..counterfactual import Swap
+from .measures import Measures
 from .scenarios import (
     LOSSY_NAMES,
     LOSSY_STYLE,
@@ -32,12 +33,13 @@ GAIN_W5_DACK = PaperValue("W5, DACK: Westwood+ gain over NewReno", (20, 160), "%
 GAIN_W5_NODACK = PaperValue("W5, no DACK: largest Westwood+ gain", 80, "%", "§3.4.2, Fig. 32")
 
 
-def _frac(p: PaperValue) -> tuple[float, ...]:
-    """A gain in percent as fractions, as the rules compare them."""
-    return tuple(x / 100 for x in (p.value if isinstance(p.value, tuple) else (p.value,)))
+def _frac(p: PaperValue) -> tuple[float, float]:
+    """A range of gains in percent as fractions, as the rules compare them."""
+    lo, hi = p.bounds
+    return lo / 100, hi / 100
 
 
-class W45:
+class W45(Measures):
     @staticmethod
     def _gains(t: pl.DataFrame, a: str, b: str) -> list[tuple[float, float]]:
         """(d, mean(a)/mean(b) − 1) at each BAD duration."""
@@ -139,15 +141,23 @@ class W45:
         checks.append(Check("SACK within ±15 % of NewReno (mean over d)", abs(ms) <= 0.15, self._gain_text(sg)))
         return verdict_from("W4b", checks, {"sack_vs_newreno": ms} | {f"gain_{d:g}ms": x for d, x in g})
 
+    @staticmethod
+    def w4_ssthresh_bad(data: StudyData) -> str:
+        """The BAD duration W4c reads: 10 ms where run, else the longest."""
+        return "10ms" if 10.0 in data.plan.w4_bad else f"{data.plan.w4_bad[-1]:g}ms"
+
     def w4_ssthresh(self, data: StudyData) -> dict[str, float]:
+        """W4 at `w4_ssthresh_bad`: the time-mean ssthresh of the flow under
+        study (after its first loss), per variant."""
+
         def build():
-            d = "10ms" if 10.0 in data.plan.w4_bad else f"{data.plan.w4_bad[-1]:g}ms"
+            d = self.w4_ssthresh_bad(data)
             s = data.campaign("w4").query(
                 'SELECT run_id, time_s, ssthresh, "flows[0].label" AS variant FROM flow_series '
                 f"WHERE flow = 0 AND \"topology.wireless_loss.bad\" = '{d}' AND isfinite(ssthresh)"
             )
             g = s.group_by("variant").agg(pl.col("ssthresh").mean())
-            return {r["variant"]: float(r["ssthresh"]) for r in g.iter_rows(named=True)} | {"_d": d}
+            return {r["variant"]: float(r["ssthresh"]) for r in g.iter_rows(named=True)}
 
         return data.memo("w4ssthresh", build)
 
@@ -177,21 +187,22 @@ class W45:
         # NewReno's ssthresh settles where halving every T seconds balances the growth in T: with
         # ssthresh s and growth g packets/s, s = (s + g·T)/2, so s = g·T. ns-2 grows cwnd by 1/cwnd per
         # ACK, and with delayed ACKs an RTT brings cwnd/2 ACKs: g = 1/2 packet per RTT.
-        t_cut = self.w4_reduction_interval(data, "newreno", m["_d"])
+        d = self.w4_ssthresh_bad(data)
+        t_cut = self.w4_reduction_interval(data, "newreno", d)
         g = 0.5 / 0.25
-        bad_pkts = WIRELESS_BPS * float(m["_d"][:-2]) / 1e3 / (PKT * 8)
+        bad_pkts = WIRELESS_BPS * float(d.removesuffix("ms")) / 1e3 / (PKT * 8)
         return verdict_from(
             "W4c",
             [
                 Check(
-                    f"Westwood+ within [0.5, 1.5] × BDP at d = {m['_d']}",
+                    f"Westwood+ within [0.5, 1.5] × BDP at d = {d}",
                     0.5 * bdp <= wp <= 1.5 * bdp,
                     f"{wp:.1f} packets",
                 ),
                 Check("NewReno < BDP/4", nr < bdp / 4, f"{nr:.1f} packets"),
             ],
             {"ssthresh_westwoodplus": wp, "ssthresh_newreno": nr, "newreno_seconds_between_cuts": t_cut},
-            why_not=f"at d = {m['_d']} a BAD period spans about {bad_pkts:.1f} "
+            why_not=f"at d = {d} a BAD period spans about {bad_pkts:.1f} "
             f"of the flow's packets at {WIRELESS_BPS / 1e6:g} Mb/s and loses "
             f"each with 0.1, so NewReno's window is cut only every {t_cut:.1f} s (fast retransmits and timeouts, "
             f"mean over seeds); growing half a packet per 250 ms RTT under delayed ACKs ({g:g} packets/s), it "
@@ -215,7 +226,7 @@ class W45:
     )
     def _w4d(self, data: StudyData):
         t = self.lossy_gp(data, "w4_traffic", "topology.wireless_loss.bad")
-        mean = {v: float(t.filter(pl.col("variant") == v)["mean"].mean()) for v in W45_VARIANTS}
+        mean = {v: num(t.filter(pl.col("variant") == v)["mean"].mean()) for v in W45_VARIANTS}
         nd = (mean["westwoodplus_nodack"] + mean["newreno_nodack"]) / 2
         dk = (mean["westwoodplus"] + mean["newreno"]) / 2
         a, b, c = mean["westwoodplus_nodack"], mean["newreno_nodack"], mean["sack_nodack"]
@@ -274,7 +285,7 @@ class W45:
             ),
             Check(
                 "largest gain up to the paper's 80 %: within [53 %, 120 %] (2/3 and 3/2 of it)",
-                2 / 3 * _frac(GAIN_W5_NODACK)[0] <= max(x for _, x in worst) <= 1.5 * _frac(GAIN_W5_NODACK)[0],
+                2 / 3 * GAIN_W5_NODACK.single / 100 <= max(x for _, x in worst) <= 1.5 * GAIN_W5_NODACK.single / 100,
                 f"{max(x for _, x in worst):+.0%}",
             ),
         ]

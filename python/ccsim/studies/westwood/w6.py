@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, num, save_figure, verdict_from
 from ..counterfactual import Swap, TableTest
+from .measures import Measures
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -20,7 +21,7 @@ from .scenarios import (
 )
 
 
-class W6:
+class W6(Measures):
     def w6_events(self, data: StudyData) -> pl.DataFrame:
         def build():
             return data.campaign("w6").query(
@@ -47,7 +48,7 @@ class W6:
         share = 10e6 / 20
         wp = e.filter(pl.col("variant") == "westwoodplus")["bwe_bps"]
         ow = e.filter(pl.col("variant") == "westwood")["bwe_bps"]
-        med, p99, mx = float(wp.median()), float(wp.quantile(0.99)), float(ow.max())
+        med, p99, mx = num(wp.median()), num(wp.quantile(0.99)), num(ow.max())
         return verdict_from(
             "W6a",
             [
@@ -59,7 +60,7 @@ class W6:
                 "wp_median_x": med / share,
                 "wp_p99_x": p99 / share,
                 "westwood_max_x": mx / share,
-                "westwood_median_x": float(ow.median()) / share,
+                "westwood_median_x": num(ow.median()) / share,
                 "events_wp": wp.len(),
                 "events_westwood": ow.len(),
             },
@@ -91,8 +92,8 @@ class W6:
     def _w6b(self, data: StudyData):
         s = self.w6_single_series(data).filter(pl.col("time_s") > 10.0)
         avail = 1e6 * PAYLOAD_SHARE
-        err = {k: float(((s[k] - avail).abs() / avail).mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
-        cv = {k: float(s[k].std() / s[k].mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
+        err = {k: num(((s[k] - avail).abs() / avail).mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
+        cv = {k: num(s[k].std()) / num(s[k].mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}
         return verdict_from(
             "W6b",
             [

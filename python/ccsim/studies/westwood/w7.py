@@ -13,6 +13,7 @@ import polars as pl
 
 from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
 from ..counterfactual import Swap
+from .measures import Measures
 from .scenarios import (
     MSS,
     PAYLOAD_SHARE,
@@ -21,7 +22,7 @@ from .scenarios import (
 from .stats import ols
 
 
-class W7:
+class W7(Measures):
     def w7_points(self, data: StudyData) -> pl.DataFrame:
         def build():
             f = data.campaign("w7").query(
