@@ -85,8 +85,10 @@ class Measures(Study):
         """Per run and high-speed flow (0, 1), from its 1-s samples: the
         ssthresh its first reduction set (the window its first loss came
         at), and over the measurement window its largest cwnd, the share of
-        samples in loss recovery after a timeout (ca_state 3) and its
-        largest RTO; with the run's axes as `per_run` names them."""
+        samples in loss recovery after a timeout (ca_state 3), its largest
+        RTO and its reductions (samples whose ssthresh differs from the
+        previous sample's: two within one second count once); with the
+        run's axes as `per_run` names them."""
 
         def build():
             c = data.campaign(exp)
@@ -100,11 +102,15 @@ class Measures(Study):
                 .group_by("run_id", "flow")
                 .agg(pl.col("ssthresh").first().alias("first_ssthresh"))
             )
+            s = s.with_columns(
+                (pl.col("ssthresh") != pl.col("ssthresh").shift(1).over("run_id", "flow")).fill_null(False).alias("cut")
+            )
             w = s.filter((pl.col("time_s") > t0 + 1e-9) & (pl.col("time_s") <= t1 + 1e-9))
             inw = w.group_by("run_id", "flow").agg(
                 pl.col("cwnd").max().alias("cwnd_max"),
                 (pl.col("ca_state") == 3).mean().alias("loss_share"),
                 pl.col("rto_s").max().alias("rto_max"),
+                pl.col("cut").sum().alias("cuts"),
             )
             per = self.per_run(data, exp)
             axes = per.select(
