@@ -377,3 +377,22 @@ def test_background_mix_rtt_classes_share_access_links_and_keep_the_range():
     assert "access" not in background_mix("100Mbps")[0]
     with pytest.raises(ScenarioError, match="background_mix.web_rtt_classes"):
         background_mix("100Mbps", web_rtt_classes=-1)
+
+
+def test_per_flow_draws_follow_their_distributions_through_the_core():
+    # per-flow times drawn from a distribution table: the front end's
+    # uniforms through the core's quantile formulas (rng::Dist::quantile).
+    # Medians from the closed forms: exponential mean·ln 2, Pareto I
+    # x_m·2^(1/a) with x_m = mean·(a − 1)/a, uniform (min + max)/2.
+    from ccsim.scenario.traffic import per_flow_times
+
+    rng = np.random.default_rng(3)
+    n = 40_000
+    exp = per_flow_times("start", {"dist": "exponential", "mean": "1s"}, n, rng)
+    assert abs(np.median(exp) / 1e12 / math.log(2) - 1) < 0.02
+    par = per_flow_times("start", {"dist": "pareto", "mean": "1s", "shape": 2.5}, n, rng)
+    xm = 1.0 * 1.5 / 2.5
+    assert min(par) >= round(xm * 1e12) - 1
+    assert abs(np.median(par) / 1e12 / (xm * 2 ** (1 / 2.5)) - 1) < 0.02
+    uni = per_flow_times("rtt", {"dist": "uniform", "min": "20ms", "max": "100ms"}, n, rng)
+    assert abs(np.median(uni) / 1e9 / 60 - 1) < 0.02

@@ -108,6 +108,12 @@ def check_dist(json: str, positive: bool) -> tuple[str, float, str] | None:
     """A resolved distribution's bounds (every draw > 0 when `positive`):
     None, or (parameter, value, what is accepted)."""
 
+def dist_quantiles(json: str, us: list[float]) -> list[float]:
+    """The values at quantiles `us` of a resolved distribution (the core's formulas)."""
+
+def dist_least(json: str) -> float:
+    """The smallest value a resolved distribution draws."""
+
 def sim_options() -> str:
     """The [sim] table of the core's schema (options with resolved field,
     kind and doc, the required ones, the defaults of the rest), as JSON."""

@@ -60,12 +60,6 @@ impl Stream {
     pub fn bernoulli(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
-
-    /// Exponential with the given mean (inversion: −mean·ln(1 − U)).
-    #[inline]
-    pub fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (-self.uniform()).ln_1p()
-    }
 }
 
 /// A distribution of a non-negative quantity (a time in ps, a size in bytes,
@@ -90,20 +84,41 @@ pub enum Dist {
 }
 
 impl Dist {
+    /// One draw from `s`: the quantile of one uniform draw (a fixed value
+    /// draws nothing).
     pub fn sample(&self, s: &mut Stream) -> f64 {
         match *self {
             Dist::Fixed { value } => value,
-            Dist::Exponential { mean } => s.exponential(mean),
+            _ => self.quantile(s.uniform()),
+        }
+    }
+
+    /// The value at quantile `u` ∈ [0, 1) (the inverse of the distribution
+    /// function): what a draw of uniform `u` gives. The front end draws its
+    /// per-flow values (RTTs, start times) through it with its own uniforms.
+    pub fn quantile(&self, u: f64) -> f64 {
+        match *self {
+            Dist::Fixed { value } => value,
+            Dist::Exponential { mean } => -mean * (-u).ln_1p(),
             Dist::Pareto { mean, shape } => {
                 let scale = mean * (shape - 1.0) / shape;
-                // 1 − U is in (0, 1], so the power is finite.
-                scale * (1.0 - s.uniform()).powf(-1.0 / shape)
+                // 1 − u is in (0, 1], so the power is finite.
+                scale * (1.0 - u).powf(-1.0 / shape)
             }
             Dist::Pareto2 { mean, shape } => {
                 let scale = mean * (shape - 1.0);
-                scale * ((1.0 - s.uniform()).powf(-1.0 / shape) - 1.0)
+                scale * ((1.0 - u).powf(-1.0 / shape) - 1.0)
             }
-            Dist::Uniform { min, max } => min + (max - min) * s.uniform(),
+            Dist::Uniform { min, max } => min + (max - min) * u,
+        }
+    }
+
+    /// The smallest value it draws: a Pareto's scale, 0 for the exponential
+    /// and the Lomax.
+    pub fn least(&self) -> f64 {
+        match *self {
+            Dist::Exponential { .. } | Dist::Pareto2 { .. } => 0.0,
+            _ => self.quantile(0.0),
         }
     }
 
@@ -195,6 +210,19 @@ pub fn dists_json() -> String {
 
 /// Check a distribution given as JSON (`_core.check_dist`): None when it
 /// passes, else (parameter, value, what is accepted).
+/// The values at quantiles `us` of a distribution given as JSON (the front
+/// end's per-flow draws, `Dist::quantile`).
+pub fn dist_quantiles_json(json: &str, us: &[f64]) -> Result<Vec<f64>, String> {
+    let d: Dist = serde_json::from_str(json).map_err(|e| format!("a distribution: {e}"))?;
+    Ok(us.iter().map(|&u| d.quantile(u)).collect())
+}
+
+/// The smallest value a distribution given as JSON draws (`Dist::least`).
+pub fn dist_least_json(json: &str) -> Result<f64, String> {
+    let d: Dist = serde_json::from_str(json).map_err(|e| format!("a distribution: {e}"))?;
+    Ok(d.least())
+}
+
 pub fn check_dist_json(json: &str, lo_open: bool) -> Result<Option<(&'static str, f64, &'static str)>, String> {
     let d: Dist = serde_json::from_str(json).map_err(|e| format!("a distribution: {e}"))?;
     Ok(d.broken(lo_open))
@@ -281,5 +309,31 @@ mod tests {
         assert!(Dist::Fixed { value: 0.0 }.check("d", true).unwrap_err().contains("d.value"));
         assert!(Dist::Fixed { value: 0.0 }.check("d", false).is_ok());
         assert!(Dist::Uniform { min: 2.0, max: 1.0 }.check("d", false).unwrap_err().contains("d.max"));
+    }
+
+    #[test]
+    fn quantiles_are_the_inverse_distribution_functions() {
+        // medians from the closed forms: exponential mean·ln 2; Pareto I
+        // x_m·2^(1/a); Lomax λ·(2^(1/a) − 1); uniform (min + max)/2
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+        assert!(close(Dist::Exponential { mean: 3.0 }.quantile(0.5), 3.0 * 2f64.ln()));
+        let (mean, a) = (12.0, 1.2);
+        let xm = mean * (a - 1.0) / a;
+        assert!(close(Dist::Pareto { mean, shape: a }.quantile(0.5), xm * 2f64.powf(1.0 / a)));
+        let lam = mean * (a - 1.0);
+        assert!(close(Dist::Pareto2 { mean, shape: a }.quantile(0.5), lam * (2f64.powf(1.0 / a) - 1.0)));
+        assert!(close(Dist::Uniform { min: 2.0, max: 6.0 }.quantile(0.5), 4.0));
+        // the smallest values: the scale, 0, 0, min, the value
+        assert_eq!(Dist::Pareto { mean, shape: a }.least(), xm);
+        assert_eq!(Dist::Pareto2 { mean, shape: a }.least(), 0.0);
+        assert_eq!(Dist::Exponential { mean: 3.0 }.least().to_bits(), 0f64.to_bits());
+        assert_eq!(Dist::Uniform { min: 2.0, max: 6.0 }.least(), 2.0);
+        assert_eq!(Dist::Fixed { value: 5.0 }.least(), 5.0);
+        // a draw is the quantile of the stream's next uniform; a fixed value draws none
+        let (mut s1, mut s2) = (Stream::new(9, StreamKind::LinkLoss, 1), Stream::new(9, StreamKind::LinkLoss, 1));
+        let d = Dist::Pareto2 { mean, shape: a };
+        assert_eq!(d.sample(&mut s1), d.quantile(s2.uniform()));
+        assert_eq!(Dist::Fixed { value: 5.0 }.sample(&mut s1), 5.0);
+        assert_eq!(s1.uniform(), s2.uniform());
     }
 }

@@ -385,6 +385,21 @@ fn check_dist(json: &str, positive: bool) -> PyResult<Option<(String, f64, Strin
     }
 }
 
+/// The values at quantiles `us` (each in [0, 1)) of a resolved
+/// distribution given as JSON (`rng::Dist::quantile`): the front end draws
+/// its uniforms and the core owns the distributions' formulas.
+#[pyfunction]
+fn dist_quantiles(json: &str, us: Vec<f64>) -> PyResult<Vec<f64>> {
+    ccsim_core::rng::dist_quantiles_json(json, &us).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+/// The smallest value a resolved distribution given as JSON draws
+/// (`rng::Dist::least`).
+#[pyfunction]
+fn dist_least(json: &str) -> PyResult<f64> {
+    ccsim_core::rng::dist_least_json(json).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
     match r {
         Ok(None) => Ok(None),
@@ -444,6 +459,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(app_options, m)?)?;
     m.add_function(wrap_pyfunction!(sim_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_app, m)?)?;
+    m.add_function(wrap_pyfunction!(dist_quantiles, m)?)?;
+    m.add_function(wrap_pyfunction!(dist_least, m)?)?;
     m.add_function(wrap_pyfunction!(link_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_shaper, m)?)?;
     m.add_function(wrap_pyfunction!(check_reorder, m)?)?;

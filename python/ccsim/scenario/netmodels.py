@@ -238,28 +238,11 @@ def by_schema(field: str, x, opt: dict, plain: str = "fixed") -> Any:
     return by_kind(field, x, kind, opt["unit"])
 
 
-def dist_mean(d: dict) -> float:
-    """The mean of a resolved distribution (base units)."""
-    k = d["kind"]
-    if k == "fixed":
-        return d["value"]
-    if k == "uniform":
-        return (d["min"] + d["max"]) / 2
-    return d["mean"]
-
-
 def dist_min(d: dict) -> float:
     """The smallest value a resolved distribution draws (base units): a
     Pareto's scale x_m = mean·(shape − 1)/shape, 0 for the exponential and
-    the Lomax (pareto2)."""
-    k = d["kind"]
-    if k == "fixed":
-        return d["value"]
-    if k == "uniform":
-        return d["min"]
-    if k == "pareto":
-        return d["mean"] * (d["shape"] - 1) / d["shape"]
-    return 0.0
+    the Lomax (pareto2); the core's `rng::Dist::least`."""
+    return float(_core.dist_least(json.dumps(d)))
 
 
 def _quantity(field: str, x, unit: str) -> float:

@@ -93,20 +93,11 @@ def app(where: str, g: dict, mss: int) -> dict:
 
 
 def sample(d: dict, rng: np.random.Generator, n: int) -> np.ndarray:
-    """`n` draws of a resolved distribution (see netmodels.dist)."""
-    k = d["kind"]
+    """`n` draws of a resolved distribution (see netmodels.dist): `n`
+    uniforms from `rng`, turned into values by the core's formulas
+    (`rng::Dist::quantile`)."""
     u = rng.random(n)
-    if k == "fixed":
-        return np.full(n, d["value"])
-    if k == "exponential":
-        return -d["mean"] * np.log1p(-u)
-    if k == "pareto":
-        a = d["shape"]
-        return d["mean"] * (a - 1) / a * (1 - u) ** (-1 / a)
-    if k == "pareto2":
-        a = d["shape"]
-        return d["mean"] * (a - 1) * ((1 - u) ** (-1 / a) - 1)
-    return d["min"] + (d["max"] - d["min"]) * u
+    return np.asarray(_core.dist_quantiles(json.dumps(d), u.tolist()), dtype=float)
 
 
 def per_flow_times(field: str, v, count: int, rng: np.random.Generator, *, allow_zero: bool = True) -> list[int]:
