@@ -96,28 +96,40 @@ class Measures(Study):
             raise KeyError(f"no trace run for {queue}, QL {ql}, {n} flows")
         return r["run_id"][0]
 
+    def _series_table(self, data: StudyData, queue: str, ql: int, n: int, key: str, sql) -> pl.DataFrame:
+        """A memoised query of the series run of (queue, ql, n); `sql` makes
+        the query from that run's id."""
+        return data.memo(
+            f"{key}:{queue}:{ql}:{n}",
+            lambda: data.campaign("series").query(sql(self.series_run(data, queue, ql, n))),
+        )
+
     def queue_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
-        def build():
-            rid = self.series_run(data, queue, ql, n)
-            c = data.campaign("series")
-            return c.query(
+        return self._series_table(
+            data,
+            queue,
+            ql,
+            n,
+            "queue",
+            lambda rid: (
                 "SELECT s.time_s, s.queue_pkts, s.avg_queue FROM link_series s JOIN links l "
                 f"ON l.run_id = s.run_id AND l.id = s.link WHERE s.run_id = '{rid}' AND l.name = '{LINK}' "
                 "ORDER BY s.time_s"
-            )
-
-        return data.memo(f"queue:{queue}:{ql}:{n}", build)
+            ),
+        )
 
     def flow_trace(self, data: StudyData, queue: str, ql: int, n: int) -> pl.DataFrame:
-        def build():
-            rid = self.series_run(data, queue, ql, n)
-            c = data.campaign("series")
-            return c.query(
+        return self._series_table(
+            data,
+            queue,
+            ql,
+            n,
+            "flows",
+            lambda rid: (
                 "SELECT s.time_s, s.flow, f.label, s.cwnd, s.delivered_bytes FROM flow_series s JOIN flows f "
                 f"ON f.run_id = s.run_id AND f.id = s.flow WHERE s.run_id = '{rid}' ORDER BY s.flow, s.time_s"
-            )
-
-        return data.memo(f"flows:{queue}:{ql}:{n}", build)
+            ),
+        )
 
     def class_diff(self, data: StudyData, queue: str) -> pl.DataFrame:
         """NewReno+ECN − SACK aggregate goodput per bin (18 flows, QL 36)."""
