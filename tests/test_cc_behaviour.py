@@ -190,7 +190,8 @@ def test_params_override_preset_and_bad_params_name_the_field():
     )
     assert sc.run().flows.height == 1
     with pytest.raises(
-        ccsim.ScenarioError, match=r"tcp\.cc_params\.low_window: got 40\.5; expected a whole number in \[2, 1e\+09\]"
+        ccsim.ScenarioError,
+        match=r"tcp\.cc_params\.low_window: got 40\.5; expected a whole number in \[2, 1000000000\]",
     ):
         dumbbell(n=1, tcp=dict(cc="highspeed", cc_params={"low_window": 40.5}))
     with pytest.raises(

@@ -114,6 +114,10 @@ def dist_quantiles(json: str, us: list[float]) -> list[float]:
 def dist_least(json: str) -> float:
     """The smallest value a resolved distribution draws."""
 
+def check_cc(cc: str, preset_json: str, params_json: str) -> tuple[str, str, bool] | None:
+    """An algorithm's preset and parameter overrides checked by the core's
+    rules: None, or (sub-field, what it accepts, whether the name is unknown)."""
+
 def sim_options() -> str:
     """The [sim] table of the core's schema (options with resolved field,
     kind and doc, the required ones, the defaults of the rest), as JSON."""

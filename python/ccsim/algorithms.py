@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from typing import Any
 
 from . import _core
@@ -18,52 +19,36 @@ def specs() -> dict[str, dict]:
     return {a["name"]: a for a in json.loads(_core.algorithm_specs())}
 
 
-def _check_value(field: str, p: dict, v: Any) -> Any:
-    k = p["kind"]
-    t = k["type"]
-    if t in ("int", "number"):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ScenarioError(field, v, f"a number in [{k['min']:g}, {k['max']:g}]")
-        x = float(v)
-        if not (k["min"] <= x <= k["max"]) or x != x:
-            raise ScenarioError(field, v, f"a number in [{k['min']:g}, {k['max']:g}]")
-        if t == "int" and not x.is_integer():
-            raise ScenarioError(field, v, f"a whole number in [{k['min']:g}, {k['max']:g}]")
-        return x
-    if t == "bool":
-        if not isinstance(v, bool):
-            raise ScenarioError(field, v, "true or false")
-        return v
-    if not isinstance(v, str) or v not in k["choices"]:
-        raise ScenarioError(field, v, "one of " + ", ".join(repr(c) for c in k["choices"]))
-    return v
-
-
 def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: str) -> tuple[str | None, dict]:
-    """Validate a preset name and parameter overrides for algorithm `cc`;
-    return them in the core's form."""
-    spec = specs()[cc]
+    """Validate a preset name and parameter overrides for algorithm `cc` by
+    the core's rules (`cc::params::refusal`); return them in the core's form
+    (numbers as floats)."""
     if preset == "none":
         preset = None  # written in a scenario: the algorithm's defaults
-    if preset is not None:
-        names = [p["name"] for p in spec["presets"]]
-        if not isinstance(preset, str) or preset not in names:
-            acc = ", ".join(repr(n) for n in names) if names else "none (this algorithm has no presets)"
-            raise ScenarioError(preset_field, preset, f"a preset of {cc}: {acc}")
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise ScenarioError(params_field, params, "a table of parameter = value")
-    by_name = {p["name"]: p for p in spec["params"]}
-    out = {}
-    for k, v in params.items():
-        if k not in by_name:
-            acc = ", ".join(by_name) if by_name else "none (this algorithm has no parameters)"
-            raise ScenarioError(
-                f"{params_field}.{k}", message=f"{params_field}.{k}: unknown parameter of {cc}; accepted: {acc}"
-            )
-        out[k] = _check_value(f"{params_field}.{k}", by_name[k], v)
-    return preset, out
+
+    def plain(v: Any) -> Any:
+        # JSON has no NaN or infinity: the core sees them as text, which no
+        # number parameter accepts
+        return str(v) if isinstance(v, float) and not math.isfinite(v) else v
+
+    broken = _core.check_cc(
+        cc, json.dumps(plain(preset), default=str), json.dumps({k: plain(v) for k, v in params.items()}, default=str)
+    )
+    if broken is not None:
+        sub, accepted, unknown = broken
+        if sub == "cc_preset":
+            raise ScenarioError(preset_field, preset, accepted)
+        field = f"{params_field}.{sub.removeprefix('cc_params.')}"
+        if unknown:
+            raise ScenarioError(field, message=f"{field}: {accepted}")
+        raise ScenarioError(field, params[sub.removeprefix("cc_params.")], accepted)
+    return preset, {
+        k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in params.items()
+    }
 
 
 def describe(name: str) -> str:

@@ -400,6 +400,17 @@ fn dist_least(json: &str) -> PyResult<f64> {
     ccsim_core::rng::dist_least_json(json).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// Algorithm `cc`'s preset and parameter overrides as a scenario writes
+/// them (JSON: the preset or null, a table of name = value), checked by
+/// the core's rules (`cc::params::refusal`): None, or (sub-field, what it
+/// accepts, whether the name itself is unknown).
+#[pyfunction]
+fn check_cc(cc: &str, preset_json: &str, params_json: &str) -> PyResult<Option<(String, String, bool)>> {
+    ccsim_core::cc::params::refusal_json(cc, preset_json, params_json)
+        .map(|r| r.map(|r| (r.field, r.accepted, r.unknown_name)))
+        .map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 fn broken(r: Result<Option<ccsim_core::config::schema::Broken>, String>) -> PyResult<Option<(String, String, String)>> {
     match r {
         Ok(None) => Ok(None),
@@ -461,6 +472,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_app, m)?)?;
     m.add_function(wrap_pyfunction!(dist_quantiles, m)?)?;
     m.add_function(wrap_pyfunction!(dist_least, m)?)?;
+    m.add_function(wrap_pyfunction!(check_cc, m)?)?;
     m.add_function(wrap_pyfunction!(link_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_shaper, m)?)?;
     m.add_function(wrap_pyfunction!(check_reorder, m)?)?;

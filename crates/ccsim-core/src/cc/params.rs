@@ -146,29 +146,112 @@ impl Params {
     }
 }
 
-fn check(spec: &ParamSpec, v: &Value) -> Result<Value, String> {
-    match (spec.kind, v) {
-        (Kind::Num { min, max, integer }, Value::Num(x)) => {
-            if !x.is_finite() || *x < min || *x > max {
-                return Err(format!("must be a number in [{min}, {max}] (got {x})"));
-            }
-            if integer && x.fract() != 0.0 {
-                return Err(format!("must be a whole number in [{min}, {max}] (got {x})"));
-            }
-            Ok(v.clone())
+/// What a parameter of this kind accepts, in a scenario writer's words.
+fn accepts(kind: Kind) -> String {
+    match kind {
+        Kind::Num { min, max, integer: false } => format!("a number in [{min}, {max}]"),
+        Kind::Num { min, max, integer: true } => format!("a whole number in [{min}, {max}]"),
+        Kind::Bool => "true or false".into(),
+        Kind::Choice(opts) => {
+            format!("one of {}", opts.iter().map(|o| format!("'{o}'")).collect::<Vec<_>>().join(", "))
         }
-        (Kind::Bool, Value::Bool(_)) => Ok(v.clone()),
-        (Kind::Choice(opts), Value::Str(s)) => {
-            if opts.contains(&s.as_str()) {
-                Ok(v.clone())
-            } else {
-                Err(format!("unknown choice {s:?}; accepted: {}", opts.join(", ")))
-            }
-        }
-        (Kind::Num { min, max, .. }, _) => Err(format!("must be a number in [{min}, {max}] (got {v})")),
-        (Kind::Bool, _) => Err(format!("must be true or false (got {v})")),
-        (Kind::Choice(opts), _) => Err(format!("must be one of {} (got {v})", opts.join(", "))),
     }
+}
+
+fn fits(kind: Kind, v: &Value) -> bool {
+    match (kind, v) {
+        (Kind::Num { min, max, integer }, Value::Num(x)) => {
+            x.is_finite() && *x >= min && *x <= max && (!integer || x.fract() == 0.0)
+        }
+        (Kind::Bool, Value::Bool(_)) => true,
+        (Kind::Choice(opts), Value::Str(s)) => opts.contains(&s.as_str()),
+        _ => false,
+    }
+}
+
+fn check(spec: &ParamSpec, v: &Value) -> Result<Value, String> {
+    if fits(spec.kind, v) {
+        Ok(v.clone())
+    } else {
+        Err(format!("must be {} (got {v})", accepts(spec.kind)))
+    }
+}
+
+fn preset_names(spec: &AlgoSpec) -> String {
+    let names: Vec<String> = spec.presets.iter().map(|p| format!("'{}'", p.name)).collect();
+    if names.is_empty() {
+        "none (this algorithm has no presets)".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn param_names(spec: &AlgoSpec) -> String {
+    let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+    if names.is_empty() {
+        "none (this algorithm has no parameters)".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Why `resolve` refuses a preset or a parameter, in a scenario writer's
+/// words: the sub-field (`cc_preset`, `cc_params.NAME`), what it accepts,
+/// and whether the name itself is unknown (then there is no value to quote).
+#[derive(Debug, PartialEq)]
+pub struct Refusal {
+    pub field: String,
+    pub accepted: String,
+    pub unknown_name: bool,
+}
+
+/// The first preset or parameter `resolve` would refuse, read from the
+/// scenario's own JSON (a preset that is not a string, a value of the wrong
+/// type); None when both are accepted. The front end reports it in the
+/// scenario's field names.
+pub fn refusal(
+    spec: &AlgoSpec,
+    preset: &serde_json::Value,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Option<Refusal> {
+    match preset {
+        serde_json::Value::Null => {}
+        serde_json::Value::String(s) if spec.presets.iter().any(|p| p.name == s) => {}
+        _ => {
+            return Some(Refusal {
+                field: "cc_preset".into(),
+                accepted: format!("a preset of {}: {}", spec.name, preset_names(spec)),
+                unknown_name: false,
+            })
+        }
+    }
+    for (k, v) in params {
+        let field = format!("cc_params.{k}");
+        let Some(ps) = spec.params.iter().find(|p| p.name == k) else {
+            let accepted = format!("unknown parameter of {}; accepted: {}", spec.name, param_names(spec));
+            return Some(Refusal { field, accepted, unknown_name: true });
+        };
+        let value = match v {
+            serde_json::Value::Bool(b) => Some(Value::Bool(*b)),
+            serde_json::Value::Number(n) => n.as_f64().map(Value::Num),
+            serde_json::Value::String(s) => Some(Value::Str(s.clone())),
+            _ => None,
+        };
+        if !value.is_some_and(|x| fits(ps.kind, &x)) {
+            return Some(Refusal { field, accepted: accepts(ps.kind), unknown_name: false });
+        }
+    }
+    None
+}
+
+/// `refusal` for algorithm `cc` with the preset and the parameter table
+/// given as JSON (the front end's form).
+pub fn refusal_json(cc: &str, preset_json: &str, params_json: &str) -> Result<Option<Refusal>, String> {
+    let spec = super::spec(cc).ok_or_else(|| format!("unknown algorithm {cc:?}"))?;
+    let preset: serde_json::Value = serde_json::from_str(preset_json).map_err(|e| format!("a preset: {e}"))?;
+    let params: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(params_json).map_err(|e| format!("a parameter table: {e}"))?;
+    Ok(refusal(spec, &preset, &params))
 }
 
 /// Resolve `preset` and `overrides` for `spec`. Errors are (sub-field, message).
@@ -181,12 +264,9 @@ pub fn resolve(
         spec.params.iter().map(|p| (p.name, p.default.to_value())).collect();
     if let Some(name) = preset {
         let Some(p) = spec.presets.iter().find(|p| p.name == name) else {
-            let names: Vec<&str> = spec.presets.iter().map(|p| p.name).collect();
-            let accepted =
-                if names.is_empty() { "none (this algorithm has no presets)".to_string() } else { names.join(", ") };
             return Err((
                 "cc_preset".into(),
-                format!("unknown preset {name:?} for {}; accepted: {accepted}", spec.name),
+                format!("unknown preset {name:?} for {}; accepted: {}", spec.name, preset_names(spec)),
             ));
         };
         for (k, lit) in p.values {
@@ -195,12 +275,9 @@ pub fn resolve(
     }
     for (k, v) in overrides {
         let Some(ps) = spec.params.iter().find(|p| p.name == k) else {
-            let names: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
-            let accepted =
-                if names.is_empty() { "none (this algorithm has no parameters)".to_string() } else { names.join(", ") };
             return Err((
                 format!("cc_params.{k}"),
-                format!("unknown parameter for {}; accepted: {accepted}", spec.name),
+                format!("unknown parameter for {}; accepted: {}", spec.name, param_names(spec)),
             ));
         };
         let v = check(ps, v).map_err(|m| (format!("cc_params.{k}"), m))?;
@@ -309,6 +386,36 @@ mod tests {
     }
 
     #[test]
+    fn the_front_ends_check_refuses_what_resolve_refuses_in_the_writers_words() {
+        let ok =
+            |preset: serde_json::Value, params: serde_json::Value| refusal(&SPEC, &preset, params.as_object().unwrap());
+        let r = |field: &str, accepted: &str, unknown_name: bool| {
+            Some(Refusal { field: field.into(), accepted: accepted.into(), unknown_name })
+        };
+        assert_eq!(ok(serde_json::json!(null), serde_json::json!({"a": 7, "f": false, "c": "y"})), None);
+        assert_eq!(ok(serde_json::json!("p"), serde_json::json!({})), None);
+        assert_eq!(ok(serde_json::json!("q"), serde_json::json!({})), r("cc_preset", "a preset of demo: 'p'", false));
+        assert_eq!(ok(serde_json::json!(5), serde_json::json!({})), r("cc_preset", "a preset of demo: 'p'", false));
+        assert_eq!(
+            ok(serde_json::json!(null), serde_json::json!({"zz": 1})),
+            r("cc_params.zz", "unknown parameter of demo; accepted: a, f, c", true)
+        );
+        let whole = r("cc_params.a", "a whole number in [1, 10]", false);
+        assert_eq!(ok(serde_json::json!(null), serde_json::json!({"a": 2.5})), whole);
+        assert_eq!(ok(serde_json::json!(null), serde_json::json!({"a": 11})), whole);
+        assert_eq!(ok(serde_json::json!(null), serde_json::json!({"a": "3"})), whole);
+        assert_eq!(ok(serde_json::json!(null), serde_json::json!({"f": 1})), r("cc_params.f", "true or false", false));
+        assert_eq!(
+            ok(serde_json::json!(null), serde_json::json!({"c": "z"})),
+            r("cc_params.c", "one of 'x', 'y'", false)
+        );
+        // what it refuses, resolve refuses too
+        let mut o = BTreeMap::new();
+        o.insert("a".to_string(), Value::Num(11.0));
+        assert!(resolve(&SPEC, None, &o).unwrap_err().1.starts_with("must be a whole number in [1, 10]"));
+    }
+
+    #[test]
     fn bad_input_names_the_field() {
         let mut o = BTreeMap::new();
         o.insert("a".to_string(), Value::Num(2.5));
@@ -323,6 +430,6 @@ mod tests {
         assert_eq!(e.0, "cc_preset");
         let mut o = BTreeMap::new();
         o.insert("c".to_string(), Value::Str("z".into()));
-        assert!(resolve(&SPEC, None, &o).unwrap_err().1.contains("accepted: x, y"));
+        assert!(resolve(&SPEC, None, &o).unwrap_err().1.contains("one of 'x', 'y'"));
     }
 }
