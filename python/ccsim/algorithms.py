@@ -42,10 +42,11 @@ def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: st
         sub, accepted, unknown = broken
         if sub == "cc_preset":
             raise ScenarioError(preset_field, preset, accepted)
-        field = f"{params_field}.{sub.removeprefix('cc_params.')}"
+        name = sub.removeprefix("cc_params.")
+        field = f"{params_field}.{name}"
         if unknown:
             raise ScenarioError(field, message=f"{field}: {accepted}")
-        raise ScenarioError(field, params[sub.removeprefix("cc_params.")], accepted)
+        raise ScenarioError(field, params[name], accepted)
     return preset, {
         k: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in params.items()
     }
