@@ -11,6 +11,13 @@ size. Record a study's run after `ccsim study NAME --full --out DIR/NAME`:
     python -m ccsim.studies.verdicts --record-full DIR NAME [NAME ...]
 
 which replaces that study's entries by the claims.json of `DIR/NAME/full/`.
+A study whose full mode takes CPU-days has a "points" plan instead: the
+paper's size for the claims a shorter mode leaves short, only the
+experiments they read (`ccsim study NAME --points`);
+
+    python -m ccsim.studies.verdicts --record-points DIR NAME [NAME ...]
+
+replaces the entries of those claims only, marked as such.
 An entry names the model version of its runs and the day the last ended
 (read from the campaigns' catalogues): after a model change it
 stays, saying which model it describes, until the study is run again."""
@@ -35,10 +42,13 @@ def load(path: Path = RECORD) -> dict[tuple[str, str], dict]:
 
 
 def text(entry: dict | None) -> str:
-    """One entry as a table cell: 'partly (3/5 seeds; model 16, 2026-11-28)'."""
+    """One entry as a table cell: 'partly (3/5 seeds; model 16, 2026-11-28)',
+    with ', its points only' after the seeds for a points run."""
     if entry is None:
         return NOT_RUN
     seeds = entry["seeds"] if entry["seeds"] == "1 seed" else f"{entry['seeds']} seeds"
+    if entry.get("mode") == "points":
+        seeds += ", its points only"
     return f"{entry['verdict']} ({seeds}; model {entry['model_version']}, {entry['date']})"
 
 
@@ -58,12 +68,12 @@ def provenance(folder: Path) -> tuple[int, str]:
     return versions.pop(), date
 
 
-def entries_of(base: Path, study: str, known: set[str]) -> list[dict]:
-    """The entries of one study's full-size run in `base/<study>/full/`;
-    `known` are the study's claim ids."""
-    path = base / study / "full" / "claims.json"
+def entries_of(base: Path, study: str, known: set[str], mode: str = "full") -> list[dict]:
+    """The entries of one study's full-size run in `base/<study>/<mode>/`
+    (mode "full" or "points"); `known` are the study's claim ids."""
+    path = base / study / mode / "claims.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no full-size run of study {study}; run `ccsim study {study} --full`")
+        raise FileNotFoundError(f"{path}: no {mode} run of study {study}; run `ccsim study {study} --{mode}`")
     model_version, date = provenance(path.parent)
     out = []
     for c in json.loads(path.read_text()):
@@ -81,15 +91,22 @@ def entries_of(base: Path, study: str, known: set[str]) -> list[dict]:
                 "model_version": model_version,
                 "date": date,
             }
+            | ({"mode": mode} if mode != "full" else {})
         )
     return out
 
 
-def record(base: Path, studies: dict[str, set[str]], path: Path = RECORD) -> list[dict]:
+def record(base: Path, studies: dict[str, set[str]], path: Path = RECORD, mode: str = "full") -> list[dict]:
     """Replace the entries of `studies` (name → its claim ids) by their
-    full-size runs under `base`."""
-    kept = [e for e in load(path).values() if e["study"] not in studies]
-    new = [e for s, known in studies.items() for e in entries_of(base, s, known)]
+    full-size runs under `base`: a full run replaces all of a study's
+    entries, a points run those of the claims it judged."""
+    new = [e for s, known in studies.items() for e in entries_of(base, s, known, mode)]
+    judged = {(e["study"], e["claim"]) for e in new}
+    kept = [
+        e
+        for e in load(path).values()
+        if (e["study"], e["claim"]) not in judged and (mode == "points" or e["study"] not in studies)
+    ]
     rows = sorted(kept + new, key=lambda e: (e["study"], e["claim"]))
     path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     return new

@@ -69,6 +69,10 @@ class Plan:
 
     describe: str  # what the mode shortens, in words (the report's "mode" line)
     seeds: list[int]
+    # A "points" plan runs the paper's size for some claims only: the claims
+    # it judges and the experiments they read (None: every one).
+    claims: tuple[str, ...] | None = field(default=None, kw_only=True)
+    experiments: tuple[str, ...] | None = field(default=None, kw_only=True)
 
 
 def full_packet_bytes(tcp: dict) -> int:

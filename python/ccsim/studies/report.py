@@ -103,10 +103,11 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
     ]
     summary = study.summary(verdicts)
     # beside a shorter mode's verdicts, what the paper's size gave (recorded runs, full_size.py)
-    full = load_full_size() if data.mode != "full" else None
+    full = load_full_size() if data.mode not in ("full", "points") else None
     full_note = (
-        " At full size: the verdict of the claim's experiments at the paper's size (--full), the model version "
-        "of those runs and the day they ended; 'not run' where they have not been."
+        " At full size: the verdict of the claim's experiments at the paper's size (--full, or --points: only "
+        "the points the claim reads, marked 'its points only'), the model version of those runs and the day "
+        "they ended; 'not run' where they have not been."
         if full is not None
         else ""
     )

@@ -90,8 +90,10 @@ def run_study(
     root = (Path(out) if out is not None else Path("results") / "studies" / name) / mode
     root.mkdir(parents=True, exist_ok=True)
     w0, c0 = time.perf_counter(), _cpu()
-    plan = study.plan(mode)
+    plan = _plan(study, mode)
     exps = study.experiments(plan)
+    if plan.experiments is not None:
+        exps = [e for e in exps if e.name in plan.experiments]
     campaigns, runs, computed, failed = {}, 0, 0, 0
     for e in exps:
         _retire_stale(root / "campaigns" / e.name, e.sweep)
@@ -118,6 +120,8 @@ def run_study(
     verdicts = []
     per_seed: dict[int, StudyData] = {}  # one seed's data, shared by the claims
     for cl in study.claims():
+        if plan.claims is not None and cl.id not in plan.claims:
+            continue
         data.accessed = set()
         v = cl.evaluate(data)
         if v.claim != cl.id:
@@ -132,7 +136,8 @@ def run_study(
         verdicts.append(v)
     figdir = root / "figures"
     figdir.mkdir(exist_ok=True)
-    figures = study.figures(data, figdir)
+    # a points run holds some experiments only, which the study's figures do not expect
+    figures = study.figures(data, figdir) if plan.claims is None else []
     run_cpu = sum(float(c.ok_runs["cpu_s"].fill_null(0.0).sum()) for c in campaigns.values())
     wall = time.perf_counter() - w0
     cpu = _cpu() - c0
@@ -159,6 +164,43 @@ def run_study(
     return StudyOutcome(
         name, study.title, study.cite, mode, root, verdicts, runs, computed, failed, wall, cpu, html, md
     )
+
+
+def _plan(study: Study, mode: str):
+    """The study's plan for `mode`; a points plan must name claims and
+    experiments the study has."""
+    try:
+        plan = study.plan(mode)
+    except ValueError:
+        if mode != "points":
+            raise
+        raise StudyError(
+            "mode",
+            mode,
+            f"smoke, quick or full: study {study.name} has no points plan (its full mode is affordable); "
+            f"studies with one: {', '.join(with_points())}",
+        ) from None
+    ids = [c.id for c in study.claims()]
+    for field_, names_, known in (
+        ("claims", plan.claims, ids),
+        ("experiments", plan.experiments, [e.name for e in study.experiments(plan)]),
+    ):
+        bad = [n for n in names_ or () if n not in known]
+        if bad:
+            raise StudyError(f"{study.name}.plan({mode!r}).{field_}", ", ".join(bad), f"some of {', '.join(known)}")
+    return plan
+
+
+def with_points() -> list[str]:
+    """The studies that have a points plan."""
+    out = []
+    for n in names():
+        try:
+            get(n).plan("points")
+        except ValueError:
+            continue
+        out.append(n)
+    return out
 
 
 def _evaluate_or_none(claim, data):
@@ -226,13 +268,16 @@ def run_all(
     quiet: bool = True,
     only: list[str] | None = None,
 ) -> tuple[list[StudyOutcome], Path]:
-    """Run every registered study (or `only` those) and write an index page
-    linking the reports with their claim counts."""
+    """Run every registered study (or `only` those; in mode "points", every
+    study that has a points plan) and write an index page linking the
+    reports with their claim counts."""
     from .report import write_index
 
     base = Path(out) if out is not None else Path("results") / "studies"
-    outcomes = [run_study(n, mode, base / n, jobs=jobs, dask=dask, quiet=quiet) for n in (only or names())]
+    # "points" exists for the studies whose full mode is too long to run whole
+    every = with_points() if mode == "points" else names()
+    outcomes = [run_study(n, mode, base / n, jobs=jobs, dask=dask, quiet=quiet) for n in (only or every)]
     return outcomes, write_index(outcomes, base, mode)
 
 
-__all__ = ["run_study", "run_all", "get", "names", "StudyOutcome", "StudyError", "MODES"]
+__all__ = ["run_study", "run_all", "get", "names", "with_points", "StudyOutcome", "StudyError", "MODES"]

@@ -95,10 +95,11 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
         "the measurement beside the verdict), 'not yet shown' where it does not (the report may print an",
         "untested hypothesis).",
         "",
-        "At full size: the verdict when the claim's experiments ran at the paper's size (`--full`), with the",
-        "seeds on which every check held, the model version of those runs and the day they ended, as recorded",
-        "in python/ccsim/studies/full_size.json (`python -m ccsim.studies.verdicts --record-full`); 'not run'",
-        "where they have not been (the pacing study's full plan is CPU-days, docs/studies.md).",
+        "At full size: the verdict when the claim's experiments ran at the paper's size (`--full`; or `--points`,",
+        "'its points only': the paper's size for only the points the claim reads, where the study's full plan",
+        "is CPU-days), with the seeds on which every check held, the model version of those runs and the day",
+        "they ended, as recorded in python/ccsim/studies/full_size.json (`python -m ccsim.studies.verdicts",
+        "--record-full` or `--record-points`); 'not run' where they have not been.",
         "",
         "Counterfactual: the claim's rule run again on the study's runs with two compared points exchanged",
         "(the report names them): 'answered' where some check changed its outcome there, 'did not answer'",
@@ -146,15 +147,17 @@ def parse(text: str) -> tuple[list[dict], str, int]:
 def main(argv: list[str]) -> int:
     from .. import _core
 
-    if argv[:1] == ["--record-full"] and len(argv) >= 3:
+    if argv[:1] in (["--record-full"], ["--record-points"]) and len(argv) >= 3:
+        mode = argv[0].removeprefix("--record-")
         known = {n: {c.id for c in get(n).claims()} for n in argv[2:]}
-        new = full_size.record(Path(argv[1]), known)
-        print(f"recorded {len(new)} full-size verdicts of {', '.join(argv[2:])} in {full_size.RECORD}")
+        new = full_size.record(Path(argv[1]), known, mode=mode)
+        print(f"recorded {len(new)} {mode} verdicts of {', '.join(argv[2:])} in {full_size.RECORD}")
         return 0
     if len(argv) != 3:
         print(
             "usage: python -m ccsim.studies.verdicts RESULTS_DIR MODE OUT.md\n"
-            "       python -m ccsim.studies.verdicts --record-full RESULTS_DIR STUDY [STUDY ...]",
+            "       python -m ccsim.studies.verdicts --record-full RESULTS_DIR STUDY [STUDY ...]\n"
+            "       python -m ccsim.studies.verdicts --record-points RESULTS_DIR STUDY [STUDY ...]",
             file=sys.stderr,
         )
         return 2

@@ -380,7 +380,7 @@ def cmd_study(a) -> int:
             print(f"{n:12s} {st.title}")
             print(f"{'':12s} {st.reference} ({st.simulator})")
         return 0
-    mode = "full" if a.full else "smoke" if a.smoke else "quick"
+    mode = "full" if a.full else "points" if a.points else "smoke" if a.smoke else "quick"
     jobs = a.jobs
     older: dict[str, Path] = {}
     if a.compare_to:
@@ -618,6 +618,12 @@ def _main(argv: list[str] | None) -> int:
     g = st.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="every claim in minutes (default)")
     g.add_argument("--full", action="store_true", help="the paper's durations, sweeps and repetitions")
+    g.add_argument(
+        "--points",
+        action="store_true",
+        help="the paper's size for only the claims quick mode leaves short, and only the experiments they read "
+        "(the studies whose full mode takes CPU-days)",
+    )
     g.add_argument("--smoke", action="store_true", help="toy size in seconds (tests)")
     st.add_argument("--out", help="output folder (default results/studies/NAME, or results/studies for 'all')")
     g2 = st.add_mutually_exclusive_group()

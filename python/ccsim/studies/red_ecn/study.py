@@ -90,6 +90,8 @@ class RedEcn(Checks, Figures):
     )
 
     def plan(self, mode: str) -> RedEcnPlan:
+        if mode not in PLANS:
+            raise ValueError(mode)
         return PLANS[mode]
 
     def setup_rows(self, plan: RedEcnPlan) -> list[tuple[str, str]]:
