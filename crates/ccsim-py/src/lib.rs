@@ -360,6 +360,17 @@ fn check_shaper(json: &str) -> PyResult<Option<(String, String, String)>> {
     broken(ccsim_core::config::link_schema::check_shaper_json(json))
 }
 
+/// Apply a rate schedule's rules (`net::schedule_refusal`) to steps given
+/// as JSON, [[ps, b/s], ...]: None, or (step or None for the whole list,
+/// part: 0 time, 1 rate, what is accepted).
+#[pyfunction]
+fn check_schedule(json: &str) -> PyResult<Option<(Option<usize>, usize, String)>> {
+    match ccsim_core::config::check_schedule_json(json) {
+        Ok(r) => Ok(r.map(|r| (r.step, r.part, r.expected))),
+        Err(e) => Err(pyo3::exceptions::PyValueError::new_err(e)),
+    }
+}
+
 /// Apply reordering's bounds and rules (`link_schema::reorder_rules`) to
 /// resolved reordering given as JSON, as `check_queue`.
 #[pyfunction]
@@ -476,6 +487,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(link_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_shaper, m)?)?;
     m.add_function(wrap_pyfunction!(check_reorder, m)?)?;
+    m.add_function(wrap_pyfunction!(check_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(dist_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_dist, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;

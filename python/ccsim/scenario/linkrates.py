@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -34,12 +35,10 @@ class LinkRate:
 
 
 def parse_schedule(field: str, value: list) -> LinkRate:
-    """[[time, rate], ...]: the first at 0, times increasing, rate 0 for an
-    outage, the last rate above 0."""
-    if not value:
-        raise ScenarioError(
-            field, value, 'a non-empty list of [time, rate] steps, e.g. [[0, "50Mbps"], ["10s", "10Mbps"]]'
-        )
+    """[[time, rate], ...] with units as the scenario writes them; the
+    schedule's rules (first step at 0, times increasing, outages that
+    begin after the start and end) are the core's (`_core.check_schedule`),
+    reported here at the step and part the user wrote."""
     steps: list[list[int]] = []
     for k, item in enumerate(value):
         w = f"{field}[{k}]"
@@ -47,19 +46,13 @@ def parse_schedule(field: str, value: list) -> LinkRate:
             raise ScenarioError(w, item, 'a pair [time, rate], e.g. ["10s", "10Mbps"]')
         t = 0 if item[0] == 0 and not isinstance(item[0], bool) else parse_time(f"{w}[0]", item[0])
         r = 0 if item[1] == 0 and not isinstance(item[1], bool) else parse_rate(f"{w}[1]", item[1], allow_zero=True)
-        if k == 0 and t != 0:
-            raise ScenarioError(f"{w}[0]", item[0], "0 for the first step (the rate from the start)")
-        if steps and t <= steps[-1][0]:
-            raise ScenarioError(f"{w}[0]", item[0], f"a time after the previous step's ({value[k - 1][0]!r})")
         steps.append([t, r])
-    if steps[-1][1] == 0:
-        raise ScenarioError(
-            f"{field}[{len(steps) - 1}][1]", value[-1][1], "a rate above 0 for the last step (an outage must end)"
-        )
-    if steps[0][1] == 0:
-        raise ScenarioError(
-            f"{field}[0][1]", value[0][1], "a rate above 0 at the start (begin an outage at a later step)"
-        )
+    broken = _core.check_schedule(json.dumps(steps))
+    if broken is not None:
+        step, part, expected = broken
+        if step is None:
+            raise ScenarioError(field, value, expected)
+        raise ScenarioError(f"{field}[{step}][{part}]", value[step][part], expected)
     return LinkRate(steps[0][1], {"kind": "schedule", "steps": steps})
 
 

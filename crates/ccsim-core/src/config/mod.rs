@@ -18,7 +18,10 @@ mod traffic;
 
 pub use crate::tracefile::{load_trace, MAX_TRACE_BYTES};
 pub use loss::LossCfg;
-pub use net::{BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg, VaryingRate, MIN_T_UPDATE_PS};
+pub use net::{
+    check_schedule_json, schedule_refusal, BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg,
+    ScheduleRefusal, VaryingRate, MIN_T_UPDATE_PS,
+};
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel,
     RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,

@@ -2,7 +2,7 @@
 //! validating itself.
 
 use super::{check_time, err, ConfigError, LossCfg};
-use crate::units::SimTime;
+use crate::units::{SimTime, MAX_TIME_PS};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -63,6 +63,56 @@ pub enum VaryingRate {
     },
     /// Piecewise-constant rate: (from, b/s) steps, the first from 0.
     Schedule { steps: Vec<(SimTime, u64)> },
+}
+
+/// Why a rate schedule is refused: the step (None: the schedule as a whole),
+/// its part (0 the time, 1 the rate) and what is accepted there, in words a
+/// scenario's author reads (the front end names the field as written).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ScheduleRefusal {
+    pub step: Option<usize>,
+    pub part: usize,
+    pub expected: String,
+}
+
+/// The rules of a rate schedule, (from, b/s) steps: the first from 0 at a
+/// rate above 0 (an outage begins at a later step), times increasing and
+/// within the supported range, the last rate above 0 (an outage must end).
+pub fn schedule_refusal(steps: &[(SimTime, u64)]) -> Option<ScheduleRefusal> {
+    let no = |step, part, expected: String| Some(ScheduleRefusal { step, part, expected });
+    let Some(&(t0, r0)) = steps.first() else {
+        return no(
+            None,
+            0,
+            "a non-empty list of [time, rate] steps, e.g. [[0, \"50Mbps\"], [\"10s\", \"10Mbps\"]]".into(),
+        );
+    };
+    if t0 != 0 {
+        return no(Some(0), 0, "0 for the first step (the rate from the start)".into());
+    }
+    for (k, w) in steps.windows(2).enumerate() {
+        if w[1].0 <= w[0].0 {
+            return no(Some(k + 1), 0, "a time after the previous step's".into());
+        }
+        if w[1].0 > MAX_TIME_PS {
+            return no(Some(k + 1), 0, "a time of at most 2^62 ps (about 53 days)".into());
+        }
+    }
+    let last = steps.len() - 1;
+    if steps[last].1 == 0 {
+        return no(Some(last), 1, "a rate above 0 for the last step (an outage must end)".into());
+    }
+    if r0 == 0 {
+        return no(Some(0), 1, "a rate above 0 at the start (begin an outage at a later step)".into());
+    }
+    None
+}
+
+/// `schedule_refusal` on steps given as JSON, [[ps, b/s], ...]
+/// (`_core.check_schedule`).
+pub fn check_schedule_json(json: &str) -> Result<Option<ScheduleRefusal>, String> {
+    let steps: Vec<(SimTime, u64)> = serde_json::from_str(json).map_err(|e| format!("a rate schedule: {e}"))?;
+    Ok(schedule_refusal(&steps))
 }
 
 /// Which test a token-bucket shaper applies before it releases a packet.
@@ -370,29 +420,14 @@ impl LinkCfg {
                 }
             }
             Some(VaryingRate::Schedule { steps }) => {
-                let Some(&(t0, r0)) = steps.first() else { return err(f("rate"), "an empty schedule") };
-                if t0 != 0 {
-                    return err(f("rate"), format!("the first step must start at 0 (got {t0} ps)"));
+                if let Some(r) = schedule_refusal(steps) {
+                    let at = r.step.map_or(String::new(), |k| format!("[{k}][{}]", r.part));
+                    return err(format!("{}{at}", f("rate")), format!("expected {}", r.expected));
                 }
-                if r0 != self.rate_bps {
+                if steps[0].1 != self.rate_bps {
                     return err(
                         f("rate_bps"),
-                        format!("must be the schedule's first rate {r0} (got {})", self.rate_bps),
-                    );
-                }
-                for (k, w) in steps.windows(2).enumerate() {
-                    if w[1].0 <= w[0].0 {
-                        return err(
-                            f("rate"),
-                            format!("step {}: times must increase ({} ps after {} ps)", k + 1, w[1].0, w[0].0),
-                        );
-                    }
-                    check_time(|| f("rate"), w[1].0)?;
-                }
-                if steps.last().is_some_and(|s| s.1 == 0) {
-                    return err(
-                        f("rate"),
-                        "the last step has rate 0: an outage must end (add a step with a rate after it)",
+                        format!("must be the schedule's first rate {} (got {})", steps[0].1, self.rate_bps),
                     );
                 }
             }
@@ -468,4 +503,29 @@ impl QueueCfg {
 
 fn default_true() -> bool {
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The step and part each rule refuses, on schedules written to break
+    /// one rule each (ccsim's own rules, stated in `schedule_refusal`).
+    #[test]
+    fn each_schedule_rule_refuses_at_its_step_and_part() {
+        const S: SimTime = 1_000_000_000_000;
+        let at = |steps: &[(SimTime, u64)]| schedule_refusal(steps).map(|r| (r.step, r.part));
+        assert_eq!(at(&[(0, 10), (S, 0), (2 * S, 5)]), None);
+        assert_eq!(at(&[]), Some((None, 0)));
+        assert_eq!(at(&[(S, 10)]), Some((Some(0), 0)));
+        assert_eq!(at(&[(0, 10), (2 * S, 5), (S, 8)]), Some((Some(2), 0)));
+        assert_eq!(at(&[(0, 10), (S, 5), (S, 8)]), Some((Some(2), 0)));
+        assert_eq!(at(&[(0, 10), (MAX_TIME_PS + 1, 8)]), Some((Some(1), 0)));
+        assert_eq!(at(&[(0, 10), (S, 0)]), Some((Some(1), 1)));
+        assert_eq!(at(&[(0, 0), (S, 8)]), Some((Some(0), 1)));
+        // a one-step outage breaks both rate rules; the end of it is named
+        assert_eq!(at(&[(0, 0)]), Some((Some(0), 1)));
+        let r = schedule_refusal(&[(0, 10), (S, 0)]).expect("refused");
+        assert!(r.expected.contains("an outage must end"), "{}", r.expected);
+    }
 }
