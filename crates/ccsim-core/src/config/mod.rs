@@ -7,6 +7,7 @@
 //! applications, UDP), each type validating itself.
 
 pub mod app_schema;
+mod dualpi2;
 pub mod link_schema;
 mod loss;
 mod net;
@@ -17,6 +18,7 @@ mod tcp;
 mod traffic;
 
 pub use crate::tracefile::{load_trace, MAX_TRACE_BYTES};
+pub use dualpi2::DualPi2Cfg;
 pub use loss::LossCfg;
 pub use net::{
     check_schedule_json, schedule_refusal, BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg,

@@ -253,34 +253,8 @@ pub enum QueueCfg {
         buckets: u32,
     },
     /// DualPI2 (RFC 9332, Linux sch_dualpi2), decided at dequeue
-    /// (queue/dualpi2.rs); defaults are Linux's dualpi2_reset_default.
-    Dualpi2 {
-        limit_pkts: u32,
-        #[serde(default = "pie_15ms")]
-        target_ps: SimTime,
-        #[serde(default = "dualpi2_t_update")]
-        t_update_ps: SimTime,
-        #[serde(default = "dualpi2_alpha")]
-        alpha: f64,
-        #[serde(default = "dualpi2_beta")]
-        beta: f64,
-        #[serde(default = "one_ms")]
-        step_thresh_ps: SimTime,
-        #[serde(default)]
-        min_qlen_step: u32,
-        #[serde(default = "dualpi2_coupling")]
-        coupling: f64,
-        #[serde(default = "dualpi2_c_protection")]
-        c_protection: u32,
-        #[serde(default = "default_true")]
-        drop_overload: bool,
-        #[serde(default)]
-        drop_early: bool,
-        #[serde(default)]
-        ecn_mask: EcnMask,
-        #[serde(default = "codel_mtu")]
-        mtu: u32,
-    },
+    /// (queue/dualpi2.rs; its options in config/dualpi2.rs).
+    Dualpi2(super::DualPi2Cfg),
     /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
     Codel {
         limit_pkts: u32,
@@ -298,26 +272,6 @@ pub enum QueueCfg {
 
 fn pie_15ms() -> SimTime {
     15 * crate::units::PS_PER_MS
-}
-fn dualpi2_t_update() -> SimTime {
-    16 * crate::units::PS_PER_MS
-}
-/// Linux: 41/256 Hz (RFC 9332: 0.16 Hz).
-fn dualpi2_alpha() -> f64 {
-    41.0 / 256.0
-}
-/// Linux: 819/256 Hz (RFC 9332: 3.2 Hz).
-fn dualpi2_beta() -> f64 {
-    819.0 / 256.0
-}
-fn one_ms() -> SimTime {
-    crate::units::PS_PER_MS
-}
-fn dualpi2_coupling() -> f64 {
-    2.0
-}
-fn dualpi2_c_protection() -> u32 {
-    10
 }
 
 /// Which ECN codepoints DualPI2 puts in its L queue (Linux TCA_DUALPI2_ECN_MASK).
@@ -475,8 +429,8 @@ impl QueueCfg {
             | QueueCfg::Pie { limit_pkts, limit_bytes, .. } => (*limit_pkts, limit_bytes.is_some()),
             QueueCfg::Netem { limit_pkts }
             | QueueCfg::Codel { limit_pkts, .. }
-            | QueueCfg::FqCodel { limit_pkts, .. }
-            | QueueCfg::Dualpi2 { limit_pkts, .. } => (Some(*limit_pkts), false),
+            | QueueCfg::FqCodel { limit_pkts, .. } => (Some(*limit_pkts), false),
+            QueueCfg::Dualpi2(c) => (Some(c.limit_pkts), false),
         };
         if limit_pkts.is_none() && !bytes_ok {
             return err(f("queue"), "needs limit_pkts or limit_bytes (the hard limit)");
@@ -494,9 +448,7 @@ impl QueueCfg {
             QueueCfg::Droptail { limit_bytes, .. }
             | QueueCfg::Red { limit_bytes, .. }
             | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
-            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2 { .. } | QueueCfg::Netem { .. } => {
-                None
-            }
+            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2(_) | QueueCfg::Netem { .. } => None,
         }
     }
 }

@@ -39,12 +39,12 @@ pub struct Variant {
     pub doc: &'static str,
 }
 
-const T_UPDATE: Kind = Kind::TimeFloor {
+pub(super) const T_UPDATE: Kind = Kind::TimeFloor {
     min_ps: MIN_T_UPDATE_PS,
     accepted: "a time ≥ 1us (Linux counts the update period in microseconds)",
 };
-const HZ: Kind = Kind::Number { lo: 0.0, hi: f64::INFINITY, lo_open: false };
-const PKT_BYTES: Kind = Kind::Int { lo: 1, hi: 65_535 };
+pub(super) const HZ: Kind = Kind::Number { lo: 0.0, hi: f64::INFINITY, lo_open: false };
+pub(super) const PKT_BYTES: Kind = Kind::Int { lo: 1, hi: 65_535 };
 
 /// RED and its variants (queue/red.rs). Thresholds are in packets
 /// (mean-size packets in byte mode); omitted values are set as ns-2 does.
@@ -89,27 +89,6 @@ const PIE: &[Opt] = {
     ]
 };
 
-/// DualPI2 (RFC 9332; Linux sch_dualpi2 defaults). The buffer is the
-/// packet limit of both queues together.
-#[rustfmt::skip]
-const DUALPI2: &[Opt] = {
-    use Kind::*;
-    &[
-    Opt { name: "target", core: "target_ps", kind: Time { min_ps: 0 }, unit: "time", doc: "PI2 target queueing delay (RFC 9332: 15 ms)" },
-    Opt { name: "t_update", core: "t_update_ps", kind: T_UPDATE, unit: "time", doc: "PI2 update period" },
-    Opt { name: "alpha", core: "alpha", kind: HZ, unit: "Hz", doc: "Hz, integral gain (Linux 41/256 ≈ RFC 9332's 0.16)" },
-    Opt { name: "beta", core: "beta", kind: HZ, unit: "Hz", doc: "Hz, proportional gain (Linux 819/256 ≈ RFC 9332's 3.2)" },
-    Opt { name: "step_thresh", core: "step_thresh_ps", kind: Time { min_ps: 0 }, unit: "time", doc: "L queue's native AQM: an L packet that waited longer is marked" },
-    Opt { name: "min_qlen_step", core: "min_qlen_step", kind: Int { lo: 0, hi: u32::MAX as u64 }, unit: "packets", doc: "packets: the step applies only to L packets that found at least this many L packets waiting" },
-    Opt { name: "coupling", core: "coupling", kind: Number { lo: 1.0, hi: 255.0, lo_open: false }, unit: "", doc: "k: the L queue marks with k·p', the C queue with p'² (RFC 9332: 2)" },
-    Opt { name: "c_protection", core: "c_protection", kind: Int { lo: 0, hi: 100 }, unit: "percent", doc: "percent: the C queue's weight in the WRR scheduler (L gets the rest)" },
-    Opt { name: "drop_overload", core: "drop_overload", kind: Bool, unit: "", doc: "when k·p' > 1, drop L packets with p'² (true) or mark only and let the queue grow (false)" },
-    Opt { name: "drop_early", core: "drop_early", kind: Bool, unit: "", doc: "decide drops and marks at enqueue (true) instead of dequeue (Linux default)" },
-    Opt { name: "ecn_mask", core: "ecn_mask", kind: Choice(&["l4s_ect", "any_ect"]), unit: "", doc: "'l4s_ect' (ECT(1) and CE to the L queue) or 'any_ect' (ECT(0) too)" },
-    Opt { name: "mtu", core: "mtu", kind: PKT_BYTES, unit: "bytes", doc: "bytes: no PI marking or dropping while less than 2·mtu is queued" },
-    ]
-};
-
 /// CoDel (RFC 8289; Linux sch_codel defaults). The buffer is its packet
 /// limit. FQ-CoDel (RFC 8290) adds the last two.
 #[rustfmt::skip]
@@ -146,7 +125,7 @@ pub const QUEUES: &[Variant] = &[
     Variant { name: "codel", core: "codel", fixed: &[], opts: CODEL, required: &[], doc: "CoDel (RFC 8289)" },
     Variant { name: "fq_codel", core: "fq_codel", fixed: &[], opts: FQ_CODEL, required: &[], doc: "FQ-CoDel (RFC 8290)" },
     Variant { name: "pie", core: "pie", fixed: &[], opts: PIE, required: &[], doc: "PIE (RFC 8033)" },
-    Variant { name: "dualpi2", core: "dualpi2", fixed: &[], opts: DUALPI2, required: &[], doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" },
+    Variant { name: "dualpi2", core: "dualpi2", fixed: &[], opts: super::DualPi2Cfg::OPTS, required: &[], doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" },
 ];
 
 /// The shortest mean state of a time-driven channel (a two-state loss

@@ -113,6 +113,60 @@ pub enum Kind {
     Links(&'static [&'static str]),
 }
 
+/// A model's options declared once: each field's name, type and default,
+/// and, for the fields a scenario writes, its schema row (name as written,
+/// kind, unit, doc line). It yields the configuration struct (serde,
+/// every field defaulted, unknown fields refused), its `Default`, and the
+/// rows as the associated constant named after `rows`, so no option is
+/// written in a second place. A field without a row (a buffer the link
+/// sets) has its default only.
+///
+/// ```ignore
+/// options! {
+///     /// DualPI2 ...
+///     pub struct DualPi2Cfg, rows OPTS {
+///         limit_pkts: u32 = 0,
+///         coupling: f64 = 2.0 => ("coupling", Kind::Number { .. }, "", "k: ..."),
+///     }
+/// }
+/// ```
+macro_rules! options {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident, rows $rows:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident : $ty:ty = $default:expr
+                $( => ($oname:literal, $kind:expr, $unit:literal, $doc:literal) )?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self { $( $field: $default, )* }
+            }
+        }
+
+        impl $name {
+            /// The options a scenario writes, in documentation order.
+            #[rustfmt::skip]
+            pub const $rows: &'static [$crate::config::schema::Opt] = &[
+                $( $( $crate::config::schema::Opt {
+                    name: $oname, core: stringify!($field), kind: $kind, unit: $unit, doc: $doc,
+                }, )? )*
+            ];
+        }
+    };
+}
+pub(crate) use options;
+
 /// One option.
 #[derive(Clone, Copy, Debug)]
 pub struct Opt {

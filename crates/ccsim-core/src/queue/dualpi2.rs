@@ -32,32 +32,11 @@
 //! packets, not Linux's memory (2·MTU per packet).
 
 use super::DequeueDisc;
+use crate::config::{DualPi2Cfg, EcnMask};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_S};
 use std::collections::VecDeque;
-
-#[derive(Clone, Copy, Debug)]
-pub struct DualPi2Params {
-    pub limit_pkts: u32,
-    pub target: SimTime,
-    pub t_update: SimTime,
-    /// Integral gain, Hz (probability per second of delay error).
-    pub alpha: f64,
-    /// Proportional gain, Hz.
-    pub beta: f64,
-    pub step_thresh: SimTime,
-    pub min_qlen_step: u32,
-    /// Coupling factor k.
-    pub coupling: f64,
-    /// C-queue weight w_C, percent.
-    pub c_protection: u32,
-    pub drop_overload: bool,
-    pub drop_early: bool,
-    /// ECT(0) also goes to the L queue.
-    pub any_ect: bool,
-    pub mtu: u32,
-}
 
 /// A waiting packet with its arrival time and whether the step applies.
 #[derive(Clone, Copy, Debug)]
@@ -68,7 +47,7 @@ struct Held {
 }
 
 pub struct DualPi2 {
-    p: DualPi2Params,
+    p: DualPi2Cfg,
     rng: Stream,
     l: VecDeque<Held>,
     c: VecDeque<Held>,
@@ -83,7 +62,7 @@ pub struct DualPi2 {
 }
 
 impl DualPi2 {
-    pub fn new(p: DualPi2Params, rng: Stream) -> Self {
+    pub fn new(p: DualPi2Cfg, rng: Stream) -> Self {
         let wc = p.c_protection as i64;
         let credit_init = p.mtu as i64 * (wc - (100 - wc));
         DualPi2 {
@@ -93,7 +72,7 @@ impl DualPi2 {
             bytes: 0,
             prob: 0.0,
             last_qdelay_s: 0.0,
-            next_update: p.t_update,
+            next_update: p.t_update_ps,
             credit: credit_init,
             credit_init,
             marks: 0,
@@ -111,7 +90,7 @@ impl DualPi2 {
     pub fn is_l4s(&self, ecn: Ecn) -> bool {
         match ecn {
             Ecn::Ect1 | Ecn::Ce => true,
-            Ecn::Ect0 => self.p.any_ect,
+            Ecn::Ect0 => self.p.ecn_mask == EcnMask::AnyEct,
             Ecn::NotEct => false,
         }
     }
@@ -120,7 +99,7 @@ impl DualPi2 {
     pub fn pi_update(&mut self, qdelay: SimTime) {
         let s = |t: SimTime| t as f64 / PS_PER_S as f64;
         let q = s(qdelay);
-        let delta = self.p.alpha * (q - s(self.p.target)) + self.p.beta * (q - self.last_qdelay_s);
+        let delta = self.p.alpha * (q - s(self.p.target_ps)) + self.p.beta * (q - self.last_qdelay_s);
         self.last_qdelay_s = q;
         let mut p = (self.prob + delta).clamp(0.0, 1.0);
         if !self.p.drop_overload {
@@ -134,15 +113,15 @@ impl DualPi2 {
         while self.next_update <= now {
             if self.l.is_empty() && self.c.is_empty() && self.prob == 0.0 && self.last_qdelay_s == 0.0 {
                 // Empty and at rest: every update still due leaves p' = 0.
-                let n = (now - self.next_update) / self.p.t_update + 1;
-                self.next_update += n * self.p.t_update;
+                let n = (now - self.next_update) / self.p.t_update_ps + 1;
+                self.next_update += n * self.p.t_update_ps;
                 return;
             }
             let t = self.next_update;
             let head = |q: &VecDeque<Held>| q.front().map_or(0, |h| t.saturating_sub(h.at));
             let qdelay = head(&self.l).max(head(&self.c));
             self.pi_update(qdelay);
-            self.next_update += self.p.t_update;
+            self.next_update += self.p.t_update_ps;
         }
     }
 
@@ -236,7 +215,7 @@ impl DequeueDisc for DualPi2 {
                 drops.push(h.pkt);
                 continue;
             }
-            if in_l && h.step && now - h.at > self.p.step_thresh {
+            if in_l && h.step && now - h.at > self.p.step_thresh_ps {
                 if !h.pkt.ecn.capable() {
                     drops.push(h.pkt);
                     continue;

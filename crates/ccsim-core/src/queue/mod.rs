@@ -13,7 +13,7 @@ mod pie;
 pub(crate) mod red;
 
 pub use codel::{Codel, CodelParams};
-pub use dualpi2::{DualPi2, DualPi2Params};
+pub use dualpi2::DualPi2;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use pie::{Pie, PieParams};
 pub use red::{Adaptive, Red, RedParams};
@@ -223,38 +223,7 @@ impl Discipline {
                     ecn: *ecn,
                 })))
             }
-            QueueCfg::Dualpi2 {
-                limit_pkts,
-                target_ps,
-                t_update_ps,
-                alpha,
-                beta,
-                step_thresh_ps,
-                min_qlen_step,
-                coupling,
-                c_protection,
-                drop_overload,
-                drop_early,
-                ecn_mask,
-                mtu,
-            } => Discipline::Dequeue(Box::new(DualPi2::new(
-                DualPi2Params {
-                    limit_pkts: *limit_pkts,
-                    target: *target_ps,
-                    t_update: *t_update_ps,
-                    alpha: *alpha,
-                    beta: *beta,
-                    step_thresh: *step_thresh_ps,
-                    min_qlen_step: *min_qlen_step,
-                    coupling: *coupling,
-                    c_protection: *c_protection,
-                    drop_overload: *drop_overload,
-                    drop_early: *drop_early,
-                    any_ect: *ecn_mask == crate::config::EcnMask::AnyEct,
-                    mtu: *mtu,
-                },
-                rng(),
-            ))),
+            QueueCfg::Dualpi2(c) => Discipline::Dequeue(Box::new(DualPi2::new(*c, rng()))),
             QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
                 let codel = CodelParams {
                     target: *target_ps,

@@ -5,27 +5,32 @@ use crate::packet::PktKind;
 use crate::rng::StreamKind;
 use crate::units::PS_PER_MS;
 
-fn params() -> DualPi2Params {
+fn params() -> DualPi2Cfg {
     // Linux dualpi2_reset_default: 15 ms, 16 ms, α = 41/256 Hz, β = 819/256
     // Hz, step 1 ms, k = 2, w_C = 10 %, drop on overload, drop at dequeue.
-    DualPi2Params {
+    DualPi2Cfg {
         limit_pkts: 10_000,
-        target: 15 * PS_PER_MS,
-        t_update: 16 * PS_PER_MS,
+        target_ps: 15 * PS_PER_MS,
+        t_update_ps: 16 * PS_PER_MS,
         alpha: 41.0 / 256.0,
         beta: 819.0 / 256.0,
-        step_thresh: PS_PER_MS,
+        step_thresh_ps: PS_PER_MS,
         min_qlen_step: 0,
         coupling: 2.0,
         c_protection: 10,
         drop_overload: true,
         drop_early: false,
-        any_ect: false,
+        ecn_mask: EcnMask::L4sEct,
         mtu: 1514,
     }
 }
 
-fn q(p: DualPi2Params) -> DualPi2 {
+#[test]
+fn the_declared_defaults_are_linuxs() {
+    assert_eq!(DualPi2Cfg { limit_pkts: 10_000, ..DualPi2Cfg::default() }, params());
+}
+
+fn q(p: DualPi2Cfg) -> DualPi2 {
     DualPi2::new(p, Stream::new(5, StreamKind::Queue, 0))
 }
 
@@ -52,7 +57,7 @@ fn pi_update_follows_the_rfc_formula_by_hand() {
     d.pi_update(0);
     assert_eq!(d.base_prob(), 0.0);
     // Without drop on overload p' is capped at 1/k.
-    let mut d = q(DualPi2Params { drop_overload: false, ..params() });
+    let mut d = q(DualPi2Cfg { drop_overload: false, ..params() });
     for _ in 0..100 {
         d.pi_update(500 * PS_PER_MS);
     }
@@ -83,14 +88,14 @@ fn classification_by_the_ecn_field() {
     let d = q(params());
     assert!(d.is_l4s(Ecn::Ect1) && d.is_l4s(Ecn::Ce));
     assert!(!d.is_l4s(Ecn::Ect0) && !d.is_l4s(Ecn::NotEct));
-    let any = q(DualPi2Params { any_ect: true, ..params() });
+    let any = q(DualPi2Cfg { ecn_mask: EcnMask::AnyEct, ..params() });
     assert!(any.is_l4s(Ecn::Ect0) && !any.is_l4s(Ecn::NotEct));
 }
 
 /// Fractions of packets marked and dropped at dequeue with p' fixed and a
 /// standing backlog (updates pushed beyond the test).
 fn fractions(p: f64, ecn: Ecn, n: usize) -> (f64, f64) {
-    let mut d = q(DualPi2Params { t_update: SimTime::MAX / 4, ..params() });
+    let mut d = q(DualPi2Cfg { t_update_ps: SimTime::MAX / 4, ..params() });
     d.next_update = SimTime::MAX / 2;
     d.prob = p;
     let mut drops = Vec::new();
@@ -199,7 +204,7 @@ fn wrr_gives_the_c_queue_its_protected_share() {
 
 #[test]
 fn the_limit_counts_both_queues() {
-    let mut d = q(DualPi2Params { limit_pkts: 3, ..params() });
+    let mut d = q(DualPi2Cfg { limit_pkts: 3, ..params() });
     let mut drops = Vec::new();
     for e in [Ecn::Ect1, Ecn::NotEct, Ecn::Ect1, Ecn::NotEct] {
         d.enqueue(0, pkt(e, 1500), &mut drops);
