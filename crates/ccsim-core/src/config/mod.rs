@@ -12,6 +12,7 @@ pub mod link_schema;
 mod loss;
 mod net;
 pub mod net_schema;
+mod pie;
 pub mod schema;
 pub mod sim_schema;
 mod tcp;
@@ -24,6 +25,7 @@ pub use net::{
     check_schedule_json, schedule_refusal, BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg,
     ScheduleRefusal, VaryingRate, MIN_T_UPDATE_PS,
 };
+pub use pie::PieCfg;
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel,
     RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,

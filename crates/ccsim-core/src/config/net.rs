@@ -211,31 +211,9 @@ pub enum QueueCfg {
         #[serde(default)]
         bottom: Option<f64>,
     },
-    /// PIE (RFC 8033), decided at enqueue (queue/pie.rs).
-    Pie {
-        #[serde(default)]
-        limit_pkts: Option<u32>,
-        #[serde(default)]
-        limit_bytes: Option<u64>,
-        #[serde(default = "pie_15ms")]
-        target_ps: SimTime,
-        #[serde(default = "pie_15ms")]
-        t_update_ps: SimTime,
-        #[serde(default = "pie_alpha")]
-        alpha: f64,
-        #[serde(default = "pie_beta")]
-        beta: f64,
-        #[serde(default = "pie_max_burst")]
-        max_burst_ps: SimTime,
-        #[serde(default = "pie_mean_pktsize")]
-        mean_pktsize: u32,
-        #[serde(default)]
-        ecn: bool,
-        #[serde(default = "red_max_p")]
-        mark_ecnth: f64,
-        #[serde(default = "default_true")]
-        derandomize: bool,
-    },
+    /// PIE (RFC 8033), decided at enqueue (queue/pie.rs; its options in
+    /// config/pie.rs).
+    Pie(super::PieCfg),
     /// FQ-CoDel (RFC 8290), decided at dequeue (queue/fq_codel.rs).
     FqCodel {
         limit_pkts: u32,
@@ -270,10 +248,6 @@ pub enum QueueCfg {
     },
 }
 
-fn pie_15ms() -> SimTime {
-    15 * crate::units::PS_PER_MS
-}
-
 /// Which ECN codepoints DualPI2 puts in its L queue (Linux TCA_DUALPI2_ECN_MASK).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -285,18 +259,6 @@ pub enum EcnMask {
     AnyEct,
 }
 
-fn pie_alpha() -> f64 {
-    0.125
-}
-fn pie_beta() -> f64 {
-    1.25
-}
-fn pie_max_burst() -> SimTime {
-    150 * crate::units::PS_PER_MS
-}
-fn pie_mean_pktsize() -> u32 {
-    1500
-}
 fn codel_interval() -> SimTime {
     100 * crate::units::PS_PER_MS
 }
@@ -424,9 +386,10 @@ impl QueueCfg {
     /// schema's (`net_schema::queue_rules`).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
         let (limit_pkts, bytes_ok) = match self {
-            QueueCfg::Droptail { limit_pkts, limit_bytes }
-            | QueueCfg::Red { limit_pkts, limit_bytes, .. }
-            | QueueCfg::Pie { limit_pkts, limit_bytes, .. } => (*limit_pkts, limit_bytes.is_some()),
+            QueueCfg::Droptail { limit_pkts, limit_bytes } | QueueCfg::Red { limit_pkts, limit_bytes, .. } => {
+                (*limit_pkts, limit_bytes.is_some())
+            }
+            QueueCfg::Pie(c) => (c.limit_pkts, c.limit_bytes.is_some()),
             QueueCfg::Netem { limit_pkts }
             | QueueCfg::Codel { limit_pkts, .. }
             | QueueCfg::FqCodel { limit_pkts, .. } => (Some(*limit_pkts), false),
@@ -445,9 +408,8 @@ impl QueueCfg {
     /// The byte limit, for the disciplines that have one.
     pub fn limit_bytes(&self) -> Option<u64> {
         match self {
-            QueueCfg::Droptail { limit_bytes, .. }
-            | QueueCfg::Red { limit_bytes, .. }
-            | QueueCfg::Pie { limit_bytes, .. } => *limit_bytes,
+            QueueCfg::Droptail { limit_bytes, .. } | QueueCfg::Red { limit_bytes, .. } => *limit_bytes,
+            QueueCfg::Pie(c) => c.limit_bytes,
             QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2(_) | QueueCfg::Netem { .. } => None,
         }
     }

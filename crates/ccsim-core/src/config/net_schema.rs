@@ -72,23 +72,6 @@ const RED: &[Opt] = {
     ]
 };
 
-/// PIE (RFC 8033 defaults). The buffer is its hard limit.
-#[rustfmt::skip]
-const PIE: &[Opt] = {
-    use Kind::*;
-    &[
-    Opt { name: "target", core: "target_ps", kind: Time { min_ps: 1 }, unit: "time", doc: "QDELAY_REF, the target queueing delay" },
-    Opt { name: "t_update", core: "t_update_ps", kind: T_UPDATE, unit: "time", doc: "drop-probability update period" },
-    Opt { name: "alpha", core: "alpha", kind: HZ, unit: "Hz", doc: "Hz, weight of the delay error" },
-    Opt { name: "beta", core: "beta", kind: HZ, unit: "Hz", doc: "Hz, weight of the delay trend" },
-    Opt { name: "max_burst", core: "max_burst_ps", kind: Time { min_ps: 0 }, unit: "time", doc: "burst allowance after an idle, uncongested period" },
-    Opt { name: "mean_pktsize", core: "mean_pktsize", kind: PKT_BYTES, unit: "bytes", doc: "bytes; no early drop while at most two such packets wait" },
-    Opt { name: "ecn", core: "ecn", kind: Bool, unit: "", doc: "mark ECN-capable packets while p ≤ mark_ecnth, drop above" },
-    Opt { name: "mark_ecnth", core: "mark_ecnth", kind: Prob { lo_open: false }, unit: "", doc: "highest probability at which ECN-capable packets are marked" },
-    Opt { name: "derandomize", core: "derandomize", kind: Bool, unit: "", doc: "RFC 8033 §5.1 accumulated-probability de-randomization (on in Linux)" },
-    ]
-};
-
 /// CoDel (RFC 8289; Linux sch_codel defaults). The buffer is its packet
 /// limit. FQ-CoDel (RFC 8290) adds the last two.
 #[rustfmt::skip]
@@ -124,7 +107,7 @@ pub const QUEUES: &[Variant] = &[
     Variant { name: "feng_red", core: "red", fixed: &[("adaptive", Fixed::Str("feng"))], opts: RED, required: &[], doc: "self-configuring RED (Feng, Kandlur, Saha & Shin 1999)" },
     Variant { name: "codel", core: "codel", fixed: &[], opts: CODEL, required: &[], doc: "CoDel (RFC 8289)" },
     Variant { name: "fq_codel", core: "fq_codel", fixed: &[], opts: FQ_CODEL, required: &[], doc: "FQ-CoDel (RFC 8290)" },
-    Variant { name: "pie", core: "pie", fixed: &[], opts: PIE, required: &[], doc: "PIE (RFC 8033)" },
+    Variant { name: "pie", core: "pie", fixed: &[], opts: super::PieCfg::OPTS, required: &[], doc: "PIE (RFC 8033)" },
     Variant { name: "dualpi2", core: "dualpi2", fixed: &[], opts: super::DualPi2Cfg::OPTS, required: &[], doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" },
 ];
 

@@ -15,7 +15,7 @@ pub(crate) mod red;
 pub use codel::{Codel, CodelParams};
 pub use dualpi2::DualPi2;
 pub use fq_codel::{FqCodel, FqCodelParams};
-pub use pie::{Pie, PieParams};
+pub use pie::Pie;
 pub use red::{Adaptive, Red, RedParams};
 
 use crate::config::{LinkCfg, QueueCfg};
@@ -186,34 +186,7 @@ impl Discipline {
             }
             QueueCfg::Netem { limit_pkts } => Discipline::Enqueue(Box::new(Netem { limit_pkts: *limit_pkts })),
             QueueCfg::Red { .. } => Discipline::Enqueue(Box::new(Red::new(RedParams::from_link(l), rng()))),
-            QueueCfg::Pie {
-                limit_pkts,
-                limit_bytes,
-                target_ps,
-                t_update_ps,
-                alpha,
-                beta,
-                max_burst_ps,
-                mean_pktsize,
-                ecn,
-                mark_ecnth,
-                derandomize,
-            } => {
-                let p = PieParams {
-                    target: *target_ps,
-                    t_update: *t_update_ps,
-                    alpha: *alpha,
-                    beta: *beta,
-                    max_burst: *max_burst_ps,
-                    limit_pkts: *limit_pkts,
-                    limit_bytes: *limit_bytes,
-                    mean_pktsize: *mean_pktsize,
-                    ecn: *ecn,
-                    mark_ecnth: *mark_ecnth,
-                    derandomize: *derandomize,
-                };
-                Discipline::Enqueue(Box::new(Pie::new(p, rng())))
-            }
+            QueueCfg::Pie(c) => Discipline::Enqueue(Box::new(Pie::new(*c, rng()))),
             QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => {
                 Discipline::Dequeue(Box::new(Codel::new(CodelParams {
                     target: *target_ps,

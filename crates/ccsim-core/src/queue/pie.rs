@@ -10,35 +10,13 @@
 //! lazily at the next arrival, each with the delay at its own tick.
 
 use super::{QueueDisc, QueueState, Verdict};
+use crate::config::PieCfg;
 use crate::packet::Packet;
 use crate::rng::Stream;
 use crate::units::{SimTime, PS_PER_S};
 
-#[derive(Clone, Copy, Debug)]
-pub struct PieParams {
-    /// QDELAY_REF (15 ms).
-    pub target: SimTime,
-    /// T_UPDATE (15 ms).
-    pub t_update: SimTime,
-    /// Hz (0.125).
-    pub alpha: f64,
-    /// Hz (1.25).
-    pub beta: f64,
-    /// MAX_BURST (150 ms).
-    pub max_burst: SimTime,
-    pub limit_pkts: Option<u32>,
-    pub limit_bytes: Option<u64>,
-    /// MEAN_PKTSIZE: no early drop while at most 2 of these wait (1500).
-    pub mean_pktsize: u32,
-    pub ecn: bool,
-    /// Mark (not drop) ECN-capable packets only while p ≤ this (0.1).
-    pub mark_ecnth: f64,
-    /// RFC 8033 §5.1 de-randomization (accumulated probability).
-    pub derandomize: bool,
-}
-
 pub struct Pie {
-    pub p: PieParams,
+    pub p: PieCfg,
     rng: Stream,
     pub drop_prob: f64,
     qdelay_old: SimTime,
@@ -49,15 +27,15 @@ pub struct Pie {
 }
 
 impl Pie {
-    pub fn new(p: PieParams, rng: Stream) -> Self {
+    pub fn new(p: PieCfg, rng: Stream) -> Self {
         Pie {
-            burst_allowance: p.max_burst,
+            burst_allowance: p.max_burst_ps,
             p,
             rng,
             drop_prob: 0.0,
             qdelay_old: 0,
             accu_prob: 0.0,
-            next_update: p.t_update,
+            next_update: p.t_update_ps,
         }
     }
 
@@ -65,7 +43,7 @@ impl Pie {
     /// step by the current probability, then the burst allowance (§4.4).
     pub fn update(&mut self, qdelay: SimTime) {
         let s = |t: SimTime| t as f64 / PS_PER_S as f64;
-        let mut d = self.p.alpha * (s(qdelay) - s(self.p.target)) + self.p.beta * (s(qdelay) - s(self.qdelay_old));
+        let mut d = self.p.alpha * (s(qdelay) - s(self.p.target_ps)) + self.p.beta * (s(qdelay) - s(self.qdelay_old));
         let p = self.drop_prob;
         d /= if p < 1e-6 {
             2048.0
@@ -90,10 +68,10 @@ impl Pie {
             np *= 0.98;
         }
         self.drop_prob = np.clamp(0.0, 1.0);
-        if self.drop_prob == 0.0 && qdelay < self.p.target / 2 && self.qdelay_old < self.p.target / 2 {
-            self.burst_allowance = self.p.max_burst;
+        if self.drop_prob == 0.0 && qdelay < self.p.target_ps / 2 && self.qdelay_old < self.p.target_ps / 2 {
+            self.burst_allowance = self.p.max_burst_ps;
         }
-        self.burst_allowance = self.burst_allowance.saturating_sub(self.p.t_update);
+        self.burst_allowance = self.burst_allowance.saturating_sub(self.p.t_update_ps);
         self.qdelay_old = qdelay;
     }
 
@@ -105,19 +83,19 @@ impl Pie {
             let qd = busy_until.saturating_sub(t);
             if qd == 0 && self.qdelay_old == 0 && self.drop_prob == 0.0 {
                 // Idle and settled: every further tick is the same.
-                let ticks = (now - t) / self.p.t_update + 1;
+                let ticks = (now - t) / self.p.t_update_ps + 1;
                 self.update(0);
-                self.next_update = t + ticks * self.p.t_update;
+                self.next_update = t + ticks * self.p.t_update_ps;
                 continue;
             }
             self.update(qd);
-            self.next_update = t + self.p.t_update;
+            self.next_update = t + self.p.t_update_ps;
         }
     }
 
     /// RFC 8033 drop_early (with the §5.1 de-randomization when enabled).
     fn drop_early(&mut self, waiting_bytes: u64) -> bool {
-        if (self.qdelay_old < self.p.target / 2 && self.drop_prob < 0.2)
+        if (self.qdelay_old < self.p.target_ps / 2 && self.drop_prob < 0.2)
             || waiting_bytes <= 2 * self.p.mean_pktsize as u64
         {
             return false;
@@ -183,13 +161,13 @@ mod tests {
 
     const MS: SimTime = crate::units::PS_PER_MS;
 
-    fn params() -> PieParams {
-        PieParams {
-            target: 15 * MS,
-            t_update: 15 * MS,
+    fn params() -> PieCfg {
+        PieCfg {
+            target_ps: 15 * MS,
+            t_update_ps: 15 * MS,
             alpha: 0.125,
             beta: 1.25,
-            max_burst: 150 * MS,
+            max_burst_ps: 150 * MS,
             limit_pkts: Some(1000),
             limit_bytes: None,
             mean_pktsize: 1500,
@@ -199,7 +177,14 @@ mod tests {
         }
     }
 
-    fn pie(p: PieParams) -> Pie {
+    #[test]
+    fn the_declared_defaults_are_rfc_8033s() {
+        // params() writes RFC 8033's values out; de-randomization is on by
+        // default (as in Linux) and off in these hand-worked tests
+        assert_eq!(PieCfg { limit_pkts: Some(1000), derandomize: false, ..PieCfg::default() }, params());
+    }
+
+    fn pie(p: PieCfg) -> Pie {
         Pie::new(p, Stream::new(3, StreamKind::Queue, 0))
     }
 
@@ -264,7 +249,7 @@ mod tests {
         let mut pr = params();
         pr.alpha = 0.0;
         pr.beta = 0.0;
-        pr.max_burst = 0;
+        pr.max_burst_ps = 0;
         let mut q = pie(pr);
         q.drop_prob = 0.03;
         q.qdelay_old = 20 * MS;
