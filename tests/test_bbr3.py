@@ -54,7 +54,7 @@ def test_probe_rtt_every_five_seconds_at_half_the_bdp_and_bandwidth_probes_every
         assert 5.0 <= b - a <= 5.6, prt
     # bbr_probe_rtt_cwnd = max(4, ceil(BDP / 2)) — not v1's 4 segments.
     in_prt = cs.filter(pl.col("mode") == "probe_rtt")["cwnd"]
-    assert 0.9 * BDP_SEGMENTS / 2 <= in_prt.min() and in_prt.max() <= 1.1 * BDP_SEGMENTS / 2, in_prt.describe()
+    assert in_prt.min() >= 0.9 * BDP_SEGMENTS / 2 and in_prt.max() <= 1.1 * BDP_SEGMENTS / 2, in_prt.describe()
     # bbr_pick_probe_wait: REFILL 2 s + U(0, 1 s) after the probe clock
     # started, or after bbr_bw_probe_max_rounds = 63 packet-timed rounds
     # (≥ 2.5 s at 40 ms), so within [2, 3] s (+ one 5 ms sample). The clock

@@ -245,7 +245,7 @@ def test_each_claim_names_a_table_test_here_and_each_test_here_is_named():
     from ccsim import studies
     from ccsim.studies.counterfactual import TABLE_TESTS, TableTest
 
-    assert TABLE_TESTS == "tests/" + __name__.rsplit(".", 1)[-1] + ".py"
+    assert "tests/" + __name__.rsplit(".", 1)[-1] + ".py" == TABLE_TESTS
     named = [
         t.test
         for n in studies.names()

@@ -174,7 +174,7 @@ def test_compare_to_in_the_cli(tmp_path, capsys):
     assert main(["study", "asymmetric", "--smoke", "--out", str(out), "--compare-to", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert "--compare-to" in err and "no claims.json of study asymmetric (smoke mode)" in err
-    with pytest.raises(CompareError):
-        from ccsim.studies.compare import claims_file
+    from ccsim.studies.compare import claims_file
 
+    with pytest.raises(CompareError, match="no claims.json of study asymmetric"):
         claims_file(tmp_path / "none", "asymmetric", "smoke")

@@ -129,6 +129,7 @@ def test_a_points_run_judges_its_claims_on_its_experiments_only(tmp_path):
     assert [v.claim for v in o.verdicts] == ["b"]
     assert sorted(p.name for p in (tmp_path / "points" / "campaigns").iterdir() if p.is_dir()) == ["b"]
     assert [c["claim"] for c in json.loads((o.out / "claims.json").read_text())] == ["b"]
+    assert "None: a points run holds only the experiments some claims read" in o.report_md.read_text()
 
 
 def test_points_is_refused_where_a_study_has_no_such_plan_or_names_what_it_lacks(tmp_path):

@@ -11,7 +11,7 @@ def _fs():
     # two flows sampled every second; flow 0 delivers 1000 B/s, flow 1 delivers
     # 0 B/s until t = 2 s and 3000 B/s after; bytes_sent = 1.5 × delivered.
     rows = []
-    for t in range(0, 5):
+    for t in range(5):
         d0, d1 = 1000 * t, 3000 * max(0, t - 2)
         rows.append((float(t), 0, d0, int(1.5 * d0), 10 * t, t))
         rows.append((float(t), 1, d1, int(1.5 * d1), 20 * t, 2 * t))
@@ -27,7 +27,7 @@ def test_goodput_and_throughput_windows():
     assert g["goodput_bps"].to_list() == [8000.0, 24000.0]
     assert m.throughput(_fs(), 2, 4)["throughput_bps"].to_list() == [12000.0, 36000.0]
     assert m.ack_rate(_fs(), 1, 3)["acks_per_s"].to_list() == [10.0, 20.0]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="window end 3 must be after its start 3"):
         m.goodput(_fs(), 3, 3)
 
 

@@ -97,7 +97,7 @@ def test_headers_sizes_flags_options_and_times(tmp_path):
     res, out = _run(tmp_path)
     fwd, rev = _read(out / "r0-r1.pcap"), _read(out / "r1-r0.pcap")
     times = [float(ts) for ts, _ in fwd]
-    assert times == sorted(times) and 0 < times[0] and times[-1] <= 30
+    assert times == sorted(times) and times[0] > 0 and times[-1] <= 30
     # The first packet is flow 0's SYN: it left the sender at 0 and crossed
     # the 100 Mb/s access link (1 ms) and the bottleneck (10 ms): it reaches
     # r1 at 11 ms plus two serializations of its simulated size, 40 header

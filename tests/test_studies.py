@@ -61,9 +61,9 @@ def test_verdict_rule_reaches_every_verdict():
     v.show("a targeted run found it")
     assert v.reason.endswith("Reason (measured): a targeted run found it") and "hypothesis" not in v.reason
     assert v.why == "measured" and v.accounted
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a rule needs at least one check"):
         verdict_from("x", [], {})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="verdict 'maybe': expected one of"):
         Verdict("x", "maybe", {}, "")
 
 
@@ -405,9 +405,9 @@ def test_study_cli(tmp_path):
 
 def test_red_ecn_derived_parameters():
     # the paper's ideal GEff: TCP payload of what the CBR leaves of 1.5 Mb/s
-    assert (red_ecn.RATE - red_ecn.CBR_BPS) * 1460 / 1500 / red_ecn.RATE == pytest.approx(0.9533, abs=1e-9)
+    assert pytest.approx(0.9533, abs=1e-9) == (red_ecn.RATE - red_ecn.CBR_BPS) * 1460 / 1500 / red_ecn.RATE
     # bandwidth × one-way delay ≈ 10 packets of 1500 bytes (78 ms bottleneck + 2 × 1 ms access)
-    assert red_ecn.RATE * (red_ecn.ONE_WAY_MS + 2) / 1e3 / (1500 * 8) == pytest.approx(10.0)
+    assert pytest.approx(10.0) == red_ecn.RATE * (red_ecn.ONE_WAY_MS + 2) / 1e3 / (1500 * 8)
     assert red_ecn.thresholds(4) == (1, 3) and red_ecn.thresholds(36) == (9, 27)
 
 

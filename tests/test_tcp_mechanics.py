@@ -118,6 +118,7 @@ def test_prr_keeps_sending_through_recovery():
                 acks += 1
             elif r["kind"] == "send":
                 return acks
+        raise AssertionError("no new segment after the retransmission")
 
     a_prr = first_new_after_retransmit(True)
     a_6675 = first_new_after_retransmit(False)

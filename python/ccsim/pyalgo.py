@@ -409,7 +409,7 @@ def check_params(ext: dict, preset: Any, preset_field: str, params: Any, params_
     if not isinstance(params, dict):
         raise ScenarioError(params_field, params, "a table of parameter = value")
     for k, v in params.items():
-        if isinstance(v, bool) or isinstance(v, (int, float, str)):
+        if isinstance(v, (bool, int, float, str)):
             continue
         raise ScenarioError(f"{params_field}.{k}", v, "a number, a string or true/false")
     cls = _load(ext["source"])

@@ -158,7 +158,7 @@ def fct_stats(fct_s: Iterable[float]) -> dict[str, float]:
     done = x[~np.isnan(x)]
     out = {"count": int(done.size), "unfinished": int(x.size - done.size)}
     if done.size == 0:
-        return out | {k: math.nan for k in ("mean", "median", "p95", "p99", "max")}
+        return out | dict.fromkeys(("mean", "median", "p95", "p99", "max"), math.nan)
     return out | {
         "mean": float(done.mean()),
         "median": float(np.median(done)),

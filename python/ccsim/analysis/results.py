@@ -12,6 +12,7 @@ one row), ``forwarder``, ``hosts`` and, with the seq trace, ``wire``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -693,10 +694,9 @@ def read(out_dir: str | Path) -> dict[str, Any]:
     """Read the tables a run wrote (name -> DataFrame) plus 'manifest' (a dict)."""
     out = Path(out_dir)
     mpath = out / "manifest.json"
-    try:
-        _finish_swap(out)  # a write interrupted while swapping in
-    except OSError:
-        pass  # read-only media: read what is there
+    # a write interrupted while swapping in; on read-only media, read what is there
+    with contextlib.suppress(OSError):
+        _finish_swap(out)
     if not mpath.is_file():
         raise ScenarioError(
             str(out),

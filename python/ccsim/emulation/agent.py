@@ -22,6 +22,7 @@ Each writes one JSON object to the file given with ``--out``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -207,10 +208,8 @@ def sender(a) -> None:
             pass
     finally:
         write_json(a.out, out)
-        try:
+        with contextlib.suppress(OSError):
             s.close()
-        except OSError:
-            pass
 
 
 def sink(a) -> None:
@@ -277,10 +276,8 @@ def main() -> None:
     # Linger until the orchestrator closes our stdin (after it has stopped
     # the forwarder), so that interpreter shutdown does not compete for the
     # CPU with the forwarder while other flows still run.
-    try:
+    with contextlib.suppress(OSError, ValueError):
         sys.stdin.read()
-    except (OSError, ValueError):
-        pass
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ Safety rules (this is root work on a shared machine):
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -101,10 +102,8 @@ def list_namespaces() -> list[str]:
 def _kill_ns_pids(ns: str) -> None:
     p = sh("ip", "netns", "pids", ns, check=False)
     for tok in p.stdout.split():
-        try:
+        with contextlib.suppress(ValueError, ProcessLookupError):
             os.kill(int(tok), signal.SIGKILL)
-        except (ValueError, ProcessLookupError):
-            pass
 
 
 def delete_namespace(ns: str) -> None:
@@ -295,19 +294,15 @@ class Testbed:
                 if prefix not in ("Tcp", "TcpExt"):
                     continue
                 for k, v in zip(hk[1:], hv[1:]):
-                    try:
+                    with contextlib.suppress(ValueError):
                         out[prefix + k] = int(v)
-                    except ValueError:
-                        pass
         return out
 
     def close(self) -> None:
         for h in self.hosts:
             if h.fd >= 0:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(h.fd)
-                except OSError:
-                    pass
                 h.fd = -1
         for fn in self.on_close:
             fn()

@@ -49,7 +49,7 @@ def aggregate(
     for m in metrics:
         ns = g[f"{m}_n"].to_list()
         tq = [t_quantile(1 - (1 - level) / 2, n - 1) if n and n >= 2 else math.nan for n in ns]
-        half = pl.Series([q for q in tq], dtype=pl.Float64) * g[f"{m}_std"] / g[f"{m}_n"].cast(pl.Float64).sqrt()
+        half = pl.Series(list(tq), dtype=pl.Float64) * g[f"{m}_std"] / g[f"{m}_n"].cast(pl.Float64).sqrt()
         lo, hi = (g[f"{m}_mean"] - half).to_numpy().astype(float), (g[f"{m}_mean"] + half).to_numpy().astype(float)
         if bounds is not None:
             with np.errstate(invalid="ignore"):  # NaN (n < 2) stays NaN

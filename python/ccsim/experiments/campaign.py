@@ -268,7 +268,7 @@ class Campaign:
             "sim_time_s": pl.Float64,
             "events": pl.Int64,
         }
-        self.axes = [k for k in params]
+        self.axes = list(params)
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
         self._con: Any = None  # a duckdb connection, opened on first query
 

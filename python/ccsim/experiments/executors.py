@@ -13,11 +13,13 @@ are the same bytes whichever ran them.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from .._spawn import GUARD_EXIT
 from ..errors import ScenarioError
@@ -100,7 +102,7 @@ def _has_main_guard(path: str) -> bool:
     import ast
 
     try:
-        tree = ast.parse(open(path, encoding="utf-8").read())
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return True  # cannot tell: say nothing
     for node in tree.body:
@@ -250,10 +252,8 @@ class Pool:
             if w.task is not None:
                 w.proc.kill()
                 continue
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 w.conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
         end = time.monotonic() + 2
         for w in self.workers:
             w.proc.join(timeout=max(0.0, end - time.monotonic()))

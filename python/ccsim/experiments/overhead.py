@@ -129,7 +129,8 @@ def _memory_child(kind: str, n: int) -> dict:
         else:
             run_sweep(_tiny_sweep(n), Path(d) / "c", jobs=2)
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent across exec
-    hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    with open("/proc/self/status") as f:
+        hwm = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
     return {"peak_rss_mb": hwm / 1024, "python_heap_peak_mb": tracemalloc.get_traced_memory()[1] / 1e6}
 
 

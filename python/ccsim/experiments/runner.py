@@ -161,7 +161,7 @@ class _NoEffect:
         self.sweep = sweep
         self.kept = kept
         self.names = [n for n in sweep.axis_names() if n != "seed"]
-        self.shadowed: dict[str, list[str] | None] = {n: None for n in self.names}
+        self.shadowed: dict[str, list[str] | None] = dict.fromkeys(self.names)
         self.first: dict[str, int] = {}
         self.point0: tuple[Any, Any] | None = None
 

@@ -339,7 +339,7 @@ class Sweep:
             "name": self.name,
             "base": self.base_source,
             "set": self.set,
-            "grid": {k: v for k, v in self.axes.items()},
+            "grid": dict(self.axes.items()),
             "zip": self.zips,
             "derived": {k: getattr(f, "__name__", repr(f)) for k, f in self.derived.items()},
             "seeds": self.seeds,

@@ -77,6 +77,13 @@ def _anchor(f) -> str:
     return "fig-" + f.file.rsplit(".", 1)[0]
 
 
+# what a points run's report says where figures would be (runner.py draws none)
+NO_FIGURES = (
+    "None: a points run holds only the experiments some claims read, and the study's figures need them all; "
+    "the quick and full reports draw them."
+)
+
+
 def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tuple[Path, Path]:
     """Write report.html and report.md into `root`; return their paths."""
     plan = data.plan
@@ -120,9 +127,15 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         f"<p class='meta'>Reproduction of {html.escape(study.reference)} ({html.escape(study.simulator)}) "
         f"with ccsim. Study <code>{study.name}</code>: <code>ccsim study {study.name} --{data.mode}</code></p>",
         "<nav><b>Contents</b>: <a href='#summary'>Summary</a> · <a href='#claims'>Claims</a> · "
-        "<a href='#setup'>Set-up</a> · <a href='#choices'>Choices</a> · <a href='#figures'>Figures</a> ("
-        + ", ".join(f"<a href='#{_anchor(f)}'>{html.escape(f.file.rsplit('.', 1)[0])}</a>" for f in figures)
-        + ") · <a href='#run'>Run</a></nav>",
+        "<a href='#setup'>Set-up</a> · <a href='#choices'>Choices</a> · <a href='#figures'>Figures</a>"
+        + (
+            " ("
+            + ", ".join(f"<a href='#{_anchor(f)}'>{html.escape(f.file.rsplit('.', 1)[0])}</a>" for f in figures)
+            + ")"
+            if figures
+            else ""
+        )
+        + " · <a href='#run'>Run</a></nav>",
         f"<h2 id='summary'>Summary</h2><p>{html.escape(summary)}</p>",
         "<table><tr>"
         + "".join(f"<th>{v}</th>" for v in VERDICTS)
@@ -164,6 +177,8 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
             f"<tr><td>{html.escape(ch.name)}</td><td>{html.escape(ch.value)}</td><td>{html.escape(ch.why)}{note}</td></tr>"
         )
     h.append("</table><h2 id='figures'>Figures</h2>")
+    if plan.claims is not None:
+        h.append(f"<p>{html.escape(NO_FIGURES)}</p>")
     for f in figures:
         b64 = base64.b64encode((root / "figures" / f.file).read_bytes()).decode("ascii")
         h.append(
@@ -222,7 +237,7 @@ def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tu
         f"{' (made after seeing results)' if ch.after_results else ''} |"
         for ch in study.choices()
     ]
-    m += ["", "## Figures", ""]
+    m += ["", "## Figures", ""] + ([NO_FIGURES, ""] if plan.claims is not None else [])
     for f in figures:
         m += [f"![{f.caption}](figures/{f.file})", "", f"*{_caption(f)}*", ""]
     m += ["## Run", "", "| | |", "|---|---|"] + [f"| {k} | {cell(val)} |" for k, val in meta]

@@ -226,7 +226,7 @@ def _sweep_digest(sweep) -> str:
 
         h.update(canonical_json({"backend": sweep.backend, "emu_version": EMU_VERSION}).encode())
     for p in sweep.points():
-        h.update(canonical_json({"params": {k: v for k, v in p.params.items()}, "raw": p.raw}).encode())
+        h.update(canonical_json({"params": dict(p.params.items()), "raw": p.raw}).encode())
     return h.hexdigest()[:16]
 
 

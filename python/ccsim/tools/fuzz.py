@@ -73,8 +73,7 @@ def _flow(rng, topo_kind: str) -> dict:
     elif app == "schedule":
         f.update(app="schedule", on=[["0s", "300ms"], ["600s", "601s"]] if rng.random() < 0.3 else [["100ms", "1s"]])
     elif app == "cbr":
-        f = {"app": "cbr", "rate": "500kbps", "packet_size": "1000B"}
-        return f
+        return {"app": "cbr", "rate": "500kbps", "packet_size": "1000B"}
     else:
         f["app"] = "bulk"
     if rng.random() < 0.5:

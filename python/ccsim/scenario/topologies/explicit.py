@@ -81,7 +81,7 @@ def build(t: dict, flows: list[dict], net: Net) -> None:
         f["dst"] = net.index[_str(f"{w}.dst", f["topo"]["dst"], nodes)]
         if f["src"] == f["dst"]:
             raise ScenarioError(f"{w}.dst", f["topo"]["dst"], "a node other than src")
-    return None
+    return
 
 
 def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:

@@ -158,7 +158,7 @@ class Measures(Study):
         m = self.means(data, "p3", ["rate", "variant"])
         r = m.filter((pl.col("rate") == rate) & (pl.col("variant") == variant))
         if not r.height:
-            return {k: math.nan for k in CLASS_ORDER + ["regular"]}
+            return dict.fromkeys(CLASS_ORDER + ["regular"], math.nan)
         row = r.row(0, named=True)
         out = {cls: row[cls] / rate for cls in CLASSES.values()}
         out["high-speed"] = row["high-speed"] / rate

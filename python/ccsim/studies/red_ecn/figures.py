@@ -188,9 +188,7 @@ class Figures(Measures):
             )
         )
         pe = self.per_run(data, "errors")
-        labels = []
-        for s in pe["topology.loss"].unique(maintain_order=True).to_list():
-            labels.append(s)
+        labels = pe["topology.loss"].unique(maintain_order=True).to_list()
         short = {
             s: ("none" if '"none"' in s else "Good {good}, Bad {bad}, {loss_bad:.0%}".format(**json.loads(s)))
             for s in labels

@@ -58,12 +58,11 @@ class Measures(Study):
             runs = c.ok_runs.unique("run_id", maintain_order=True)
             keep = [k for k in runs.columns if k.startswith(("topology.", "flows[")) or k == "seed"]
             out = runs.select(["run_id"] + keep).join(per, on="run_id")
-            out = out.with_columns(
+            return out.with_columns(
                 pl.col("topology.buffer").str.strip_suffix("pkt").cast(pl.Int64).alias("ql"),
                 (pl.col("flows[0].count") * 2).alias("n"),
                 pl.col("topology.queue.kind").alias("queue"),
             )
-            return out
 
         return data.memo(f"per_run:{exp}", build)
 

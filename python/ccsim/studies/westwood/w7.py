@@ -83,8 +83,7 @@ class W7(Measures):
         counterfactual=Swap("flows[0].label", "westwoodplus", "reno"),
     )
     def _w7b(self, data: StudyData):
-        v = self._w7(data, "W7b", "westwoodplus", {"RTT": -0.5, "Tq": -0.5, "p": -0.5})
-        return v
+        return self._w7(data, "W7b", "westwoodplus", {"RTT": -0.5, "Tq": -0.5, "p": -0.5})
 
     def _figures_w7(self, data: StudyData, out: Path) -> list[Figure]:
         from ...analysis.figures import subplots
