@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 from ccsim import Builder
+from ccsim.studies.base import Study
 
 
 def dumbbell_raw(duration="1s", rate="10Mbps", delay="10ms", flows=None, tcp=None, **topo) -> dict:
@@ -144,3 +145,22 @@ def check_labels_on_save(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(Figure, "savefig", checked)
     return missing
+
+
+class BareStudy(Study):
+    """A study for tests: what a report prints about the paper, and no
+    set-up rows, choices or figures; a test adds its plan, experiments and
+    claims."""
+
+    reference = "nobody, a test, 2026"
+    simulator = "ccsim"
+    summary_intro = "A test."
+
+    def setup_rows(self, plan):
+        return []
+
+    def choices(self):
+        return []
+
+    def figures(self, data, out):
+        return []

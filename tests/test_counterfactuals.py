@@ -9,7 +9,7 @@ import json
 import ccsim
 import pytest
 from ccsim import studies
-from ccsim.studies.base import Check, Claim, Experiment, Study, verdict_from
+from ccsim.studies.base import Check, Claim, Experiment, verdict_from
 from ccsim.studies.compare import CompareError, compare, render
 from ccsim.studies.counterfactual import (
     ANSWERED,
@@ -25,29 +25,20 @@ from ccsim.studies.counterfactual import (
 from ccsim.studies.counterfactual import (
     text as cf_text,
 )
-from helpers import single_link
+from helpers import BareStudy, single_link
 
 
-class _Rates(Study):
+class _Rates(BareStudy):
     """One bulk flow over a 5 Mb/s and a 20 Mb/s link (an axis): the claim
     "the faster link carries more" holds; exchanged, it must not."""
 
     name = "rates"
     title = "Two link rates"
-    reference = "nobody, a test, 2026"
-    simulator = "ccsim"
-    summary_intro = "A test."
 
     def plan(self, mode):
         from ccsim.studies.kit import Plan
 
         return Plan(describe="one seed", seeds=[1])
-
-    def setup_rows(self, plan):
-        return []
-
-    def choices(self):
-        return []
 
     def experiments(self, plan):
         sc = single_link(duration="1s", rate="10Mbps", delay="10ms")
@@ -83,9 +74,6 @@ class _Rates(Study):
             ),
             Claim("bare", "no counterfactual", "-", faster_as("bare")),
         ]
-
-    def figures(self, data, out):
-        return []
 
 
 def test_a_rule_that_can_fail_answers_its_counterfactual_and_one_that_cannot_is_silent(tmp_path):

@@ -7,10 +7,10 @@ import ccsim
 import pytest
 from ccsim import studies
 from ccsim.studies import full_size
-from ccsim.studies.base import Check, Claim, Experiment, Study, verdict_from
+from ccsim.studies.base import Check, Claim, Experiment, verdict_from
 from ccsim.studies.kit import Plan
 from ccsim.studies.runner import StudyError
-from helpers import single_link
+from helpers import BareStudy, single_link
 
 
 def _run(base, study, claims, versions, finished=1795824000.0, mode="full"):
@@ -83,25 +83,16 @@ def test_a_points_run_replaces_only_the_claims_it_judged(tmp_path):
     assert got[("pacing", "P3a")]["model_version"] == 15
 
 
-class _TwoParts(Study):
+class _TwoParts(BareStudy):
     """Two experiments, a claim on each; its points plan runs one of them."""
 
     name = "twoparts"
     title = "Two parts"
-    reference = "nobody, a test, 2026"
-    simulator = "ccsim"
-    summary_intro = "A test."
 
     def plan(self, mode):
         if mode == "points":
             return Plan(describe="part b only", seeds=[1], claims=("b",), experiments=("b",))
         return Plan(describe="both", seeds=[1])
-
-    def setup_rows(self, plan):
-        return []
-
-    def choices(self):
-        return []
 
     def experiments(self, plan):
         sc = single_link(duration="1s", rate="10Mbps", delay="10ms")

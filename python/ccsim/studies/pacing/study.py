@@ -4,7 +4,7 @@ in figures.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...experiments.sweep import Sweep
 from ...scenario.mixes import background_mix, mix_summary
@@ -114,30 +114,6 @@ class Pacing(Checks, Figures):
                 conv_variants=["hstcp", "hstcp_paced"],
                 conv_rtt=[40],
             )
-        if mode == "points":
-            ratio6 = [(6, 1.0), (6, 0.5), (6, 0.25)]
-            return PacingPlan(
-                describe="the paper's size for the claims quick mode leaves short (P1, P2a–c; P2d reads the same "
-                "runs): 200 s runs measured over 100–200 s, two seeds, P1's four rates and P2's RTT-ratio-6 "
-                "cells (100, 50, 25 %) for the paper's five variants; no other experiment",
-                rates=RATES,
-                p1_dur=200.0,
-                p3_dur=200.0,
-                p2_rate=2.5e9,
-                p2_dur=200.0,
-                p2_cells=ratio6,
-                p2_variants=PRIMARY,
-                p2_extra_cells=[],
-                extra_seeds=[],
-                p1_variants=PRIMARY,
-                seeds=[1, 2],
-                calib_dur=200.0,
-                conv_dur=0.0,
-                conv_variants=[],
-                conv_rtt=[],
-                claims=("P1", "P2a", "P2b", "P2c", "P2d"),
-                experiments=("p1", "p2"),
-            )
         if mode == "full":
             cells = [(r, b) for r in (1, 3, 6) for b in (1.0, 0.5, 0.25)]
             return PacingPlan(
@@ -159,6 +135,24 @@ class Pacing(Checks, Figures):
                 conv_dur=600.0,
                 conv_variants=PRIMARY,
                 conv_rtt=[40, 240],
+            )
+        if mode == "points":
+            # the full plan's sizes, on fewer points, seeds and experiments
+            return replace(
+                self.plan("full"),
+                describe="the paper's size for the claims quick mode leaves short (P1, P2a–c; P2d reads the same "
+                "runs): 200 s runs measured over 100–200 s, two seeds, P1's four rates and P2's RTT-ratio-6 "
+                "cells (100, 50, 25 %) for the paper's five variants; no other experiment",
+                p2_cells=[(6, 1.0), (6, 0.5), (6, 0.25)],
+                p2_extra_cells=[],
+                extra_seeds=[],
+                p1_variants=PRIMARY,
+                seeds=[1, 2],
+                conv_dur=0.0,
+                conv_variants=[],
+                conv_rtt=[],
+                claims=("P1", "P2a", "P2b", "P2c", "P2d"),
+                experiments=("p1", "p2"),
             )
         raise ValueError(mode)
 
