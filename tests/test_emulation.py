@@ -458,3 +458,24 @@ def test_cpu_taken_by_other_processes_during_a_run_is_measured():
     e = r.emulation
     assert 0.6 <= e["other_cpu_s"] <= r.wall_time_s * (os.cpu_count() or 1), e
     assert e["steal_s"] >= 0 and 0 < e["other_cpu_share"] <= 1, e
+
+
+def test_pinning_with_one_cpu_is_refused_by_name(monkeypatch):
+    from ccsim.emulation import run
+
+    monkeypatch.setattr(run.os, "sched_getaffinity", lambda pid: {3})
+    with pytest.raises(run.EmulationError, match=r"pin: the forwarder needs a CPU of its own; .* only CPU \[3\]"):
+        run._pin_plan(True)
+    assert run._pin_plan(False) is None
+
+
+@needs_emu
+def test_a_pinned_run_puts_the_forwarder_alone_on_one_cpu_and_restores_this_thread():
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to pin apart")
+    r = emulate(single(duration="1s"), pin=True)
+    want = f"forwarder on CPU {cpus[-1]}, endpoints on CPU {', '.join(map(str, cpus[:-1]))}"
+    assert r.emulation["pinned"] == want and r.table("emulation")["pinned"][0] == want
+    assert sorted(os.sched_getaffinity(0)) == cpus  # the caller's thread is given its CPUs back
+    assert r.flows["goodput_bps"][0] > 0

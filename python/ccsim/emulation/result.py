@@ -300,6 +300,7 @@ def build_tables(
             "other_cpu_s": [emu.get("other_cpu_s", math.nan)],
             "other_cpu_share": [emu.get("other_cpu_share", math.nan)],
             "steal_s": [emu.get("steal_s", math.nan)],
+            "pinned": [emu.get("pinned", "no")],
             "kernel": [emu["kernel"]],
             "problems": ["; ".join(problems) or "-"],
         }
@@ -436,6 +437,8 @@ def envelope_text(e: dict) -> str:
             f"; CPU taken by others {e['other_cpu_s']:.2f} s ({e['other_cpu_share']:.0%} of the machine), "
             f"stolen by the hypervisor {e['steal_s']:.2f} s ({e['steal_share']:.0%})"
         )
+    if e.get("pinned", "no") != "no":
+        other += f"; {e['pinned']}"
     return (
         f"forwarder lateness p50 {e['lateness_p50_s'] * 1e3:.3f} ms, p99 {e['lateness_p99_s'] * 1e3:.3f} ms, "
         f"max {e['lateness_max_s'] * 1e3:.3f} ms; min-RTT error {e['min_rtt_error_max_s'] * 1e3:.3f} ms; "

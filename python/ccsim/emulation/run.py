@@ -218,13 +218,27 @@ def check_supported(core: dict, raw: dict | None = None) -> list[str]:
 TUN_MAX_MTU = 65535
 
 
-def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None):
+def _pin_plan(pin: bool) -> tuple[int, set[int]] | None:
+    """With `pin`: (the forwarder's CPU, the endpoints' CPUs): the last CPU
+    this process may use for the forwarder alone, the others for the
+    endpoint programs and this process's other threads."""
+    if not pin:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise EmulationError(f"pin: the forwarder needs a CPU of its own; this process may use only CPU {cpus}")
+    return cpus[-1], set(cpus[:-1])
+
+
+def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None, pin: bool = False):
     """Run scenario `sc` through the kernel's TCP; returns an `EmuResult`.
     Raises `EmulationUnavailable` without root or TUN, `ScenarioError` for
     features the backend does not run (all of them, named). `twin`: the
     simulator's result of the same scenario and seed with a handshake
     (`compare` passes its own); the min-RTT self-check runs it here when it
-    needs it and none is given."""
+    needs it and none is given. `pin`: the forwarder runs alone on one CPU
+    and the endpoints' programs on the others (`emulation.pinned` says
+    which), so that the endpoints' work does not delay the forwarder."""
     from .result import EmuResult, build_tables
 
     check_available()
@@ -237,6 +251,8 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
     duration_ns = int(core["duration_ps"] // 1000)
     sample_ns = int((core.get("sample_interval_ps") or 0) // 1000)
     w0, c0 = time.perf_counter(), time.process_time()
+    plan = _pin_plan(pin)
+    main_cpus = os.sched_getaffinity(0)
     with Testbed() as tb:
         nodes: list[int] = []
         for f in flows:
@@ -310,12 +326,21 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
 
         def run_forwarder():
             try:
+                if plan is not None:
+                    os.sched_setaffinity(0, {plan[0]})  # this thread only
                 box["raw"] = _core.forward(json.dumps(cfg), [h.fd for h in tb.hosts], ctl)
             except BaseException as e:  # reported below
                 box["error"] = e
 
         fwd = threading.Thread(target=run_forwarder, name="ccsim-forwarder", daemon=True)
+
+        def on_endpoint_cpus() -> None:  # in each endpoint program, before it starts
+            if plan is not None:
+                os.sched_setaffinity(0, plan[1])
+
         try:
+            if plan is not None:
+                os.sched_setaffinity(0, plan[1])  # this thread; restored below
             for i, f in enumerate(flows):
                 b = host[f["dst"]]
                 procs.append(
@@ -343,6 +368,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
                         stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE,
                         text=True,
+                        preexec_fn=on_endpoint_cpus if plan is not None else None,
                     )
                 )
             for p in procs:
@@ -385,6 +411,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
                         stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE,
                         text=True,
+                        preexec_fn=on_endpoint_cpus if plan is not None else None,
                     )
                 )
             for p in procs[len(flows) :]:
@@ -410,12 +437,19 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
                     p.kill()
                     p.wait()
             other_cpu = _other_cpu(cpu0, [p.pid for p in procs])
+            other_cpu["pinned"] = (
+                f"forwarder on CPU {plan[0]}, endpoints on CPU {', '.join(map(str, sorted(plan[1])))}"
+                if plan is not None
+                else "no"
+            )
         except BaseException:
             ctl.cancel()
             for p in procs:
                 if p.poll() is None:
                     p.kill()
             raise
+        finally:
+            os.sched_setaffinity(0, main_cpus)
         if "error" in box:
             raise EmulationError(f"forwarder failed: {box['error']}")
         agents = {}
