@@ -100,6 +100,10 @@ def check_reorder(json: str) -> tuple[str, str, str] | None:
     """Resolved reordering's bounds and rules: None, or (option as written,
     value, what is accepted)."""
 
+def buffer_refusal(limit_bytes: int, packet_bytes: int) -> str | None:
+    """The core's rule for a byte-limited buffer: None, or why
+    `limit_bytes` cannot hold a packet of `packet_bytes`."""
+
 def check_schedule(json: str) -> tuple[int | None, int, str] | None:
     """A rate schedule's rules on [[ps, b/s], ...]: None, or (step, or None
     for the whole list; part, 0 time and 1 rate; what is accepted)."""

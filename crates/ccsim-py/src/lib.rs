@@ -279,6 +279,13 @@ fn packet_bytes(tcp_json: &str) -> PyResult<u64> {
     ccsim_core::presets::packet_bytes_json(tcp_json).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// The core's rule for a byte-limited buffer (`config::buffer_refusal`):
+/// None, or why `limit_bytes` cannot hold a packet of `packet_bytes`.
+#[pyfunction]
+fn buffer_refusal(limit_bytes: u64, packet_bytes: u64) -> Option<String> {
+    ccsim_core::config::buffer_refusal(limit_bytes, packet_bytes)
+}
+
 /// Every `[tcp]` option (name as written, resolved field, kind with its
 /// bounds or values, unit, doc line): the core's option schema
 /// (`config::schema::TCP`), as JSON.
@@ -488,6 +495,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_shaper, m)?)?;
     m.add_function(wrap_pyfunction!(check_reorder, m)?)?;
     m.add_function(wrap_pyfunction!(check_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(buffer_refusal, m)?)?;
     m.add_function(wrap_pyfunction!(dist_options, m)?)?;
     m.add_function(wrap_pyfunction!(check_dist, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;

@@ -199,13 +199,9 @@ impl Scenario {
             fl.validate(i, &self.nodes, tcp_checked, last_app == Some(&fl.app))?;
             last_tcp = Some(&fl.tcp);
             last_app = Some(&fl.app);
-            let pkt = fl.tcp.packet_bytes();
             if let Some((b, l)) = smallest {
-                if b < pkt {
-                    return err(
-                        format!("links ({}).queue.limit_bytes", l.name),
-                        format!("{b} bytes is smaller than one packet of flow {i} ({pkt} bytes)"),
-                    );
+                if let Some(why) = buffer_refusal(b, fl.tcp.packet_bytes()) {
+                    return err(format!("links ({}).queue.limit_bytes", l.name), format!("flow {i}: {why}"));
                 }
             }
         }
@@ -214,6 +210,20 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// A byte-limited queue must hold one whole packet of every flow that
+/// crosses it (a smaller one could never accept a full-sized segment):
+/// None, or why a `limit_bytes` is refused for packets of `packet_bytes`
+/// (`TcpCfg::packet_bytes`), in words the front end prints after the
+/// buffer's field (`_core.buffer_refusal`).
+pub fn buffer_refusal(limit_bytes: u64, packet_bytes: u64) -> Option<String> {
+    (limit_bytes < packet_bytes).then(|| {
+        format!(
+            "{limit_bytes} bytes is smaller than one packet ({packet_bytes} bytes: mss, headers and options); \
+             expected a buffer of at least one packet"
+        )
+    })
 }
 
 /// Every time must leave room for `now + time` without overflow.
@@ -225,4 +235,16 @@ pub(crate) fn check_time(field: impl FnOnce() -> String, t: SimTime) -> Result<(
         return err(field(), format!("{t} ps is beyond the largest supported time ({MAX_TIME_PS} ps, about 53 days)"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_buffer_must_hold_one_whole_packet() {
+        assert_eq!(buffer_refusal(1500, 1500), None);
+        let why = buffer_refusal(1499, 1500).expect("refused");
+        assert!(why.starts_with("1499 bytes is smaller than one packet (1500 bytes"), "{why}");
+    }
 }

@@ -201,14 +201,9 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
                         f"got {int(buf.amount)} bytes"
                     ),
                 )
-            if buf.amount < max_pkt:
-                raise ScenarioError(
-                    fld,
-                    message=(
-                        f"{fld}: {int(buf.amount)} bytes is smaller than one packet ({max_pkt} bytes: mss, headers and options); "
-                        f"expected a buffer of at least one packet"
-                    ),
-                )
+            why = _core.buffer_refusal(int(buf.amount), max_pkt)
+            if why is not None:
+                raise ScenarioError(fld, message=f"{fld}: {why}")
             q["limit_bytes"] = int(buf.amount)
         else:
             if bdp_rtt_ps is None:
