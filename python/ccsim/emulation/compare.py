@@ -32,13 +32,13 @@ def _mean(vals: list[float]) -> float:
     return float(np.mean(v)) if v else math.nan
 
 
-def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0) -> dict:
+def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0, pin: bool = False) -> dict:
     from ..analysis.results import run_scenario
     from . import emulate, sim_twin
 
     twin = sim_twin(sc)
     sims = [run_scenario(twin.with_seed(sc.seed + k)) for k in range(repeat)]
-    emus = [emulate(sc, spin_us=spin_us, twin=sims[0]) for _ in range(repeat)]
+    emus = [emulate(sc, spin_us=spin_us, twin=sims[0], pin=pin) for _ in range(repeat)]
     nflows = sims[0].flows.height
     rows = []
     for fid in range(nflows):

@@ -453,7 +453,7 @@ def cmd_emulate(a) -> int:
         sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
     out = Path(a.out) if a.out else Path("results") / (Path(a.file).stem + "-emu")
     _check_out(out)
-    res = emulate(sc, spin_us=a.spin_us)
+    res = emulate(sc, spin_us=a.spin_us, pin=a.pin)
     res.write(out)
     if not a.no_plots:
         from ..analysis.plot import plot_dir
@@ -468,6 +468,9 @@ def cmd_emulate(a) -> int:
         print(envelope_text(res.emulation))
         print(f"results written to {out}/")
     return 0
+
+
+PIN_HELP = "run the forwarder alone on one CPU and the endpoints on the others (needs two CPUs)"
 
 
 def cmd_compare(a) -> int:
@@ -487,7 +490,7 @@ def cmd_compare(a) -> int:
     if a.set:
         sc = sc.with_overrides(dict(parse_assignment(s) for s in a.set))
     out = Path(a.out) if a.out else Path("results") / (Path(a.file).stem + "-compare")
-    rep = compare(sc, repeat=a.repeat, out=out)
+    rep = compare(sc, repeat=a.repeat, out=out, pin=a.pin)
     if a.json:
         print(json.dumps(rep, default=str))
     else:
@@ -719,6 +722,7 @@ def _main(argv: list[str] | None) -> int:
     em.add_argument("--no-plots", action="store_true", help="do not write plots")
     em.add_argument("--plot-format", metavar="FMT", help="png (default), svg, pdf, or a comma list")
     em.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
+    em.add_argument("--pin", action="store_true", help=PIN_HELP)
     em.add_argument(
         "--spin-us",
         type=float,
@@ -737,6 +741,7 @@ def _main(argv: list[str] | None) -> int:
     cm.add_argument("--out", help="output folder (default results/<file stem>-compare)")
     cm.add_argument("--json", action="store_true")
     cm.add_argument("--set", action="append", metavar="PATH=VALUE", help="override a scenario value (repeatable)")
+    cm.add_argument("--pin", action="store_true", help=PIN_HELP)
     cm.set_defaults(fn=cmd_compare)
     ls = sub.add_parser("list", help="list algorithms, options, topologies, queues, loss models, traffic")
     ls.add_argument(
