@@ -1,7 +1,8 @@
 """Ten BBR v1 flows on this machine's kernel, scaled down until the
 emulation's forwarder keeps within its envelope: 20 Mb/s at RTT 20 and
-40 ms (1 BDP), beside one full-rate cell (100 Mb/s, 20 ms) that shows
-whether the scaling changes the kernel's answer. Every repetition runs each
+40 ms (1 BDP) and at 100 ms (the same BDP in packets as 100 Mb/s at
+20 ms), beside that full-rate cell, which shows whether the scaling
+changes the kernel's answer. Every repetition runs each
 cell once (interleaved, so a noisy minute spoils one run of each cell, not
 all runs of one), on both backends with the same seed, the forwarder
 pinned alone on one CPU (`emulate(pin=True)`). Kernel figures count only
@@ -37,7 +38,9 @@ from ccsim.analysis.results import run_scenario  # noqa: E402
 from ccsim.emulation import emulate, sim_twin  # noqa: E402
 from validation_multi import dumbbell, jain, late_goodputs, n_flows  # noqa: E402
 
-CELLS = [("20Mbps", 20), ("20Mbps", 40), ("100Mbps", 20)]
+# (rate, RTT ms): scaled down at the RTTs of the full-rate table, the same
+# BDP in packets as 100 Mb/s at 20 ms (167), and that full-rate cell
+CELLS = [("20Mbps", 20), ("20Mbps", 40), ("20Mbps", 100), ("100Mbps", 20)]
 
 
 def measures(r, gains: dict[int, tuple[np.ndarray, np.ndarray]], t_from: float) -> dict:
@@ -74,13 +77,15 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--out", default="results/validation")
+    ap.add_argument("--cells", default="", help="comma-separated RATE@RTT_MS, e.g. 20Mbps@100 (default: all)")
     a = ap.parse_args()
+    cells = [(r, int(t)) for r, t in (c.split("@") for c in a.cells.split(",") if c)] or CELLS
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     t0 = time.monotonic()
     for k in range(a.repeat):
-        for rate, rtt in CELLS:
+        for rate, rtt in cells:
             # 20 ms samples: ProbeBW's 1.25 and 0.75 phases last one round
             # trip, and sparser samples would miss them and read gain 1
             sc = (
