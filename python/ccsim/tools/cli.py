@@ -90,6 +90,7 @@ ALLOW_CODE_HELP = (
     "let the file's tcp.cc = 'py:MODULE:CLASS' import and run MODULE.py from the file's folder "
     "(only for files you trust)"
 )
+PIN_HELP = "run the forwarder alone on one CPU and the endpoints on the others (needs two CPUs)"
 
 
 def cmd_run(a) -> int:
@@ -468,9 +469,6 @@ def cmd_emulate(a) -> int:
         print(envelope_text(res.emulation))
         print(f"results written to {out}/")
     return 0
-
-
-PIN_HELP = "run the forwarder alone on one CPU and the endpoints on the others (needs two CPUs)"
 
 
 def cmd_compare(a) -> int:
