@@ -238,7 +238,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
     (`compare` passes its own); the min-RTT self-check runs it here when it
     needs it and none is given. `pin`: the forwarder runs alone on one CPU
     and the endpoints' programs on the others (`emulation.pinned` says
-    which), so that the endpoints' work does not delay the forwarder."""
+    which), to keep the endpoints' work off the forwarder's CPU."""
     from .result import EmuResult, build_tables
 
     check_available()
