@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import ccsim
 import numpy as np
 import pytest
 from ccsim.emulation import available, check_supported, emulate
-from ccsim.emulation.netns import DEV_RE, NS_RE, list_namespaces, sh
+from ccsim.emulation.netns import DEV_RE, NS_RE, TMP_PREFIX, list_namespaces, sh
 from helpers import flock_held
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,16 +183,25 @@ def _emulation_under_way(tmp_path):
 @needs_emu
 def test_sigkill_leaves_namespaces_that_cleanup_removes(tmp_path):
     p, new = _emulation_under_way(tmp_path)
+    runs = {NS_RE.match(n).group(1) for n in new}
+    tmp = Path(tempfile.gettempdir())
+    dirs: list[Path] = []
+    for _ in range(200):  # the agents' directory is made once the hosts are set up
+        dirs = [d for r in runs for d in tmp.glob(f"{TMP_PREFIX}{r}-*")]
+        if dirs:
+            break
+        time.sleep(0.05)
+    assert dirs, "the run never made its agents' result directory"
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     time.sleep(0.2)
     assert new <= set(list_namespaces()), "namespaces are named files: they outlive a SIGKILL"
-    runs = {NS_RE.match(n).group(1) for n in new}
     out = subprocess.run([sys.executable, "-m", "ccsim", "emulate", "--cleanup"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     ns_after, devs_after = ccsim_leftovers()
     assert not (new & set(ns_after))
     assert not [d for d in devs_after if DEV_RE.match(d) and DEV_RE.match(d).group(1) in runs]
+    assert not [d for d in dirs if d.exists()], "the dead run's result directory outlived the clean-up"
 
 
 @needs_emu

@@ -231,7 +231,7 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
 
 
 def test_python_checks_every_loss_option_by_the_cores_schema():
-    """The same walk over the loss models (config/net_schema.rs LOSSES):
+    """The same walk over the loss models (loss/, exported as `_core.loss_options()`):
     each option's out-of-kind value is refused under its own field, a
     missing required option is named, and the rules the core applies (a
     Gilbert chain that never moves, states under 1 µs) reach the user."""

@@ -24,7 +24,9 @@ fn main() {
     let mut sc = ccsim_core::presets::dumbbell(n, mbps * 1_000_000, 1_000_000_000, secs, tcp);
     let buf: f64 = a.get(6).map_or(1.0, |s| s.parse().unwrap());
     for l in sc.links.iter_mut().take(2) {
-        if let ccsim_core::config::QueueCfg::Droptail { limit_pkts: Some(p), .. } = &mut l.queue {
+        if let ccsim_core::config::QueueCfg::Droptail(ccsim_core::queue::DropTailCfg { limit_pkts: Some(p), .. }) =
+            &mut l.queue
+        {
             *p = (*p as f64 * buf).round() as u32;
         }
     }

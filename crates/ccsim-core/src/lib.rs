@@ -9,6 +9,7 @@ pub mod control;
 pub mod hist;
 pub mod link;
 pub mod loss;
+pub mod opts;
 pub mod output;
 pub mod packet;
 pub mod presets;

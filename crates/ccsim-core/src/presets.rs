@@ -51,15 +51,15 @@ pub fn net_defaults_json() -> String {
         full_map.retain(|k, _| !given.contains_key(k));
         full
     }
-    use crate::config::net_schema::{LOSSES, QUEUES};
+    use crate::config::net_schema::{losses, queues};
     use serde_json::json;
     let mut queue = serde_json::Map::new();
-    for q in QUEUES {
+    for q in &queues() {
         queue.insert(q.core.into(), fill::<QueueCfg>(json!({"kind": q.core, "limit_pkts": 1})));
     }
     // by the name a scenario writes; a value of each required option's type
     let mut loss = serde_json::Map::new();
-    for l in LOSSES {
+    for l in &losses() {
         let mut minimal = json!({"kind": l.core});
         for o in l.opts.iter().filter(|o| l.required.contains(&o.name)) {
             minimal[o.core] = o.kind.typed_value();
@@ -95,8 +95,8 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
                 to: y,
                 rate_bps: rate,
                 delay_ps: delay,
-                queue: QueueCfg::Droptail { limit_pkts: Some(lim), limit_bytes: None },
-                loss: LossCfg::None,
+                queue: QueueCfg::Droptail(crate::queue::DropTailCfg { limit_pkts: Some(lim), limit_bytes: None }),
+                loss: LossCfg::default(),
                 reorder: Default::default(),
                 varying: None,
                 shaper: None,
@@ -137,14 +137,14 @@ pub fn dumbbell(n: usize, bneck_bps: u64, access_bps: u64, duration_s: u64, tcp:
 }
 
 /// RED's parameters on a link as the queue runs them, ns-2's automatic
-/// values filled in (`RedParams::from_link`), as JSON; an error for a link
+/// values filled in (`RedParams::from_cfg`), as JSON; an error for a link
 /// whose queue is not RED.
 pub fn red_params_json(link_json: &str) -> Result<String, String> {
     let l: crate::config::LinkCfg = serde_json::from_str(link_json).map_err(|e| format!("link: {e}"))?;
-    if !matches!(l.queue, crate::config::QueueCfg::Red { .. }) {
+    let crate::config::QueueCfg::Red(cfg) = &l.queue else {
         return Err("link: its queue is not RED".into());
-    }
-    let p = crate::queue::red::RedParams::from_link(&l);
+    };
+    let p = crate::queue::red::RedParams::from_cfg(cfg, l.queue_facts());
     Ok(serde_json::json!({"min_th": p.min_th, "max_th": p.max_th, "max_p": p.max_p, "w_q": p.w_q}).to_string())
 }
 

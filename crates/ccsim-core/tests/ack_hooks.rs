@@ -25,7 +25,7 @@ fn scenario(cc: &str, hooks_first: bool) -> Scenario {
         "kind": "red", "limit_pkts": 400, "min_th": 30.0, "max_th": 90.0, "max_p": 0.1, "ecn": true, "gentle": true
     }))
     .expect("a RED queue");
-    sc.links[0].loss = LossCfg::Bernoulli { p: 0.0002 };
+    sc.links[0].loss = LossCfg::Bernoulli(ccsim_core::loss::BernoulliCfg { p: 0.0002 });
     sc
 }
 

@@ -22,7 +22,7 @@ fn counts(sim: &Simulation) -> (u64, u64, u64, u64) {
 
 fn lossy_dumbbell(p: f64) -> Scenario {
     let mut sc = dumbbell(4, 20_000_000, 100_000_000, 10, tcp_defaults("newreno"));
-    sc.links[0].loss = LossCfg::Bernoulli { p };
+    sc.links[0].loss = LossCfg::Bernoulli(ccsim_core::loss::BernoulliCfg { p });
     sc.sample_interval_ps = Some(100_000_000_000);
     sc
 }
@@ -221,9 +221,10 @@ fn mechanics_combinations_conserve_packets_and_repeat() {
         (t.sack, t.prr, t.limited_transmit, t.timestamps, t.ecn, t.pacing) = (sack, prr, lt, ts, ecn, pacing);
         (t.dsack, t.rack, t.tlp, t.undo, t.frto) = (linux, linux, linux, linux, linux);
         let mut sc = dumbbell(4, 20_000_000, 100_000_000, 5, t);
-        sc.links[0].loss = LossCfg::Bernoulli { p: 0.02 };
-        sc.links[1].loss = LossCfg::Bernoulli { p: 0.01 }; // ACK losses too
-        sc.links[0].queue = QueueCfg::Droptail { limit_pkts: Some(8), limit_bytes: None };
+        sc.links[0].loss = LossCfg::Bernoulli(ccsim_core::loss::BernoulliCfg { p: 0.02 });
+        sc.links[1].loss = LossCfg::Bernoulli(ccsim_core::loss::BernoulliCfg { p: 0.01 }); // ACK losses too
+        sc.links[0].queue =
+            QueueCfg::Droptail(ccsim_core::queue::DropTailCfg { limit_pkts: Some(8), limit_bytes: None });
         let mut sim = Simulation::new(&sc).unwrap();
         sim.run();
         let (inj, arr, drp, held) = counts(&sim);

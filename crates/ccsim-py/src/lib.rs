@@ -303,13 +303,13 @@ fn check_tcp(json: &str) -> PyResult<Option<(String, String, String)>> {
 }
 
 /// Every queue kind a scenario names, with the variant it resolves to, the
-/// fields it sets and its options (`config::net_schema::QUEUES`), as JSON.
+/// fields it sets and its options (`queue::queues()`, each kind's own file), as JSON.
 #[pyfunction]
 fn queue_options() -> String {
     ccsim_core::config::net_schema::queue_json()
 }
 
-/// Apply the queue options' bounds and rules (`net_schema::queue_rules`)
+/// Apply the queue options' bounds and rules (`QueueCfg::rules`)
 /// to a resolved queue given as JSON: None when it passes, else (option or
 /// field the kind sets, value, what is accepted).
 #[pyfunction]

@@ -27,6 +27,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,10 @@ def kernel_packet_bytes(t: dict) -> int:
 REGISTRY = Path("/run/ccsim-emu")
 NS_RE = re.compile(r"^ccsim-([0-9a-f]{6})-(\d+)$")
 DEV_RE = re.compile(r"^ccs([0-9a-f]{6})(\d+)$")
+# A run's private directory for its agents' result files, under the system's
+# temporary directory: TMP_PREFIX + run id + "-" + mkdtemp's random suffix.
+TMP_PREFIX = "ccsim-emu-"
+TMP_RE = re.compile(r"^ccsim-emu-([0-9a-f]{6})-[A-Za-z0-9_]+$")
 
 # Flow i's sink listens on this port + i (inside its host's namespace).
 PORT0 = 5001
@@ -114,8 +119,8 @@ def delete_namespace(ns: str) -> None:
 
 
 def cleanup_stale(only_run: str | None = None) -> list[str]:
-    """Remove the namespaces (and any leftover devices) of ccsim runs whose
-    process is gone; with `only_run`, that run's whatever its state. Returns
+    """Remove the namespaces (and any leftover devices and agents' result
+    directories) of ccsim runs whose process is gone; with `only_run`, that run's whatever its state. Returns
     what was removed."""
     removed = []
     for ns in list_namespaces():
@@ -146,6 +151,14 @@ def cleanup_stale(only_run: str | None = None) -> list[str]:
             continue
         sh("ip", "link", "delete", dev, check=False)
         removed.append(dev)
+    # the agents' result directories (run.py: tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{run}-"))
+    for d in Path(tempfile.gettempdir()).glob(TMP_PREFIX + "*"):
+        m = TMP_RE.match(d.name)
+        if m is None or not d.is_dir() or (only_run is not None and m.group(1) != only_run):
+            continue
+        if only_run is not None or _owner_gone(m.group(1)):
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
     if REGISTRY.is_dir():
         for f in REGISTRY.glob("*.pid"):
             run = f.stem

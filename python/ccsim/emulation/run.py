@@ -18,7 +18,16 @@ from pathlib import Path
 from .. import _core
 from ..errors import EmulationError, ScenarioError
 from ..scenario.topologies import link_capacity_bps, routes
-from .netns import PORT0, EmulationUnavailable, Testbed, check_available, cleanup_stale, kernel_packet_bytes, sh
+from .netns import (
+    PORT0,
+    TMP_PREFIX,
+    EmulationUnavailable,
+    Testbed,
+    check_available,
+    cleanup_stale,
+    kernel_packet_bytes,
+    sh,
+)
 
 AGENT = Path(__file__).with_name("agent.py")
 # The emulation backend's version: bump it in any change that alters what an
@@ -315,7 +324,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
             "trace_packets": bool((core.get("trace") or {}).get("seq")),
         }
         # the agents' result files: a private directory (mkdtemp, mode 0700), removed on every path
-        tmp = Path(tempfile.mkdtemp(prefix=f"ccsim-emu-{tb.run}-"))
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{tb.run}-"))
         tb.on_close.append(lambda: shutil.rmtree(tmp, ignore_errors=True))
         n_agents = 2 * len(flows)
         epoch = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((0.4 + 0.06 * n_agents) * 1e9)

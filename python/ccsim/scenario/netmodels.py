@@ -1,5 +1,5 @@
 """Network models a scenario names on its links: queue disciplines and loss
-models (parsed and checked here, run by the Rust core: queue/, loss.rs), and
+models (parsed and checked here, run by the Rust core: queue/, loss/), and
 the random distributions that loss channels and traffic sources draw from."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..errors import ScenarioError
 from ._check import _check_keys, _int, _str, by_kind
 from .units import fmt_time_ps, parse_size, parse_time
 
-# The core's loss-model schema (config/net_schema.rs): every loss model a
+# The core's loss-model schema (each model's file in loss/, exported by config/net_schema.rs): every loss model a
 # scenario names, the variant it resolves to, its options (kind, bounds,
 # unit, doc line) and the ones it requires. Each link direction draws from
 # its own stream.
@@ -30,7 +30,7 @@ STATE_TIME: dict[str, Any] = next(o["kind"] for o in LOSS_SCHEMA["two_state"]["o
 DIST_SCHEMA: dict[str, dict[str, Any]] = {d["name"]: d for d in json.loads(_core.dist_options())}
 DIST_KINDS: list[str] = list(DIST_SCHEMA)
 DIST_DOC: dict[str, str] = {k: d["doc"] for k, d in DIST_SCHEMA.items()}
-# The core's queue schema (config/net_schema.rs): every queue kind a
+# The core's queue schema (each kind's file in queue/, exported by config/net_schema.rs): every queue kind a
 # scenario names, the variant it resolves to, the fields it sets, and its
 # options with resolved field, kind (bounds, values), unit and doc line.
 QUEUE_SCHEMA: dict[str, dict[str, Any]] = {q["name"]: q for q in json.loads(_core.queue_options())}
@@ -59,12 +59,12 @@ def _scenario_form(opts: dict) -> dict:
 
 _NET = json.loads(_core.net_defaults())
 # Defaults the core fills in for options a scenario leaves out (serde
-# defaults in crates/ccsim-core/src/config/net.rs, the one place they are
+# defaults declared in each model's own file, crates/ccsim-core/src/queue/ and loss/, the one place they are
 # written), by the kind names a scenario uses.
 QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
-# The queue a link gets where the scenario names none (net_schema::DEFAULT_QUEUE),
+# The queue a link gets where the scenario names none (queue::DEFAULT_QUEUE),
 # and the buffer a direction gets where it writes none, by queue configuration
-# (net_schema::default_buffer).
+# (QueueKind::DEFAULT_BUFFER).
 DEFAULT_QUEUE: str = _NET["default_queue"]
 DEFAULT_BUFFER: dict[str, str] = {q["core"]: q["default_buffer"] for q in QUEUE_SCHEMA.values()}
 LOSS_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["loss"].items()}

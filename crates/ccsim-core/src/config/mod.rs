@@ -7,25 +7,20 @@
 //! applications, UDP), each type validating itself.
 
 pub mod app_schema;
-mod dualpi2;
 pub mod link_schema;
-mod loss;
 mod net;
 pub mod net_schema;
-mod pie;
 pub mod schema;
 pub mod sim_schema;
 mod tcp;
 mod traffic;
 
+pub use crate::loss::LossCfg;
 pub use crate::tracefile::{load_trace, MAX_TRACE_BYTES};
-pub use dualpi2::DualPi2Cfg;
-pub use loss::LossCfg;
 pub use net::{
     check_schedule_json, schedule_refusal, BucketRule, EcnMask, LinkCfg, QueueCfg, RedAdaptiveCfg, ReorderCfg,
     ScheduleRefusal, VaryingRate, MIN_T_UPDATE_PS,
 };
-pub use pie::PieCfg;
 pub use tcp::{
     sack_option_bytes, DelackTimer, EcnCodepoint, EcnFeedback, EcnResponse, GrowthPer, PacingCfg, RtoModel,
     RtoSsthresh, SackCfg, SsthreshBase, Stack, TcpCfg, MAX_INITIAL_WINDOW, MAX_TSO_SEGS,

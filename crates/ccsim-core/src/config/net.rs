@@ -2,6 +2,8 @@
 //! validating itself.
 
 use super::{check_time, err, ConfigError, LossCfg};
+use crate::queue::LinkFacts;
+pub use crate::queue::{EcnMask, QueueCfg, RedAdaptiveCfg, MIN_T_UPDATE_PS};
 use crate::units::{SimTime, MAX_TIME_PS};
 use serde::{Deserialize, Serialize};
 
@@ -149,166 +151,16 @@ impl ReorderCfg {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
-pub enum QueueCfg {
-    Droptail {
-        #[serde(default)]
-        limit_pkts: Option<u32>,
-        #[serde(default)]
-        limit_bytes: Option<u64>,
-    },
-    /// Linux netem's queue (`net/sched/sch_netem.c`, `netem_enqueue`): a
-    /// packet is refused when the packets the link holds — waiting,
-    /// shaped and in the delay line, until they reach the far end — number
-    /// `limit_pkts` (netem keeps a packet through its delay; tc's default
-    /// limit is 1000).
-    Netem { limit_pkts: u32 },
-    /// The RED family (queue/red.rs); None values are set automatically
-    /// from the link as ns-2's initialize_params does.
-    Red {
-        #[serde(default)]
-        limit_pkts: Option<u32>,
-        #[serde(default)]
-        limit_bytes: Option<u64>,
-        #[serde(default)]
-        min_th: Option<f64>,
-        #[serde(default)]
-        max_th: Option<f64>,
-        #[serde(default = "red_max_p")]
-        max_p: f64,
-        /// EWMA weight; None = ns-2's automatic value (q_weight_ = −1).
-        #[serde(default = "red_w_q")]
-        w_q: Option<f64>,
-        #[serde(default)]
-        gentle: bool,
-        #[serde(default = "default_true")]
-        wait: bool,
-        #[serde(default)]
-        bytes: bool,
-        #[serde(default = "red_mean_pktsize")]
-        mean_pktsize: u32,
-        #[serde(default)]
-        ecn: bool,
-        #[serde(default)]
-        mark_p: Option<f64>,
-        /// With mark_p: keep the forced drops (ns-2.27's mark_p_, before
-        /// use_mark_p_).
-        #[serde(default)]
-        mark_p_forced: bool,
-        #[serde(default)]
-        adaptive: RedAdaptiveCfg,
-        #[serde(default = "five_ms")]
-        target_delay_ps: SimTime,
-        #[serde(default = "red_interval")]
-        interval_ps: SimTime,
-        #[serde(default)]
-        alpha: Option<f64>,
-        #[serde(default)]
-        beta: Option<f64>,
-        #[serde(default = "red_top")]
-        top: f64,
-        #[serde(default)]
-        bottom: Option<f64>,
-    },
-    /// PIE (RFC 8033), decided at enqueue (queue/pie.rs; its options in
-    /// config/pie.rs).
-    Pie(super::PieCfg),
-    /// FQ-CoDel (RFC 8290), decided at dequeue (queue/fq_codel.rs).
-    FqCodel {
-        limit_pkts: u32,
-        #[serde(default = "five_ms")]
-        target_ps: SimTime,
-        #[serde(default = "codel_interval")]
-        interval_ps: SimTime,
-        #[serde(default = "codel_mtu")]
-        mtu: u32,
-        #[serde(default)]
-        ecn: bool,
-        #[serde(default = "codel_mtu")]
-        quantum: u32,
-        #[serde(default = "fq_buckets")]
-        buckets: u32,
-    },
-    /// DualPI2 (RFC 9332, Linux sch_dualpi2), decided at dequeue
-    /// (queue/dualpi2.rs; its options in config/dualpi2.rs).
-    Dualpi2(super::DualPi2Cfg),
-    /// CoDel (RFC 8289), decided at dequeue (queue/codel.rs).
-    Codel {
-        limit_pkts: u32,
-        #[serde(default = "five_ms")]
-        target_ps: SimTime,
-        #[serde(default = "codel_interval")]
-        interval_ps: SimTime,
-        /// Bytes at or below which the queue never drops (MAXPACKET).
-        #[serde(default = "codel_mtu")]
-        mtu: u32,
-        #[serde(default)]
-        ecn: bool,
-    },
-}
-
-/// Which ECN codepoints DualPI2 puts in its L queue (Linux TCA_DUALPI2_ECN_MASK).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnMask {
-    /// ECT(1) and CE (RFC 9331 §5.1).
-    #[default]
-    L4sEct,
-    /// ECT(0) too (a datacentre DCTCP in the L queue).
-    AnyEct,
-}
-
-fn codel_interval() -> SimTime {
-    100 * crate::units::PS_PER_MS
-}
-fn fq_buckets() -> u32 {
-    1024
-}
-fn codel_mtu() -> u32 {
-    1514
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RedAdaptiveCfg {
-    #[default]
-    Off,
-    /// Floyd, Gummadi & Shenker 2001.
-    Floyd,
-    /// Feng, Kandlur, Saha & Shin 1999.
-    Feng,
-}
-
-pub(super) fn one() -> f64 {
-    1.0
-}
-/// Floyd & Jacobson 1993's suggested weight (ns-2 q_weight_ 0.002).
-fn red_w_q() -> Option<f64> {
-    Some(0.002)
-}
-fn red_max_p() -> f64 {
-    0.1
-}
-fn red_mean_pktsize() -> u32 {
-    500
-}
-/// 5 ms: RED's automatic target delay and CoDel's target.
-fn five_ms() -> SimTime {
-    5 * crate::units::PS_PER_MS
-}
-fn red_interval() -> SimTime {
-    crate::units::PS_PER_S / 2
-}
-fn red_top() -> f64 {
-    0.5
-}
-
 impl LinkCfg {
     /// The link's nominal capacity, b/s (a trace's mean, a schedule's rate
     /// at time 0): what RED's automatic parameters read.
     pub fn capacity_bps(&self) -> u64 {
         self.rate_bps
+    }
+
+    /// What its queue discipline reads of it when built.
+    pub fn queue_facts(&self) -> LinkFacts {
+        LinkFacts { rate_bps: self.capacity_bps(), delay_ps: self.delay_ps }
     }
 
     /// Check the link `i` of a scenario with `n` nodes.
@@ -362,10 +214,6 @@ impl LinkCfg {
     }
 }
 
-/// The shortest PI update period (PIE, DualPI2): Linux counts both in
-/// microseconds, and a shorter period would be an event storm.
-pub const MIN_T_UPDATE_PS: SimTime = crate::units::PS_PER_US;
-
 /// Deepest shaper bucket accepted, bytes (1 GiB).
 pub const MAX_BURST_BYTES: u64 = 1 << 30;
 
@@ -380,43 +228,35 @@ impl ShaperCfg {
     }
 }
 
+impl LossCfg {
+    /// `f` names a field of the link this loss model belongs to; the
+    /// bounds and rules are the model's (`LossCfg::rules`, loss/).
+    pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
+        self.rules()
+            .or_else(|b| err(f(&format!("loss.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
+    }
+}
+
 impl QueueCfg {
     /// `f` names a field of the link this queue belongs to. The buffer is
-    /// the link's; every option and the rules between them are the
-    /// schema's (`net_schema::queue_rules`).
+    /// the link's; every option and the rules between them are the kind's
+    /// (`QueueCfg::rules`, queue/).
     pub fn validate(&self, f: &dyn Fn(&str) -> String) -> Result<(), ConfigError> {
-        let (limit_pkts, bytes_ok) = match self {
-            QueueCfg::Droptail { limit_pkts, limit_bytes } | QueueCfg::Red { limit_pkts, limit_bytes, .. } => {
-                (*limit_pkts, limit_bytes.is_some())
-            }
-            QueueCfg::Pie(c) => (c.limit_pkts, c.limit_bytes.is_some()),
-            QueueCfg::Netem { limit_pkts }
-            | QueueCfg::Codel { limit_pkts, .. }
-            | QueueCfg::FqCodel { limit_pkts, .. } => (Some(*limit_pkts), false),
-            QueueCfg::Dualpi2(c) => (Some(c.limit_pkts), false),
-        };
-        if limit_pkts.is_none() && !bytes_ok {
+        let (limit_pkts, limit_bytes) = self.buffer();
+        if limit_pkts.is_none() && limit_bytes.is_none() {
             return err(f("queue"), "needs limit_pkts or limit_bytes (the hard limit)");
         }
         if limit_pkts == Some(0) {
             return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
         }
-        super::net_schema::queue_rules(self)
+        self.rules()
             .or_else(|b| err(f(&format!("queue.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
     }
 
     /// The byte limit, for the disciplines that have one.
     pub fn limit_bytes(&self) -> Option<u64> {
-        match self {
-            QueueCfg::Droptail { limit_bytes, .. } | QueueCfg::Red { limit_bytes, .. } => *limit_bytes,
-            QueueCfg::Pie(c) => c.limit_bytes,
-            QueueCfg::Codel { .. } | QueueCfg::FqCodel { .. } | QueueCfg::Dualpi2(_) | QueueCfg::Netem { .. } => None,
-        }
+        self.buffer().1
     }
-}
-
-fn default_true() -> bool {
-    true
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ impl Link {
             from,
             to,
             delay,
-            lossless: matches!(loss, LossModel::None),
+            lossless: matches!(loss, LossModel::None(_)),
             loss,
             ring: Ring::default(),
             waiting_pkts: 0,
@@ -172,7 +172,7 @@ impl Link {
     /// both backends run the same queue and loss code.
     pub fn build(sc: &crate::config::Scenario, i: usize) -> Link {
         let l = &sc.links[i];
-        let disc = crate::queue::Discipline::build(l, sc.seed, i as u64);
+        let disc = l.queue.build(l.queue_facts(), sc.seed, i as u64);
         let loss = LossModel::build(&l.loss, sc.seed, i as u64);
         let mut link = Link::new(l.name.clone(), l.from, l.to, Transmitter::for_link(l), l.delay_ps, disc, loss);
         if l.reorder.is_on() {
@@ -621,7 +621,7 @@ mod tests {
 
     fn link(rate: u64, limit: u32) -> Link {
         let q = Discipline::Enqueue(Box::new(DropTail { limit_pkts: Some(limit), limit_bytes: None }));
-        Link::new("l".into(), 0, 1, Transmitter::fixed(rate), 1_000, q, LossModel::None)
+        Link::new("l".into(), 0, 1, Transmitter::fixed(rate), 1_000, q, LossModel::none())
     }
 
     #[test]
@@ -649,7 +649,7 @@ mod tests {
         // ms: nothing ever waits, but about 11 are on their way at once.
         let run = |disc: Discipline| {
             let mut l =
-                Link::new("l".into(), 0, 1, Transmitter::fixed(12_000_000), 10 * PS_PER_MS, disc, LossModel::None);
+                Link::new("l".into(), 0, 1, Transmitter::fixed(12_000_000), 10 * PS_PER_MS, disc, LossModel::none());
             let mut refused = 0;
             for k in 0..30u64 {
                 let now = k * PS_PER_MS;
@@ -697,7 +697,7 @@ mod tests {
             Transmitter::fixed(12_000_000),
             1_000,
             Discipline::Dequeue(Box::new(codel)),
-            LossModel::None,
+            LossModel::none(),
         );
         let first = l.enqueue(0, pkt(1500));
         assert!(matches!(first, Admission::Accepted(Some(t)) if t == ms + 1_000));

@@ -3,10 +3,53 @@
 //! stayed at or above `target` for `interval`, at times spaced
 //! interval/√count apart while the delay stays high.
 
-use super::DequeueDisc;
+use super::{DequeueDisc, Discipline, LinkFacts, QueueKind, PKT_BYTES};
+use crate::opts::{options, Kind, Named, Opt};
 use crate::packet::Packet;
-use crate::units::SimTime;
+use crate::rng::Stream;
+use crate::units::{SimTime, PS_PER_MS};
 use std::collections::VecDeque;
+
+options! {
+    /// CoDel (RFC 8289; Linux sch_codel's defaults). The buffer
+    /// (`limit_pkts`, set from the link's) is its packet limit. FQ-CoDel
+    /// takes these four options (fq_codel.rs).
+    pub struct CodelCfg, rows OPTS {
+        limit_pkts: u32 = 0,
+        target_ps: SimTime = 5 * PS_PER_MS
+            => ("target", Kind::Time { min_ps: 1 }, "time", "acceptable standing queue delay"),
+        interval_ps: SimTime = 100 * PS_PER_MS
+            => ("interval", Kind::Time { min_ps: 1 }, "time", "time the delay must stay above target before dropping; drop spacing interval/√count"),
+        /// Bytes at or below which the queue never drops (MAXPACKET).
+        mtu: u32 = 1514
+            => ("mtu", PKT_BYTES, "bytes", "bytes: no drop while at most this much is queued behind the head (RFC 8289 MAXPACKET)"),
+        ecn: bool = false => ("ecn", Kind::Bool, "", "mark ECN-capable packets instead of dropping them"),
+    }
+}
+
+impl CodelCfg {
+    /// The model's parameters.
+    pub fn params(&self) -> CodelParams {
+        CodelParams {
+            target: self.target_ps,
+            interval: self.interval_ps,
+            limit_pkts: self.limit_pkts,
+            mtu: self.mtu as u64,
+            ecn: self.ecn,
+        }
+    }
+}
+
+impl QueueKind for CodelCfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    const NAMES: &'static [Named] = &[Named { name: "codel", fixed: &[], doc: "CoDel (RFC 8289)" }];
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (Some(self.limit_pkts), None)
+    }
+    fn build(&self, _: LinkFacts, _: &mut dyn FnMut() -> Stream) -> Discipline {
+        Discipline::Dequeue(Box::new(Codel::new(self.params())))
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct CodelParams {

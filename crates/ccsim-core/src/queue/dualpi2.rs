@@ -31,11 +31,71 @@
 //! splitting (ccsim's packets are single segments); the limit counts
 //! packets, not Linux's memory (2·MTU per packet).
 
-use super::DequeueDisc;
-use crate::config::{DualPi2Cfg, EcnMask};
+use super::{DequeueDisc, Discipline, LinkFacts, QueueKind, HZ, PKT_BYTES, T_UPDATE};
+use crate::opts::{options, Kind, Named, Opt};
 use crate::packet::{Ecn, Packet};
 use crate::rng::Stream;
-use crate::units::{SimTime, PS_PER_S};
+use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Which ECN codepoints DualPI2 puts in its L queue (Linux TCA_DUALPI2_ECN_MASK).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMask {
+    /// ECT(1) and CE (RFC 9331 §5.1).
+    #[default]
+    L4sEct,
+    /// ECT(0) too (a datacentre DCTCP in the L queue).
+    AnyEct,
+}
+
+// Defaults are Linux's `dualpi2_reset_default` (net/sched/sch_dualpi2.c).
+options! {
+    /// DualPI2 (RFC 9332, Linux sch_dualpi2), decided at dequeue. The
+    /// buffer (`limit_pkts`, set from the link's) counts both queues.
+    pub struct DualPi2Cfg, rows OPTS {
+        limit_pkts: u32 = 0,
+        target_ps: SimTime = 15 * PS_PER_MS
+            => ("target", Kind::Time { min_ps: 0 }, "time", "PI2 target queueing delay (RFC 9332: 15 ms)"),
+        t_update_ps: SimTime = 16 * PS_PER_MS => ("t_update", T_UPDATE, "time", "PI2 update period"),
+        /// Integral gain, Hz (probability per second of delay error).
+        alpha: f64 = 41.0 / 256.0
+            => ("alpha", HZ, "Hz", "Hz, integral gain (Linux 41/256 ≈ RFC 9332's 0.16)"),
+        /// Proportional gain, Hz.
+        beta: f64 = 819.0 / 256.0
+            => ("beta", HZ, "Hz", "Hz, proportional gain (Linux 819/256 ≈ RFC 9332's 3.2)"),
+        step_thresh_ps: SimTime = PS_PER_MS
+            => ("step_thresh", Kind::Time { min_ps: 0 }, "time", "L queue's native AQM: an L packet that waited longer is marked"),
+        min_qlen_step: u32 = 0
+            => ("min_qlen_step", Kind::Int { lo: 0, hi: u32::MAX as u64 }, "packets", "packets: the step applies only to L packets that found at least this many L packets waiting"),
+        /// Coupling factor k.
+        coupling: f64 = 2.0
+            => ("coupling", Kind::Number { lo: 1.0, hi: 255.0, lo_open: false }, "", "k: the L queue marks with k·p', the C queue with p'² (RFC 9332: 2)"),
+        /// C-queue weight w_C, percent.
+        c_protection: u32 = 10
+            => ("c_protection", Kind::Int { lo: 0, hi: 100 }, "percent", "percent: the C queue's weight in the WRR scheduler (L gets the rest)"),
+        drop_overload: bool = true
+            => ("drop_overload", Kind::Bool, "", "when k·p' > 1, drop L packets with p'² (true) or mark only and let the queue grow (false)"),
+        drop_early: bool = false
+            => ("drop_early", Kind::Bool, "", "decide drops and marks at enqueue (true) instead of dequeue (Linux default)"),
+        ecn_mask: EcnMask = EcnMask::L4sEct
+            => ("ecn_mask", Kind::Choice(&["l4s_ect", "any_ect"]), "", "'l4s_ect' (ECT(1) and CE to the L queue) or 'any_ect' (ECT(0) too)"),
+        mtu: u32 = 1514
+            => ("mtu", PKT_BYTES, "bytes", "bytes: no PI marking or dropping while less than 2·mtu is queued"),
+    }
+}
+
+impl QueueKind for DualPi2Cfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    const NAMES: &'static [Named] =
+        &[Named { name: "dualpi2", fixed: &[], doc: "DualPI2 (RFC 9332, Linux sch_dualpi2)" }];
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (Some(self.limit_pkts), None)
+    }
+    fn build(&self, _: LinkFacts, rng: &mut dyn FnMut() -> Stream) -> Discipline {
+        Discipline::Dequeue(Box::new(DualPi2::new(*self, rng())))
+    }
+}
 use std::collections::VecDeque;
 
 /// A waiting packet with its arrival time and whether the step applies.

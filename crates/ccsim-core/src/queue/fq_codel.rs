@@ -4,11 +4,46 @@
 //! active queues first. When the total limit is exceeded, the head packet of
 //! the queue with the most bytes is dropped.
 
-use super::codel::{Codel, CodelParams};
-use super::DequeueDisc;
+use super::codel::{Codel, CodelCfg, CodelParams};
+use super::{DequeueDisc, Discipline, LinkFacts, QueueKind};
+use crate::opts::{options, Kind, Named, Opt};
 use crate::packet::{Packet, PktKind};
+use crate::rng::Stream;
 use crate::units::SimTime;
 use std::collections::VecDeque;
+
+options! {
+    /// FQ-CoDel (RFC 8290; Linux sch_fq_codel's defaults): CoDel's options
+    /// (their rows and defaults are CoDel's) and the scheduler's two. The
+    /// buffer (`limit_pkts`, set from the link's) counts every queue.
+    pub struct FqCodelCfg, rows OPTS {
+        limit_pkts: u32 = 0,
+        target_ps: SimTime = CodelCfg::default().target_ps => [CodelCfg::OPTS[0]],
+        interval_ps: SimTime = CodelCfg::default().interval_ps => [CodelCfg::OPTS[1]],
+        mtu: u32 = CodelCfg::default().mtu => [CodelCfg::OPTS[2]],
+        ecn: bool = CodelCfg::default().ecn => [CodelCfg::OPTS[3]],
+        /// DRR quantum, bytes (RFC 8290: one MTU; Linux 1514).
+        quantum: u32 = 1514
+            => ("quantum", Kind::Int { lo: 1, hi: i32::MAX as u64 }, "bytes", "fq_codel only: DRR bytes per round"),
+        buckets: u32 = 1024
+            => ("buckets", Kind::Int { lo: 1, hi: 65_536 }, "queues", "fq_codel only: flow queues, flows hashed into them"),
+    }
+}
+
+impl QueueKind for FqCodelCfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    const NAMES: &'static [Named] = &[Named { name: "fq_codel", fixed: &[], doc: "FQ-CoDel (RFC 8290)" }];
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (Some(self.limit_pkts), None)
+    }
+    fn build(&self, _: LinkFacts, rng: &mut dyn FnMut() -> Stream) -> Discipline {
+        let FqCodelCfg { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } = *self;
+        let codel = CodelCfg { limit_pkts, target_ps, interval_ps, mtu, ecn }.params();
+        // Linux draws a hash perturbation at setup; here from the link's stream.
+        let perturb = rng().next_u64();
+        Discipline::Dequeue(Box::new(FqCodel::new(FqCodelParams { codel, limit_pkts, quantum, buckets, perturb })))
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct FqCodelParams {

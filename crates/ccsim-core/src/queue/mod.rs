@@ -5,23 +5,154 @@
 //! their own. Disciplines that decide at dequeue (CoDel, FQ-CoDel) hold their packets
 //! themselves (`DequeueDisc`) and the link takes one when its transmitter
 //! frees up, at a service event; see docs/architecture.md.
+//!
+//! Each kind is one file: its options declared once (`opts::options!`),
+//! its scenario names, buffer, rules and builder (`QueueKind`), and the
+//! model. The registry (`queues!` below) lists each kind once and yields
+//! the configuration enum, the schema's list of kinds and the dispatch.
 
 mod codel;
 mod dualpi2;
+#[cfg(test)]
+mod every_nth;
 mod fq_codel;
 mod pie;
 pub(crate) mod red;
 
-pub use codel::{Codel, CodelParams};
-pub use dualpi2::DualPi2;
-pub use fq_codel::{FqCodel, FqCodelParams};
-pub use pie::Pie;
-pub use red::{Adaptive, Red, RedParams};
+pub use codel::{Codel, CodelCfg, CodelParams};
+pub use dualpi2::{DualPi2, DualPi2Cfg, EcnMask};
+pub use fq_codel::{FqCodel, FqCodelCfg, FqCodelParams};
+pub use pie::{Pie, PieCfg};
+pub use red::{Adaptive, Red, RedAdaptiveCfg, RedCfg, RedParams};
 
-use crate::config::{LinkCfg, QueueCfg};
+use crate::opts::{check_kinds, options, Broken, Kind, Named, Opt, Variant};
 use crate::packet::Packet;
 use crate::rng::{Stream, StreamKind};
 use crate::units::SimTime;
+
+/// The shortest update period of a PI controller (PIE, DualPI2): 1 µs.
+/// Linux counts both in microseconds, and a shorter period would be an
+/// event storm.
+pub const MIN_T_UPDATE_PS: SimTime = crate::units::PS_PER_US;
+pub(crate) const T_UPDATE: Kind = Kind::TimeFloor {
+    min_ps: MIN_T_UPDATE_PS,
+    accepted: "a time ≥ 1us (Linux counts the update period in microseconds)",
+};
+pub(crate) const HZ: Kind = Kind::Number { lo: 0.0, hi: f64::INFINITY, lo_open: false };
+pub(crate) const PKT_BYTES: Kind = Kind::Int { lo: 1, hi: 65_535 };
+
+/// What a discipline reads of its link when it is built: RED sets its
+/// automatic parameters from them (ns-2's initialize_params).
+#[derive(Clone, Copy, Debug)]
+pub struct LinkFacts {
+    /// The transmitter's rate, bit/s.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay_ps: SimTime,
+}
+
+/// A queue discipline's configuration, implemented in its kind's own file.
+pub trait QueueKind: Sized {
+    /// Its option rows (declared with the fields by `opts::options!`).
+    const ROWS: &'static [Opt];
+    /// The names a scenario gives it (RED has four), in documentation order.
+    const NAMES: &'static [Named];
+    /// The buffer of a link direction whose scenario gives none, as a
+    /// scenario writes it: one bandwidth-delay product (Villamizar & Song
+    /// 1994's rule of thumb, the usual choice in congestion-control
+    /// studies) unless the kind says otherwise.
+    const DEFAULT_BUFFER: &'static str = "1bdp";
+    /// Its hard limit: packets, bytes (a kind without a byte limit says
+    /// None and has no `limit_bytes` field).
+    fn buffer(&self) -> (Option<u32>, Option<u64>);
+    /// Rules between its options, beyond each option's kind.
+    fn rules(&self) -> Result<(), Broken> {
+        Ok(())
+    }
+    /// The discipline; `rng` gives the link's random stream.
+    fn build(&self, link: LinkFacts, rng: &mut dyn FnMut() -> Stream) -> Discipline;
+}
+
+/// The registry: one line per kind, `Variant(Cfg) = "tag"`. It yields
+/// `QueueCfg` (the enum a link's `queue` deserializes into, tagged by
+/// `kind`), its dispatch, and `queues()` (every scenario name, for the
+/// schema). A line may carry attributes (`#[cfg(test)]`).
+macro_rules! queues {
+    ($( $(#[$m:meta])* $variant:ident($cfg:ty) = $tag:literal ),* $(,)?) => {
+        /// A link direction's queue discipline as configured.
+        #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields, tag = "kind")]
+        pub enum QueueCfg {
+            $( $(#[$m])* #[serde(rename = $tag)] $variant($cfg), )*
+        }
+
+        impl QueueCfg {
+            /// The hard limit: packets, bytes.
+            pub fn buffer(&self) -> (Option<u32>, Option<u64>) {
+                match self { $( $(#[$m])* QueueCfg::$variant(c) => c.buffer(), )* }
+            }
+
+            /// Each option's value against its kind, then the rules between
+            /// options. `Broken::option` is an option as a scenario writes
+            /// it, or a field the kind's name sets (`gentle`, `adaptive`).
+            pub fn rules(&self) -> Result<(), Broken> {
+                match self {
+                    $( $(#[$m])* QueueCfg::$variant(c) => {
+                        // a kind without options skips the serialisation (a
+                        // 100,000-flow dumbbell has 400,000 access links)
+                        if !<$cfg as QueueKind>::ROWS.is_empty() {
+                            let v = serde_json::to_value(c).expect("a queue configuration serializes");
+                            check_kinds(<$cfg as QueueKind>::ROWS, &v)?;
+                        }
+                        c.rules()
+                    } )*
+                }
+            }
+
+            /// The discipline this configuration asks for; `index` picks
+            /// the link's random stream.
+            pub fn build(&self, link: LinkFacts, seed: u64, index: u64) -> Discipline {
+                let mut rng = || Stream::new(seed, StreamKind::Queue, index);
+                match self { $( $(#[$m])* QueueCfg::$variant(c) => c.build(link, &mut rng), )* }
+            }
+        }
+
+        /// Every name a scenario gives a queue kind, in documentation order.
+        pub fn queues() -> Vec<Variant> {
+            let mut out = Vec::new();
+            $( $(#[$m])* for n in <$cfg as QueueKind>::NAMES {
+                out.push(Variant {
+                    name: n.name, core: $tag, fixed: n.fixed, opts: <$cfg as QueueKind>::ROWS,
+                    required: &[], doc: n.doc,
+                });
+            } )*
+            out
+        }
+
+        /// The buffer a kind (`core`, its tag) gets where the scenario gives none.
+        pub fn default_buffer(core: &str) -> Option<&'static str> {
+            $( $(#[$m])* if core == $tag { return Some(<$cfg as QueueKind>::DEFAULT_BUFFER); } )*
+            None
+        }
+    };
+}
+
+queues! {
+    Droptail(DropTailCfg) = "droptail",
+    Netem(NetemCfg) = "netem",
+    Red(red::RedCfg) = "red",
+    Codel(codel::CodelCfg) = "codel",
+    FqCodel(fq_codel::FqCodelCfg) = "fq_codel",
+    Pie(pie::PieCfg) = "pie",
+    Dualpi2(dualpi2::DualPi2Cfg) = "dualpi2",
+    #[cfg(test)]
+    EveryNth(every_nth::EveryNthCfg) = "every_nth",
+}
+
+/// The queue of a link whose scenario names none: a FIFO that drops
+/// arrivals once full (ns-2's DropTail, Linux pfifo), the queue every
+/// congestion-control paper compares against.
+pub const DEFAULT_QUEUE: &str = "droptail";
 
 /// What the FIFO holds when a packet arrives: packets waiting (not counting
 /// the one being serialized) and their bytes.
@@ -69,6 +200,26 @@ pub trait QueueDisc {
     }
 }
 
+options! {
+    /// DropTail: its buffer only (set from the link's).
+    pub struct DropTailCfg, rows OPTS {
+        limit_pkts: Option<u32> = None,
+        limit_bytes: Option<u64> = None,
+    }
+}
+
+impl QueueKind for DropTailCfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    const NAMES: &'static [Named] =
+        &[Named { name: "droptail", fixed: &[], doc: "tail drop at the buffer (packets or bytes)" }];
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (self.limit_pkts, self.limit_bytes)
+    }
+    fn build(&self, _: LinkFacts, _: &mut dyn FnMut() -> Stream) -> Discipline {
+        Discipline::Enqueue(Box::new(DropTail { limit_pkts: self.limit_pkts, limit_bytes: self.limit_bytes }))
+    }
+}
+
 /// Tail drop: refuse an arriving packet when the waiting packets (or bytes,
 /// counting the arriving packet) would exceed the limit. The packet in
 /// service does not count, as in ns-2's DropTail where the link holds it.
@@ -113,9 +264,38 @@ impl QueueDisc for DropTail {
     }
 }
 
+options! {
+    /// Linux netem's queue (`net/sched/sch_netem.c`, `netem_enqueue`): a
+    /// packet is refused when the packets the link holds — waiting,
+    /// shaped and in the delay line, until they reach the far end — number
+    /// `limit_pkts` (netem keeps a packet through its delay).
+    pub struct NetemCfg, rows OPTS {
+        limit_pkts: u32 = 0,
+    }
+}
+
+impl QueueKind for NetemCfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    const NAMES: &'static [Named] = &[Named {
+        name: "netem",
+        fixed: &[],
+        doc: "Linux netem's queue: the buffer counts every packet the link holds, in its delay line too (tc's default limit 1000)",
+    }];
+    /// netem's own default limit of 1000 packets (iproute2 tc/q_netem.c,
+    /// `netem_parse_opt`: `opt.limit = 1000`), as `tc qdisc add ... netem`
+    /// written without a limit.
+    const DEFAULT_BUFFER: &'static str = "1000pkt";
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (Some(self.limit_pkts), None)
+    }
+    fn build(&self, _: LinkFacts, _: &mut dyn FnMut() -> Stream) -> Discipline {
+        Discipline::Enqueue(Box::new(Netem { limit_pkts: self.limit_pkts }))
+    }
+}
+
 /// netem's tail drop: refuse a packet when the link already holds
 /// `limit_pkts` packets, counting those in the delay line
-/// (`QueueCfg::Netem`).
+/// (`NetemCfg`).
 #[derive(Clone, Copy, Debug)]
 pub struct Netem {
     pub limit_pkts: u32,
@@ -176,48 +356,6 @@ pub enum Discipline {
 }
 
 impl Discipline {
-    /// The discipline a link's configuration asks for; `index` picks the
-    /// link's random stream.
-    pub fn build(l: &LinkCfg, seed: u64, index: u64) -> Discipline {
-        let rng = || Stream::new(seed, StreamKind::Queue, index);
-        match &l.queue {
-            QueueCfg::Droptail { limit_pkts, limit_bytes } => {
-                Discipline::Enqueue(Box::new(DropTail { limit_pkts: *limit_pkts, limit_bytes: *limit_bytes }))
-            }
-            QueueCfg::Netem { limit_pkts } => Discipline::Enqueue(Box::new(Netem { limit_pkts: *limit_pkts })),
-            QueueCfg::Red { .. } => Discipline::Enqueue(Box::new(Red::new(RedParams::from_link(l), rng()))),
-            QueueCfg::Pie(c) => Discipline::Enqueue(Box::new(Pie::new(*c, rng()))),
-            QueueCfg::Codel { limit_pkts, target_ps, interval_ps, mtu, ecn } => {
-                Discipline::Dequeue(Box::new(Codel::new(CodelParams {
-                    target: *target_ps,
-                    interval: *interval_ps,
-                    limit_pkts: *limit_pkts,
-                    mtu: *mtu as u64,
-                    ecn: *ecn,
-                })))
-            }
-            QueueCfg::Dualpi2(c) => Discipline::Dequeue(Box::new(DualPi2::new(*c, rng()))),
-            QueueCfg::FqCodel { limit_pkts, target_ps, interval_ps, mtu, ecn, quantum, buckets } => {
-                let codel = CodelParams {
-                    target: *target_ps,
-                    interval: *interval_ps,
-                    limit_pkts: *limit_pkts,
-                    mtu: *mtu as u64,
-                    ecn: *ecn,
-                };
-                // Linux draws a hash perturbation at setup; here from the link's stream.
-                let perturb = rng().next_u64();
-                Discipline::Dequeue(Box::new(FqCodel::new(FqCodelParams {
-                    codel,
-                    limit_pkts: *limit_pkts,
-                    quantum: *quantum,
-                    buckets: *buckets,
-                    perturb,
-                })))
-            }
-        }
-    }
-
     pub fn name(&self) -> &'static str {
         match self {
             Discipline::Enqueue(d) => d.name(),

@@ -45,10 +45,162 @@
 //! thresholds stay in (mean-size) packets. The hard limit is the link's
 //! buffer (`limit_pkts` / `limit_bytes`), as DropTail's.
 
-use super::{QueueDisc, QueueState, Verdict};
+use super::{Discipline, LinkFacts, QueueDisc, QueueKind, QueueState, Verdict, PKT_BYTES};
+use crate::opts::{options, Broken, Fixed, Kind, Named, Opt};
 use crate::packet::Packet;
 use crate::rng::Stream;
-use crate::units::{SimTime, PS_PER_S};
+use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Which adaptation of max_p a RED queue runs (set by the kind's name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedAdaptiveCfg {
+    #[default]
+    Off,
+    /// Floyd, Gummadi & Shenker 2001.
+    Floyd,
+    /// Feng, Kandlur, Saha & Shin 1999.
+    Feng,
+}
+
+const THRESHOLD: Kind = Kind::Number { lo: 0.0, hi: f64::INFINITY, lo_open: false };
+const POSITIVE: Kind = Kind::Number { lo: 0.0, hi: f64::INFINITY, lo_open: true };
+
+options! {
+    /// The RED family. Thresholds are in packets (mean-size packets in
+    /// byte mode); values left out (None) are set from the link as ns-2's
+    /// initialize_params does (`RedParams::from_cfg`). The buffer
+    /// (`limit_pkts` or `limit_bytes`, set from the link's) is the hard limit.
+    pub struct RedCfg, rows OPTS {
+        limit_pkts: Option<u32> = None,
+        limit_bytes: Option<u64> = None,
+        min_th: Option<f64> = None
+            => ("min_th", THRESHOLD, "packets", "lower threshold, packets; none = max(5, target_delay·C/2) (ns-2 automatic)"),
+        max_th: Option<f64> = None
+            => ("max_th", THRESHOLD, "packets", "upper threshold, packets; none = 3·min_th; = min_th: step marking at K = min_th (DCTCP's ns-2 set-up, with w_q = 1 and ecn = true)"),
+        max_p: f64 = 0.1 => ("max_p", Kind::Prob { lo_open: true }, "", "drop probability at max_th (ns-2 linterm 10)"),
+        /// EWMA weight: Floyd & Jacobson 1993's suggested 0.002 (ns-2
+        /// q_weight_); None = ns-2's automatic value (q_weight_ = −1).
+        w_q: Option<f64> = Some(0.002)
+            => ("w_q", Kind::ProbOrAuto, "", "EWMA weight (Floyd & Jacobson 1993); 'auto' = ns-2 1 − exp(−1/(10·RTT·C))"),
+        gentle: bool = false
+            => ("gentle", Kind::Bool, "", "p rises from max_p to 1 between max_th and 2·max_th (always on for gentle_red and adaptive_red)"),
+        wait: bool = true => ("wait", Kind::Bool, "", "ns-2 wait_: no drop until count·p_b ≥ 1"),
+        bytes: bool = false
+            => ("bytes", Kind::Bool, "", "byte mode: queue in bytes/mean_pktsize, p scaled by size/mean_pktsize"),
+        mean_pktsize: u32 = 500
+            => ("mean_pktsize", PKT_BYTES, "bytes", "bytes (ns-2 mean_pktsize_); sets the idle-time decay and byte mode"),
+        ecn: bool = false
+            => ("ecn", Kind::Bool, "", "mark ECN-capable packets instead of dropping them early (ns-2 setbit_)"),
+        mark_p: Option<f64> = None
+            => ("mark_p", Kind::Prob { lo_open: true }, "", "mark (not drop) an ECN-capable packet picked while p_b < mark_p, and no forced drops below the hard limit (ns-2's use_mark_p_ = true, added 2005-12, ns-2.35's default); needs ecn = true"),
+        /// With mark_p: keep the forced drops (ns-2.27's mark_p_, before
+        /// use_mark_p_).
+        mark_p_forced: bool = false
+            => ("mark_p_forced", Kind::Bool, "", "with mark_p: keep the forced drops above max_th (2·max_th when gentle) and apply mark_p to early picks only, as ns-2.27's mark_p_ did before use_mark_p_; needs mark_p"),
+        adaptive: RedAdaptiveCfg = RedAdaptiveCfg::Off,
+        /// 5 ms: RED's automatic target delay.
+        target_delay_ps: SimTime = 5 * PS_PER_MS
+            => ("target_delay", Kind::Time { min_ps: 1 }, "time", "adaptive RED / automatic min_th target"),
+        interval_ps: SimTime = PS_PER_S / 2
+            => ("interval", Kind::Time { min_ps: 1 }, "time", "adaptive RED update interval"),
+        alpha: Option<f64> = None
+            => ("alpha", POSITIVE, "", "adaptive RED additive step cap / Feng divisor; none = 0.01 / 3"),
+        beta: Option<f64> = None
+            => ("beta", POSITIVE, "", "adaptive RED decrease factor / Feng multiplier; none = 0.9 / 2"),
+        top: f64 = 0.5 => ("top", Kind::Prob { lo_open: true }, "", "adaptive RED upper bound on max_p"),
+        bottom: Option<f64> = None
+            => ("bottom", Kind::Prob { lo_open: false }, "", "adaptive RED lower bound on max_p; none = min(0.01, 80000/rate)"),
+    }
+}
+
+const OFF: (&str, Fixed) = ("adaptive", Fixed::Str("off"));
+const GENTLE: (&str, Fixed) = ("gentle", Fixed::Bool(true));
+
+impl QueueKind for RedCfg {
+    const ROWS: &'static [Opt] = Self::OPTS;
+    #[rustfmt::skip]
+    const NAMES: &'static [Named] = &[
+        Named { name: "red", fixed: &[OFF], doc: "RED (Floyd & Jacobson 1993), as ns-2's REDQueue" },
+        Named { name: "gentle_red", fixed: &[GENTLE, OFF], doc: "RED with gentle on" },
+        Named { name: "adaptive_red", fixed: &[GENTLE, ("adaptive", Fixed::Str("floyd"))], doc: "Adaptive RED (Floyd, Gummadi & Shenker 2001): max_p adapted towards target_delay, gentle" },
+        Named { name: "feng_red", fixed: &[("adaptive", Fixed::Str("feng"))], doc: "self-configuring RED (Feng, Kandlur, Saha & Shin 1999)" },
+    ];
+    fn buffer(&self) -> (Option<u32>, Option<u64>) {
+        (self.limit_pkts, self.limit_bytes)
+    }
+    fn build(&self, link: LinkFacts, rng: &mut dyn FnMut() -> Stream) -> Discipline {
+        Discipline::Enqueue(Box::new(Red::new(RedParams::from_cfg(self, link), rng())))
+    }
+    /// `Broken::option` may be a field a name sets (`gentle`, `adaptive`).
+    fn rules(&self) -> Result<(), Broken> {
+        let RedCfg { min_th, max_th, gentle, adaptive, mark_p, mark_p_forced, ecn, .. } = *self;
+        if mark_p_forced && mark_p.is_none() {
+            return Err(Broken {
+                option: "mark_p_forced",
+                got: "true".into(),
+                expected: "left out unless mark_p is given (it says how mark_p treats the forced-drop region)".into(),
+            });
+        }
+        if let (Some(lo), Some(hi)) = (min_th, max_th) {
+            if hi < lo {
+                return Err(Broken {
+                    option: "max_th",
+                    got: format!("{hi}"),
+                    expected: format!("≥ min_th = {lo} (equal: step marking at K = min_th)"),
+                });
+            }
+            if hi == lo {
+                // step marking has no use for these
+                if adaptive != RedAdaptiveCfg::Off {
+                    return Err(Broken {
+                        option: "adaptive",
+                        got: "adaptive".into(),
+                        expected: format!("'red' with min_th = max_th = {lo} (step marking has no max_p to adapt)"),
+                    });
+                }
+                if gentle {
+                    return Err(Broken {
+                        option: "gentle",
+                        got: "true".into(),
+                        expected: format!(
+                            "RED without gentle with min_th = max_th = {lo} (step marking has no region above max_th to soften)"
+                        ),
+                    });
+                }
+                if let Some(m) = mark_p {
+                    return Err(Broken {
+                        option: "mark_p",
+                        got: format!("{m}"),
+                        expected: format!(
+                            "left out with min_th = max_th = {lo} (step marking marks every packet picked)"
+                        ),
+                    });
+                }
+            }
+        } else if let Some(hi) = max_th {
+            if hi <= 0.0 {
+                return Err(Broken {
+                    option: "max_th",
+                    got: format!("{hi}"),
+                    expected: "a number > 0 (packets)".into(),
+                });
+            }
+        }
+        if let (Some(m), false) = (mark_p, ecn) {
+            // a queue that does not mark never uses mark_p: refused rather than ignored
+            return Err(Broken {
+                option: "mark_p",
+                got: format!("{m}"),
+                expected: "left out unless ecn = true (mark_p sets which ECN-capable packets are marked \
+                           instead of dropped)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+}
 
 /// Resolved RED parameters (the scenario layer fills in the automatic ones).
 #[derive(Clone, Debug)]
@@ -77,10 +229,8 @@ impl RedParams {
     /// C = link rate in mean-size packets/s; min_th = max(5, target_delay·C/2);
     /// max_th = 3·min_th; w_q = 1 − exp(−1/(10·RTT·C)) with RTT = max(0.1 s,
     /// 3·(delay + 1/C)) (ns-2 q_weight_ = −1); bottom = min(0.01, 80000/rate).
-    pub fn from_link(l: &crate::config::LinkCfg) -> RedParams {
-        use crate::config::{QueueCfg, RedAdaptiveCfg};
-        use crate::units::ps_to_s;
-        let QueueCfg::Red {
+    pub fn from_cfg(cfg: &RedCfg, link: LinkFacts) -> RedParams {
+        let RedCfg {
             limit_pkts,
             limit_bytes,
             min_th,
@@ -101,16 +251,14 @@ impl RedParams {
             beta,
             top,
             bottom,
-        } = &l.queue
-        else {
-            unreachable!("RedParams::from_link is called for RED links only")
-        };
-        let link_bps = l.capacity_bps();
+        } = cfg;
+        use crate::units::ps_to_s;
+        let link_bps = link.rate_bps;
         let c = link_bps as f64 / (8.0 * *mean_pktsize as f64);
         let min = min_th.unwrap_or_else(|| (ps_to_s(*target_delay_ps) * c / 2.0).max(5.0));
         let max = max_th.unwrap_or(3.0 * min);
         let w = w_q.unwrap_or_else(|| {
-            let rtt = (3.0 * (ps_to_s(l.delay_ps) + 1.0 / c)).max(0.1);
+            let rtt = (3.0 * (ps_to_s(link.delay_ps) + 1.0 / c)).max(0.1);
             1.0 - (-1.0 / (10.0 * rtt * c)).exp()
         });
         let adaptive = match adaptive {

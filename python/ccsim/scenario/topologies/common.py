@@ -238,7 +238,7 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
 
 def _default_buffer(queue: dict) -> str:
     """The buffer a direction gets when the scenario writes none: the
-    core's for the queue's kind (`net_schema::default_buffer`)."""
+    core's for the queue's kind (`QueueKind::DEFAULT_BUFFER`)."""
     return DEFAULT_BUFFER[queue["kind"]]
 
 
