@@ -555,3 +555,21 @@ def test_the_performance_doc_states_the_guarded_instruction_counts():
     row = next(ln for ln in doc.splitlines() if ln.startswith("| instructions per delivered packet and per event"))
     for c in guard["cases"]:
         assert f"{round(c['instr_per_pkt']):,} / {round(c['instr_per_event']):,}" in row, c
+
+
+def test_mypy_is_strict_but_for_a_shrinking_list_of_existing_modules():
+    """pyproject.toml makes mypy strict for the whole package and lists the
+    modules written before that keep the annotation checks off. Every
+    listed module exists (a renamed one would leave the list unseen), and
+    the list only shrinks: 81 modules when it was made, 74 the same day."""
+    import tomllib
+
+    cfg = tomllib.loads((PKG.parent.parent / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert cfg["strict"] is True
+    lax = next(o for o in cfg["overrides"] if o.get("disallow_untyped_defs") is False)["module"]
+    existing = {
+        ".".join(p.relative_to(PKG.parent).with_suffix("").parts).removesuffix(".__init__")
+        for p in PKG.rglob("*.py")
+    }
+    assert sorted(set(lax) - existing) == [], "listed modules that do not exist"
+    assert len(lax) == len(set(lax)) <= 74

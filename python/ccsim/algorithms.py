@@ -14,12 +14,12 @@ from .errors import ScenarioError
 
 
 @functools.cache
-def specs() -> dict[str, dict]:
+def specs() -> dict[str, dict[str, Any]]:
     """name -> {"name", "source", "recovery", "ecn", "ack_hooks", "params": [...], "presets": [...]}."""
     return {a["name"]: a for a in json.loads(_core.algorithm_specs())}
 
 
-def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: str) -> tuple[str | None, dict]:
+def check(cc: str, preset: Any, preset_field: str, params: Any, params_field: str) -> tuple[str | None, dict[str, Any]]:
     """Validate a preset name and parameter overrides for algorithm `cc` by
     the core's rules (`cc::params::refusal`); return them in the core's form
     (numbers as floats)."""

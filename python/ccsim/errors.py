@@ -9,7 +9,7 @@ from ._core import ScenarioError as _CoreScenarioError
 class ScenarioError(_CoreScenarioError):
     """Invalid scenario. ``str(e)`` names the field, the value and what is accepted."""
 
-    def __init__(self, field: str, value=None, accepted: str | None = None, *, message: str | None = None):
+    def __init__(self, field: str, value=None, accepted: str | None = None, *, message: str | None = None) -> None:
         if message is None:
             message = f"{field}: got {value!r}; expected {accepted}"
             if isinstance(value, str) and accepted and "one of" in accepted:

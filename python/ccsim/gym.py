@@ -80,7 +80,7 @@ AURORA_FEATURES = ("sent_latency_inflation", "latency_ratio", "send_ratio")
 AURORA_ALPHA = 0.025
 
 
-def default_scenario() -> dict:
+def default_scenario() -> dict[str, Any]:
     """One flow over a 12 Mb/s, 50 ms RTT link with a 1 BDP DropTail buffer,
     for 30 s (Aurora trained on 100-500 packets/s and 50-500 ms; 12 Mb/s
     is 1,000 packets/s of 1,500 bytes)."""
@@ -108,7 +108,9 @@ AURORA_MAX_STEPS = 400
 AURORA_PACKET_BYTES = 1500
 
 
-def aurora_link(rng: np.random.Generator, ranges: Mapping[str, tuple[float, float]] = AURORA_LINK_RANGES) -> dict:
+def aurora_link(
+    rng: np.random.Generator, ranges: Mapping[str, tuple[float, float]] = AURORA_LINK_RANGES
+) -> dict[str, Any]:
     """One draw of Aurora's link: the scenario mapping of a single link with
     that rate, delay, buffer and loss in both directions, and the first rate
     (``"initial_rate_bps"``, not a scenario key: popped by the caller)."""
@@ -220,7 +222,7 @@ class CongestionControlEnv(gymnasium.Env):
         action_bound: float = 1e12,
         max_steps: int | None = None,
         randomize_link: bool | Mapping[str, tuple[float, float]] = False,
-    ):
+    ) -> None:
         from .scenario import Scenario, load
 
         self._ranges: dict[str, tuple[float, float]] | None = None
@@ -313,7 +315,7 @@ class CongestionControlEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gym
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         run_seed = int(self.np_random.integers(0, 2**31 - 1))
         self._rate0_now = self._rate0
@@ -373,7 +375,7 @@ class CongestionControlEnv(gymnasium.Env):
 
     # -------------------------------------------------------------- helpers
 
-    def _apply(self):
+    def _apply(self) -> None:
         if self.action_kind == "rate":
             self._sim.set_rate(self._rate)
         else:
@@ -391,7 +393,7 @@ class CongestionControlEnv(gymnasium.Env):
     def _neutral(f: str) -> float:
         return {"latency_ratio": 1.0, "send_ratio": 1.0}.get(f, 0.0)
 
-    def _figures(self, raw: dict, dur: float) -> dict[str, float]:
+    def _figures(self, raw: dict[str, Any], dur: float) -> dict[str, float]:
         """The interval's figures (Aurora's definitions, sender_obs.py)."""
         rtts = raw["rtts_s"]
         if raw["srtt_s"] is not None:
@@ -424,7 +426,7 @@ class CongestionControlEnv(gymnasium.Env):
             "ecn_fraction": min(raw["ce"] / acked, 1.0) if acked > 0 else 0.0,
         }
 
-    def _observe(self, mi: dict) -> np.ndarray:
+    def _observe(self, mi: dict[str, Any]) -> np.ndarray:
         v = np.array([mi[f] for f in self.features], dtype=np.float64)
         lo = np.array([FEATURES[f].low for f in self.features])
         hi = np.array([FEATURES[f].high for f in self.features])

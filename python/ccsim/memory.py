@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+from typing import Any
 
 from . import _core
 from .errors import ScenarioError
@@ -62,7 +63,7 @@ class Deadline:
     hook that never returns, or that swallows one interruption, is still
     stopped. The interface of `threading.Timer`."""
 
-    def __init__(self, ctl, seconds: float):
+    def __init__(self, ctl, seconds: float) -> None:
         import threading
 
         self._done = threading.Event()
@@ -178,7 +179,7 @@ def _cgroup_room() -> int | None:
     return None
 
 
-def packet_bound(core: dict, transfers: int) -> int:
+def packet_bound(core: dict[str, Any], transfers: int) -> int:
     """An upper bound on the distinct data segments the run's TCP flows can
     deliver: each flow is charged to the slowest link of its path, and the
     flows that share that link share its capacity over the run, in full
@@ -239,7 +240,7 @@ def poisson_ceiling(mu: float, delta: float = THINK_TAIL) -> int:
     return hi
 
 
-def transfer_bound(core: dict) -> int:
+def transfer_bound(core: dict[str, Any]) -> int:
     """Transfers the run's applications can finish (rows of `transfers`).
     A file is one (a row from its start); a repeated transfer (repeat, web)
     ends when its last byte reaches the receiver and the next one starts
@@ -297,7 +298,7 @@ def transfer_bound(core: dict) -> int:
 BOUNDED = ("flow_series", "link_series", "rtt_trace", "transfers", "events")
 
 
-def estimate_rows(core: dict) -> dict[str, int]:
+def estimate_rows(core: dict[str, Any]) -> dict[str, int]:
     """Estimated rows of each recorded table: exact for the series, upper
     bounds for the tables in BOUNDED (for `events`, its `completed` rows),
     estimates for `seq_trace` and `capture` (every segment sent counts,
@@ -333,7 +334,7 @@ def estimate_rows(core: dict) -> dict[str, int]:
     return rows
 
 
-def capture_rows(core: dict) -> int:
+def capture_rows(core: dict[str, Any]) -> int:
     """Rows of the `capture` table (`sim.pcap`): per captured link
     direction, the data packets its capacity carries in the smallest data
     packet that crosses it (a TCP flow's full segment, a UDP source's
@@ -387,7 +388,7 @@ def total_bytes(rows: dict[str, int]) -> int:
     return sum(r * row_bytes(t) for t, r in rows.items())
 
 
-def check(core: dict) -> None:
+def check(core: dict[str, Any]) -> None:
     """Refuse a scenario whose recorded tables would not fit in memory."""
     rows = estimate_rows(core)
     lim = limit_bytes()

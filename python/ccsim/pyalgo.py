@@ -339,7 +339,7 @@ def is_external(value: Any) -> bool:
     return isinstance(value, str) and (value.startswith("py:") or value in _REGISTRY)
 
 
-def resolve(field: str, value: str) -> tuple[str, dict]:
+def resolve(field: str, value: str) -> tuple[str, dict[str, Any]]:
     """(name, the core's ``cc_external``) for ``tcp.cc = value``, a
     registered name or "py:MODULE:CLASS"; errors name ``field``."""
     if value.startswith("py:"):
@@ -399,7 +399,9 @@ def has_ack_hooks(field: str, value: str) -> bool:
     return any(h in _load(resolve(field, value)[1]["source"])._overridden() for h in ACK_HOOKS)
 
 
-def check_params(ext: dict, preset: Any, preset_field: str, params: Any, params_field: str) -> tuple[None, dict]:
+def check_params(
+    ext: dict[str, Any], preset: Any, preset_field: str, params: Any, params_field: str
+) -> tuple[None, dict]:
     """Check ``cc_preset`` (none for a Python algorithm) and ``cc_params``
     against the class's constructor; return them in the core's form."""
     if preset not in (None, "none"):
@@ -423,7 +425,7 @@ def check_params(ext: dict, preset: Any, preset_field: str, params: Any, params_
 
 
 def _instantiate(
-    source: str, name: str, params: dict, flow: int, seed: int
+    source: str, name: str, params: dict[str, Any], flow: int, seed: int
 ) -> tuple[Algorithm, tuple[str, ...], float | None]:
     """Called by the core (through the binding) for each flow: the instance
     and the hooks its class defines."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,7 +76,7 @@ def pair_file_name(a: str, b: str) -> str:
     return link_file_name(f"{a}->{b}")[: -len(".pcap")] + ".both.pcap"
 
 
-def transfer_sizes(core: dict, transfers: dict | None) -> dict[tuple[int, int], int]:
+def transfer_sizes(core: dict[str, Any], transfers: dict | None) -> dict[tuple[int, int], int]:
     """Bytes of each finite transfer by (flow, connection number): a file
     flow's one connection, and a repeating flow's transfers (the k-th on
     connection k, as the simulator numbers them)."""
@@ -92,9 +93,9 @@ def transfer_sizes(core: dict, transfers: dict | None) -> dict[tuple[int, int], 
 
 def write_link(
     path: Path,
-    cap: dict,
+    cap: dict[str, Any],
     link: int | list[int],
-    core: dict,
+    core: dict[str, Any],
     events: tuple[str, ...],
     sizes: dict[tuple[int, int], int] | None = None,
 ) -> int:
@@ -114,7 +115,7 @@ def write_link(
     return _write(path, records())
 
 
-def write_raw(path: Path, cap: dict, link: int | list[int]) -> int:
+def write_raw(path: Path, cap: dict[str, Any], link: int | list[int]) -> int:
     """The emulation's capture: the headers as they were on the wire
     (`capture_raw`: time_ns, link, size, hdr_hex), of one link or several
     (merged in time order)."""
@@ -143,7 +144,7 @@ def _write(path: Path, records) -> int:
     return n
 
 
-def _record(cap: dict, i: int, n: int, flows: list, udp: list, sizes: dict) -> tuple[int, bytes, int]:
+def _record(cap: dict[str, Any], i: int, n: int, flows: list[Any], udp: list, sizes: dict) -> tuple[int, bytes, int]:
     """One synthesised record: (time in ns, IPv4 and TCP/UDP headers, IP length)."""
     kind = cap["kind"][i]
     size = int(cap["size"][i])
@@ -167,7 +168,7 @@ def _record(cap: dict, i: int, n: int, flows: list, udp: list, sizes: dict) -> t
     return t, ip + l4, total
 
 
-def _tcp(cap: dict, i: int, kind: str, tcp: dict, size: int | None = None) -> bytes:
+def _tcp(cap: dict[str, Any], i: int, kind: str, tcp: dict, size: int | None = None) -> bytes:
     mss = int(tcp["mss"])
     flow, conn = int(cap["flow"][i]), int(cap["conn"][i])
     sport, dport = 10000 + flow, 20000 + conn

@@ -32,7 +32,7 @@ MAX_PANELS = 24
 MAX_QUEUE_LINKS = 6
 
 
-def run_label(manifest: dict) -> str:
+def run_label(manifest: dict[str, Any]) -> str:
     """'<scenario file> · seed N' for a figure title."""
     return f"{manifest.get('source', '?')} · seed {manifest.get('seed', '?')}"
 
@@ -106,7 +106,7 @@ def _varying_links(ls: pl.DataFrame) -> list[int]:
     return out
 
 
-def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict | None = None):
+def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict[str, Any] | None = None):
     """Links whose rate varies: capacity and what they carried per interval
     with each flow's goodput; below, each flow's queueing delay: its
     smoothed RTT above its smallest RTT sample (`rtt_min`, by flow id; the
@@ -167,7 +167,7 @@ def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
 
 
-def _cwnd(per: dict, flows: list, label: str, names: dict):
+def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict):
     if len(flows) <= MANY_FLOWS:
         fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
@@ -195,7 +195,7 @@ def _cwnd(per: dict, flows: list, label: str, names: dict):
     return fig
 
 
-def _throughput(per: dict, flows: list, label: str, names: dict):
+def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict):
     curves = {f: _goodput(per[f]) for f in flows}
     # the aggregate over flows, on the first flow's sample times (every flow is
     # sampled at the same instants; a flow that starts later has fewer rows)
@@ -235,7 +235,7 @@ def _throughput(per: dict, flows: list, label: str, names: dict):
     return fig
 
 
-def _seq(per: dict, flows: list, label: str, names: dict):
+def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict):
     fig, ax = subplots(figsize=(10, 4.5))
     shown = flows[:MAX_PANELS]
     for f in shown:

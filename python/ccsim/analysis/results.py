@@ -38,12 +38,12 @@ class Scenario(Protocol):
     module to run, so it is described here rather than imported)."""
 
     source: str
-    raw: dict
+    raw: dict[str, Any]
 
     @property
     def seed(self) -> int: ...
     @property
-    def core(self) -> dict: ...
+    def core(self) -> dict[str, Any]: ...
     @property
     def duration_s(self) -> float: ...
 
@@ -82,8 +82,8 @@ def _raw_rows(dtype: str, data) -> int:
     return len(data[0]) // 4 if dtype == "str" else len(data) // np.dtype(dtype).itemsize
 
 
-def _columns(raw_cols) -> dict[str, np.ndarray | list]:
-    cols: dict[str, np.ndarray | list] = {}
+def _columns(raw_cols) -> dict[str, np.ndarray | list[Any]]:
+    cols: dict[str, np.ndarray | list[Any]] = {}
     for name, dtype, data in raw_cols:
         if dtype == "str":
             cols[name] = str_cells(data)
@@ -97,13 +97,13 @@ def _columns(raw_cols) -> dict[str, np.ndarray | list]:
 PER_LINK_TABLES = ("link_series",)
 
 
-def table_columns(name: str, tables: dict) -> dict[str, np.ndarray | list]:
+def table_columns(name: str, tables: dict[str, Any]) -> dict[str, np.ndarray | list[Any]]:
     """One result table's columns from the core's raw tables; a per-link
     table gains `link_name` after `link`."""
     cols = _columns(tables[name])
     if name in PER_LINK_TABLES and "links" in tables:
         names = np.array(next(str_cells(d) for c, _, d in tables["links"] if c == "name"), dtype=object)
-        out: dict[str, np.ndarray | list] = {}
+        out: dict[str, np.ndarray | list[Any]] = {}
         for k, v in cols.items():
             out[k] = v
             if k == "link":
@@ -112,7 +112,7 @@ def table_columns(name: str, tables: dict) -> dict[str, np.ndarray | list]:
     return cols
 
 
-def _arrow_column(pa: Any, v: np.ndarray | list) -> Any:
+def _arrow_column(pa: Any, v: np.ndarray | list[Any]) -> Any:
     """One result column as an Arrow array built on its buffers: numbers
     as they are, strings as UTF-8 with offsets. `pyarrow.array` would do
     the same but imports pandas on its first call (about 0.35 CPU-s)."""
@@ -127,7 +127,7 @@ def _arrow_column(pa: Any, v: np.ndarray | list) -> Any:
     return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
 
 
-def encode_run(tables: dict) -> tuple[dict[str, bytes], dict[str, bytes]]:
+def encode_run(tables: dict[str, Any]) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """A sweep run's tables as Parquet: (the tables with rows, the empty
     ones). A campaign stores the first only; an empty table's bytes are the
     same for every run (its columns and types), so the store keeps one copy
@@ -137,14 +137,14 @@ def encode_run(tables: dict) -> tuple[dict[str, bytes], dict[str, bytes]]:
     return {name: data for name, data in files.items() if name not in empty}, empty
 
 
-def _empty_key(name: str, raw: list) -> tuple | None:
+def _empty_key(name: str, raw: list[Any]) -> tuple[Any, ...] | None:
     """The cache key of an empty table (None for a table with rows)."""
     if any(_raw_rows(dtype, data) for _, dtype, data in raw):
         return None
     return (name, tuple((c, d) for c, d, _ in raw))
 
 
-def encode_tables(tables: dict) -> dict[str, bytes]:
+def encode_tables(tables: dict[str, Any]) -> dict[str, bytes]:
     """The core's raw tables -> {table name: Parquet bytes} for the tables a
     run writes: the one Parquet writer of results (`Result.write`, a sweep's
     workers). pyarrow directly (zstd, as polars writes): for the small
@@ -185,13 +185,13 @@ SMALL_TABLE_ROWS = 4096
 # Encoded empty tables by (table, columns and types): most tables of a small
 # run are empty (no transfers, traces or UDP), and encoding one costs as much
 # as a full small table (~0.7 ms); the bytes are the same every time.
-_EMPTY: dict[tuple, bytes] = {}
+_EMPTY: dict[tuple[Any, ...], bytes] = {}
 
 
 class Result:
     """The outcome of one run."""
 
-    def __init__(self, scenario: Scenario, raw: dict, wall_time_s: float, cpu_time_s: float):
+    def __init__(self, scenario: Scenario, raw: dict[str, Any], wall_time_s: float, cpu_time_s: float) -> None:
         self.scenario = scenario
         self.raw = raw
         self.columns = {name: table_columns(name, raw["tables"]) for name in raw["tables"]}
@@ -239,7 +239,7 @@ class Result:
     def udp(self) -> pl.DataFrame:
         return self.table("udp")
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         return {
             "format": RESULTS_FORMAT,
             "ccsim_version": _core.__version__,
@@ -290,7 +290,7 @@ class Result:
 
         return f"<b>ccsim Result</b> {escape(self._headline())}" + self.summary()._repr_html_()
 
-    def summary_json(self) -> dict:
+    def summary_json(self) -> dict[str, Any]:
         """The `ccsim run --json` object."""
         f = self.columns["flows"]
         flows = []
@@ -562,7 +562,7 @@ STOP_WAIT_S = 5.0
 
 
 # The end events of runs stopped but still running (`runs_left`).
-_LEFT: list = []
+_LEFT: list[Any] = []
 
 
 def stop_run(done, ctl) -> None:
@@ -631,10 +631,10 @@ def interruptible(fn, ctl, timeout: float | None = None):
 
     from .. import memory
 
-    box: dict = {}
+    box: dict[str, Any] = {}
     done = threading.Event()
 
-    def work():
+    def work() -> None:
         try:
             box["res"] = fn()
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
@@ -726,6 +726,6 @@ def read(out_dir: str | Path) -> dict[str, Any]:
         names = [n for n in TABLES if (out / f"{n}.parquet").exists()]
     import polars as pl
 
-    d: dict = {name: pl.read_parquet(out / f"{name}.parquet") for name in names}
+    d: dict[str, Any] = {name: pl.read_parquet(out / f"{name}.parquet") for name in names}
     d["manifest"] = man
     return d

@@ -32,6 +32,7 @@ import struct
 import sys
 import threading
 import time
+from typing import Any
 
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
@@ -105,7 +106,7 @@ def die_with_parent() -> None:
         sys.exit(3)
 
 
-def tcp_info(s: socket.socket) -> dict:
+def tcp_info(s: socket.socket) -> dict[str, Any]:
     raw = s.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCP_INFO_LEN)
     raw = raw + bytes(TCP_INFO_LEN - len(raw))
     d = dict(zip(TCP_INFO_FIELDS, struct.unpack(TCP_INFO_FMT, raw)))
@@ -120,7 +121,7 @@ TCP_CC_INFO = 26
 BBR_INFO_FMT = "=5I"
 
 
-def bbr_info(s: socket.socket) -> dict:
+def bbr_info(s: socket.socket) -> dict[str, Any]:
     raw = s.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, struct.calcsize(BBR_INFO_FMT))
     if len(raw) < struct.calcsize(BBR_INFO_FMT):
         return {}
@@ -128,7 +129,7 @@ def bbr_info(s: socket.socket) -> dict:
     return {"bbr_bw": (hi << 32) | lo, "bbr_pacing_gain": pacing_gain, "bbr_cwnd_gain": cwnd_gain}
 
 
-def write_json(path: str, obj: dict) -> None:
+def write_json(path: str, obj: dict[str, Any]) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(obj, f)
@@ -136,7 +137,7 @@ def write_json(path: str, obj: dict) -> None:
 
 
 def sender(a) -> None:
-    out: dict = {"role": "sender", "error": None, "samples": []}
+    out: dict[str, Any] = {"role": "sender", "error": None, "samples": []}
     deadline = a.epoch + a.until
     print("ready", flush=True)
     sleep_until(a.epoch + a.start)
@@ -213,7 +214,7 @@ def sender(a) -> None:
 
 
 def sink(a) -> None:
-    out: dict = {"role": "sink", "error": None, "bytes": 0, "series": []}
+    out: dict[str, Any] = {"role": "sink", "error": None, "bytes": 0, "series": []}
     deadline = a.epoch + a.until
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,9 @@ def _mean(vals: list[float]) -> float:
     return float(np.mean(v)) if v else math.nan
 
 
-def compare(sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0, pin: bool = False) -> dict:
+def compare(
+    sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0, pin: bool = False
+) -> dict[str, Any]:
     from ..analysis.results import run_scenario
     from . import emulate, sim_twin
 
@@ -111,7 +114,7 @@ def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
     return written
 
 
-def format_report(rep: dict) -> str:
+def format_report(rep: dict[str, Any]) -> str:
     lines = [f"{'flow':>4}  {'metric':<34} {'simulated':>12} {'Linux':>12} {'ratio':>7}"]
     for r in rep["rows"]:
         lines.append(f"{r['flow']:>4}  {r['label']:<34} {r['sim']:>12.4g} {r['emu']:>12.4g} {r['ratio']:>7.3f}")

@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import EmulationError
 from ..scenario.tcp_options import wire_bytes
@@ -39,7 +40,7 @@ from ..scenario.tcp_options import wire_bytes
 KERNEL_HEADER_BYTES = 40
 
 
-def kernel_packet_bytes(t: dict) -> int:
+def kernel_packet_bytes(t: dict[str, Any]) -> int:
     """Bytes of the kernel's full-sized packet for a flow's TCP options."""
     return wire_bytes(t, KERNEL_HEADER_BYTES)
 
@@ -187,10 +188,10 @@ class Testbed:
     run: str = field(default_factory=lambda: secrets.token_hex(3))
     hosts: list[Host] = field(default_factory=list)
     # run when the testbed closes, on every path (the agents' files)
-    on_close: list = field(default_factory=list)
+    on_close: list[Any] = field(default_factory=list)
     _lock_fd: int = -1
     # the SIGTERM/SIGHUP handlers before ours (restored on close)
-    _signals: dict = field(default_factory=dict)
+    _signals: dict[signal.Signals, Any] = field(default_factory=dict)
 
     def __enter__(self) -> Testbed:
         REGISTRY.mkdir(parents=True, exist_ok=True)
@@ -277,7 +278,7 @@ class Testbed:
     def sysctl(self, h: Host, settings: dict[str, str]) -> None:
         sh("ip", "netns", "exec", h.ns, "sysctl", "-q", "-w", *[f"{k}={v}" for k, v in settings.items()])
 
-    def device_stats(self, h: Host) -> dict:
+    def device_stats(self, h: Host) -> dict[str, Any]:
         """The TUN device's kernel counters, from inside its namespace."""
         import json
 

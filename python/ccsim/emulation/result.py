@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -46,10 +47,10 @@ INF_SSTHRESH = 0x7FFFFFFF
 KERNEL_CA_STATE = (0, 0, 1, 2, 3)
 
 
-def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
+def _raw(cols: Mapping[str, list[Any] | np.ndarray]) -> list:
     """Columns in the core's raw form: (name, dtype, bytes, or for
     strings (codes, values): `str_raw`)."""
-    out: list[tuple[str, str, tuple | bytes]] = []
+    out: list[tuple[str, str, tuple[Any, ...] | bytes]] = []
     for name, v in cols.items():
         if isinstance(v, list) and v and isinstance(v[0], str):
             out.append((name, "str", str_raw(v)))
@@ -65,22 +66,22 @@ def _raw(cols: Mapping[str, list | np.ndarray]) -> list:
 
 
 def build_tables(
-    core: dict,
-    fwd_raw: dict,
-    agents: dict,
-    hosts: list[dict],
+    core: dict[str, Any],
+    fwd_raw: dict[str, Any],
+    agents: dict[tuple[str, int], Any],
+    hosts: list[dict[str, Any]],
     *,
     late_setup_ns: int,
-    routes: dict,
+    routes: dict[int, tuple[list[int], list[int]]],
     twin_min_rtts: Callable[[], list[float]] | None = None,
-    other_cpu: dict | None = None,
+    other_cpu: dict[str, Any] | None = None,
 ):
     """Turn the forwarder's tables and the agents' JSON into result tables
     and the run's self-validation block."""
     flows = core["flows"]
     nodes = core["nodes"]
     end_s = float(fwd_raw["sim_time_s"])
-    f_cols: dict[str, list] = {
+    f_cols: dict[str, list[Any]] = {
         k: []
         for k in (
             "id",
@@ -104,7 +105,7 @@ def build_tables(
             "start_late_s",
         )
     }
-    s_cols: dict[str, list] = {
+    s_cols: dict[str, list[Any]] = {
         k: []
         for k in (
             "time_s",
@@ -126,7 +127,7 @@ def build_tables(
             "bbr_cwnd_gain",
         )
     }
-    t_cols: dict[str, list] = {
+    t_cols: dict[str, list[Any]] = {
         k: [] for k in ("flow", "label", "index", "bytes", "start_s", "first_data_s", "end_s", "fct_s", "fct_data_s")
     }
     senders_per_node: dict[int, int] = {}
@@ -264,7 +265,7 @@ def build_tables(
     tables["flows"] = _raw(f_cols)
     tables["flow_series"] = _raw(s_cols)
     tables["transfers"] = _raw(t_cols)
-    h_cols: dict[str, list] = {
+    h_cols: dict[str, list[Any]] = {
         k: []
         for k in (
             "node",
@@ -314,7 +315,7 @@ def build_tables(
     return raw, emu
 
 
-def _seq_trace(core: dict, wire_raw: list, hosts: list[dict]) -> dict[str, list]:
+def _seq_trace(core: dict[str, Any], wire_raw: list[Any], hosts: list[dict]) -> dict[str, list]:
     """The simulator's `seq_trace` (time_s, flow, kind, seq in segments) from
     the forwarder's wire trace: data segments as the sender's TUN device
     handed them over (`send`, or `rexmit` for a sequence number seen
@@ -324,7 +325,7 @@ def _seq_trace(core: dict, wire_raw: list, hosts: list[dict]) -> dict[str, list]
     from .netns import PORT0
 
     w = {name: np.frombuffer(data, dtype=dtype) for name, dtype, data in wire_raw}
-    out: dict[str, list] = {"time_s": [], "flow": [], "kind": [], "seq": []}
+    out: dict[str, list[Any]] = {"time_s": [], "flow": [], "kind": [], "seq": []}
     rows = []
     for i, f in enumerate(core["flows"]):
         mss = f["tcp"]["mss"]
@@ -359,7 +360,7 @@ MIN_RTT_TOL_S = 0.5e-3  # the envelope's bound on a flow's min RTT above what th
 
 
 def _min_rtt_slack(
-    core: dict, route: tuple[list[int], list[int]], t: dict, flow: dict, flows: list[dict]
+    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict, flow: dict, flows: list[dict]
 ) -> tuple[float, bool]:
     """How far above the configured minimum a flow's min RTT may lie, and
     whether no other flow started before it (its handshake met an idle
@@ -424,7 +425,7 @@ def judge_min_rtts(
     return problems, by_twin
 
 
-def envelope_text(e: dict) -> str:
+def envelope_text(e: dict[str, Any]) -> str:
     """One line on an emulated run's self-check, for the CLI and compare."""
     ok = (
         "within the emulation envelope"
@@ -446,7 +447,7 @@ def envelope_text(e: dict) -> str:
     )
 
 
-def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
+def _base_rtt(core: dict[str, Any], route: tuple[list[int], list[int]], t: dict) -> float:
     """The smallest RTT the sender can measure: propagation both ways plus
     the serialization of the SYN out and the SYN-ACK back. Linux takes its
     first RTT sample from the handshake (``tcp_clean_rtx_queue`` on the
@@ -459,7 +460,7 @@ def _base_rtt(core: dict, route: tuple[list[int], list[int]], t: dict) -> float:
     links = core["links"]
     fwd, rev = route
 
-    def one_way(lk: dict) -> float:
+    def one_way(lk: dict[str, Any]) -> float:
         return lk["delay_ps"] * 1e-12 + (0.0 if lk.get("shaper") else syn * 8 / link_capacity_bps(lk))
 
     return sum(one_way(links[i]) for i in [*fwd, *rev])
@@ -469,11 +470,11 @@ class EmuResult(Result):
     """An emulated run: the simulator's tables plus `forwarder` and `hosts`,
     and the self-validation block `emulation`."""
 
-    def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict):
+    def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict[str, Any]) -> None:
         super().__init__(scenario, raw, wall_time_s, cpu_time_s)
         self.emulation = emulation
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         m = super().manifest()
         m["backend"] = "emulation"
         m["emulation"] = self.emulation
@@ -493,7 +494,7 @@ class EmuResult(Result):
         """The forwarder records arrivals only: no drops file."""
         return False
 
-    def summary_json(self) -> dict:
+    def summary_json(self) -> dict[str, Any]:
         f = self.flows
         d = {
             "flows": [

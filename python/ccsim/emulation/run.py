@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from .. import _core
 from ..errors import EmulationError, ScenarioError
@@ -98,11 +99,11 @@ def kernel_ccs() -> list[str]:
         return []
 
 
-def _default_tcp(cc: str) -> dict:
+def _default_tcp(cc: str) -> dict[str, Any]:
     return json.loads(_core.tcp_defaults("linux", cc))
 
 
-def _flow_fields(core: dict, raw: dict | None) -> list[str]:
+def _flow_fields(core: dict[str, Any], raw: dict | None) -> list[str]:
     """How the user names each resolved TCP flow's settings: its flow group,
     'flows[g]' (TCP flows are the groups' flows in order, UDP sources apart);
     the resolved index without the scenario mapping."""
@@ -120,7 +121,7 @@ def _flow_fields(core: dict, raw: dict | None) -> list[str]:
     return out if len(out) == n else [f"flows[{i}]" for i in range(n)]
 
 
-def check_supported(core: dict, raw: dict | None = None) -> list[str]:
+def check_supported(core: dict[str, Any], raw: dict | None = None) -> list[str]:
     """Every feature of the resolved scenario the backend cannot run, each
     as 'field = value: why; accepted: ...', fields as the scenario writes
     them when its mapping `raw` is given (a flow group's option,
@@ -192,7 +193,7 @@ def check_supported(core: dict, raw: dict | None = None) -> list[str]:
         if t["header_bytes"] != 40:
             bad.append(f"{w}.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
     # per-host settings are namespace-wide sysctls: the flows of one host must agree
-    per_host: dict[tuple[int, str], tuple] = {}
+    per_host: dict[tuple[int, str], tuple[Any, ...]] = {}
     for i, f in enumerate(core.get("flows", [])):
         t = f["tcp"]
         for node, key, val in (
@@ -331,9 +332,9 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
         cfg["epoch_ns"] = epoch
         procs: list[subprocess.Popen] = []
         ctl = _core.RunControl()
-        box: dict = {}
+        box: dict[str, Any] = {}
 
-        def run_forwarder():
+        def run_forwarder() -> None:
             try:
                 if plan is not None:
                     os.sched_setaffinity(0, {plan[0]})  # this thread only
@@ -557,7 +558,7 @@ def _cpu_now() -> tuple[float, float, dict[int, float]]:
     return time.perf_counter(), _steal_s(), _cpu_by_process(os.getpid())
 
 
-def _other_cpu(cpu0: tuple[float, float, dict[int, float]], agents: list[int]) -> dict:
+def _other_cpu(cpu0: tuple[float, float, dict[int, float]], agents: list[int]) -> dict[str, Any]:
     """CPU time others took while the run's clock ran, since `cpu0` (taken
     when the forwarder started; the agents have all been waited for):
     `other_cpu_s`, the CPU every other process used meanwhile (each
@@ -583,7 +584,7 @@ def _other_cpu(cpu0: tuple[float, float, dict[int, float]], agents: list[int]) -
     }
 
 
-def _flow_routes(core: dict) -> dict[int, tuple[list[int], list[int]]]:
+def _flow_routes(core: dict[str, Any]) -> dict[int, tuple[list[int], list[int]]]:
     """Each flow's forward and reverse link paths, from the core's router."""
     pairs = [p for f in core["flows"] for p in ((f["src"], f["dst"]), (f["dst"], f["src"]))]
     r = routes(core, pairs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -88,7 +88,7 @@ _NAMES = {
 }
 
 
-def describe_metric(y: str, reduce: str | None = None) -> dict:
+def describe_metric(y: str, reduce: str | None = None) -> dict[str, Any]:
     """How to show a per-run metric 'table.column' (reduced over the table's
     rows by `reduce`): a human label with its unit and reduction, the
     display scale (bit/s are drawn in Mb/s) and the bounds its values and
@@ -136,7 +136,7 @@ def plot_sweep(
     reduce: str | None = None,
     facet: str | None = None,
     overwrite: bool = True,
-    x_labels: dict | None = None,
+    x_labels: dict[str, Any] | None = None,
     xlabel: str | None = None,
     ylabel: str | None = None,
 ):

@@ -27,7 +27,7 @@ from .store import SCHEMA_DIR, CampaignError, Store, model_tag, params_key
 RUN_STAT_COLUMNS = ["wall_s", "cpu_s", "sim_time_s", "events"]
 
 
-def _param_columns(rows: list[dict], first: Sequence[str] = ()) -> dict[str, list]:
+def _param_columns(rows: list[dict[str, Any]], first: Sequence[str] = ()) -> dict[str, list[Any]]:
     """Parameter dicts -> columns; a column whose values are not all of one
     scalar type is stored as canonical JSON text."""
     names: list[str] = [k for k in first if any(k in r for r in rows)]
@@ -46,7 +46,7 @@ def _param_columns(rows: list[dict], first: Sequence[str] = ()) -> dict[str, lis
     return cols
 
 
-def _sweep_order(sweeps: list[dict]) -> tuple[list[str], dict[str, dict[str, int]]]:
+def _sweep_order(sweeps: list[dict[str, Any]]) -> tuple[list[str], dict[str, dict[str, int]]]:
     """The axes of the campaign's sweeps in their order (grid axes as given,
     then zipped ones, then the seed) and each axis's values ranked as the
     sweeps list them, earlier sweeps first."""
@@ -63,11 +63,11 @@ def _sweep_order(sweeps: list[dict]) -> tuple[list[str], dict[str, dict[str, int
     return axes, ranks
 
 
-def _point_order(params: dict) -> tuple:
+def _point_order(params: dict[str, Any]) -> tuple[Any, ...]:
     """A sort key of a run's parameters: by name, numbers by value (10 before
     100), then strings, then anything else by its canonical JSON."""
 
-    def one(v) -> tuple:
+    def one(v) -> tuple[Any, ...]:
         if isinstance(v, bool):
             return (1, str(v))
         if isinstance(v, (int, float)):
@@ -94,7 +94,7 @@ class _PositionalFile:
     row group read from the wrong offset: "ZSTD Decompression failure").
     Each read is a `pread` at the calling thread's own position."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         import os
         import threading
 
@@ -208,7 +208,7 @@ def _read_only_files(*roots: Path):
 class Campaign:
     """A campaign folder opened for reading (it is never modified)."""
 
-    def __init__(self, path: str | Path, *, allow_stale: bool = False):
+    def __init__(self, path: str | Path, *, allow_stale: bool = False) -> None:
         self.path = Path(path)
         self.store = Store(self.path, readonly=True)
         stale = [] if allow_stale else self.store.stale_runs()
@@ -220,7 +220,7 @@ class Campaign:
                     f"({model_tag()}); rerun the sweep with --rerun-stale, or open with allow_stale=True"
                 ),
             )
-        latest: dict = {}
+        latest: dict[tuple[Any, str], dict[str, Any]] = {}
         for e in self.store.entries():
             latest[(e.get("run_id"), params_key(e["params"]))] = e
         # a finished run folder is the truth: a failure line older than its success does not count
@@ -240,7 +240,7 @@ class Campaign:
         # means over runs are the same from one computation to the next.
         axes, ranks = _sweep_order(self.store.meta.get("sweeps", []))
 
-        def order(e: dict) -> tuple:
+        def order(e: dict[str, Any]) -> tuple[Any, ...]:
             p = e["params"]
             head = tuple(ranks[a].get(params_key({"": p[a]}), len(ranks[a])) if a in p else -1 for a in axes)
             return (head, _point_order(p), e.get("run_id") or "")
@@ -272,7 +272,7 @@ class Campaign:
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
         self._con: Any = None  # a duckdb connection, opened on first query
 
-    def _intact(self, latest: dict) -> set[str]:
+    def _intact(self, latest: dict[tuple[Any, str], dict[str, Any]]) -> set[str]:
         return {e["run_id"] for e in latest.values() if e.get("status") == "ok" and self.store.has_run(e["run_id"])}
 
     def restricted(self, seed: int) -> Campaign:
@@ -479,7 +479,7 @@ class Campaign:
         per = frame.group_by(["run_id", *by], maintain_order=True).agg(aggs[reduce].alias(per_run_name(y, reduce)))
         return self.ok_runs.select(keys).join(per, on="run_id", how="inner", maintain_order="left")
 
-    def axis_companion(self, axis: str) -> dict:
+    def axis_companion(self, axis: str) -> dict[str, Any]:
         """Numbers that go with a string axis' values, for tick labels: for a
         buffer axis ('0.25bdp', '1bdp', '500KB'), the bottleneck's (slowest
         link's) buffer in packets as the runs resolved it: {'1bdp': '333 pkt'}

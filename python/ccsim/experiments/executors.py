@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Any
 
 from .._spawn import GUARD_EXIT
 from ..errors import ScenarioError
@@ -67,7 +68,7 @@ def check_jobs(field: str, jobs: int | None, dask=None) -> None:
 class Serial:
     name = "serial"
 
-    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
         for t in tasks:
             yield execute(t)
 
@@ -141,12 +142,12 @@ def _worker_main(conn) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
         child.close()
-        self.task: dict | None = None
+        self.task: dict[str, Any] | None = None
         self.started = 0.0
         self.ready = False
 
@@ -156,7 +157,7 @@ class Pool:
 
     name = "pool"
 
-    def __init__(self, jobs: int | None = None):
+    def __init__(self, jobs: int | None = None) -> None:
         self.jobs = jobs or default_jobs()
         # 'spawn': a fresh interpreter per worker (forking a process that has
         # started polars' or the progress bar's threads can deadlock).
@@ -168,7 +169,7 @@ class Pool:
         self.workers.append(w)
         return w
 
-    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
         import time
 
         it = iter(tasks)
@@ -178,7 +179,7 @@ class Pool:
         idle = list(self.workers)
         busy: list[_Worker] = []
 
-        def feed():
+        def feed() -> None:
             nonlocal exhausted
             while idle and not exhausted:
                 try:
@@ -269,7 +270,7 @@ class Dask:
 
     name = "dask"
 
-    def __init__(self, address, jobs: int | None = None, fetch_timeout_s: float | None = None):
+    def __init__(self, address, jobs: int | None = None, fetch_timeout_s: float | None = None) -> None:
         import uuid
 
         try:
@@ -314,7 +315,7 @@ class Dask:
         self.jobs = max(1, sum(self.client.nthreads().values()))
         self.shipped: set[str] = set()
 
-    def map(self, tasks: Iterable[dict]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
         from dask.distributed import as_completed
 
         it = iter(tasks)
@@ -323,7 +324,7 @@ class Dask:
         run_of: dict[str, str] = {}  # task key -> run id
         n = 0
 
-        def submit(t: dict) -> None:
+        def submit(t: dict[str, Any]) -> None:
             nonlocal n
             for m in t.get("py_modules", ()):
                 self._ship(m)
@@ -367,7 +368,7 @@ class Dask:
         self.client.upload_file(os.fspath(path))
         self.shipped.add(module)
 
-    def _fetch(self, fut, run_id: str) -> dict:
+    def _fetch(self, fut, run_id: str) -> dict[str, Any]:
         """The finished task's outcome; a task that failed on the cluster,
         or whose result cannot be fetched within `fetch_timeout_s`, is this
         run's failure (never a hang of the sweep)."""

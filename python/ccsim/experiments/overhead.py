@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from . import executors
 
@@ -49,7 +50,7 @@ def _tiny_sweep(n: int):
     return Sweep(TINY, seeds=n)
 
 
-def overhead(n: int = 1000, jobs: int | None = None) -> dict:
+def overhead(n: int = 1000, jobs: int | None = None) -> dict[str, Any]:
     import warnings
 
     from .campaign import open_campaign
@@ -74,7 +75,7 @@ def overhead(n: int = 1000, jobs: int | None = None) -> dict:
     }
 
 
-def speedup(n: int = 40, jobs: int = 2) -> dict:
+def speedup(n: int = 40, jobs: int = 2) -> dict[str, Any]:
     from .runner import run_sweep
     from .sweep import Sweep
 
@@ -117,7 +118,7 @@ def speedup(n: int = 40, jobs: int = 2) -> dict:
     }
 
 
-def _memory_child(kind: str, n: int) -> dict:
+def _memory_child(kind: str, n: int) -> dict[str, Any]:
     import tracemalloc
 
     from .runner import dry_run, run_sweep
@@ -134,7 +135,7 @@ def _memory_child(kind: str, n: int) -> dict:
     return {"peak_rss_mb": hwm / 1024, "python_heap_peak_mb": tracemalloc.get_traced_memory()[1] / 1e6}
 
 
-def memory() -> dict:
+def memory() -> dict[str, Any]:
     """Peak RSS and peak Python heap (tracemalloc) of a fresh client process."""
     out = {}
     for kind, n in (("dry", 1000), ("dry", 10000), ("sweep", 100), ("sweep", 1000)):
@@ -148,7 +149,7 @@ def memory() -> dict:
     return out
 
 
-def run_all(quick: bool = False) -> dict:
+def run_all(quick: bool = False) -> dict[str, Any]:
     res = {
         "overhead_serial": overhead(200 if quick else 1000, jobs=1),
         "overhead_pool": overhead(200 if quick else 1000, jobs=2),

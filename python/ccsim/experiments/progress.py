@@ -15,7 +15,7 @@ def enabled(quiet: bool = False) -> bool:
 class SweepProgress:
     """runs done / failed / total, simulated seconds per wall second, ETA."""
 
-    def __init__(self, total: int, show: bool):
+    def __init__(self, total: int, show: bool) -> None:
         self.total, self.done, self.failed, self.sim_s = total, 0, 0, 0.0
         self.t0 = time.monotonic()
         self._p = None
@@ -59,7 +59,7 @@ class SweepProgress:
 class RunProgress:
     """A bar for one run, drawn only once the run has lasted `after_s`."""
 
-    def __init__(self, control, duration_s: float, show: bool, after_s: float = 2.0):
+    def __init__(self, control, duration_s: float, show: bool, after_s: float = 2.0) -> None:
         self.control, self.duration_s, self.show, self.after_s = control, duration_s, show, after_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -88,8 +88,7 @@ class RunProgress:
             while not self._stop.wait(0.2):
                 p.update(t, completed=self.control.sim_time_s())
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        return False

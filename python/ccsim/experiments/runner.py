@@ -27,7 +27,7 @@ class SweepReport:
     total: int = 0
     existing: int = 0  # points already in the campaign (nothing computed)
     computed: int = 0  # runs simulated now
-    failed: list[dict] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     sim_s: float = 0.0
@@ -47,7 +47,7 @@ class SweepReport:
             + (f"; results in {self.out}/" if self.out is not None else "")
         )
         lines = [head]
-        kinds: dict[str, list[dict]] = {}
+        kinds: dict[str, list[dict[str, Any]]] = {}
         for e in self.failed:
             kinds.setdefault(e["kind"], []).append(e)
         for kind, es in kinds.items():
@@ -78,7 +78,7 @@ class SweepFailed(RuntimeError):
     by :func:`run_sweep` unless ``keep_going=True``). Every finished run is
     in the campaign; ``e.report`` is the :class:`SweepReport`."""
 
-    def __init__(self, report: SweepReport):
+    def __init__(self, report: SweepReport) -> None:
         n = len(report.failed) + len(report.invalid)
         super().__init__(
             f"{n} of {report.total} runs did not produce results (keep_going=True returns the report "
@@ -102,7 +102,7 @@ class _Kept:
     """Resolved scenarios by point index, within KEEP_ELEMENTS; the run ids
     of large points that did not fit."""
 
-    def __init__(self, backend: str = "sim"):
+    def __init__(self, backend: str = "sim") -> None:
         self.by_index: dict[int, Any] = {}
         self.rid: dict[int, str] = {}
         self.room = KEEP_ELEMENTS
@@ -157,7 +157,7 @@ class _NoEffect:
     only those with a known more specific one. Keeps a run id per point
     (tens of bytes) and point 0's scenario."""
 
-    def __init__(self, sweep: Sweep, kept: _Kept | None = None):
+    def __init__(self, sweep: Sweep, kept: _Kept | None = None) -> None:
         self.sweep = sweep
         self.kept = kept
         self.names = [n for n in sweep.axis_names() if n != "seed"]
@@ -217,7 +217,7 @@ class _NoEffect:
         self._refuse_shadowed(pt, sc, [n for n, s in self.shadowed.items() if s])
 
 
-def _algorithm_modules(core: dict) -> dict[str, str | None]:
+def _algorithm_modules(core: dict[str, Any]) -> dict[str, str | None]:
     """The modules of the Python algorithms a resolved scenario runs, each
     with the file a scenario file's reference loaded it from (a worker
     process loads it from there, `pyalgo.preload`; a Dask executor ships
@@ -237,11 +237,11 @@ def _algorithm_modules(core: dict) -> dict[str, str | None]:
     return pyalgo.module_files(list(out))
 
 
-def _fmt_params(params: dict) -> str:
+def _fmt_params(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
 
-def validate(sweep: Sweep, *, keep_going: bool = False, kept: _Kept | None = None) -> list[tuple]:
+def validate(sweep: Sweep, *, keep_going: bool = False, kept: _Kept | None = None) -> list[tuple[Any, ...]]:
     """Resolve every point, keeping the invalid ones (and, in `kept`, as
     many resolved scenarios as it has room for): returns [(point, error)];
     without `keep_going`, raise at the first invalid point. An axis with no
@@ -255,7 +255,7 @@ def validate(sweep: Sweep, *, keep_going: bool = False, kept: _Kept | None = Non
     return bad
 
 
-def _read_only_sweep(sweep: Sweep, out: Path, rep: SweepReport, bad: list, t0: float) -> SweepReport:
+def _read_only_sweep(sweep: Sweep, out: Path, rep: SweepReport, bad: list[Any], t0: float) -> SweepReport:
     """A sweep over a campaign that cannot be written (read-only media, no
     permission): it succeeds, writing nothing, when every run is already
     there and made by this model; otherwise it stops with one line saying how
@@ -368,9 +368,9 @@ def run_sweep(
 
         show = enabled(quiet) if progress is None else progress
         bar = SweepProgress(rep.total - n_bad, show)
-        inflight: dict[str, tuple[list[dict], Scenario]] = {}  # run_id -> (points' params, scenario)
+        inflight: dict[str, tuple[list[dict[str, Any]], Scenario]] = {}  # run_id -> (points' params, scenario)
 
-        def existing(rid: str, params: dict) -> None:
+        def existing(rid: str, params: dict[str, Any]) -> None:
             rep.existing += 1
             if hash((rid, params_key(params))) not in catalogued:
                 store.append(ok_entry(rid, params, store.summary(rid)))
@@ -501,7 +501,7 @@ SEED_HINT = (
 )
 
 
-Digests = list[tuple[dict, bytes, bytes]]
+Digests = list[tuple[dict[str, Any], bytes, bytes]]
 
 
 def _result_digests(sweep: Sweep, store: Store, *, measured: bool = True) -> Digests:
@@ -616,7 +616,7 @@ def dry_run(
     calibrate_s: float = 0.3,
     samples: int = 3,
     max_points: int = DRY_RUN_POINTS,
-) -> dict:
+) -> dict[str, Any]:
     """Count the runs, how many already exist in `out`, and estimate the CPU
     time of the rest from short calibration runs of `samples` points still to
     run (spread over the sweep; each stopped after `calibrate_s` of wall

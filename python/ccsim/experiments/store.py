@@ -49,16 +49,16 @@ FORMAT = 1
 HEAVY = ("scenario", "resolved")
 
 
-def light(manifest: dict) -> dict:
+def light(manifest: dict[str, Any]) -> dict:
     """A manifest without its `HEAVY` parts."""
     return {k: v for k, v in manifest.items() if k not in HEAVY}
 
 
-def model_tag() -> dict:
+def model_tag() -> dict[str, Any]:
     return {"model_version": int(_core.MODEL_VERSION), "ccsim_version": _core.__version__}
 
 
-def run_id(core: dict, backend: str = "sim") -> str:
+def run_id(core: dict[str, Any], backend: str = "sim") -> str:
     """A run's identity: a hash of the canonical resolved scenario (units
     and defaults applied; it holds the seed), the model version and the
     package version; for an emulated run also the backend and the kernel
@@ -76,7 +76,7 @@ def run_id(core: dict, backend: str = "sim") -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def params_key(params: dict) -> str:
+def params_key(params: dict[str, Any]) -> str:
     return canonical_json(params)
 
 
@@ -139,7 +139,7 @@ def _own_dir(path: Path) -> None:
 
 
 class Store:
-    def __init__(self, root: str | Path, *, create: bool = False, readonly: bool = False):
+    def __init__(self, root: str | Path, *, create: bool = False, readonly: bool = False) -> None:
         self.root = Path(root)
         self.runs_dir = self.root / "runs"
         self.tmp_dir = self.root / "tmp"
@@ -151,7 +151,7 @@ class Store:
         # be tens of MB for a big traffic mix) by run id, with the (mtime,
         # size) they were read at: a sweep consults each several times (stale
         # check, repair, resume), and parsing is what costs
-        self._summaries: dict[str, tuple[tuple[int, int], dict]] = {}
+        self._summaries: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
         # files whose SHA-256 was checked, by (path, mtime, size): each is
         # read once per process
         self._hashed: dict[tuple[str, int, int], bool] = {}
@@ -182,7 +182,7 @@ class Store:
         if self.tmp_dir.exists():  # runs cut off by a crash: never read, now removed
             shutil.rmtree(self.tmp_dir)
 
-    def _read_meta(self) -> dict:
+    def _read_meta(self) -> dict[str, Any]:
         try:
             meta = json.loads(self.meta_path.read_text())
         except (OSError, ValueError) as e:
@@ -237,18 +237,18 @@ class Store:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.release()
 
     # ---- metadata
-    def _write_meta(self, meta: dict) -> None:
+    def _write_meta(self, meta: dict[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / ".campaign.json.tmp"
         _write_own(tmp, json.dumps(meta, indent=2, default=str).encode())
         os.replace(tmp, self.meta_path)
         self.meta = meta
 
-    def add_sweep(self, description: dict) -> None:
+    def add_sweep(self, description: dict[str, Any]) -> None:
         meta = dict(self.meta)
         meta["sweeps"] = list(meta.get("sweeps", [])) + [{**description, "started_unix": time.time(), **model_tag()}]
         meta.update(model_tag())
@@ -267,7 +267,7 @@ class Store:
                 f.flush()
                 os.fsync(f.fileno())
 
-    def entries(self) -> Iterator[dict]:
+    def entries(self) -> Iterator[dict[str, Any]]:
         """Every complete catalogue line, oldest first (a torn last line is
         skipped). A line that is not a catalogue entry (damaged on disk,
         edited by hand) is skipped too, and named once in a warning."""
@@ -297,14 +297,14 @@ class Store:
                 stacklevel=2,
             )
 
-    def latest(self) -> dict[tuple[str, str], dict]:
+    def latest(self) -> dict[tuple[str, str], dict[str, Any]]:
         """(run_id, params key) -> its latest catalogue line."""
-        out: dict[tuple[str, str], dict] = {}
+        out: dict[tuple[str, str], dict[str, Any]] = {}
         for e in self.entries():
             out[(e["run_id"], params_key(e["params"]))] = e
         return out
 
-    def append(self, entry: dict) -> None:
+    def append(self, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, sort_keys=True, default=str) + "\n").encode()
         # O_APPEND: one write per line; a crash can only cut the last line short.
         if self._fd is None:
@@ -316,7 +316,7 @@ class Store:
             os.close(self._fd)
             self._fd = None
 
-    def rewrite_catalogue(self, entries: list[dict]) -> None:
+    def rewrite_catalogue(self, entries: list[dict[str, Any]]) -> None:
         self.close()
         tmp = self.root / ".catalogue.jsonl.tmp"
         text = "".join(json.dumps(e, sort_keys=True, default=str) + "\n" for e in entries)
@@ -363,7 +363,7 @@ class Store:
         return self.runs_dir / rid
 
     def write_run(
-        self, rid: str, files: dict[str, bytes], manifest: dict, empty: dict[str, bytes] | None = None
+        self, rid: str, files: dict[str, bytes], manifest: dict[str, Any], empty: dict[str, bytes] | None = None
     ) -> Path:
         """Write a run's tables and manifest under tmp/ and rename the folder
         into runs/. A table without rows (`empty`) is not written with the
@@ -410,10 +410,10 @@ class Store:
         tmp.write_bytes(data)
         os.replace(tmp, path)
 
-    def manifest(self, rid: str) -> dict:
+    def manifest(self, rid: str) -> dict[str, Any]:
         return json.loads((self.runs_dir / rid / "manifest.json").read_text())
 
-    def summary(self, rid: str) -> dict:
+    def summary(self, rid: str) -> dict[str, Any]:
         """A run's manifest without its scenarios (`HEAVY`), parsed once
         while the file is unchanged: its ``summary.json``, or for a run
         written before there was one, its manifest. OSError or ValueError
@@ -480,7 +480,7 @@ class Store:
         self.rewrite_catalogue([e for e in self.entries() if e["run_id"] not in drop])
 
 
-def ok_entry(rid: str, params: dict, man: dict, **extra: Any) -> dict:
+def ok_entry(rid: str, params: dict[str, Any], man: dict, **extra: Any) -> dict:
     return {
         "run_id": rid,
         "params": params,

@@ -51,7 +51,7 @@ class SweepError(ScenarioError):
 class Point:
     index: int  # 0-based position in the sweep's order
     params: dict[str, Any]  # axis path -> value, derived values, and "seed"
-    raw: dict  # the scenario mapping with the point applied
+    raw: dict[str, Any]  # the scenario mapping with the point applied
 
     def scenario(self, source: str = "<sweep>", code=None):
         from ..scenario import Scenario
@@ -88,18 +88,18 @@ class Sweep:
         self,
         base,
         grid: dict[str, Any] | None = None,
-        zip: dict | list[dict] | None = None,
+        zip: dict[str, Any] | list[dict] | None = None,
         seeds: int | list[int] | None = None,
         *,
         set: dict[str, Any] | None = None,
         name: str | None = None,
-        plots: list[dict] | None = None,
+        plots: list[dict[str, Any]] | None = None,
         source: str = "<sweep>",
         text: str | None = None,
         backend: str = "sim",
         allow_code: bool | None = None,
         code_dir: Path | None = None,
-    ):
+    ) -> None:
         self.source = source
         if backend not in BACKENDS:
             raise SweepError(
@@ -120,8 +120,8 @@ class Sweep:
                 raise SweepError(f"set.{k}", message=f"set: {k!r}: {e}") from None
         self._refuse_overridden_sets()
         grid = dict(grid or {})
-        self.axes: dict[str, list] = {}
-        self.derived: dict[str, Callable[[dict], Any]] = {}
+        self.axes: dict[str, list[Any]] = {}
+        self.derived: dict[str, Callable[[dict[str, Any]], Any]] = {}
         for k, v in grid.items():
             _check_axis("grid", k, v, allow_callable=True)
             if callable(v):
@@ -131,7 +131,7 @@ class Sweep:
         zgroups = [] if zip is None else ([zip] if isinstance(zip, dict) else zip)
         if not isinstance(zgroups, list) or not all(isinstance(g, dict) for g in zgroups):
             raise SweepError("zip", zip, "a table of equally long lists, or a list of such tables")
-        self.zips: list[dict[str, list]] = []
+        self.zips: list[dict[str, list[Any]]] = []
         for gi, g in enumerate(zgroups):
             where = "zip" if len(zgroups) == 1 else f"zip[{gi}]"
             if not g:
@@ -332,7 +332,7 @@ class Sweep:
             raw.setdefault("sim", {})["seed"] = params["seed"]
             yield Point(index, params, raw)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """A JSON-able description (campaign.json records it)."""
         return {
             "source": self.source,
@@ -403,11 +403,11 @@ class Sweep:
         )
 
 
-def _fmt(params: dict) -> str:
+def _fmt(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
 
-def _base(base, source: str) -> tuple[dict, str]:
+def _base(base, source: str) -> tuple[dict[str, Any], str]:
     from ..scenario import Builder, Scenario
 
     if isinstance(base, Scenario):
@@ -450,7 +450,7 @@ def _trust(base, allow_code: bool | None, code_dir: Path | None):
     return pyalgo.CodeTrust(False) if allow_code is False else pyalgo.IN_PROCESS
 
 
-def _check_plot(i: int, p: Any) -> dict:
+def _check_plot(i: int, p: Any) -> dict[str, Any]:
     where = f"plot[{i}]"
     if not isinstance(p, dict):
         raise SweepError(where, p, "a table with x, y and optionally hue, reduce, title, file")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import time
 import traceback
+from typing import Any
 
 
-def execute(task: dict) -> dict:
+def execute(task: dict[str, Any]) -> dict:
     from .. import _core, memory
     from ..analysis.results import encode_run
 
@@ -66,7 +67,7 @@ def execute(task: dict) -> dict:
     }
 
 
-def execute_emulated(task: dict) -> dict:
+def execute_emulated(task: dict[str, Any]) -> dict:
     """One run through the kernel's TCP (the emulation backend); the result
     has the simulator's tables plus the emulation's own (TABLES)."""
     from ..analysis.results import encode_run
@@ -98,11 +99,11 @@ def execute_emulated(task: dict) -> dict:
     }
 
 
-def _encoded(run: tuple[dict[str, bytes], dict[str, bytes]]) -> dict:
+def _encoded(run: tuple[dict[str, bytes], dict[str, bytes]]) -> dict[str, Any]:
     """A result's tables: `files` with rows (stored with the run), `empty`
     without (the campaign keeps one copy of each as its schema)."""
     return {"files": run[0], "empty": run[1]}
 
 
-def _failed(run_id: str, kind: str, error: str) -> dict:
+def _failed(run_id: str, kind: str, error: str) -> dict[str, Any]:
     return {"run_id": run_id, "status": "failed", "kind": kind, "error": error}

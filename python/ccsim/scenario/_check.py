@@ -25,7 +25,7 @@ def max_file_bytes() -> int:
     return parse_size("CCSIM_MAX_FILE_BYTES", v)
 
 
-def _check_keys(where: str, d: Any, allowed: set[str] | dict) -> None:
+def _check_keys(where: str, d: Any, allowed: set[str] | dict[str, Any]) -> None:
     if not isinstance(d, dict):
         raise ScenarioError(where, d, "a table (mapping)")
     for k in d:
@@ -67,7 +67,7 @@ def _prob(field: str, v) -> float:
     return float(v)
 
 
-def by_kind(field: str, v, kind: dict, unit: str = "") -> Any:
+def by_kind(field: str, v, kind: dict[str, Any], unit: str = "") -> Any:
     """A value checked and converted by its kind in one of the core's option
     schemas (`config/schema.rs`, `config/net_schema.rs`,
     `config/app_schema.rs`: bool, int, int_or_inf, int_or_none, choice,

@@ -14,6 +14,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import _core
 from ..errors import ScenarioError
@@ -31,10 +32,10 @@ class LinkRate:
     rate at time 0) and, when it varies, the core's `varying` field."""
 
     bps: int
-    varying: dict | None = None
+    varying: dict[str, Any] | None = None
 
 
-def parse_schedule(field: str, value: list) -> LinkRate:
+def parse_schedule(field: str, value: list[Any]) -> LinkRate:
     """[[time, rate], ...] with units as the scenario writes them; the
     schedule's rules (first step at 0, times increasing, outages that
     begin after the start and end) are the core's (`_core.check_schedule`),
@@ -90,7 +91,7 @@ def load_trace(field: str, path, offset, offset_field: str) -> LinkRate:
 
 
 def parse_link_rate(
-    t: dict, where: str, rate_key: str, trace_key: str | None = None, *, default: LinkRate | None = None
+    t: dict[str, Any], where: str, rate_key: str, trace_key: str | None = None, *, default: LinkRate | None = None
 ) -> LinkRate:
     """The rate of one direction from the keys `rate_key` (a rate or a
     schedule) and `trace_key` (a trace path, with `<trace_key>_offset`);

@@ -33,7 +33,7 @@ def web_sessions(
     return max(1, round(share * rate_bps / per))
 
 
-def _span(field: str, v) -> dict:
+def _span(field: str, v) -> dict[str, Any]:
     if not (isinstance(v, (list, tuple)) and len(v) == 2):
         raise ScenarioError(field, v, "a pair (low, high) of times such as ('20ms', '100ms')")
     lo, hi = parse_time(f"{field}[0]", v[0]), parse_time(f"{field}[1]", v[1])
@@ -51,12 +51,12 @@ def background_mix(
     small_cwnd: int = 64,
     long_lived: int = 4,
     both_ways: bool = True,
-    rtt: tuple = ("20ms", "100ms"),
-    start: tuple = ("0s", "10s"),
+    rtt: tuple[Any, ...] = ("20ms", "100ms"),
+    start: tuple[Any, ...] = ("0s", "10s"),
     mss: int = 1000,
     tcp: dict[str, Any] | None = None,
     web_rtt_classes: int = 0,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Flow groups of a background mix on a dumbbell whose bottleneck runs at
     `rate` ('2.5Gbps' or bit/s):
 
@@ -105,7 +105,7 @@ def background_mix(
         web_where = {"rtt": {"cycle": [f"{round(c, 6):g}ms" for c in centres]}, "access": "shared"}
     start_d = _span("background_mix.start", start)
     opts = dict(tcp or {})
-    groups: list[dict] = []
+    groups: list[dict[str, Any]] = []
     dirs = ["forward", "reverse"] if both_ways else ["forward"]
     n_web = web_sessions(rate_bps, web_share, mss, think_s) if web_share > 0 else 0
     for d in dirs:
@@ -142,7 +142,7 @@ def background_mix(
     return groups
 
 
-def mix_summary(groups: list[dict]) -> str:
+def mix_summary(groups: list[dict[str, Any]]) -> str:
     """One line naming each group and its count."""
     return ", ".join(f"{g['label']} × {g['count']}" for g in groups) if groups else "none"
 

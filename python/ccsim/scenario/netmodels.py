@@ -47,7 +47,7 @@ SHAPER_KINDS: list[str] = list(SHAPER_SCHEMA)
 REORDER_SCHEMA: dict[str, Any] = _LINK["reorder"]
 
 
-def _scenario_form(opts: dict) -> dict:
+def _scenario_form(opts: dict[str, Any]) -> dict:
     """Core option values as a scenario writes them: `*_ps` times as
     '15ms'; options without a fixed default (None) left out."""
     return {
@@ -61,13 +61,13 @@ _NET = json.loads(_core.net_defaults())
 # Defaults the core fills in for options a scenario leaves out (serde
 # defaults declared in each model's own file, crates/ccsim-core/src/queue/ and loss/, the one place they are
 # written), by the kind names a scenario uses.
-QUEUE_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
+QUEUE_DEFAULTS: dict[str, dict[str, Any]] = {k: _scenario_form(v) for k, v in _NET["queue"].items()}
 # The queue a link gets where the scenario names none (queue::DEFAULT_QUEUE),
 # and the buffer a direction gets where it writes none, by queue configuration
 # (QueueKind::DEFAULT_BUFFER).
 DEFAULT_QUEUE: str = _NET["default_queue"]
 DEFAULT_BUFFER: dict[str, str] = {q["core"]: q["default_buffer"] for q in QUEUE_SCHEMA.values()}
-LOSS_DEFAULTS: dict[str, dict] = {k: _scenario_form(v) for k, v in _NET["loss"].items()}
+LOSS_DEFAULTS: dict[str, dict[str, Any]] = {k: _scenario_form(v) for k, v in _NET["loss"].items()}
 
 
 def queue_doc(kind: str) -> dict[str, str]:
@@ -75,7 +75,7 @@ def queue_doc(kind: str) -> dict[str, str]:
     return {o["name"]: o["doc"] for o in QUEUE_SCHEMA[kind]["options"]}
 
 
-def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
+def with_defaults(doc: dict[str, str], defaults: dict[str, Any]) -> dict[str, str]:
     """Option docs with each option's default appended."""
 
     def show(v):
@@ -84,7 +84,7 @@ def with_defaults(doc: dict[str, str], defaults: dict) -> dict[str, str]:
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
-def _kind_table(field: str, v, schema: dict[str, dict], what: str) -> tuple[dict, str, dict]:
+def _kind_table(field: str, v, schema: dict[str, dict[str, Any]], what: str) -> tuple[dict, str, dict]:
     """A model written as a kind name or a table {kind = ..., options}: the
     table, its kind and the kind's row of `schema`; unknown options refused."""
     if isinstance(v, str):
@@ -97,7 +97,7 @@ def _kind_table(field: str, v, schema: dict[str, dict], what: str) -> tuple[dict
     return v, kind, spec
 
 
-def _queue(field: str, v) -> dict:
+def _queue(field: str, v) -> dict[str, Any]:
     """A topology's queue: a kind name or a table {kind = ..., options},
     resolved by the core's schema: each option checked by its kind, then
     the rules between options applied by the core (`_core.check_queue`),
@@ -127,7 +127,7 @@ def _queue(field: str, v) -> dict:
     return out
 
 
-def _options(field: str, v: dict, options: list[dict], defaults: dict) -> dict:
+def _options(field: str, v: dict[str, Any], options: list[dict], defaults: dict) -> dict:
     """A table of one of the core's schemas resolved: each option the user
     wrote (else its default) checked and converted by its kind, under the
     core's field name, in the schema's order."""
@@ -139,7 +139,7 @@ def _options(field: str, v: dict, options: list[dict], defaults: dict) -> dict:
     return out
 
 
-def refuse(field: str, v: dict, broken: tuple | None) -> None:
+def refuse(field: str, v: dict[str, Any], broken: tuple[Any, ...] | None) -> None:
     """The core's verdict on a resolved table (`_core.check_*`: None, or
     (option, value, what is accepted)) as an error naming the option as the
     user wrote it (missing, when the user left it out of a table that has
@@ -154,7 +154,7 @@ def refuse(field: str, v: dict, broken: tuple | None) -> None:
     raise ScenarioError(field, v, expected)
 
 
-def _reorder(field: str, v) -> dict | None:
+def _reorder(field: str, v) -> dict[str, Any] | None:
     """netem-like reordering of a link direction: { jitter = "2ms" } (every
     packet waits a uniform extra 0..jitter), and/or { probability = 0.01,
     delay = "5ms" } (that share of packets waits `delay` more); later packets
@@ -170,7 +170,7 @@ def _reorder(field: str, v) -> dict | None:
     return out
 
 
-def _shaper(field: str, v) -> dict | None:
+def _shaper(field: str, v) -> dict[str, Any] | None:
     """A token-bucket shaper in place of the link's serialising transmitter:
     'htb', 'tbf' or a table {kind = ..., burst, cburst, overhead}; options,
     defaults and rules are the core's."""
@@ -182,7 +182,7 @@ def _shaper(field: str, v) -> dict | None:
     return out
 
 
-def _loss(field: str, v) -> dict:
+def _loss(field: str, v) -> dict[str, Any]:
     """A link direction's loss model, resolved by the core's schema: each
     option checked by its kind, then the bounds and rules the core applies
     (`_core.check_loss`), every error naming the field as the user wrote it."""
@@ -215,7 +215,7 @@ def _loss(field: str, v) -> dict:
     return out
 
 
-def by_schema(field: str, x, opt: dict, plain: str = "fixed") -> Any:
+def by_schema(field: str, x, opt: dict[str, Any], plain: str = "fixed") -> Any:
     """The value `x` of option `opt` of one of the core's schemas (loss
     models, applications), converted to the core's form: distributions of
     times (plain times read as `plain`) and sizes, packet lists, and every
@@ -238,7 +238,7 @@ def by_schema(field: str, x, opt: dict, plain: str = "fixed") -> Any:
     return by_kind(field, x, kind, opt["unit"])
 
 
-def dist_min(d: dict) -> float:
+def dist_min(d: dict[str, Any]) -> float:
     """The smallest value a resolved distribution draws (base units): a
     Pareto's scale x_m = mean·(shape − 1)/shape, 0 for the exponential and
     the Lomax (pareto2); the core's `rng::Dist::least`."""
@@ -257,7 +257,7 @@ def _quantity(field: str, x, unit: str) -> float:
     return float(x)
 
 
-def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = False) -> dict:
+def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = False) -> dict[str, Any]:
     """A distribution of times ('time': strings like '1s' -> ps), sizes
     ('size': '10KB' -> bytes) or plain numbers ('number').
 
@@ -278,7 +278,7 @@ def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = Fal
         if p["name"] not in v:
             k = p["name"]
             raise ScenarioError(f"{field}.{k}", message=f"{field}.{k}: missing; {DIST_DOC[kind]}")
-    out: dict = {"kind": kind}
+    out: dict[str, Any] = {"kind": kind}
     for p in params:
         k = p["name"]
         x = v[k]

@@ -47,7 +47,7 @@ def parse_path(path: str) -> list[tuple[str, str | None]]:
     return segs
 
 
-def set_path(raw: dict, path: str, value: Any) -> None:
+def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
     """Set `path` to `value` in the scenario mapping `raw` (in place). Missing
     tables on the way are created; a list must be indexed ('flows[0]' or
     'flows[*]')."""
@@ -98,7 +98,7 @@ def set_path(raw: dict, path: str, value: Any) -> None:
         targets = nxt
 
 
-def without_path(raw: dict, path: str) -> dict | None:
+def without_path(raw: dict[str, Any], path: str) -> dict | None:
     """A copy of `raw` with the key `path` names removed (a plain dotted
     path of tables, e.g. 'tcp.cc'); None when it is not there."""
     out = copy.deepcopy(raw)
@@ -133,7 +133,7 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return path, value
 
 
-def apply(raw: dict, assignments: dict[str, Any]) -> dict:
+def apply(raw: dict[str, Any], assignments: dict[str, Any]) -> dict:
     """A copy of `raw` with every path -> value assignment applied in order."""
     out = copy.deepcopy(raw)
     for p, v in assignments.items():

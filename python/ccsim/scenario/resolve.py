@@ -19,6 +19,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,8 @@ from .units import PS_PER_S, parse_time
 
 # The core's [sim] schema (config/sim_schema.rs): options, kinds, doc lines,
 # the required ones and the defaults of the rest.
-SIM_SCHEMA: dict = json.loads(_core.sim_options())
-SIM_OPTS: dict[str, dict] = {o["name"]: o for o in SIM_SCHEMA["options"]}
+SIM_SCHEMA: dict[str, Any] = json.loads(_core.sim_options())
+SIM_OPTS: dict[str, dict[str, Any]] = {o["name"]: o for o in SIM_SCHEMA["options"]}
 SIM_KEYS = set(SIM_OPTS)
 TRACE_KINDS: list[str] = SIM_OPTS["trace"]["kind"]["choices"]
 FLOW_COMMON = {"count", "app", "start", "stagger", "label"} | traffic.APP_KEYS
@@ -53,7 +54,7 @@ class Scenario:
     """A validated scenario. Build with :meth:`from_file`, :meth:`from_toml`,
     :meth:`from_yaml`, :meth:`from_dict` or :class:`Builder`."""
 
-    def __init__(self, raw: dict, *, source: str = "<dict>", code: pyalgo.CodeTrust | None = None):
+    def __init__(self, raw: dict[str, Any], *, source: str = "<dict>", code: pyalgo.CodeTrust | None = None) -> None:
         self.raw = copy.deepcopy(raw)
         self.source = source
         # whether a `py:` algorithm reference may import code, and from where:
@@ -63,7 +64,7 @@ class Scenario:
 
     # ---- constructors
     @classmethod
-    def from_dict(cls, d: dict, source: str = "<dict>") -> Scenario:
+    def from_dict(cls, d: dict[str, Any], source: str = "<dict>") -> Scenario:
         return cls(d, source=source)
 
     @classmethod
@@ -75,7 +76,9 @@ class Scenario:
         return cls(parse_yaml(text, source), source=source)
 
     @classmethod
-    def from_file(cls, path: str | Path, overrides: dict | None = None, *, allow_code: bool = False) -> Scenario:
+    def from_file(
+        cls, path: str | Path, overrides: dict[str, Any] | None = None, *, allow_code: bool = False
+    ) -> Scenario:
         """Load a scenario file; `overrides` (dotted path -> value, as
         :meth:`with_overrides`) are applied before the one resolution.
         A `tcp.cc = "py:MODULE:CLASS"` in the file imports (runs) MODULE
@@ -97,7 +100,7 @@ class Scenario:
         return cls(raw, source=str(path), code=code)
 
     @classmethod
-    def _overridden(cls, raw: dict, assignments: dict, source: str, code: pyalgo.CodeTrust) -> Scenario:
+    def _overridden(cls, raw: dict[str, Any], assignments: dict, source: str, code: pyalgo.CodeTrust) -> Scenario:
         from .overrides import apply
 
         sc = cls(apply(raw, assignments), source=source, code=code)
@@ -124,7 +127,7 @@ class Scenario:
 
         return scenario_to_toml(self)
 
-    def with_overrides(self, assignments: dict) -> Scenario:
+    def with_overrides(self, assignments: dict[str, Any]) -> Scenario:
         """A new scenario with dotted-path overrides applied ({'tcp.cc': 'cubic'}).
         An override that a more specific setting replaces for every flow
         (`tcp.cc` when each flow group sets its own `cc`) is refused: it
@@ -136,7 +139,7 @@ class Scenario:
         table (the flows of a group share one dict) name it by its index in
         `tcp_tables`, written first: a 15,684-flow mix is 31 MB of JSON with
         a table per flow."""
-        tables: list[dict] = []
+        tables: list[dict[str, Any]] = []
         index: dict[int, int] = {}
         flows = []
         for f in self.core["flows"]:
@@ -151,7 +154,7 @@ class Scenario:
         return core_json({"tcp_tables": tables, **rest, "flows": flows})
 
     # ---- display (a terminal and a notebook)
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """What the scenario resolved to, in words: the topology, the
         bottleneck-like links (the slowest), the flow groups and the run."""
         from collections import Counter
@@ -214,7 +217,7 @@ class Scenario:
         return run_interruptibly(sc, progress=progress, timeout=timeout)
 
     # ---- validation and resolution
-    def _resolve(self, raw: dict) -> dict:
+    def _resolve(self, raw: dict[str, Any]) -> dict:
         src = Path(self.source)
         token = linkrates.BASE_DIR.set(src.parent if src.is_file() else None)
         trust = pyalgo.TRUST.set(self.code)
@@ -232,7 +235,7 @@ class Scenario:
             linkrates.BASE_DIR.reset(token)
             pyalgo.TRUST.reset(trust)
 
-    def _resolve_in(self, raw: dict) -> dict:
+    def _resolve_in(self, raw: dict[str, Any]) -> dict:
         _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
         for sec in ("sim", "topology", "flows"):
             if sec not in raw:
@@ -260,7 +263,7 @@ class Scenario:
             raise ScenarioError("flows", groups, "a non-empty list of flow groups ([[flows]])")
 
         # Expand flow groups into single flows (topology placement comes later).
-        flows: list[dict] = []
+        flows: list[dict[str, Any]] = []
         extra_keys = FLOW_TOPO_KEYS[kind]
         for gi, g in enumerate(groups):
             where = f"flows[{gi}]"
@@ -382,7 +385,7 @@ class Scenario:
 RTT_SETS_ACCESS_DELAY = ("dumbbell", "satellite", "wireless")
 
 
-def overridden_by(raw: dict, path: str) -> list[str]:
+def overridden_by(raw: dict[str, Any], path: str) -> list[str]:
     """The more specific settings of the scenario mapping `raw` that replace
     `path` for every flow it could reach, e.g. ['flows[0].cc'] for 'tcp.cc'
     when the only flow group sets its own cc; [] when some flow takes
@@ -407,7 +410,13 @@ def overridden_by(raw: dict, path: str) -> list[str]:
 
 
 def refuse_overridden(
-    raw: dict, path: str, value, core: dict, how: str, source: str = "<dict>", code: pyalgo.CodeTrust | None = None
+    raw: dict[str, Any],
+    path: str,
+    value,
+    core: dict,
+    how: str,
+    source: str = "<dict>",
+    code: pyalgo.CodeTrust | None = None,
 ) -> None:
     """Refuse `path` = `value` (set by `how`: '--set', a sweep axis) when a
     more specific setting replaces it for every flow. The rule is confirmed
@@ -543,9 +552,9 @@ class Builder:
         sample_interval: str | None = None,
         trace: list[str] | None = None,
         pcap: list[str] | None = None,
-    ):
+    ) -> None:
         # seed None: the core's default (sim_options()), as a file that omits it
-        self._d: dict = {"sim": {"duration": duration}, "tcp": {}, "flows": []}
+        self._d: dict[str, Any] = {"sim": {"duration": duration}, "tcp": {}, "flows": []}
         if seed is not None:
             self._d["sim"]["seed"] = seed
         if sample_interval is not None:
@@ -568,7 +577,7 @@ class Builder:
     def parking_lot(self, **kw) -> Builder:
         return self.topology("parking_lot", **kw)
 
-    def explicit(self, nodes: list[str], links: list[dict], **kw) -> Builder:
+    def explicit(self, nodes: list[str], links: list[dict[str, Any]], **kw) -> Builder:
         return self.topology("explicit", nodes=nodes, links=links, **kw)
 
     def tcp(self, **kw) -> Builder:
@@ -579,14 +588,14 @@ class Builder:
         self._d["flows"].append(kw)
         return self
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._d)
 
     def build(self) -> Scenario:
         return Scenario(self.to_dict(), source="<builder>")
 
 
-def parse_toml(text: str, source: str) -> dict:
+def parse_toml(text: str, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -631,7 +640,7 @@ def _yaml_loader():
     return Loader
 
 
-def parse_yaml(text: str, source: str) -> dict:
+def parse_yaml(text: str, source: str) -> dict[str, Any]:
     import yaml
 
     try:
@@ -677,7 +686,7 @@ def read_text(path: str | Path, what: str = "scenario file") -> str:
         raise ScenarioError(str(p), message=f"{p}: {what} is not UTF-8 text (byte {e.start})") from None
 
 
-def read_mapping(path: str | Path) -> dict:
+def read_mapping(path: str | Path) -> dict[str, Any]:
     """A scenario file (.toml, .yaml, .yml) as its unvalidated mapping."""
     p = Path(path)
     if p.suffix not in (".toml", ".yaml", ".yml"):

@@ -30,7 +30,7 @@ def _plain(v: Any, where: str) -> Any:
     raise ScenarioError(where, v, "a TOML value (string, number, boolean, list or table)")
 
 
-def dumps(raw: dict) -> str:
+def dumps(raw: dict[str, Any]) -> str:
     import tomli_w
 
     d = _plain(raw, "")

@@ -50,7 +50,7 @@ APP_DOC: dict[str, dict[str, str]] = {
 APP_KEYS = {k for d in APP_DOC.values() for k in d}
 
 
-def app(where: str, g: dict, mss: int) -> dict:
+def app(where: str, g: dict[str, Any], mss: int) -> dict:
     """The application of flow group `g`: the core's app table for TCP
     flows, or {'kind': 'udp', ...} for a UDP source. Each option is
     converted by its kind in the core's schema, then the core applies the
@@ -92,7 +92,7 @@ def app(where: str, g: dict, mss: int) -> dict:
     return out
 
 
-def sample(d: dict, rng: np.random.Generator, n: int) -> np.ndarray:
+def sample(d: dict[str, Any], rng: np.random.Generator, n: int) -> np.ndarray:
     """`n` draws of a resolved distribution (see netmodels.dist): `n`
     uniforms from `rng`, turned into values by the core's formulas
     (`rng::Dist::quantile`)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .. import _core
 from ..errors import ScenarioError
@@ -24,7 +25,7 @@ _TIME_UNITS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s"
 _SIZE_UNITS = {"B": 1, "KB": 10**3, "kB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 
 
-def _parse(field: str, value, units: dict, what: str, example: str) -> float:
+def _parse(field: str, value, units: dict[str, Any], what: str, example: str) -> float:
     if isinstance(value, bool) or not isinstance(value, str):
         raise ScenarioError(field, value, f"a {what} string with a unit, e.g. {example!r}")
     m = re.fullmatch(r"\s*" + _NUM + r"\s*([A-Za-zµ]+)\s*", value)

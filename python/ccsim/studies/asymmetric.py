@@ -18,6 +18,7 @@ import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -91,7 +92,7 @@ def loss_prob(ber: float, size_bytes: int) -> float:
     return 1.0 - (1.0 - ber) ** (8 * size_bytes)
 
 
-def _ber(b: float) -> dict:
+def _ber(b: float) -> dict[str, Any]:
     return {"kind": "ber", "ber": b}
 
 
@@ -100,11 +101,11 @@ def _ber_cell(b: float) -> str:
     return json.dumps(_ber(b), sort_keys=True)
 
 
-def _same_loss(p: dict):
+def _same_loss(p: dict[str, Any]):
     return p["topology.loss"]
 
 
-def _tcp() -> dict:
+def _tcp() -> dict[str, Any]:
     return {
         "stack": NS2_OF_2004,
         "cc": "newreno",
@@ -114,7 +115,7 @@ def _tcp() -> dict:
     }
 
 
-def single_link(duration: float) -> dict:
+def single_link(duration: float) -> dict[str, Any]:
     return {
         "sim": {"duration": f"{duration:g}s", "seed": 1, "sample_interval": "100ms"},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "2ms", "buffer": "50pkt"},
@@ -123,7 +124,7 @@ def single_link(duration: float) -> dict:
     }
 
 
-def dumbbell(duration: float) -> dict:
+def dumbbell(duration: float) -> dict[str, Any]:
     return {
         "sim": {"duration": f"{duration:g}s", "seed": 1, "sample_interval": "100ms"},
         "topology": {
@@ -594,7 +595,7 @@ class Asymmetric(Study):
 
         figs = []
 
-        def panel(ax, s, scale, title, ylabel):
+        def panel(ax, s, scale, title, ylabel) -> None:
             g = s.group_by(["variant", "t_s"]).agg(pl.col("rate").mean()).sort("t_s")
             for vname in VARIANTS:
                 x = g.filter(pl.col("variant") == vname)

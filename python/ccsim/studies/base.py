@@ -118,7 +118,7 @@ class Check:
     what: str
     ok: bool
     detail: str = ""
-    compared: tuple | None = None
+    compared: tuple[Any, ...] | None = None
 
     @property
     def identical(self) -> bool:
@@ -168,7 +168,7 @@ class Verdict:
     # Why it fell short: MEASURED (`show`), NOT_SHOWN, or "" when reproduced.
     why: str = ""
     # The rule on the claim's counterfactual (`counterfactual.answer`).
-    counterfactual: dict | None = None
+    counterfactual: dict[str, Any] | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -276,9 +276,9 @@ class Claim:
     changed_after_results: str = ""
     # The counterfactual.Swap's that exchange two compared points (none: the
     # claim names no counterfactual yet).
-    counterfactual: tuple = ()
+    counterfactual: tuple[Any, ...] = ()
     # The numbers the paper gives for it (PaperValue), drawn on its figures.
-    paper: tuple = ()
+    paper: tuple[Any, ...] = ()
 
     def paper_text(self) -> str:
         return "; ".join(p.text() for p in self.paper)
@@ -295,11 +295,11 @@ class _ClaimSpec:
     statement: str
     rule: str
     changed_after_results: str
-    counterfactual: tuple
-    paper: tuple
+    counterfactual: tuple[Any, ...]
+    paper: tuple[Any, ...]
 
 
-def _many(x: Any) -> tuple:
+def _many(x: Any) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (list, tuple)) else (x,) if x is not None else ()
 
 
@@ -363,7 +363,7 @@ class StudyData:
     mode: str
     plan: Any  # the mode's plan: the study's own kit.Plan subclass (typed where the study reads it)
     campaigns: dict[str, Any]
-    cache: dict = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict)
     accessed: set[str] = field(default_factory=set)
     # The seed this data is cut to (`for_seed`, seed stability), else None.
     seed: int | None = None

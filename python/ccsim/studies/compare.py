@@ -46,7 +46,7 @@ def claims_file(where: Path, study: str, mode: str) -> Path:
     )
 
 
-def load(path: Path) -> list[dict]:
+def load(path: Path) -> list[dict[str, Any]]:
     try:
         rows = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -65,7 +65,7 @@ def _same(a: Any, b: Any, rel: float) -> bool:
     return a == b
 
 
-def compare(old: list[dict], new: list[dict], rel: float = 1e-9) -> list[Moved]:
+def compare(old: list[dict[str, Any]], new: list[dict], rel: float = 1e-9) -> list[Moved]:
     """Every claim whose verdict, reason status or measured numbers differ
     (numbers within a relative `rel` of each other count as equal), in the
     new run's order, then claims only the old run had."""

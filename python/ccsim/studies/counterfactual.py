@@ -97,7 +97,7 @@ ANSWERED, SILENT, UNAVAILABLE, NONE = "answered", "did not answer", "unavailable
 TABLE = "table test"
 
 
-def answer(claim: Any, data: StudyData, real: Any) -> dict:
+def answer(claim: Any, data: StudyData, real: Any) -> dict[str, Any]:
     """The claim's rule on its counterfactual: the verdict there and the
     checks whose outcome differs from `real`'s (the verdict on the runs as
     they are). Status ANSWERED when some check changed, SILENT when none
@@ -121,7 +121,7 @@ def answer(claim: Any, data: StudyData, real: Any) -> dict:
     return {"swaps": swaps, "status": ANSWERED if changed else SILENT, "verdict": v.verdict, "changed": changed}
 
 
-def text(cf: dict | None) -> str:
+def text(cf: dict[str, Any] | None) -> str:
     """One line for the report."""
     if not cf or cf["status"] == NONE:
         return "Counterfactual: none declared yet."

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
+from typing import Any
 
 from .base import VERDICTS
 
@@ -34,14 +35,14 @@ RECORD = Path(__file__).with_name("full_size.json")
 NOT_RUN = "not run"
 
 
-def load(path: Path = RECORD) -> dict[tuple[str, str], dict]:
+def load(path: Path = RECORD) -> dict[tuple[str, str], dict[str, Any]]:
     """The entries by (study, claim)."""
     if not path.is_file():
         return {}
     return {(e["study"], e["claim"]): e for e in json.loads(path.read_text())}
 
 
-def text(entry: dict | None) -> str:
+def text(entry: dict[str, Any] | None) -> str:
     """One entry as a table cell: 'partly (3/5 seeds; model 16, 2026-11-28)',
     with ', its points only' after the seeds for a points run."""
     if entry is None:
@@ -68,7 +69,7 @@ def provenance(folder: Path) -> tuple[int, str]:
     return versions.pop(), date
 
 
-def entries_of(base: Path, study: str, known: set[str], mode: str = "full") -> list[dict]:
+def entries_of(base: Path, study: str, known: set[str], mode: str = "full") -> list[dict[str, Any]]:
     """The entries of one study's full-size run in `base/<study>/<mode>/`
     (mode "full" or "points"); `known` are the study's claim ids."""
     path = base / study / mode / "claims.json"
@@ -96,7 +97,7 @@ def entries_of(base: Path, study: str, known: set[str], mode: str = "full") -> l
     return out
 
 
-def record(base: Path, studies: dict[str, set[str]], path: Path = RECORD, mode: str = "full") -> list[dict]:
+def record(base: Path, studies: dict[str, set[str]], path: Path = RECORD, mode: str = "full") -> list[dict[str, Any]]:
     """Replace the entries of `studies` (name → its claim ids) by their
     full-size runs under `base`: a full run replaces all of a study's
     entries, a points run those of the claims it judged."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..scenario.tcp_options import for_group, wire_bytes
 
@@ -48,7 +48,7 @@ def variants(*vs: Variant) -> dict[str, Variant]:
     return out
 
 
-def sweep_zip(vs, *, label: str = "flows[0].label", options: str = "flows[0].") -> dict[str, list]:
+def sweep_zip(vs, *, label: str = "flows[0].label", options: str = "flows[0].") -> dict[str, list[Any]]:
     """The sweep parameters that run each of the variants `vs` (in order):
     its key as the flow label, and each TCP option it sets under the prefix
     `options` ("flows[0]." for one flow group's options, "tcp." for the
@@ -75,14 +75,14 @@ class Plan:
     experiments: tuple[str, ...] | None = field(default=None, kw_only=True)
 
 
-def full_packet_bytes(tcp: dict) -> int:
+def full_packet_bytes(tcp: dict[str, Any]) -> int:
     """Bytes on the wire of a full-sized data segment under the `[tcp]`
     table `tcp` as a scenario writes it: MSS + TCP/IP header + the
     timestamp option when it is on (`tcp_options.wire_bytes`)."""
     return wire_bytes(for_group("tcp", tcp, {}))
 
 
-def payload_share(tcp: dict) -> float:
+def payload_share(tcp: dict[str, Any]) -> float:
     """The share of a full-sized data packet that is payload: MSS over
     `full_packet_bytes` (what a saturated link's goodput is at most, as a
     fraction of its rate)."""

@@ -11,6 +11,7 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import Any
 
 from .. import _core
 from .base import VERDICTS, fmt
@@ -40,7 +41,7 @@ def _vclass(v: str) -> str:
     return {"reproduced": "v-reproduced", "partly": "v-partly"}.get(v, "v-not")
 
 
-def _measured_text(m: dict) -> str:
+def _measured_text(m: dict[str, Any]) -> str:
     return "; ".join(f"{k} = {fmt(v) if isinstance(v, float) else v}" for k, v in m.items())
 
 
@@ -57,7 +58,7 @@ def _caption(f) -> str:
     return f"{f.caption} Black dots and stars: the paper's own values ({', '.join(f.paper)})."
 
 
-def claim_figures(claim_id: str, figures) -> list:
+def claim_figures(claim_id: str, figures) -> list[Any]:
     """The figures whose caption names the claim's section: 'W4a' and 'W4b'
     are shown by a figure captioned 'W4 (paper Figs 27–30) ...'."""
     import re
@@ -84,7 +85,7 @@ NO_FIGURES = (
 )
 
 
-def write_report(study, data, verdicts, figures, timing: dict, root: Path) -> tuple[Path, Path]:
+def write_report(study, data, verdicts, figures, timing: dict[str, Any], root: Path) -> tuple[Path, Path]:
     """Write report.html and report.md into `root`; return their paths."""
     plan = data.plan
     counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}

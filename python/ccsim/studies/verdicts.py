@@ -17,6 +17,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import full_size, get, names
 from .base import MEASURED, NOT_SHOWN, VERDICTS
@@ -38,7 +39,7 @@ _ROW = re.compile(
 )
 
 
-def collect(base: Path, mode: str) -> list[dict]:
+def collect(base: Path, mode: str) -> list[dict[str, Any]]:
     """One row per claim of every registered study, from `base/<study>/<mode>/claims.json`."""
     rows = []
     full = full_size.load()
@@ -65,7 +66,7 @@ def collect(base: Path, mode: str) -> list[dict]:
     return rows
 
 
-def render(rows: list[dict], mode: str, model_version: int) -> str:
+def render(rows: list[dict[str, Any]], mode: str, model_version: int) -> str:
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     accounted = sum(r["verdict"] == VERDICTS[0] or r["why"] == MEASURED for r in rows)
     answered = sum(r["counterfactual"] == ANSWERED for r in rows)
@@ -119,7 +120,7 @@ def render(rows: list[dict], mode: str, model_version: int) -> str:
     return "\n".join(head + body) + "\n"
 
 
-def parse(text: str) -> tuple[list[dict], str, int]:
+def parse(text: str) -> tuple[list[dict[str, Any]], str, int]:
     """The rows, mode and model version of a rendered table."""
     m = re.search(r"^Mode: (\w+); model version (\d+)\.", text, re.M)
     if not m:

@@ -103,13 +103,13 @@ SCENARIOS: dict[str, Callable[[], Builder | Scenario]] = {
 BASELINE = {"e": "c", "f": "d"}
 
 
-def _step_marking(rate_bps: float, rtt_s: float) -> dict:
+def _step_marking(rate_bps: float, rtt_s: float) -> dict[str, Any]:
     """DCTCP's step-marking queue at K = ⌈BDP/7⌉ packets of 1,500 bytes."""
     k = -(-int(rate_bps * rtt_s / (8 * 1500)) // 7)
     return {"kind": "red", "min_th": k, "max_th": k, "w_q": 1, "ecn": True}
 
 
-def run_bench(repeat: int = 3, only: str | None = None) -> list[dict]:
+def run_bench(repeat: int = 3, only: str | None = None) -> list[dict[str, Any]]:
     """Each scenario (those whose name contains `only`), the fastest of
     `repeat` runs. `cost_vs_newreno` is the CPU time per packet over that of
     the same-rate NewReno SACK+timestamps scenario, when it ran too."""

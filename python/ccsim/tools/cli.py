@@ -11,6 +11,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .. import _core
 from ..errors import EmulationError, InternalError, ScenarioError
@@ -500,7 +501,7 @@ def cmd_compare(a) -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse with one did-you-mean for a mistyped command or choice."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         import re
 
         from ..errors import suggest

@@ -58,9 +58,9 @@ CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe
 PY_ALGO_SHARE = 0.02
 
 
-def _flow(rng, topo_kind: str) -> dict:
+def _flow(rng, topo_kind: str) -> dict[str, Any]:
     app = rng.choice(["bulk", "bulk", "file", "onoff", "repeat", "web", "schedule", "cbr"])
-    f: dict = {"count": int(rng.integers(1, 4))}
+    f: dict[str, Any] = {"count": int(rng.integers(1, 4))}
     if app == "file":
         f.update(app="file", size=f"{int(rng.choice([10, 50, 200, 1000]))}KB")
     elif app == "onoff":
@@ -83,8 +83,8 @@ def _flow(rng, topo_kind: str) -> dict:
     return f
 
 
-def _tcp(rng) -> dict:
-    t: dict = {"cc": str(rng.choice(CCS))}
+def _tcp(rng) -> dict[str, Any]:
+    t: dict[str, Any] = {"cc": str(rng.choice(CCS))}
     if rng.random() < 0.3:
         t["stack"] = "ns2"
     if rng.random() < 0.5:
@@ -153,7 +153,7 @@ QUEUE_EDGES: dict[str, list[dict[str, Any]]] = {
 }
 
 
-def _queue(rng) -> dict:
+def _queue(rng) -> dict[str, Any]:
     q = str(rng.choice(QUEUES))
     queue: dict[str, Any] = {"kind": q}
     if q == "red" and rng.random() < 0.5:
@@ -198,7 +198,7 @@ def odd_trace_files(folder: Path) -> list[str]:
     return [str(fifo.resolve()), "/dev/zero", str(folder.resolve())]
 
 
-def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict:
+def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict[str, Any]:
     """A random valid scenario mapping (units as strings, as in a file);
     `traces` (`trace_files`) lets some links replay a delivery trace."""
     kind = str(rng.choice(KINDS))
@@ -237,7 +237,7 @@ def generate(rng: np.random.Generator, traces: list[str] | None = None) -> dict:
     }
 
 
-def py_expect(raw: dict) -> tuple[tuple[str, ...], float | None] | None:
+def py_expect(raw: dict[str, Any]) -> tuple[tuple[str, ...], float | None] | None:
     """For a case running one of `fuzz_algos`' classes: the outcomes its
     class allows and the wall time it is given (None: the case's budget)."""
     cc = raw.get("tcp", {}).get("cc", "")
@@ -247,14 +247,14 @@ def py_expect(raw: dict) -> tuple[tuple[str, ...], float | None] | None:
     return cls.fuzz_expect, cls.fuzz_timeout_s
 
 
-def _path_delays(core: dict, s: int, d: int) -> tuple[float, list[int]]:
+def _path_delays(core: dict[str, Any], s: int, d: int) -> tuple[float, list[int]]:
     """Propagation one way along the simulator's route, and the route."""
 
     r = routes(core, [(s, d)])[0] or []
     return sum(core["links"][i]["delay_ps"] for i in r) * 1e-12, r
 
 
-def _buffer_bytes(link: dict, pkt: int) -> int:
+def _buffer_bytes(link: dict[str, Any], pkt: int) -> int:
     q = link.get("queue", {})
     if q.get("limit_bytes"):
         return q["limit_bytes"]
@@ -341,7 +341,7 @@ def check(sc, res, again=None) -> list[str]:
 
 def run_cases(
     n: int, seed: int = 0, out: Path | None = None, determinism_every: int = 10, budget_s: float = BUDGET_S
-) -> tuple[int, list, int]:
+) -> tuple[int, list[Any], int]:
     """Run `n` generated cases; return (runs, failures, refused) where a
     failure is (case number, scenario mapping, problems). Draws the scenario
     checks refuse (near-valid ones) count as passing when the error names a

@@ -23,7 +23,7 @@ class FuzzReno(ccsim.Algorithm):
     def ssthresh(self, tp):
         return max(tp.cwnd >> 1, 2)
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp, acked) -> None:
         if tp.in_slow_start():
             acked = cc.slow_start(tp, acked)
             if not acked:
@@ -49,7 +49,7 @@ class FuzzBadWindow(FuzzReno):
     name = "fuzz-bad-window"
     fuzz_expect = ("ok", "raised")
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp, acked) -> None:
         tp.cwnd = 0
 
 
@@ -59,7 +59,7 @@ class FuzzNaNPacing(FuzzReno):
     name = "fuzz-nan-pacing"
     fuzz_expect = ("ok", "raised")
 
-    def init(self, tp):
+    def init(self, tp) -> None:
         tp.pacing_rate = float("nan")
 
 
@@ -70,10 +70,10 @@ class FuzzKeptView(FuzzReno):
     name = "fuzz-kept-view"
     fuzz_expect = ("ok", "raised")
 
-    def init(self, tp):
+    def init(self, tp) -> None:
         self.kept = tp
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp, acked) -> None:
         self.kept.cwnd = 7
         super().cong_avoid(tp, acked)
 
@@ -90,7 +90,7 @@ class FuzzHugeWindow(FuzzReno):
     fuzz_expect = ("ok", "raised", "timeout")
     fuzz_timeout_s = 5.0
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp, acked) -> None:
         tp.cwnd = tp.cwnd_clamp
 
 
@@ -102,7 +102,7 @@ class FuzzSpin(FuzzReno):
     fuzz_expect = ("ok", "timeout")
     fuzz_timeout_s = 1.0
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp, acked) -> None:
         while tp.now_s > 0.2:
             pass
         super().cong_avoid(tp, acked)

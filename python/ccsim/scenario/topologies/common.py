@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 from ... import _core
 from ...errors import ScenarioError
@@ -35,7 +36,7 @@ def keys(rows: dict[str, str]) -> set[str]:
     return {"kind", "bdp_rtt", *names(rows, False)}
 
 
-def link_capacity_bps(link: dict) -> int:
+def link_capacity_bps(link: dict[str, Any]) -> int:
     """A resolved link's capacity, b/s: the one place the Python side asks
     for it (BDP sizing, the memory estimate, the fuzz invariants, the
     emulation's checks), as `LinkCfg::capacity_bps` is on the Rust side. A
@@ -49,7 +50,7 @@ def link_capacity_bps(link: dict) -> int:
 OPPORTUNITY_BYTES: int = _core.TRACE_OPPORTUNITY_BYTES
 
 
-def link_bits_bound(link: dict, dur_ps: int) -> float:
+def link_bits_bound(link: dict[str, Any], dur_ps: int) -> float:
     """The most bits a resolved link direction can transmit over a run of
     `dur_ps`: its rate × the duration; a schedule's integral; a trace's
     delivery opportunities (OPPORTUNITY_BYTES each) in as many whole periods as can
@@ -71,7 +72,7 @@ def _trace_shape(path: str) -> tuple[int, int]:
     return n, period_ms
 
 
-def routes(core: dict, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
+def routes(core: dict[str, Any], pairs: list[tuple[int, int]]) -> list[list[int] | None]:
     """The link paths the core routes along for each (src, dst) node pair of
     a resolved scenario (None where there is none). Only the network is
     handed over: a 15,000-flow scenario's flows are 30 MB of JSON."""
@@ -84,7 +85,7 @@ def routes(core: dict, pairs: list[tuple[int, int]]) -> list[list[int] | None]:
 class Net:
     nodes: list[str] = field(default_factory=list)
     index: dict[str, int] = field(default_factory=dict)
-    links: list[dict] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
     # link names given so far, and the next k to try for a repeated name
     taken: set[str] = field(default_factory=set)
     next_k: dict[str, int] = field(default_factory=dict)
@@ -121,11 +122,11 @@ class Net:
         delay: int,
         buf: Buffer,
         buf_field: str,
-        queue: dict | str,
-        loss: dict,
+        queue: dict[str, Any] | str,
+        loss: dict[str, Any],
         name: str | None = None,
-        reorder: dict | None = None,
-        shaper: dict | None = None,
+        reorder: dict[str, Any] | None = None,
+        shaper: dict[str, Any] | None = None,
     ) -> int:
         ia, ib = self.node(a), self.node(b)
         link = {"name": self._fresh_name(name or f"{a}->{b}"), "from": ia, "to": ib}
@@ -227,7 +228,7 @@ def resolve_buffers(net: Net, bdp_rtt_ps: int | None, pkt_bytes: int, max_pkt: i
             q["limit_pkts"] = int(pkts)
 
 
-def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
+def bdp_rtt(topo: dict[str, Any], base_rtts: list[int] | None) -> int | None:
     v = topo.get("bdp_rtt", "max")
     if v in ("max", "mean"):
         if not base_rtts:
@@ -236,13 +237,13 @@ def bdp_rtt(topo: dict, base_rtts: list[int] | None) -> int | None:
     return parse_time("topology.bdp_rtt", v, allow_zero=False)
 
 
-def _default_buffer(queue: dict) -> str:
+def _default_buffer(queue: dict[str, Any]) -> str:
     """The buffer a direction gets when the scenario writes none: the
     core's for the queue's kind (`QueueKind::DEFAULT_BUFFER`)."""
     return DEFAULT_BUFFER[queue["kind"]]
 
 
-def _shapers(t: dict, where: str, rate: LinkRate, rrate: LinkRate) -> tuple[dict | None, dict | None]:
+def _shapers(t: dict[str, Any], where: str, rate: LinkRate, rrate: LinkRate) -> tuple[dict | None, dict | None]:
     """The (forward, reverse) shapers of a duplex link: `shaper`, and
     `reverse_shaper` defaulting to it (Mininet's TCLink shapes both ends)."""
     out = []
@@ -278,7 +279,7 @@ def check_shapers(net: Net, max_pkt: int) -> None:
             )
 
 
-def _access_and_buffers(t: dict):
+def _access_and_buffers(t: dict[str, Any]):
     """The options dumbbell-like and parking-lot topologies share: access
     links (rate, delay, buffer and the field it came from), the router
     buffer and the router queue discipline."""

@@ -5,6 +5,8 @@ same cases."""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def rate(rng) -> str:
     return f"{int(rng.choice([1, 2, 5, 10, 20, 50, 100]))}Mbps"
@@ -29,14 +31,14 @@ def loss(rng):
     return None
 
 
-def rate_or_schedule(rng) -> str | list:
+def rate_or_schedule(rng) -> str | list[Any]:
     """A fixed rate, or (15 %) a schedule with a step and an outage."""
     if rng.random() < 0.85:
         return rate(rng)
     return [[0, rate(rng)], ["300ms", 0], ["400ms", rate(rng)]]
 
 
-def with_trace(rng, topo: dict, rate_key: str, traces: list[str]) -> None:
+def with_trace(rng, topo: dict[str, Any], rate_key: str, traces: list[str]) -> None:
     """Replace the link's rate by a trace (12 %), with an offset into it
     and (half the time) a reverse trace; one in six of those names a path
     that is no trace (`odd_trace_files`, when the traces include them)."""
@@ -53,7 +55,7 @@ def with_trace(rng, topo: dict, rate_key: str, traces: list[str]) -> None:
         topo["reverse_trace"] = str(rng.choice(traces))
 
 
-def with_loss(rng, topo: dict) -> None:
+def with_loss(rng, topo: dict[str, Any]) -> None:
     """A loss model on the topology's loss key, when one is drawn."""
     drawn = loss(rng)
     if drawn:

@@ -4,6 +4,8 @@ access = "shared"; a flow group's `rtt` sets its access delays."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
@@ -29,8 +31,8 @@ PCAP_ALIAS = "r0->r1"
 
 
 def build(
-    t: dict,
-    flows: list[dict],
+    t: dict[str, Any],
+    flows: list[dict[str, Any]],
     net: Net,
     *,
     keys: set[str] = KEYS,
@@ -147,7 +149,7 @@ def build(
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     """A random dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue)
     with_trace(rng, topo, "bottleneck_rate", traces)
@@ -155,7 +157,7 @@ def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
     return topo
 
 
-def fuzz_wired(rng, kind: str, buffer: str, queue: dict, *, delay_drawn: bool = False) -> dict:
+def fuzz_wired(rng, kind: str, buffer: str, queue: dict[str, Any], *, delay_drawn: bool = False) -> dict:
     """The bottleneck and access links every dumbbell-like kind draws; with
     `delay_drawn` the bottleneck delay is given only half the time."""
     topo = {

@@ -3,6 +3,8 @@ link with a single link's options per direction; flows name their nodes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
@@ -24,7 +26,7 @@ PCAP_ALIAS = None
 LINK_KEYS = {"a", "b"} | SINGLE_LINK_KEYS - {"kind", "bdp_rtt"}
 
 
-def build(t: dict, flows: list[dict], net: Net) -> None:
+def build(t: dict[str, Any], flows: list[dict], net: Net) -> None:
     _check_keys("topology", t, KEYS)
     nodes = t.get("nodes")
     if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
@@ -84,7 +86,7 @@ def build(t: dict, flows: list[dict], net: Net) -> None:
     return
 
 
-def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     """A random explicit topology for the fuzz generator (tools/fuzz.py): a
     triangle a – b – c with a direct a – c link and parallel a – b links."""
     link = {"delay": "5ms", "buffer": buffer, "queue": queue}

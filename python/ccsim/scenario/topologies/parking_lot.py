@@ -3,6 +3,8 @@ every hop or cross one (Grieco & Mascolo 2004, W3)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._check import _check_keys, _int, _str
 from ..linkrates import parse_link_rate
 from ..units import parse_time
@@ -21,7 +23,7 @@ FLOW_KEYS = names(ROWS, True)
 PCAP_ALIAS = None
 
 
-def build(t: dict, flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, KEYS)
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
     hrate = parse_link_rate(t, "topology", "hop_rate", "hop_trace")
@@ -31,7 +33,7 @@ def build(t: dict, flows: list[dict], net: Net) -> list[int]:
         net.duplex(f"r{k}", f"r{k + 1}", hrate, hdelay, buf, "topology.buffer", queue)
     # Flow groups with path = "cross" / "cross_reverse" get `count` flows on
     # every hop; expand them now (flow order: group order, then hop).
-    expanded: list[tuple[dict, str, int | None]] = []
+    expanded: list[tuple[dict[str, Any], str, int | None]] = []
     for f in flows:
         p = _str(f"{f['where']}.path", f["topo"].get("path", "through"), ["through", "cross", "cross_reverse"])
         if p == "through":
@@ -57,7 +59,7 @@ def build(t: dict, flows: list[dict], net: Net) -> list[int]:
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     """A random parking lot for the fuzz generator (tools/fuzz.py)."""
     return {
         "kind": KIND,

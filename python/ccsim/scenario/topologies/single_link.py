@@ -4,6 +4,8 @@ reordering and shaper."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
 from ..netmodels import DEFAULT_QUEUE, _loss, _queue, _reorder
@@ -27,7 +29,7 @@ FLOW_KEYS = names(ROWS, True)
 PCAP_ALIAS = "a->b"
 
 
-def build(t: dict, flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
     _check_keys("topology", t, KEYS)
     rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
@@ -60,9 +62,9 @@ def build(t: dict, flows: list[dict], net: Net) -> list[int]:
     return [delay + rdelay] * len(flows)
 
 
-def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     """A random single link for the fuzz generator (tools/fuzz.py)."""
-    topo: dict = {
+    topo: dict[str, Any] = {
         "kind": KIND,
         "rate": rate_or_schedule(rng),
         "delay": f"{int(rng.choice([1, 5, 20, 50]))}ms",

@@ -3,6 +3,8 @@ own loss model in each direction (Grieco & Mascolo 2004, W4)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .common import Net, keys, names
 from .draws import rate
 from .dumbbell import FLOW_KEYS as DUMBBELL_FLOW_KEYS
@@ -23,13 +25,13 @@ FLOW_KEYS = DUMBBELL_FLOW_KEYS | names(ROWS, True)
 PCAP_ALIAS = "r0->r1"
 
 
-def build(t: dict, flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
     """A wired dumbbell plus a shared last hop r1 – mobile with its own
     loss model in each direction (W4 of Grieco & Mascolo 2004)."""
     return build_dumbbell(t, flows, net, keys=KEYS)
 
 
-def fuzz(rng, buffer: str, queue: dict, traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     """A random wireless dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue)
     topo.update(wireless_rate=rate(rng), wireless_delay="2ms", wireless_buffer="50pkt")

@@ -5,6 +5,7 @@ FCT panels)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -33,7 +34,7 @@ DIP_S = 2  # T_conv ignores excursions from the band of at most this many 1-s bi
 # 1 BDP (this study's set-up before the Mininet link existed), and the
 # Mininet shaper with shallow DropTail queues (waiting packets only; a netem
 # limit of 10 would count the ~12 packets a 15 ms delay line holds at 10 Mb/s).
-LINKS: dict[str, dict] = {
+LINKS: dict[str, dict[str, Any]] = {
     "mininet": {"shaper": "htb", "queue": "netem", "buffer": "1000pkt"},
     "bdp": {"queue": "droptail", "buffer": "1bdp"},
     "q10": {"shaper": "htb", "queue": "droptail", "buffer": "10pkt"},
@@ -52,7 +53,7 @@ SENSITIVITIES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def base(duration_s: float, app: dict, sample: str, link: str = "mininet") -> dict:
+def base(duration_s: float, app: dict[str, Any], sample: str, link: str = "mininet") -> dict:
     return {
         "sim": {"duration": f"{duration_s:g}s", "seed": 1, "sample_interval": sample},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "15ms", **LINKS[link]},
@@ -121,7 +122,7 @@ def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
 def grid_legend(fig, columns: int, legend_size: float) -> None:
     """One legend right of the top row for every panel's lines (the
     kernel's may be in some panels only); drawn again after more lines."""
-    seen: dict = {}
+    seen: dict[str, Any] = {}
     for ax in fig.axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lab, h)

@@ -34,8 +34,8 @@ class InitialWindowPlan(Plan):
     rate2: list[int]
     dur2: float  # IW2's run length, s
     emu_seeds: list[int]  # the kernel's repetitions
-    emu_iw1: dict  # the kernel's IW1 grid: iw, rtt, rate, cc
-    emu_iw2: dict | None  # the kernel's IW2 grid (iw, rtt, rate, dur), or none
+    emu_iw1: dict[str, Any]  # the kernel's IW1 grid: iw, rtt, rate, cc
+    emu_iw2: dict[str, Any] | None  # the kernel's IW2 grid (iw, rtt, rate, dur), or none
     emulation: str | None  # why the kernel columns cannot run here; None: they run
 
 

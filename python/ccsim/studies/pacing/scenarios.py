@@ -3,6 +3,8 @@ Han 2004), and Kendall's τ its checks use."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...scenario.mixes import background_mix, web_sessions
 from ..base import NS2_OF_2004, PaperValue
 from ..kit import Variant, full_packet_bytes, variants
@@ -97,7 +99,7 @@ def rate_text(bps: float) -> str:
     return f"{bps / 1e9:g}Gbps" if bps >= 1e9 else f"{bps / 1e6:g}Mbps"
 
 
-def variant_options(variant: str) -> dict:
+def variant_options(variant: str) -> dict[str, Any]:
     """The high-speed flows' TCP options of a variant."""
     return {**VARIANTS[variant].tcp, "sack": "sack1"}
 
@@ -115,7 +117,7 @@ def scenario(
     high_speed: bool = True,
     small: int = 25,
     sample: str = "1s",
-) -> dict:
+) -> dict[str, Any]:
     """Two high-speed flows (RTT 40 ms and `rtt2_ms`) over a dumbbell at
     `rate_bps` with the background mix; `buffer` in BDPs of the flows' mean
     RTT. Flow groups: 0, 1 the high-speed flows (labels: the variant and
@@ -159,17 +161,17 @@ def scenario(
     }
 
 
-def _rate_of(p: dict) -> float:
+def _rate_of(p: dict[str, Any]) -> float:
     from ...scenario.units import parse_rate
 
     return float(parse_rate("rate", p["topology.bottleneck_rate"]))
 
 
-def _web_count(p: dict) -> int:
+def _web_count(p: dict[str, Any]) -> int:
     return web_sessions(_rate_of(p), WEB_SHARE, MSS, 1.0)
 
 
-def _variant_derived() -> dict:
+def _variant_derived() -> dict[str, Any]:
     """Derived sweep entries: flows[1] copies the variant of flows[0]."""
     d = {"flows[1].label": lambda p: f"{p['flows[0].label']}#2"}
     for k in ("cc", "cc_preset", "pacing"):
@@ -178,5 +180,5 @@ def _variant_derived() -> dict:
     return d
 
 
-def _web_derived(groups: list[int]) -> dict:
+def _web_derived(groups: list[int]) -> dict[str, Any]:
     return {f"flows[{g}].count": _web_count for g in groups}

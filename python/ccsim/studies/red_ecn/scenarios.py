@@ -4,6 +4,7 @@ queue disciplines and thresholds, and the constants the claims use."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..base import NS2_OF_2004
 from ..kit import full_packet_bytes
@@ -32,7 +33,7 @@ ERROR_MODELS = [{"kind": "none"}] + [
 ]
 
 
-def loss_cell(model: dict) -> str:
+def loss_cell(model: dict[str, Any]) -> str:
     """An error model as a campaign's runs table holds a table-valued axis."""
     return json.dumps(model, sort_keys=True)
 
@@ -56,19 +57,19 @@ def queue_table(kind: str, ql: int, mark_p: float = 0.1):
     return {"kind": kind, "min_th": lo, "max_th": hi, "mark_p": mark_p, **RED_NS2_27}
 
 
-def _ql(p: dict) -> int:
+def _ql(p: dict[str, Any]) -> int:
     return int(str(p["topology.buffer"]).removesuffix("pkt"))
 
 
-def _queue_from_point(p: dict):
+def _queue_from_point(p: dict[str, Any]):
     return queue_table(p["topology.queue.kind"], _ql(p), p.get("topology.queue.mark_p", 0.1))
 
 
-def _same_count(p: dict) -> int:
+def _same_count(p: dict[str, Any]) -> int:
     return p["flows[0].count"]
 
 
-def base_scenario(duration_s: float, sample: str = "100ms") -> dict:
+def base_scenario(duration_s: float, sample: str = "100ms") -> dict[str, Any]:
     start = {"dist": "uniform", "min": "0s", "max": "1s"}
     return {
         "sim": {"duration": f"{duration_s:g}s", "seed": 1, "sample_interval": sample},

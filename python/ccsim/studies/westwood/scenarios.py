@@ -30,7 +30,7 @@ VARIANTS = variants(
 OPTS = ("cc", "cc_preset", "delayed_ack", "sack")
 
 
-def variant_options(variant: str, stack: str = NS2_OF_2004, dack: bool = True) -> dict:
+def variant_options(variant: str, stack: str = NS2_OF_2004, dack: bool = True) -> dict[str, Any]:
     """The TCP options of a variant: cc, cc_preset, delayed_ack, sack. A
     name ending in '_nodack' turns delayed ACKs off. On the linux stack the
     algorithms run with their Linux parameters (no preset) and 'SACK' is
@@ -60,14 +60,14 @@ def _derive(label_key: str, key: str, stack: str):
     return f
 
 
-def derived_options(group: int, stack: str = NS2_OF_2004, label_key: str | None = None) -> dict:
+def derived_options(group: int, stack: str = NS2_OF_2004, label_key: str | None = None) -> dict[str, Any]:
     """Derived sweep entries setting flows[group]'s TCP options from the
     variant at `label_key` (default: flows[group].label)."""
     lk = label_key or f"flows[{group}].label"
     return {f"flows[{group}].{k}": _derive(lk, k, stack) for k in OPTS}
 
 
-def tcp_common(stack: str = NS2_OF_2004) -> dict:
+def tcp_common(stack: str = NS2_OF_2004) -> dict[str, Any]:
     return {
         "stack": stack,
         "cc": "newreno",
@@ -87,7 +87,9 @@ PKT = full_packet_bytes(tcp_common())
 PAYLOAD_SHARE = payload_share(tcp_common())
 
 
-def reverse_group(count: int, *, cc: str = "newreno", on: list | None = None, rtt=None, label: str = "reverse") -> dict:
+def reverse_group(
+    count: int, *, cc: str = "newreno", on: list[Any] | None = None, rtt=None, label: str = "reverse"
+) -> dict[str, Any]:
     g = {
         "label": label,
         "count": count,
@@ -106,7 +108,7 @@ def reverse_group(count: int, *, cc: str = "newreno", on: list | None = None, rt
     return g
 
 
-def two_state(bad_ms: float) -> dict:
+def two_state(bad_ms: float) -> dict[str, Any]:
     """The W4/W5 channel: GOOD exactly 1 s with no loss, BAD exactly d with
     loss 0.1; when a state's time is up the next is GOOD or BAD with
     probability 0.5 each."""
@@ -122,14 +124,14 @@ def two_state(bad_ms: float) -> dict:
     }
 
 
-def _sim(dur: float, sample: str, trace: list | None = None) -> dict:
+def _sim(dur: float, sample: str, trace: list[Any] | None = None) -> dict[str, Any]:
     s = {"duration": f"{dur:g}s", "seed": 1, "sample_interval": sample}
     if trace:
         s["trace"] = trace
     return s
 
 
-def w1_scenario(dur: float) -> dict:
+def w1_scenario(dur: float) -> dict[str, Any]:
     """One flow over 2 Mb/s, RTT 250 ms, 40-packet buffer; 10 NewReno reverse
     flows ON during the second and fourth quarter of the run."""
     q = dur / 4
@@ -156,7 +158,7 @@ def w2_rtt_low(m: int) -> float:
     return 20 + 230 / m
 
 
-def w2_scenario(dur: float, m: int = 20) -> dict:
+def w2_scenario(dur: float, m: int = 20) -> dict[str, Any]:
     """M flows over 10 Mb/s with RTTs evenly spread over [20 + 230/M, 250] ms
     and 10 NewReno reverse flows; buffer 10 Mb/s × 250 ms."""
     return {
@@ -183,7 +185,7 @@ def w2_scenario(dur: float, m: int = 20) -> dict:
     }
 
 
-def w3_scenario(dur: float, hops: int = 1) -> dict:
+def w3_scenario(dur: float, hops: int = 1) -> dict[str, Any]:
     """Parking lot: N router hops of 10 Mb/s, 10 ms; access links 100 Mb/s,
     20 ms; queues of 125 packets. C1 crosses every hop from 10 s; each hop
     carries one cross flow in C1's direction and one against it."""
@@ -208,7 +210,7 @@ def w3_scenario(dur: float, hops: int = 1) -> dict:
     }
 
 
-def w4_scenario(dur: float, bad_ms: float = 10.0, traffic: bool = False) -> dict:
+def w4_scenario(dur: float, bad_ms: float = 10.0, traffic: bool = False) -> dict[str, Any]:
     """Wired dumbbell (10 Mb/s, 20 ms) and a 2 Mb/s, 20 ms wireless last hop
     with the two-state channel both ways. The flow under study has a one-way
     delay of 125 ms; with traffic on, 5 wired cross flows (RTT 66–250 ms) and
@@ -253,7 +255,7 @@ def w4_scenario(dur: float, bad_ms: float = 10.0, traffic: bool = False) -> dict
     }
 
 
-def w5_scenario(dur: float, bad_ms: float = 100.0) -> dict:
+def w5_scenario(dur: float, bad_ms: float = 100.0) -> dict[str, Any]:
     """GEO: 10 Mb/s bottleneck, 275 ms one way, the two-state channel both
     ways; 20 forward flows with RTT 590 ms; 10 NewReno reverse flows."""
     return {
@@ -276,7 +278,7 @@ def w5_scenario(dur: float, bad_ms: float = 100.0) -> dict:
     }
 
 
-def w6_single(dur: float) -> dict:
+def w6_single(dur: float) -> dict[str, Any]:
     """One Westwood+ flow alone on a 1 Mb/s bottleneck, RTT 100 ms, 1-BDP buffer."""
     return {
         "sim": _sim(dur, "0.1s", ["cc"]),
@@ -294,7 +296,7 @@ def w6_single(dur: float) -> dict:
     }
 
 
-def w7_scenario(dur: float) -> dict:
+def w7_scenario(dur: float) -> dict[str, Any]:
     """One flow, Bernoulli loss p on the data direction of a 10 Mb/s link,
     buffer 1 BDP of the largest RTT; base RTT set per point."""
     return {

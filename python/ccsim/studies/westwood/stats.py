@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 
-def ols(X: np.ndarray, y: np.ndarray) -> dict:
+def ols(X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """Least squares with standard errors s²(XᵀX)⁻¹ and R²."""
     beta, *_ = np.linalg.lstsq(X, y, rcond=None)
     resid = y - X @ beta

@@ -7,6 +7,7 @@ study class (`Westwood` in study.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -38,7 +39,7 @@ class W7(Measures):
 
         return data.memo("w7points", build)
 
-    def w7_fit(self, data: StudyData, variant: str) -> dict:
+    def w7_fit(self, data: StudyData, variant: str) -> dict[str, Any]:
         x = self.w7_points(data).filter((pl.col("variant") == variant) & pl.col("loss_limited") & (pl.col("tq_s") > 0))
         names = ["RTT", "p"] if variant == "reno" else ["RTT", "Tq", "p"]
         cols = {"RTT": "rtt_mean_s", "Tq": "tq_s", "p": "p"}
