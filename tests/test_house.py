@@ -568,8 +568,7 @@ def test_mypy_is_strict_but_for_a_shrinking_list_of_existing_modules():
     assert cfg["strict"] is True
     lax = next(o for o in cfg["overrides"] if o.get("disallow_untyped_defs") is False)["module"]
     existing = {
-        ".".join(p.relative_to(PKG.parent).with_suffix("").parts).removesuffix(".__init__")
-        for p in PKG.rglob("*.py")
+        ".".join(p.relative_to(PKG.parent).with_suffix("").parts).removesuffix(".__init__") for p in PKG.rglob("*.py")
     }
     assert sorted(set(lax) - existing) == [], "listed modules that do not exist"
     assert len(lax) == len(set(lax)) <= 74
