@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ._core import InternalError as _CoreInternalError
 from ._core import ScenarioError as _CoreScenarioError
 
@@ -9,7 +12,9 @@ from ._core import ScenarioError as _CoreScenarioError
 class ScenarioError(_CoreScenarioError):
     """Invalid scenario. ``str(e)`` names the field, the value and what is accepted."""
 
-    def __init__(self, field: str, value=None, accepted: str | None = None, *, message: str | None = None) -> None:
+    def __init__(
+        self, field: str, value: Any = None, accepted: str | None = None, *, message: str | None = None
+    ) -> None:
         if message is None:
             message = f"{field}: got {value!r}; expected {accepted}"
             if isinstance(value, str) and accepted and "one of" in accepted:
@@ -33,7 +38,7 @@ class EmulationError(RuntimeError):
     ``str(e)`` says what failed and why."""
 
 
-def suggest(name, options) -> str:
+def suggest(name: str, options: Iterable[str]) -> str:
     """' (did you mean 'x'?)' when `name` is close to one of `options`
     (difflib's ratio ≥ 0.6): the closest one only, else ''."""
     import difflib

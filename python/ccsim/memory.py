@@ -49,7 +49,7 @@ def row_bytes(table: str) -> int:
     return ROW_BYTES[table]
 
 
-def new_control():
+def new_control() -> _core.RunControl:
     """A `_core.RunControl` that stops its run past the memory limit."""
     ctl = _core.RunControl()
     ctl.set_memory_limit(limit_bytes())

@@ -401,7 +401,7 @@ def has_ack_hooks(field: str, value: str) -> bool:
 
 def check_params(
     ext: dict[str, Any], preset: Any, preset_field: str, params: Any, params_field: str
-) -> tuple[None, dict]:
+) -> tuple[None, dict[str, Any]]:
     """Check ``cc_preset`` (none for a Python algorithm) and ``cc_params``
     against the class's constructor; return them in the core's form."""
     if preset not in (None, "none"):

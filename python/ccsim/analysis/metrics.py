@@ -148,7 +148,7 @@ def utilization(
     s = link_series.filter(pl.col("link") == lid)
     lo, hi = _span(s, t0, t1)
     r = _window_rate(s, "link", "bytes_tx", lo, hi, 8.0, "bps")
-    return float(r["bps"][0]) / rate
+    return float(r["bps"][0]) / float(rate)
 
 
 def fct_stats(fct_s: Iterable[float]) -> dict[str, float]:

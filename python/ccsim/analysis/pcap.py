@@ -76,7 +76,7 @@ def pair_file_name(a: str, b: str) -> str:
     return link_file_name(f"{a}->{b}")[: -len(".pcap")] + ".both.pcap"
 
 
-def transfer_sizes(core: dict[str, Any], transfers: dict | None) -> dict[tuple[int, int], int]:
+def transfer_sizes(core: dict[str, Any], transfers: dict[str, Any] | None) -> dict[tuple[int, int], int]:
     """Bytes of each finite transfer by (flow, connection number): a file
     flow's one connection, and a repeating flow's transfers (the k-th on
     connection k, as the simulator numbers them)."""
@@ -144,7 +144,9 @@ def _write(path: Path, records) -> int:
     return n
 
 
-def _record(cap: dict[str, Any], i: int, n: int, flows: list[Any], udp: list, sizes: dict) -> tuple[int, bytes, int]:
+def _record(
+    cap: dict[str, Any], i: int, n: int, flows: list[Any], udp: list[Any], sizes: dict[tuple[int, int], int]
+) -> tuple[int, bytes, int]:
     """One synthesised record: (time in ns, IPv4 and TCP/UDP headers, IP length)."""
     kind = cap["kind"][i]
     size = int(cap["size"][i])
@@ -168,7 +170,7 @@ def _record(cap: dict[str, Any], i: int, n: int, flows: list[Any], udp: list, si
     return t, ip + l4, total
 
 
-def _tcp(cap: dict[str, Any], i: int, kind: str, tcp: dict, size: int | None = None) -> bytes:
+def _tcp(cap: dict[str, Any], i: int, kind: str, tcp: dict[str, Any], size: int | None = None) -> bytes:
     mss = int(tcp["mss"])
     flow, conn = int(cap["flow"][i]), int(cap["conn"][i])
     sport, dport = 10000 + flow, 20000 + conn

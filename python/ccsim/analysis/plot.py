@@ -167,7 +167,7 @@ def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
 
 
-def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict):
+def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
     if len(flows) <= MANY_FLOWS:
         fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
@@ -195,7 +195,7 @@ def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict):
     return fig
 
 
-def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict):
+def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
     curves = {f: _goodput(per[f]) for f in flows}
     # the aggregate over flows, on the first flow's sample times (every flow is
     # sampled at the same instants; a flow that starts later has fewer rows)
@@ -235,7 +235,7 @@ def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict):
     return fig
 
 
-def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict):
+def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
     fig, ax = subplots(figsize=(10, 4.5))
     shown = flows[:MAX_PANELS]
     for f in shown:

@@ -136,7 +136,7 @@ def write_json(path: str, obj: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def sender(a) -> None:
+def sender(a: argparse.Namespace) -> None:
     out: dict[str, Any] = {"role": "sender", "error": None, "samples": []}
     deadline = a.epoch + a.until
     print("ready", flush=True)
@@ -213,7 +213,7 @@ def sender(a) -> None:
             s.close()
 
 
-def sink(a) -> None:
+def sink(a: argparse.Namespace) -> None:
     out: dict[str, Any] = {"role": "sink", "error": None, "bytes": 0, "series": []}
     deadline = a.epoch + a.until
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -47,7 +47,7 @@ INF_SSTHRESH = 0x7FFFFFFF
 KERNEL_CA_STATE = (0, 0, 1, 2, 3)
 
 
-def _raw(cols: Mapping[str, list[Any] | np.ndarray]) -> list:
+def _raw(cols: Mapping[str, list[Any] | np.ndarray]) -> list[Any]:
     """Columns in the core's raw form: (name, dtype, bytes, or for
     strings (codes, values): `str_raw`)."""
     out: list[tuple[str, str, tuple[Any, ...] | bytes]] = []
@@ -315,7 +315,7 @@ def build_tables(
     return raw, emu
 
 
-def _seq_trace(core: dict[str, Any], wire_raw: list[Any], hosts: list[dict]) -> dict[str, list]:
+def _seq_trace(core: dict[str, Any], wire_raw: list[Any], hosts: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """The simulator's `seq_trace` (time_s, flow, kind, seq in segments) from
     the forwarder's wire trace: data segments as the sender's TUN device
     handed them over (`send`, or `rexmit` for a sequence number seen
@@ -360,7 +360,7 @@ MIN_RTT_TOL_S = 0.5e-3  # the envelope's bound on a flow's min RTT above what th
 
 
 def _min_rtt_slack(
-    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict, flow: dict, flows: list[dict]
+    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[str, Any], flow: dict, flows: list[dict]
 ) -> tuple[float, bool]:
     """How far above the configured minimum a flow's min RTT may lie, and
     whether no other flow started before it (its handshake met an idle
@@ -447,7 +447,7 @@ def envelope_text(e: dict[str, Any]) -> str:
     )
 
 
-def _base_rtt(core: dict[str, Any], route: tuple[list[int], list[int]], t: dict) -> float:
+def _base_rtt(core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[str, Any]) -> float:
     """The smallest RTT the sender can measure: propagation both ways plus
     the serialization of the SYN out and the SYN-ACK back. Linux takes its
     first RTT sample from the handshake (``tcp_clean_rtx_queue`` on the

@@ -103,7 +103,7 @@ def _default_tcp(cc: str) -> dict[str, Any]:
     return json.loads(_core.tcp_defaults("linux", cc))
 
 
-def _flow_fields(core: dict[str, Any], raw: dict | None) -> list[str]:
+def _flow_fields(core: dict[str, Any], raw: dict[str, Any] | None) -> list[str]:
     """How the user names each resolved TCP flow's settings: its flow group,
     'flows[g]' (TCP flows are the groups' flows in order, UDP sources apart);
     the resolved index without the scenario mapping."""
@@ -121,7 +121,7 @@ def _flow_fields(core: dict[str, Any], raw: dict | None) -> list[str]:
     return out if len(out) == n else [f"flows[{i}]" for i in range(n)]
 
 
-def check_supported(core: dict[str, Any], raw: dict | None = None) -> list[str]:
+def check_supported(core: dict[str, Any], raw: dict[str, Any] | None = None) -> list[str]:
     """Every feature of the resolved scenario the backend cannot run, each
     as 'field = value: why; accepted: ...', fields as the scenario writes
     them when its mapping `raw` is given (a flow group's option,

@@ -68,7 +68,7 @@ def check_jobs(field: str, jobs: int | None, dask=None) -> None:
 class Serial:
     name = "serial"
 
-    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for t in tasks:
             yield execute(t)
 
@@ -169,7 +169,7 @@ class Pool:
         self.workers.append(w)
         return w
 
-    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         import time
 
         it = iter(tasks)
@@ -315,7 +315,7 @@ class Dask:
         self.jobs = max(1, sum(self.client.nthreads().values()))
         self.shipped: set[str] = set()
 
-    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict]:
+    def map(self, tasks: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         from dask.distributed import as_completed
 
         it = iter(tasks)

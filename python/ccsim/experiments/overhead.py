@@ -13,6 +13,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .sweep import Sweep
+
 import json
 import subprocess
 import sys
@@ -44,7 +49,7 @@ HEAVY = {
 }
 
 
-def _tiny_sweep(n: int):
+def _tiny_sweep(n: int) -> Sweep:
     from .sweep import Sweep
 
     return Sweep(TINY, seeds=n)

@@ -49,7 +49,7 @@ FORMAT = 1
 HEAVY = ("scenario", "resolved")
 
 
-def light(manifest: dict[str, Any]) -> dict:
+def light(manifest: dict[str, Any]) -> dict[str, Any]:
     """A manifest without its `HEAVY` parts."""
     return {k: v for k, v in manifest.items() if k not in HEAVY}
 
@@ -411,7 +411,8 @@ class Store:
         os.replace(tmp, path)
 
     def manifest(self, rid: str) -> dict[str, Any]:
-        return json.loads((self.runs_dir / rid / "manifest.json").read_text())
+        man: dict[str, Any] = json.loads((self.runs_dir / rid / "manifest.json").read_text())
+        return man
 
     def summary(self, rid: str) -> dict[str, Any]:
         """A run's manifest without its scenarios (`HEAVY`), parsed once
@@ -480,7 +481,7 @@ class Store:
         self.rewrite_catalogue([e for e in self.entries() if e["run_id"] not in drop])
 
 
-def ok_entry(rid: str, params: dict[str, Any], man: dict, **extra: Any) -> dict:
+def ok_entry(rid: str, params: dict[str, Any], man: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {
         "run_id": rid,
         "params": params,

@@ -88,7 +88,7 @@ class Sweep:
         self,
         base,
         grid: dict[str, Any] | None = None,
-        zip: dict[str, Any] | list[dict] | None = None,
+        zip: dict[str, Any] | list[dict[str, Any]] | None = None,
         seeds: int | list[int] | None = None,
         *,
         set: dict[str, Any] | None = None,

@@ -16,7 +16,7 @@ import traceback
 from typing import Any
 
 
-def execute(task: dict[str, Any]) -> dict:
+def execute(task: dict[str, Any]) -> dict[str, Any]:
     from .. import _core, memory
     from ..analysis.results import encode_run
 
@@ -67,7 +67,7 @@ def execute(task: dict[str, Any]) -> dict:
     }
 
 
-def execute_emulated(task: dict[str, Any]) -> dict:
+def execute_emulated(task: dict[str, Any]) -> dict[str, Any]:
     """One run through the kernel's TCP (the emulation backend); the result
     has the simulator's tables plus the emulation's own (TABLES)."""
     from ..analysis.results import encode_run

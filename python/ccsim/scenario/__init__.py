@@ -13,13 +13,14 @@ modules does not."""
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 _FACE = {"Scenario", "Builder", "load"}
 
 __all__ = sorted(_FACE)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _FACE:
         raise AttributeError(f"module 'ccsim.scenario' has no attribute {name!r}")
     value = getattr(importlib.import_module(".resolve", __name__), name)
@@ -27,5 +28,5 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | _FACE)

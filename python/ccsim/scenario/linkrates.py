@@ -57,7 +57,7 @@ def parse_schedule(field: str, value: list[Any]) -> LinkRate:
     return LinkRate(steps[0][1], {"kind": "schedule", "steps": steps})
 
 
-def load_trace(field: str, path, offset, offset_field: str) -> LinkRate:
+def load_trace(field: str, path: Any, offset: Any, offset_field: str) -> LinkRate:
     """A mahimahi trace file: checked by the core (the file, the line and
     the value in every error), hashed for the run's identity."""
     if not isinstance(path, str) or not path.strip():

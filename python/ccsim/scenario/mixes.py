@@ -33,7 +33,7 @@ def web_sessions(
     return max(1, round(share * rate_bps / per))
 
 
-def _span(field: str, v) -> dict[str, Any]:
+def _span(field: str, v: Any) -> dict[str, Any]:
     if not (isinstance(v, (list, tuple)) and len(v) == 2):
         raise ScenarioError(field, v, "a pair (low, high) of times such as ('20ms', '100ms')")
     lo, hi = parse_time(f"{field}[0]", v[0]), parse_time(f"{field}[1]", v[1])

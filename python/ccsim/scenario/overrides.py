@@ -98,7 +98,7 @@ def set_path(raw: dict[str, Any], path: str, value: Any) -> None:
         targets = nxt
 
 
-def without_path(raw: dict[str, Any], path: str) -> dict | None:
+def without_path(raw: dict[str, Any], path: str) -> dict[str, Any] | None:
     """A copy of `raw` with the key `path` names removed (a plain dotted
     path of tables, e.g. 'tcp.cc'); None when it is not there."""
     out = copy.deepcopy(raw)
@@ -133,7 +133,7 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     return path, value
 
 
-def apply(raw: dict[str, Any], assignments: dict[str, Any]) -> dict:
+def apply(raw: dict[str, Any], assignments: dict[str, Any]) -> dict[str, Any]:
     """A copy of `raw` with every path -> value assignment applied in order."""
     out = copy.deepcopy(raw)
     for p, v in assignments.items():

@@ -100,7 +100,9 @@ class Scenario:
         return cls(raw, source=str(path), code=code)
 
     @classmethod
-    def _overridden(cls, raw: dict[str, Any], assignments: dict, source: str, code: pyalgo.CodeTrust) -> Scenario:
+    def _overridden(
+        cls, raw: dict[str, Any], assignments: dict[str, Any], source: str, code: pyalgo.CodeTrust
+    ) -> Scenario:
         from .overrides import apply
 
         sc = cls(apply(raw, assignments), source=source, code=code)
@@ -217,7 +219,7 @@ class Scenario:
         return run_interruptibly(sc, progress=progress, timeout=timeout)
 
     # ---- validation and resolution
-    def _resolve(self, raw: dict[str, Any]) -> dict:
+    def _resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
         src = Path(self.source)
         token = linkrates.BASE_DIR.set(src.parent if src.is_file() else None)
         trust = pyalgo.TRUST.set(self.code)
@@ -235,7 +237,7 @@ class Scenario:
             linkrates.BASE_DIR.reset(token)
             pyalgo.TRUST.reset(trust)
 
-    def _resolve_in(self, raw: dict[str, Any]) -> dict:
+    def _resolve_in(self, raw: dict[str, Any]) -> dict[str, Any]:
         _check_keys("", raw, {"sim", "topology", "tcp", "flows"})
         for sec in ("sim", "topology", "flows"):
             if sec not in raw:
@@ -413,7 +415,7 @@ def refuse_overridden(
     raw: dict[str, Any],
     path: str,
     value,
-    core: dict,
+    core: dict[str, Any],
     how: str,
     source: str = "<dict>",
     code: pyalgo.CodeTrust | None = None,

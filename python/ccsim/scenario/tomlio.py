@@ -39,7 +39,7 @@ def dumps(raw: dict[str, Any]) -> str:
     return tomli_w.dumps(ordered, multiline_strings=False)
 
 
-def scenario_to_toml(sc) -> str:
+def scenario_to_toml(sc: Any) -> str:
     """TOML text for a validated Scenario; checked to resolve identically."""
     text = dumps(sc.raw)
     back = type(sc).from_toml(text, source=f"{sc.source} (written as TOML)")

@@ -24,7 +24,7 @@ from .netmodels import by_schema, dist
 from .units import parse_time
 
 
-def _show(v) -> str:
+def _show(v: Any) -> str:
     """A default as a scenario writes it."""
     if isinstance(v, bool):
         return str(v).lower()
@@ -50,7 +50,7 @@ APP_DOC: dict[str, dict[str, str]] = {
 APP_KEYS = {k for d in APP_DOC.values() for k in d}
 
 
-def app(where: str, g: dict[str, Any], mss: int) -> dict:
+def app(where: str, g: dict[str, Any], mss: int) -> dict[str, Any]:
     """The application of flow group `g`: the core's app table for TCP
     flows, or {'kind': 'udp', ...} for a UDP source. Each option is
     converted by its kind in the core's schema, then the core applies the
@@ -100,7 +100,7 @@ def sample(d: dict[str, Any], rng: np.random.Generator, n: int) -> np.ndarray:
     return np.asarray(_core.dist_quantiles(json.dumps(d), u.tolist()), dtype=float)
 
 
-def per_flow_times(field: str, v, count: int, rng: np.random.Generator, *, allow_zero: bool = True) -> list[int]:
+def per_flow_times(field: str, v: Any, count: int, rng: np.random.Generator, *, allow_zero: bool = True) -> list[int]:
     """Times for each of `count` flows: one time for all ('10ms'), a
     distribution table drawn per flow ({dist = 'uniform', min = ..., max =
     ...}), {spread = [a, b]}: evenly spaced from a to b (flow j gets

@@ -62,10 +62,10 @@ def _same(a: Any, b: Any, rel: float) -> bool:
         if math.isnan(fa) or math.isnan(fb):
             return math.isnan(fa) and math.isnan(fb)
         return fa == fb or abs(fa - fb) <= rel * max(abs(fa), abs(fb))
-    return a == b
+    return bool(a == b)
 
 
-def compare(old: list[dict[str, Any]], new: list[dict], rel: float = 1e-9) -> list[Moved]:
+def compare(old: list[dict[str, Any]], new: list[dict[str, Any]], rel: float = 1e-9) -> list[Moved]:
     """Every claim whose verdict, reason status or measured numbers differ
     (numbers within a relative `rel` of each other count as equal), in the
     new run's order, then claims only the old run had."""

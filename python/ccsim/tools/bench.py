@@ -33,7 +33,7 @@ from ..scenario import Builder, Scenario
 
 
 def reference(
-    name: str, cc: str = "newreno", queue: Any = "droptail", count: int = 10, dur: str | None = None, **tcp
+    name: str, cc: str = "newreno", queue: Any = "droptail", count: int = 10, dur: str | None = None, **tcp: Any
 ) -> Builder:
     rate, default_dur, access = {
         "a": ("100Mbps", "60s", "1Gbps"),

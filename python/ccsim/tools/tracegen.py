@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def to_mahimahi(counts: np.ndarray) -> str:
     return "".join(f"{t}\n" for t in ms.tolist())
 
 
-def generate(model: str, duration_ms: int, seed: int, **params) -> str:
+def generate(model: str, duration_ms: int, seed: int, **params: Any) -> str:
     """A trace of `model` (a preset name) with some parameters replaced;
     every bad value is refused naming its flag, and a trace larger than a
     scenario may read (`max_file_bytes`) is refused before it is drawn."""

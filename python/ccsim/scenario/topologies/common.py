@@ -243,7 +243,9 @@ def _default_buffer(queue: dict[str, Any]) -> str:
     return DEFAULT_BUFFER[queue["kind"]]
 
 
-def _shapers(t: dict[str, Any], where: str, rate: LinkRate, rrate: LinkRate) -> tuple[dict | None, dict | None]:
+def _shapers(
+    t: dict[str, Any], where: str, rate: LinkRate, rrate: LinkRate
+) -> tuple[dict[str, Any] | None, dict | None]:
     """The (forward, reverse) shapers of a duplex link: `shaper`, and
     `reverse_shaper` defaulting to it (Mininet's TCLink shapes both ends)."""
     out = []

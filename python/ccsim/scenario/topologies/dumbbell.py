@@ -149,7 +149,7 @@ def build(
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue)
     with_trace(rng, topo, "bottleneck_rate", traces)
@@ -157,7 +157,7 @@ def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
     return topo
 
 
-def fuzz_wired(rng, kind: str, buffer: str, queue: dict[str, Any], *, delay_drawn: bool = False) -> dict:
+def fuzz_wired(rng, kind: str, buffer: str, queue: dict[str, Any], *, delay_drawn: bool = False) -> dict[str, Any]:
     """The bottleneck and access links every dumbbell-like kind draws; with
     `delay_drawn` the bottleneck delay is given only half the time."""
     topo = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
@@ -26,7 +28,7 @@ PCAP_ALIAS = None
 LINK_KEYS = {"a", "b"} | SINGLE_LINK_KEYS - {"kind", "bdp_rtt"}
 
 
-def build(t: dict[str, Any], flows: list[dict], net: Net) -> None:
+def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> None:
     _check_keys("topology", t, KEYS)
     nodes = t.get("nodes")
     if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
@@ -86,7 +88,7 @@ def build(t: dict[str, Any], flows: list[dict], net: Net) -> None:
     return
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random explicit topology for the fuzz generator (tools/fuzz.py): a
     triangle a – b – c with a direct a – c link and parallel a – b links."""
     link = {"delay": "5ms", "buffer": buffer, "queue": queue}

@@ -23,7 +23,7 @@ FLOW_KEYS = names(ROWS, True)
 PCAP_ALIAS = None
 
 
-def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> list[int]:
     _check_keys("topology", t, KEYS)
     hops = _int("topology.hops", t.get("hops"), lo=1, hi=10_000)
     hrate = parse_link_rate(t, "topology", "hop_rate", "hop_trace")
@@ -59,7 +59,7 @@ def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random parking lot for the fuzz generator (tools/fuzz.py)."""
     return {
         "kind": KIND,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .common import Net
 from .draws import with_loss
 from .dumbbell import FLOW_KEYS as DUMBBELL_FLOW_KEYS
@@ -21,13 +23,13 @@ FLOW_KEYS = DUMBBELL_FLOW_KEYS
 PCAP_ALIAS = "r0->r1"
 
 
-def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> list[int]:
     """A dumbbell whose bottleneck is a GEO hop (W5 of Grieco & Mascolo 2004): 275 ms
     one way unless given, the loss model on both directions."""
     return build_dumbbell(t, flows, net, default_delay="275ms", loss_both_ways=True)
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random satellite dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue, delay_drawn=True)
     with_loss(rng, topo)

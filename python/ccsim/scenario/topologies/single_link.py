@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
 from ..netmodels import DEFAULT_QUEUE, _loss, _queue, _reorder
@@ -29,7 +31,7 @@ FLOW_KEYS = names(ROWS, True)
 PCAP_ALIAS = "a->b"
 
 
-def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> list[int]:
     _check_keys("topology", t, KEYS)
     rate = parse_link_rate(t, "topology", "rate", "trace")
     delay = parse_time("topology.delay", t.get("delay"))
@@ -62,7 +64,7 @@ def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
     return [delay + rdelay] * len(flows)
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random single link for the fuzz generator (tools/fuzz.py)."""
     topo: dict[str, Any] = {
         "kind": KIND,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .common import Net, keys, names
 from .draws import rate
 from .dumbbell import FLOW_KEYS as DUMBBELL_FLOW_KEYS
@@ -25,13 +27,13 @@ FLOW_KEYS = DUMBBELL_FLOW_KEYS | names(ROWS, True)
 PCAP_ALIAS = "r0->r1"
 
 
-def build(t: dict[str, Any], flows: list[dict], net: Net) -> list[int]:
+def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> list[int]:
     """A wired dumbbell plus a shared last hop r1 – mobile with its own
     loss model in each direction (W4 of Grieco & Mascolo 2004)."""
     return build_dumbbell(t, flows, net, keys=KEYS)
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random wireless dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue)
     topo.update(wireless_rate=rate(rng), wireless_delay="2ms", wireless_buffer="50pkt")

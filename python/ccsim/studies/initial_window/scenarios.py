@@ -53,7 +53,7 @@ SENSITIVITIES: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def base(duration_s: float, app: dict[str, Any], sample: str, link: str = "mininet") -> dict:
+def base(duration_s: float, app: dict[str, Any], sample: str, link: str = "mininet") -> dict[str, Any]:
     return {
         "sim": {"duration": f"{duration_s:g}s", "seed": 1, "sample_interval": sample},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "15ms", **LINKS[link]},

@@ -4,6 +4,7 @@ seeds and sweep points, typed (`kit.Plan`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..kit import Plan
 
@@ -33,7 +34,7 @@ class WestwoodPlan(Plan):
     w7_seeds: list[int]
 
 
-def _plan(**kw) -> WestwoodPlan:
+def _plan(**kw: Any) -> WestwoodPlan:
     """A plan whose `seeds` are every seed some section runs."""
     seeds = sorted({s for k, v in kw.items() if k.endswith("_seeds") for s in v})
     return WestwoodPlan(seeds=seeds, **kw)
