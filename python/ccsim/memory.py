@@ -63,14 +63,14 @@ class Deadline:
     hook that never returns, or that swallows one interruption, is still
     stopped. The interface of `threading.Timer`."""
 
-    def __init__(self, ctl, seconds: float) -> None:
+    def __init__(self, ctl: _core.RunControl, seconds: float) -> None:
         import threading
 
         self._done = threading.Event()
         t = threading.Thread(target=self._watch, args=(ctl, seconds), name="ccsim-deadline", daemon=True)
         t.start()
 
-    def _watch(self, ctl, seconds: float) -> None:
+    def _watch(self, ctl: _core.RunControl, seconds: float) -> None:
         if self._done.wait(seconds):
             return
         while True:
@@ -371,7 +371,7 @@ def capture_rows(core: dict[str, Any]) -> int:
     return total
 
 
-def measured_rows(res) -> dict[str, int]:
+def measured_rows(res: Any) -> dict[str, int]:
     """The rows a finished run recorded in each table `estimate_rows`
     covers (for `events`, its `completed` rows)."""
     rows = {}

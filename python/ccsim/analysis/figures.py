@@ -10,6 +10,8 @@ there; the CLI and the reports only save figures to files.
 
 from __future__ import annotations
 
+from typing import Any
+
 from matplotlib.figure import Figure as _Figure
 
 
@@ -26,7 +28,7 @@ class Figure(_Figure):
         return buf.getvalue()
 
 
-def subplots(nrows: int = 1, ncols: int = 1, **kw):
+def subplots(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Figure, Any]:
     """Like ``matplotlib.pyplot.subplots`` (the same arguments, ``figsize``,
     ``layout`` and ``dpi`` included) but the figure is not pyplot's."""
     fig_kw = {k: kw.pop(k) for k in ("figsize", "dpi", "layout", "facecolor") if k in kw}

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ def _csum(b: bytes) -> int:
     s = sum(struct.unpack(f"!{len(b) // 2}H", b))
     while s >> 16:
         s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+    return int(~s & 0xFFFF)
 
 
 def _ts_option(tsval: int, tsecr: int) -> bytes:
@@ -108,7 +109,7 @@ def write_link(
     idx = np.flatnonzero(np.isin(np.asarray(cap["link"]), links) & np.isin(ev, list(events)))
     flows, udp = core["flows"], core.get("udp", [])
 
-    def records():
+    def records() -> Iterator[tuple[int, bytes, int]]:
         for n, i in enumerate(idx.tolist()):
             yield _record(cap, i, n, flows, udp, sizes or {})
 
@@ -128,7 +129,7 @@ def write_raw(path: Path, cap: dict[str, Any], link: int | list[int]) -> int:
     )
 
 
-def _write(path: Path, records) -> int:
+def _write(path: Path, records: Iterable[tuple[int, bytes, int]]) -> int:
     """A pcap file of (time in ns, header bytes, original length) records,
     written atomically; the number of records."""
     parts = [struct.pack("<IHHiIII", MAGIC_NS, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]

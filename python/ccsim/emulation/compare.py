@@ -34,7 +34,7 @@ def _mean(vals: list[float]) -> float:
 
 
 def compare(
-    sc, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0, pin: bool = False
+    sc: Any, *, repeat: int = 1, out: str | Path | None = None, spin_us: float = 200.0, pin: bool = False
 ) -> dict[str, Any]:
     from ..analysis.results import run_scenario
     from . import emulate, sim_twin
@@ -76,7 +76,7 @@ def compare(
     return report
 
 
-def plot_compare(sim, emu, out: Path, title: str = "") -> list[Path]:
+def plot_compare(sim: Any, emu: Any, out: Path, title: str = "") -> list[Path]:
     import polars as pl
 
     from ..analysis.figures import subplots

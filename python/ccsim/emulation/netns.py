@@ -74,7 +74,7 @@ def check_available() -> None:
         raise EmulationUnavailable("emulation needs the 'ip' command (Debian package iproute2)")
 
 
-def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     p = subprocess.run(list(args), capture_output=True, text=True)
     if check and p.returncode != 0:
         raise EmulationError(f"{' '.join(args)}: {p.stderr.strip() or p.stdout.strip()}")
@@ -221,13 +221,13 @@ class Testbed:
         if threading.current_thread() is not threading.main_thread():
             return
 
-        def stop(signum, _frame):
+        def stop(signum: int, _frame: object) -> None:
             raise SystemExit(128 + signum)
 
         for sig in (signal.SIGTERM, signal.SIGHUP):
             self._signals[sig] = signal.signal(sig, stop)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def add_host(self, node: int, name: str) -> Host:

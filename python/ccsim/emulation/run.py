@@ -515,7 +515,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
     return EmuResult(sc, raw, w1 - w0, c1 - c0, emu)
 
 
-def sim_twin(sc):
+def sim_twin(sc: Any) -> Any:
     """The simulated twin of an emulated scenario: the same with
     ``tcp.handshake = true`` (the kernel always opens with a handshake)."""
     from ..scenario import Scenario

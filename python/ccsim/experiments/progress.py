@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from typing import Any
 
 
 def enabled(quiet: bool = False) -> bool:
@@ -59,12 +60,12 @@ class SweepProgress:
 class RunProgress:
     """A bar for one run, drawn only once the run has lasted `after_s`."""
 
-    def __init__(self, control, duration_s: float, show: bool, after_s: float = 2.0) -> None:
+    def __init__(self, control: Any, duration_s: float, show: bool, after_s: float = 2.0) -> None:
         self.control, self.duration_s, self.show, self.after_s = control, duration_s, show, after_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> RunProgress:
         if self.show:
             self._thread = threading.Thread(target=self._loop, daemon=True)
             self._thread.start()
@@ -88,7 +89,7 @@ class RunProgress:
             while not self._stop.wait(0.2):
                 p.update(t, completed=self.control.sim_time_s())
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

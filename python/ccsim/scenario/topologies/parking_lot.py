@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._check import _check_keys, _int, _str
 from ..linkrates import parse_link_rate
 from ..units import parse_time
@@ -59,7 +61,7 @@ def build(t: dict[str, Any], flows: list[dict[str, Any]], net: Net) -> list[int]
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random parking lot for the fuzz generator (tools/fuzz.py)."""
     return {
         "kind": KIND,
