@@ -42,7 +42,7 @@ ENV_ID = "ccsim/CongestionControl-v0"
 MAX_HISTORY = 10_000
 
 
-def _whole(name: str, v, lo: int, hi: int, what: str) -> int:
+def _whole(name: str, v: Any, lo: int, hi: int, what: str) -> int:
     """A whole number in [lo, hi] for the constructor argument `name`."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
         raise ScenarioError(name, v, f"a whole number of {what} from {lo:,} to {hi:,}")
@@ -315,7 +315,9 @@ class CongestionControlEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gym
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray[Any, Any], dict[str, Any]]:
         super().reset(seed=seed)
         run_seed = int(self.np_random.integers(0, 2**31 - 1))
         self._rate0_now = self._rate0
@@ -349,7 +351,7 @@ class CongestionControlEnv(gymnasium.Env):
             }
         return self._hist.copy(), info
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[np.ndarray[Any, Any], float, bool, bool, dict[str, Any]]:
         if self._sim is None:
             raise RuntimeError("call reset() before step()")
         a = float(np.asarray(action, dtype=np.float64).reshape(-1)[0])

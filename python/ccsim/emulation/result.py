@@ -360,7 +360,7 @@ MIN_RTT_TOL_S = 0.5e-3  # the envelope's bound on a flow's min RTT above what th
 
 
 def _min_rtt_slack(
-    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[str, Any], flow: dict, flows: list[dict]
+    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[str, Any], flow: dict[str, Any], flows: list[dict]
 ) -> tuple[float, bool]:
     """How far above the configured minimum a flow's min RTT may lie, and
     whether no other flow started before it (its handshake met an idle

@@ -100,7 +100,8 @@ def kernel_ccs() -> list[str]:
 
 
 def _default_tcp(cc: str) -> dict[str, Any]:
-    return json.loads(_core.tcp_defaults("linux", cc))
+    d: dict[str, Any] = json.loads(_core.tcp_defaults("linux", cc))
+    return d
 
 
 def _flow_fields(core: dict[str, Any], raw: dict[str, Any] | None) -> list[str]:
@@ -240,7 +241,9 @@ def _pin_plan(pin: bool) -> tuple[int, set[int]] | None:
     return cpus[-1], set(cpus[:-1])
 
 
-def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=None, pin: bool = False):
+def emulate(
+    sc: Any, *, stop_when_done: bool = True, spin_us: float = 200.0, twin: Any = None, pin: bool = False
+) -> Any:
     """Run scenario `sc` through the kernel's TCP; returns an `EmuResult`.
     Raises `EmulationUnavailable` without root or TUN, `ScenarioError` for
     features the backend does not run (all of them, named). `twin`: the
@@ -330,7 +333,7 @@ def emulate(sc, *, stop_when_done: bool = True, spin_us: float = 200.0, twin=Non
         n_agents = 2 * len(flows)
         epoch = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + int((0.4 + 0.06 * n_agents) * 1e9)
         cfg["epoch_ns"] = epoch
-        procs: list[subprocess.Popen] = []
+        procs: list[subprocess.Popen[str]] = []
         ctl = _core.RunControl()
         box: dict[str, Any] = {}
 
@@ -591,7 +594,7 @@ def _flow_routes(core: dict[str, Any]) -> dict[int, tuple[list[int], list[int]]]
     return {i: (r[2 * i] or [], r[2 * i + 1] or []) for i in range(len(core["flows"]))}
 
 
-def _await_ready(p: subprocess.Popen, timeout: float = 10.0) -> None:
+def _await_ready(p: subprocess.Popen[str], timeout: float = 10.0) -> None:
     """Wait for an agent's 'ready' line, at most `timeout` seconds."""
     import select
 

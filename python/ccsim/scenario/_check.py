@@ -37,7 +37,7 @@ def _check_keys(where: str, d: Any, allowed: set[str] | dict[str, Any]) -> None:
             )
 
 
-def _int(field: str, v, lo: int | None = None, hi: int | None = None) -> int:
+def _int(field: str, v: Any, lo: int | None = None, hi: int | None = None) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise ScenarioError(field, v, "an integer")
     if lo is not None and v < lo:
@@ -47,13 +47,13 @@ def _int(field: str, v, lo: int | None = None, hi: int | None = None) -> int:
     return v
 
 
-def _bool(field: str, v) -> bool:
+def _bool(field: str, v: Any) -> bool:
     if not isinstance(v, bool):
         raise ScenarioError(field, v, "true or false")
     return v
 
 
-def _str(field: str, v, choices: list[str] | None = None) -> str:
+def _str(field: str, v: Any, choices: list[str] | None = None) -> str:
     if not isinstance(v, str):
         raise ScenarioError(field, v, "a string" + (f" (one of {', '.join(choices)})" if choices else ""))
     if choices is not None and v not in choices:
@@ -61,13 +61,13 @@ def _str(field: str, v, choices: list[str] | None = None) -> str:
     return v
 
 
-def _prob(field: str, v) -> float:
+def _prob(field: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
         raise ScenarioError(field, v, "a probability between 0 and 1")
     return float(v)
 
 
-def by_kind(field: str, v, kind: dict[str, Any], unit: str = "") -> Any:
+def by_kind(field: str, v: Any, kind: dict[str, Any], unit: str = "") -> Any:
     """A value checked and converted by its kind in one of the core's option
     schemas (`config/schema.rs`, `config/net_schema.rs`,
     `config/app_schema.rs`: bool, int, int_or_inf, int_or_none, choice,

@@ -84,7 +84,9 @@ def with_defaults(doc: dict[str, str], defaults: dict[str, Any]) -> dict[str, st
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
-def _kind_table(field: str, v, schema: dict[str, dict[str, Any]], what: str) -> tuple[dict[str, Any], str, dict]:
+def _kind_table(
+    field: str, v, schema: dict[str, dict[str, Any]], what: str
+) -> tuple[dict[str, Any], str, dict[str, Any]]:
     """A model written as a kind name or a table {kind = ..., options}: the
     table, its kind and the kind's row of `schema`; unknown options refused."""
     if isinstance(v, str):
@@ -127,7 +129,7 @@ def _queue(field: str, v) -> dict[str, Any]:
     return out
 
 
-def _options(field: str, v: dict[str, Any], options: list[dict[str, Any]], defaults: dict) -> dict:
+def _options(field: str, v: dict[str, Any], options: list[dict[str, Any]], defaults: dict[str, Any]) -> dict:
     """A table of one of the core's schemas resolved: each option the user
     wrote (else its default) checked and converted by its kind, under the
     core's field name, in the schema's order."""

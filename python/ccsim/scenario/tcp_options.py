@@ -65,7 +65,7 @@ STACK_DEFAULTS: dict[str, dict[str, Any]] = {s: _ordered_defaults(s) for s in ST
 TCP_DEFAULTS: dict[str, Any] = STACK_DEFAULTS[DEFAULT_STACK]
 
 
-def for_group(where: str, tcp_sec: dict[str, Any], group: dict[str, Any]) -> dict:
+def for_group(where: str, tcp_sec: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     """The core's TCP config of one flow group: the stack's values (the
     group's `stack`, else the [tcp] table's, else the core's default), then the [tcp]
     table's options, then the group's own."""
@@ -124,7 +124,7 @@ def _toml(v: Any) -> str:
     return json.dumps(v) if isinstance(v, bool) else repr(v)
 
 
-def _refuse_inert(where: str, group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict, out: dict) -> None:
+def _refuse_inert(where: str, group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict) -> None:
     for k, (needs, value, why) in ACTS_ONLY_WITH.items():
         in_group, in_table = k in group, k in tcp_sec
         # a [tcp] setting is judged here only where the group does not decide the other option itself
@@ -139,7 +139,9 @@ def _refuse_inert(where: str, group: dict[str, Any], tcp_sec: dict[str, Any], op
             )
 
 
-def _refuse_inert_dupthresh_frac(group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict, out: dict) -> None:
+def _refuse_inert_dupthresh_frac(
+    group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict
+) -> None:
     """`dupthresh_frac` acts two ways (`Conn::dupthresh`, `Conn::send_window`):
     it raises Sack1's threshold, and under limited transmit it allows one new
     segment per duplicate ACK below the threshold, which differs from RFC
@@ -175,7 +177,7 @@ def check_algorithm(field: str, v: Any) -> str:
     return _str(field, v, accepted)
 
 
-def merge(where: str, d: dict[str, Any], base: dict[str, Any]) -> dict:
+def merge(where: str, d: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     """Overlay options `d` (written at `where`) on `base`, a mapping of
     option -> (raw value, field it came from)."""
     out = dict(base)

@@ -10,7 +10,7 @@ cannot keep a stale "+ 12"."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ class Variant:
     key: str  # the flow label and campaign value
     name: str  # as figures and reports print it
     color: str  # matplotlib colour of its lines and bars
-    tcp: Mapping = field(default_factory=dict)  # options over the study's [tcp] table
+    tcp: Mapping[str, Any] = field(default_factory=dict)  # options over the study's [tcp] table
     base: str | None = None  # the variant this one modifies (a paced variant's unpaced one)
     ls: str = "-"  # matplotlib line style
 
@@ -48,7 +48,7 @@ def variants(*vs: Variant) -> dict[str, Variant]:
     return out
 
 
-def sweep_zip(vs, *, label: str = "flows[0].label", options: str = "flows[0].") -> dict[str, list[Any]]:
+def sweep_zip(vs: Any, *, label: str = "flows[0].label", options: str = "flows[0].") -> dict[str, list[Any]]:
     """The sweep parameters that run each of the variants `vs` (in order):
     its key as the flow label, and each TCP option it sets under the prefix
     `options` ("flows[0]." for one flow group's options, "tcp." for the
@@ -87,7 +87,7 @@ def payload_share(tcp: dict[str, Any]) -> float:
     `full_packet_bytes` (what a saturated link's goodput is at most, as a
     fraction of its rate)."""
     t = for_group("tcp", tcp, {})
-    return t["mss"] / wire_bytes(t)
+    return float(t["mss"] / wire_bytes(t))
 
 
 def window_goodput(
@@ -116,7 +116,7 @@ def window_goodput(
     )
 
 
-def spearman(x, y) -> float:
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman's rank correlation (scipy.stats.spearmanr: tied values share
     their mean rank); NaN with fewer than two points or a constant series."""
     if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
@@ -126,7 +126,7 @@ def spearman(x, y) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def kendall(x, y) -> float:
+def kendall(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's τ of two equally long sequences (scipy.stats.kendalltau, τ-b:
     equal to τ-a when neither has ties, and corrected for ties otherwise);
     NaN with fewer than two points."""

@@ -42,7 +42,7 @@ def link_capacity_bps(link: dict[str, Any]) -> int:
     emulation's checks), as `LinkCfg::capacity_bps` is on the Rust side. A
     link whose rate varies answers with its nominal rate: a trace's mean, a
     schedule's rate at time 0."""
-    return link["rate_bps"]
+    return int(link["rate_bps"])
 
 
 # the bytes of one delivery opportunity of a trace, the core's (its link
@@ -58,7 +58,7 @@ def link_bits_bound(link: dict[str, Any], dur_ps: int) -> float:
     v = link.get("varying") or {}
     if v.get("kind") == "schedule":
         steps = v["steps"] + [[dur_ps, 0]]
-        return sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12
+        return float(sum(r * max(0, min(t1, dur_ps) - t0) for (t0, r), (t1, _) in zip(steps, steps[1:])) * 1e-12)
     if v.get("kind") == "trace":
         n, period_ms = _trace_shape(v["path"])
         return (dur_ps // (max(1, period_ms) * 10**9) + 2) * n * OPPORTUNITY_BYTES * 8.0
@@ -245,7 +245,7 @@ def _default_buffer(queue: dict[str, Any]) -> str:
 
 def _shapers(
     t: dict[str, Any], where: str, rate: LinkRate, rrate: LinkRate
-) -> tuple[dict[str, Any] | None, dict | None]:
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The (forward, reverse) shapers of a duplex link: `shaper`, and
     `reverse_shaper` defaulting to it (Mininet's TCLink shapes both ends)."""
     out = []
@@ -281,7 +281,7 @@ def check_shapers(net: Net, max_pkt: int) -> None:
             )
 
 
-def _access_and_buffers(t: dict[str, Any]):
+def _access_and_buffers(t: dict[str, Any]) -> tuple[Any, Any, Any, Any, str, Any]:
     """The options dumbbell-like and parking-lot topologies share: access
     links (rate, delay, buffer and the field it came from), the router
     buffer and the router queue discipline."""

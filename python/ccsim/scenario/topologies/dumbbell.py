@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
@@ -149,7 +151,7 @@ def build(
     return rtts
 
 
-def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
+def fuzz(rng: np.random.Generator, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str, Any]:
     """A random dumbbell for the fuzz generator (tools/fuzz.py)."""
     topo = fuzz_wired(rng, KIND, buffer, queue)
     with_trace(rng, topo, "bottleneck_rate", traces)
@@ -157,7 +159,9 @@ def fuzz(rng, buffer: str, queue: dict[str, Any], traces: list[str]) -> dict[str
     return topo
 
 
-def fuzz_wired(rng, kind: str, buffer: str, queue: dict[str, Any], *, delay_drawn: bool = False) -> dict[str, Any]:
+def fuzz_wired(
+    rng: np.random.Generator, kind: str, buffer: str, queue: dict[str, Any], *, delay_drawn: bool = False
+) -> dict[str, Any]:
     """The bottleneck and access links every dumbbell-like kind draws; with
     `delay_drawn` the bottleneck delay is given only half the time."""
     topo = {

@@ -79,7 +79,7 @@ def min_fct_data(segments: int, iw: int, rtt: float) -> float:
     return (rounds_needed(segments, iw) - 1) * rtt + rtt / 2
 
 
-def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
+def _iw_grid(rtts: Any, rates: Any, iws: Any, ylabel: str, lines: Any, width: float, legend_size: float) -> Any:
     """One panel per (RTT, rate): each algorithm's `lines` (table, column,
     style, label) against the initial window on a log axis."""
     from ...analysis.figures import subplots
@@ -119,7 +119,7 @@ def _iw_grid(rtts, rates, iws, ylabel, lines, width, legend_size):
     return fig
 
 
-def grid_legend(fig, columns: int, legend_size: float) -> None:
+def grid_legend(fig: Any, columns: int, legend_size: float) -> None:
     """One legend right of the top row for every panel's lines (the
     kernel's may be in some panels only); drawn again after more lines."""
     seen: dict[str, Any] = {}
@@ -131,12 +131,12 @@ def grid_legend(fig, columns: int, legend_size: float) -> None:
     )
 
 
-def _mean(s) -> float:
+def _mean(s: pl.Series) -> float:
     v = [x for x in s.to_list() if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return float(np.mean(v)) if v else math.nan
 
 
-def _one(t: pl.DataFrame, col: str = "fct_data_s", **where) -> float:
+def _one(t: pl.DataFrame, col: str = "fct_data_s", **where: Any) -> float:
     x = t
     for k, v in where.items():
         x = x.filter(pl.col(k) == v)

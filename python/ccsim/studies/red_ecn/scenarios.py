@@ -50,7 +50,7 @@ def thresholds(ql: int) -> tuple[float, float]:
 RED_NS2_27 = {"ecn": True, "w_q": "auto", "mark_p_forced": True}
 
 
-def queue_table(kind: str, ql: int, mark_p: float = 0.1):
+def queue_table(kind: str, ql: int, mark_p: float = 0.1) -> str | dict[str, Any]:
     if kind == "droptail":
         return "droptail"
     lo, hi = thresholds(ql)
@@ -61,12 +61,12 @@ def _ql(p: dict[str, Any]) -> int:
     return int(str(p["topology.buffer"]).removesuffix("pkt"))
 
 
-def _queue_from_point(p: dict[str, Any]):
+def _queue_from_point(p: dict[str, Any]) -> str | dict[str, Any]:
     return queue_table(p["topology.queue.kind"], _ql(p), p.get("topology.queue.mark_p", 0.1))
 
 
 def _same_count(p: dict[str, Any]) -> int:
-    return p["flows[0].count"]
+    return int(p["flows[0].count"])
 
 
 def base_scenario(duration_s: float, sample: str = "100ms") -> dict[str, Any]:
@@ -102,4 +102,4 @@ def red_weight() -> float:
 
     core = json.loads(Scenario.from_dict(base_scenario(1.0)).to_core_json())
     link = next(lk for lk in core["links"] if lk["queue"].get("kind") == "red")
-    return json.loads(_core.red_params(json.dumps(link)))["w_q"]
+    return float(json.loads(_core.red_params(json.dumps(link)))["w_q"])
