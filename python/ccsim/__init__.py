@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Any
 
 from ._core import MODEL_VERSION, __version__
 from .errors import InternalError, ScenarioError
@@ -43,7 +44,7 @@ _SUBPACKAGES = {"cc", "gym", "analysis", "experiments", "scenario", "studies", "
 __all__ = ["MODEL_VERSION", "InternalError", "ScenarioError", "__version__", "dump", "run", *_LAZY]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _SUBPACKAGES:
         value = importlib.import_module(f".{name}", __name__)
         globals()[name] = value
@@ -56,11 +57,11 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
 
 
-def run(scenario, seed: int | None = None, *, allow_code: bool | None = None):
+def run(scenario: Any, seed: int | None = None, *, allow_code: bool | None = None) -> Any:
     """Run a Scenario, a scenario mapping (the TOML structure as dicts and
     lists) or a scenario file path, and return its Result. A file's
     `py:` algorithm runs only with `allow_code=True` (Scenario.from_file);
@@ -82,14 +83,14 @@ def run(scenario, seed: int | None = None, *, allow_code: bool | None = None):
     return scenario.run(seed=seed)
 
 
-def dump(scenario, path: str | Path | None = None) -> str:
+def dump(scenario: Any, path: str | Path | None = None) -> str:
     """A Scenario (or a Builder) as TOML text that loads and runs identically;
     also written to `path` if given."""
     from .scenario import Builder
 
     if isinstance(scenario, Builder):
         scenario = scenario.build()
-    text = scenario.to_toml()
+    text: str = scenario.to_toml()
     if path is not None:
         Path(path).write_text(text)
     return text

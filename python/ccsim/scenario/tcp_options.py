@@ -124,7 +124,9 @@ def _toml(v: Any) -> str:
     return json.dumps(v) if isinstance(v, bool) else repr(v)
 
 
-def _refuse_inert(where: str, group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict) -> None:
+def _refuse_inert(
+    where: str, group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict[str, Any]
+) -> None:
     for k, (needs, value, why) in ACTS_ONLY_WITH.items():
         in_group, in_table = k in group, k in tcp_sec
         # a [tcp] setting is judged here only where the group does not decide the other option itself
@@ -140,7 +142,7 @@ def _refuse_inert(where: str, group: dict[str, Any], tcp_sec: dict[str, Any], op
 
 
 def _refuse_inert_dupthresh_frac(
-    group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict
+    group: dict[str, Any], tcp_sec: dict[str, Any], opts: dict[str, Any], out: dict[str, Any]
 ) -> None:
     """`dupthresh_frac` acts two ways (`Conn::dupthresh`, `Conn::send_window`):
     it raises Sack1's threshold, and under limited transmit it allows one new

@@ -25,13 +25,13 @@ _TIME_UNITS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s"
 _SIZE_UNITS = {"B": 1, "KB": 10**3, "kB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 
 
-def _parse(field: str, value, units: dict[str, Any], what: str, example: str) -> float:
+def _parse(field: str, value: Any, units: dict[str, Any], what: str, example: str) -> float:
     if isinstance(value, bool) or not isinstance(value, str):
         raise ScenarioError(field, value, f"a {what} string with a unit, e.g. {example!r}")
     m = re.fullmatch(r"\s*" + _NUM + r"\s*([A-Za-zµ]+)\s*", value)
     if not m or m.group(2) not in units:
         raise ScenarioError(field, value, f"a {what} with one of the units {', '.join(units)} (e.g. {example!r})")
-    x = float(m.group(1)) * units[m.group(2)]
+    x = float(m.group(1)) * float(units[m.group(2)])
     if not math.isfinite(x):
         raise ScenarioError(field, value, f"a finite {what}")
     return x
@@ -45,7 +45,7 @@ MAX_BUFFER_PKTS = 10**9
 MAX_BDP_MULTIPLE = 10**4
 
 
-def parse_rate(field: str, value, *, allow_zero: bool = False) -> int:
+def parse_rate(field: str, value: Any, *, allow_zero: bool = False) -> int:
     """Rate string -> bits per second (int, > 0; ≥ 0 with allow_zero)."""
     x = _parse(field, value, _RATE_UNITS, "rate", "10Mbps")
     bps = round(x)
@@ -58,7 +58,7 @@ def parse_rate(field: str, value, *, allow_zero: bool = False) -> int:
     return bps
 
 
-def parse_time(field: str, value, *, allow_zero: bool = True) -> int:
+def parse_time(field: str, value: Any, *, allow_zero: bool = True) -> int:
     """Time string -> picoseconds (int, >= 0; > 0 unless allow_zero)."""
     x = _parse(field, value, _TIME_UNITS, "time", "40ms")
     ps = round(x)
@@ -81,7 +81,7 @@ def parse_wall_seconds(field: str, v: str) -> float:
     return x
 
 
-def parse_size(field: str, value) -> int:
+def parse_size(field: str, value: Any) -> int:
     """Size string -> bytes (int, > 0)."""
     x = _parse(field, value, _SIZE_UNITS, "size", "100KB")
     b = round(x)
@@ -100,7 +100,7 @@ class Buffer:
     amount: float
 
 
-def parse_buffer(field: str, value) -> Buffer:
+def parse_buffer(field: str, value: Any) -> Buffer:
     accepted = "'<n>pkt' (e.g. '333pkt'), a size (e.g. '500KB') or '<x>bdp' (e.g. '1bdp')"
     if isinstance(value, bool) or not isinstance(value, str):
         raise ScenarioError(field, value, accepted)

@@ -22,11 +22,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from .kit import Plan
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 # "points": the paper's size for only the claims a shorter mode leaves short
 # and only the experiments they read (a study without such a plan refuses it)
@@ -311,7 +314,7 @@ def claim(
     changed_after_results: str = "",
     counterfactual: Any = (),
     paper: Any = None,
-):
+) -> Callable[[F], F]:
     """Mark a study method `f(self, data) -> Verdict` as the evaluation of a
     claim, so the paper's statement, the rule (fixed before results, or
     marked as changed after them) and the code that applies it sit together:
@@ -331,8 +334,8 @@ def claim(
     `Study.claims` collects the marked methods."""
     swaps = _many(counterfactual)
 
-    def mark(fn):
-        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results, swaps, _many(paper))
+    def mark(fn: F) -> F:
+        fn._claim = _ClaimSpec(id, statement, rule, changed_after_results, swaps, _many(paper))  # type: ignore[attr-defined]
         return fn
 
     return mark
@@ -374,7 +377,7 @@ class StudyData:
         self.accessed.add(name)
         return self.campaigns[name]
 
-    def memo(self, key: str, fn: Callable[[], Any]) -> Any:
+    def memo(self, key: str, fn: Callable[[], T]) -> T:
         if key not in self.cache:
             outer, self.accessed = self.accessed, set()
             try:
@@ -384,7 +387,7 @@ class StudyData:
             self.cache[key] = (value, used)
         value, used = self.cache[key]
         self.accessed |= used
-        return value
+        return cast(T, value)
 
     def _seeds_of(self, name: str) -> set[int]:
         c = self.campaigns[name]

@@ -58,7 +58,7 @@ CCS = [name for name, a in algorithms.specs().items() if a["recovery"] != "tahoe
 PY_ALGO_SHARE = 0.02
 
 
-def _flow(rng, topo_kind: str) -> dict[str, Any]:
+def _flow(rng: np.random.Generator, topo_kind: str) -> dict[str, Any]:
     app = rng.choice(["bulk", "bulk", "file", "onoff", "repeat", "web", "schedule", "cbr"])
     f: dict[str, Any] = {"count": int(rng.integers(1, 4))}
     if app == "file":
@@ -83,7 +83,7 @@ def _flow(rng, topo_kind: str) -> dict[str, Any]:
     return f
 
 
-def _tcp(rng) -> dict[str, Any]:
+def _tcp(rng: np.random.Generator) -> dict[str, Any]:
     t: dict[str, Any] = {"cc": str(rng.choice(CCS))}
     if rng.random() < 0.3:
         t["stack"] = "ns2"
@@ -153,7 +153,7 @@ QUEUE_EDGES: dict[str, list[dict[str, Any]]] = {
 }
 
 
-def _queue(rng) -> dict[str, Any]:
+def _queue(rng: np.random.Generator) -> dict[str, Any]:
     q = str(rng.choice(QUEUES))
     queue: dict[str, Any] = {"kind": q}
     if q == "red" and rng.random() < 0.5:
@@ -257,11 +257,11 @@ def _path_delays(core: dict[str, Any], s: int, d: int) -> tuple[float, list[int]
 def _buffer_bytes(link: dict[str, Any], pkt: int) -> int:
     q = link.get("queue", {})
     if q.get("limit_bytes"):
-        return q["limit_bytes"]
+        return int(q["limit_bytes"])
     return (q.get("limit_pkts") or 0) * pkt
 
 
-def check(sc, res, again=None) -> list[str]:
+def check(sc: Any, res: Any, again: Any = None) -> list[str]:
     """Every invariant `res` (the run of `sc`) breaks; `again`, a second run
     of the same scenario, is compared for determinism."""
     bad: list[str] = []
@@ -318,7 +318,7 @@ def check(sc, res, again=None) -> list[str]:
     if fs.height:
         tables = core.get("tcp_tables", [])
 
-        def tcp_of(f):
+        def tcp_of(f: dict[str, Any]) -> dict[str, Any]:
             t = f.get("tcp")
             return tables[t] if isinstance(t, int) else (t or {})
 

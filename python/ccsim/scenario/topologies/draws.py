@@ -5,14 +5,17 @@ same cases."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
-def rate(rng) -> str:
+def rate(rng: np.random.Generator) -> str:
     return f"{int(rng.choice([1, 2, 5, 10, 20, 50, 100]))}Mbps"
 
 
-def loss(rng):
+def loss(rng: np.random.Generator) -> dict[str, Any] | None:
     k = rng.choice(["none", "none", "bernoulli", "gilbert", "ber", "two_state"])
     if k == "two_state":
         return {
@@ -31,14 +34,14 @@ def loss(rng):
     return None
 
 
-def rate_or_schedule(rng) -> str | list[Any]:
+def rate_or_schedule(rng: np.random.Generator) -> str | list[Any]:
     """A fixed rate, or (15 %) a schedule with a step and an outage."""
     if rng.random() < 0.85:
         return rate(rng)
     return [[0, rate(rng)], ["300ms", 0], ["400ms", rate(rng)]]
 
 
-def with_trace(rng, topo: dict[str, Any], rate_key: str, traces: list[str]) -> None:
+def with_trace(rng: np.random.Generator, topo: dict[str, Any], rate_key: str, traces: list[str]) -> None:
     """Replace the link's rate by a trace (12 %), with an offset into it
     and (half the time) a reverse trace; one in six of those names a path
     that is no trace (`odd_trace_files`, when the traces include them)."""
@@ -55,7 +58,7 @@ def with_trace(rng, topo: dict[str, Any], rate_key: str, traces: list[str]) -> N
         topo["reverse_trace"] = str(rng.choice(traces))
 
 
-def with_loss(rng, topo: dict[str, Any]) -> None:
+def with_loss(rng: np.random.Generator, topo: dict[str, Any]) -> None:
     """A loss model on the topology's loss key, when one is drawn."""
     drawn = loss(rng)
     if drawn:

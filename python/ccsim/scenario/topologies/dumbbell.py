@@ -4,9 +4,7 @@ access = "shared"; a flow group's `rtt` sets its access delays."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
@@ -15,6 +13,9 @@ from ..netmodels import _loss, _reorder
 from ..units import parse_buffer, parse_time
 from .common import Net, _access_and_buffers, _shapers, keys, names
 from .draws import rate_or_schedule, with_loss, with_trace
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "dumbbell"
 ROWS: dict[str, str] = {

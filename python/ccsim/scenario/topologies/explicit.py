@@ -3,9 +3,7 @@ link with a single link's options per direction; flows name their nodes."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ScenarioError
 from .._check import _check_keys, _str
@@ -15,6 +13,9 @@ from ..units import parse_buffer, parse_time
 from .common import Net, _default_buffer, _shapers, keys, names
 from .draws import rate, rate_or_schedule
 from .single_link import KEYS as SINGLE_LINK_KEYS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "explicit"
 ROWS: dict[str, str] = {

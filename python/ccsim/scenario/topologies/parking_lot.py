@@ -3,15 +3,16 @@ every hop or cross one (Grieco & Mascolo 2004, W3)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._check import _check_keys, _int, _str
 from ..linkrates import parse_link_rate
 from ..units import parse_time
 from .common import Net, _access_and_buffers, keys, names
 from .draws import rate
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "parking_lot"
 ROWS: dict[str, str] = {

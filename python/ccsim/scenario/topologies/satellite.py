@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .common import Net
 from .draws import with_loss
@@ -13,6 +11,9 @@ from .dumbbell import FLOW_KEYS as DUMBBELL_FLOW_KEYS
 from .dumbbell import KEYS as DUMBBELL_KEYS
 from .dumbbell import build as build_dumbbell
 from .dumbbell import fuzz_wired
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "satellite"
 ROWS: dict[str, str] = {

@@ -4,9 +4,7 @@ reordering and shaper."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._check import _check_keys, _str
 from ..linkrates import parse_link_rate
@@ -14,6 +12,9 @@ from ..netmodels import DEFAULT_QUEUE, _loss, _queue, _reorder
 from ..units import parse_buffer, parse_time
 from .common import Net, _default_buffer, _shapers, keys, names
 from .draws import rate_or_schedule, with_loss, with_trace
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "single_link"
 ROWS: dict[str, str] = {

@@ -3,9 +3,7 @@ own loss model in each direction (Grieco & Mascolo 2004, W4)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .common import Net, keys, names
 from .draws import rate
@@ -13,6 +11,9 @@ from .dumbbell import FLOW_KEYS as DUMBBELL_FLOW_KEYS
 from .dumbbell import KEYS as DUMBBELL_KEYS
 from .dumbbell import build as build_dumbbell
 from .dumbbell import fuzz_wired
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND = "wireless"
 ROWS: dict[str, str] = {
