@@ -168,7 +168,7 @@ def _link_ranges(v: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
-class CongestionControlEnv(gymnasium.Env):
+class CongestionControlEnv(gymnasium.Env[np.ndarray[Any, Any], Any]):
     """One flow of a ccsim scenario, driven by an agent.
 
     Parameters

@@ -34,6 +34,7 @@ from .base import (
     PaperValue,
     Study,
     StudyData,
+    Verdict,
     claim,
     draw_paper,
     ns2_2004_choice,
@@ -282,7 +283,7 @@ class Asymmetric(Study):
         """Per run, per bin: aggregate goodput of the run's flows ('goodput', bit/s)
         or ACKs crossing the reverse bottleneck ('acks', per second)."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             w = data.plan.bin_s
             if what == "goodput":
@@ -317,7 +318,7 @@ class Asymmetric(Study):
         reverse ACK loss rate ((drops + BER losses) / ACKs offered to r1→r0), and
         the plain BER loss rate on each direction."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             lk = c.query(
                 f"SELECT run_id, name, pkts_offered, pkts_tx, drops, losses FROM links WHERE name IN ('{FWD}', '{REV}')"
@@ -364,7 +365,7 @@ class Asymmetric(Study):
         # exchanging them changes nothing; the rule is shown on tables.
         counterfactual=TableTest("test_a1_fails_when_sack_does_not_lead_or_stays_apart"),
     )
-    def _a1(self, data: StudyData):
+    def _a1(self, data: StudyData) -> Verdict:
         s = self.series(data, "a1", "goodput")
         e, l = self.window_mean(s, 0, 1.0), self.window_mean(s, 2.0, data.plan.dur)
         nr, sp, sk = "newreno", "sack_plain_sink", "sack"
@@ -422,7 +423,7 @@ class Asymmetric(Study):
         counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
         paper=PaperValue("NewReno leads for the first", 3.0, "s", "text on Fig. 5"),
     )
-    def _a2(self, data: StudyData):
+    def _a2(self, data: StudyData) -> Verdict:
         ne, se, nl, sl, ncv, scv = self._a2_numbers(data, "sack_plain_sink")
         v = verdict_from(
             "A2",
@@ -478,7 +479,7 @@ class Asymmetric(Study):
         counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
         paper=PaperValue("NewReno delivers more ACKs for the first", 6.0, "s", "text on Fig. 6"),
     )
-    def _a3_acks(self, data: StudyData):
+    def _a3_acks(self, data: StudyData) -> Verdict:
         rev = f"{self._a3_at(data):g}Mbps"
         s = self.series(data, "a3", "acks").filter(pl.col("topology.reverse_bottleneck_rate") == rev)
         m = self.window_mean(s, 0, 6.0)
@@ -522,7 +523,7 @@ class Asymmetric(Study):
         "packet size makes equal whatever the protocol (a check that could not fail); queue drops now count",
         counterfactual=TableTest("test_a3_fwd_fails_when_the_forward_loss_rates_differ"),
     )
-    def _a3_fwd(self, data: StudyData):
+    def _a3_fwd(self, data: StudyData) -> Verdict:
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}
         a, b = g["newreno"]["fwd"], g["sack_plain_sink"]["fwd"]
         rel = abs(a - b) / ((a + b) / 2)
@@ -541,7 +542,7 @@ class Asymmetric(Study):
         "higher for SACK than for NewReno.",
         counterfactual=Swap("flows[0].label", "newreno", "sack_plain_sink"),
     )
-    def _a3_rev(self, data: StudyData):
+    def _a3_rev(self, data: StudyData) -> Verdict:
         g = {r["variant"]: r for r in self._loss_means(data).iter_rows(named=True)}
         a, b, c = g["newreno"]["rev"], g["sack_plain_sink"]["rev"], g["sack"]["rev"]
         v = verdict_from(
@@ -566,7 +567,7 @@ class Asymmetric(Study):
             Swap(axis, _ber_cell(1e-6), _ber_cell(1e-5)) for axis in ("topology.loss", "topology.reverse_loss")
         ],
     )
-    def _pq(self, data: StudyData):
+    def _pq(self, data: StudyData) -> Verdict:
         rate = "10Mbps" if 10 in data.plan.rates else f"{data.plan.rates[0]}Mbps"
         lo = self.losses(data, "a2").filter(
             (pl.col("variant") == "newreno") & (pl.col("topology.bottleneck_rate") == rate)

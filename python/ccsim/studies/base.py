@@ -173,7 +173,7 @@ class Verdict:
     # The rule on the claim's counterfactual (`counterfactual.answer`).
     counterfactual: dict[str, Any] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r}: expected one of {', '.join(VERDICTS)}")
         if not self.why and self.verdict != VERDICTS[0]:
@@ -371,7 +371,7 @@ class StudyData:
     # The seed this data is cut to (`for_seed`, seed stability), else None.
     seed: int | None = None
 
-    def campaign(self, name: str):
+    def campaign(self, name: str) -> Any:
         if name not in self.campaigns:
             raise KeyError(f"no experiment {name!r}; experiments: {', '.join(self.campaigns)}")
         self.accessed.add(name)
@@ -508,7 +508,7 @@ PAPER_STYLE = {"color": "black", "lw": 1.3, "ls": (0, (1, 1.5)), "zorder": 5}
 
 
 def draw_paper(
-    ax, claim: Claim, *, scale: float = 1.0, at: float | None = None, only: str | None = None, axis: str = "y"
+    ax: Any, claim: Claim, *, scale: float = 1.0, at: float | None = None, only: str | None = None, axis: str = "y"
 ) -> None:
     """Draw the paper's values of `claim` on `ax` in black dots: a value as
     a horizontal line (vertical with axis="x"), a range as a band between
@@ -545,7 +545,7 @@ def draw_paper(
     mark_paper(ax.figure, claim)
 
 
-def mark_paper(fig, claim: Claim) -> None:
+def mark_paper(fig: Any, claim: Claim) -> None:
     """Note that `fig` shows the paper's values of `claim` (draw_paper does
     this; a figure that draws them its own way, as a table, calls it)."""
     if not claim.paper:
@@ -553,7 +553,7 @@ def mark_paper(fig, claim: Claim) -> None:
     fig._ccsim_paper = (*getattr(fig, "_ccsim_paper", ()), claim.id)
 
 
-def save_figure(fig, out: Path, name: str, caption: str) -> Figure:
+def save_figure(fig: Any, out: Path, name: str, caption: str) -> Figure:
     """Lay out `fig`, write it as out/name (PNG, 100 dpi) and return its
     Figure entry."""
     fig.tight_layout()

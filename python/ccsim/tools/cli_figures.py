@@ -4,8 +4,10 @@ and a sweep file's [[plot]] tables (tools/cli.py dispatches to them)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import ScenarioError
 from .table import fmt_table as _fmt_table
@@ -22,7 +24,7 @@ def _plot_formats(v: str | None) -> tuple[str, ...]:
     return fmts
 
 
-def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
+def _sweep_plots(sw: Any, out: Path, show: bool) -> list[Path]:
     """Draw the sweep file's [[plot]] figures; with `show`, also print each
     one's numbers (mean and 95 % CI per x and hue)."""
     from ..experiments.aggregate import aggregate, describe_metric
@@ -59,7 +61,7 @@ def _sweep_plots(sw, out: Path, show: bool) -> list[Path]:
 
 
 def _sweep_figure(
-    c,
+    c: Any,
     x: str,
     y: str,
     reduce: str,
@@ -113,7 +115,7 @@ def _sweep_figure(
     return frame
 
 
-def cmd_plot_sweep(a) -> int:
+def cmd_plot_sweep(a: argparse.Namespace) -> int:
     from ..experiments.campaign import open_campaign, per_run_name
 
     c = open_campaign(a.dir)
@@ -133,7 +135,7 @@ def cmd_plot_sweep(a) -> int:
     return 0
 
 
-def _tput_delay_figure(c, a) -> int:
+def _tput_delay_figure(c: Any, a: argparse.Namespace) -> int:
     from ..errors import suggest
     from ..experiments.aggregate import plot_tput_delay, tput_delay_frame
 
@@ -165,7 +167,7 @@ def _tput_delay_figure(c, a) -> int:
     return 0
 
 
-def cmd_plot(a) -> int:
+def cmd_plot(a: argparse.Namespace) -> int:
     from ..analysis.plot import plot_dir
 
     d = Path(a.dir)

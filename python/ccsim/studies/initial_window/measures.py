@@ -37,7 +37,7 @@ class Measures(Study):
         if exp not in data.campaigns:
             return None
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             f = c.query("SELECT run_id, fct_s, fct_data_s, retransmits FROM flows").join(self._params(c), on="run_id")
             if "emulation" in c.tables():
@@ -64,7 +64,7 @@ class Measures(Study):
         if exp not in data.campaigns:
             return None
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             s = c.query("SELECT run_id, time_s, delivered_bytes FROM flow_series ORDER BY run_id, time_s")
             s = s.with_columns(pl.col("time_s").ceil().cast(pl.Int64).alias("bin"))
@@ -86,7 +86,7 @@ class Measures(Study):
         if s is None:
             return None
 
-        def build():
+        def build() -> pl.DataFrame:
             rows = []
             for (rid,), g in s.group_by(["run_id"]):
                 g = g.sort("bin")

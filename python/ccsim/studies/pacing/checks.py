@@ -7,7 +7,7 @@ import math
 
 import polars as pl
 
-from ..base import Check, StudyData, claim, fmt, margin_check, verdict_from
+from ..base import Check, StudyData, Verdict, claim, fmt, margin_check, verdict_from
 from ..counterfactual import Swap, TableTest
 from ..kit import kendall
 from .measures import Measures
@@ -35,7 +35,7 @@ class Checks(Measures):
         counterfactual=TableTest("test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency"),
         paper=TABLE2_VALUES,
     )
-    def _claim_p1(self, data: StudyData):
+    def _claim_p1(self, data: StudyData) -> Verdict:
         rates = data.plan.rates
         checks, measured = [], {}
         low = [(r, x, self.eff(data, r, x)) for r in rates for x in PRIMARY]
@@ -111,7 +111,7 @@ class Checks(Measures):
         counterfactual=Swap("flows[0].label", "hstcp", "hstcp_paced"),
         paper=[PAPER_P2["hstcp"], PAPER_P2["hstcp_paced"]],
     )
-    def _claim_p2a(self, data: StudyData):
+    def _claim_p2a(self, data: StudyData) -> Verdict:
         h, hp = self.ratio(data, "hstcp", 6, 1.0), self.ratio(data, "hstcp_paced", 6, 1.0)
         ph, php = PAPER_P2["hstcp"].single, PAPER_P2["hstcp_paced"].single
         v = verdict_from(
@@ -149,7 +149,7 @@ class Checks(Measures):
         counterfactual=Swap("flows[0].label", "stcp", "hstcp_paced"),
         paper=PAPER_P2["stcp"],
     )
-    def _claim_p2b(self, data: StudyData):
+    def _claim_p2b(self, data: StudyData) -> Verdict:
         rs = {v: self.ratio(data, v, 6, 1.0) for v in PRIMARY}
         s, ps = rs["stcp"], PAPER_P2["stcp"].single
         return verdict_from(
@@ -177,7 +177,7 @@ class Checks(Measures):
         "50 % lies between or above 100 %).",
         counterfactual=Swap("topology.buffer", "1bdp", "0.25bdp", only=("p2",)),
     )
-    def _claim_p2c(self, data: StudyData):
+    def _claim_p2c(self, data: StudyData) -> Verdict:
         bufs = self._buffers(data)
         checks, measured = [], {}
         for v in PRIMARY:
@@ -210,7 +210,7 @@ class Checks(Measures):
         # tables where the claim holds and where it does not.
         counterfactual=TableTest("test_p2d_fails_when_pacing_does_not_halve_the_ratio"),
     )
-    def _claim_p2d(self, data: StudyData):
+    def _claim_p2d(self, data: StudyData) -> Verdict:
         checks, measured = [], {}
         for b in self._buffers(data):
             for base in ("hstcp", "bic"):
@@ -274,7 +274,7 @@ class Checks(Measures):
         "spread; a rank now needs a margin beyond it",
         counterfactual=Swap("flows[0].label", "bic", "hstcp_paced"),
     )
-    def _claim_p3a(self, data: StudyData):
+    def _claim_p3a(self, data: StudyData) -> Verdict:
         reg = self._regular(data, 20e6)
         least = min(reg, key=lambda v: reg[v])
         nxt = min((v for v in PRIMARY if v != "bic"), key=lambda v: reg[v])
@@ -314,7 +314,7 @@ class Checks(Measures):
         "regular share > HSTCP's; their unused shares within 2 points.",
         counterfactual=Swap("flows[0].label", "hstcp_paced", "stcp"),
     )
-    def _claim_p3b(self, data: StudyData):
+    def _claim_p3b(self, data: StudyData) -> Verdict:
         order = ["hstcp_paced", "hstcp", "bic_paced", "bic", "stcp"]
         sh = {v: self.shares(data, 100e6, v) for v in order}
         reg = [sh[v]["regular"] for v in order]
@@ -352,7 +352,7 @@ class Checks(Measures):
         "(regular share).",
         counterfactual=Swap("flows[0].label", "bic_paced", "stcp"),
     )
-    def _claim_p3c(self, data: StudyData):
+    def _claim_p3c(self, data: StudyData) -> Verdict:
         checks, measured = [], {}
         for rate in (500e6, 2.5e9):
             if rate not in data.plan.rates:

@@ -33,7 +33,7 @@ class Measures(Study):
         """One row per run: its axes, the efficiency of r0 → r1 over the
         window, the goodput of each high-speed flow and of each forward class."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             t0, t1 = self.window(data, exp)
             cap = c.query(f"SELECT run_id, id AS link, rate_bps FROM links WHERE name = '{FWD}'")
@@ -90,7 +90,7 @@ class Measures(Study):
         previous sample's: two within one second count once); with the
         run's axes as `per_run` names them."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             t0, t1 = self.window(data, exp)
             s = c.query(
@@ -123,7 +123,7 @@ class Measures(Study):
     def means(self, data: StudyData, exp: str, by: list[str]) -> pl.DataFrame:
         """Seed means per `by`; the ratio is the ratio of the mean goodputs."""
 
-        def build():
+        def build() -> pl.DataFrame:
             per = self.per_run(data, exp)
             cols = ["eff", "hs1_bps", "hs2_bps", "high-speed", *CLASSES.values()]
             m = per.group_by(by).agg([pl.col(c).mean() for c in cols] + [pl.len().alias("seeds")])
@@ -176,7 +176,7 @@ class Measures(Study):
         """Per convergence run: R(T) = goodput ratio of the two high-speed
         flows over [T/2, T], for T on every sample."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign("conv")
             s = c.query(
                 "SELECT s.run_id, s.flow, s.time_s, s.delivered_bytes::DOUBLE AS b FROM flow_series s "

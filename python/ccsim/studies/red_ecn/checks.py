@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, PaperValue, StudyData, claim, fmt, num, verdict_from
+from ..base import Check, PaperValue, StudyData, Verdict, claim, fmt, num, verdict_from
 from ..counterfactual import Swap, TableTest
 from .measures import Measures
 from .scenarios import (
@@ -35,7 +35,7 @@ class Checks(Measures):
         "passed); it now needs DropTail strictly below the other three, and identical values are an error",
         counterfactual=Swap("topology.buffer", "4pkt", "12pkt"),
     )
-    def _claim_a(self, data: StudyData):
+    def _claim_a(self, data: StudyData) -> Verdict:
         m = self.sweep_means(data)
         qls = data.plan.qls
         spread = {
@@ -78,7 +78,7 @@ class Checks(Measures):
         # can make the claim false.
         counterfactual=TableTest("test_red_ecn_b_fails_when_the_red_variants_are_not_alike"),
     )
-    def _claim_b(self, data: StudyData):
+    def _claim_b(self, data: StudyData) -> Verdict:
         m = self.sweep_means(data)
         q0 = data.plan.qls[0]
         g = {d: self._val(m, d, q0, 2) for d in DISCIPLINES}
@@ -123,7 +123,7 @@ class Checks(Measures):
         "QL by at least 0.03.",
         counterfactual=Swap("topology.buffer", "4pkt", "12pkt"),
     )
-    def _claim_c(self, data: StudyData):
+    def _claim_c(self, data: StudyData) -> Verdict:
         m = self.sweep_means(data)
         qls = data.plan.qls
         above = next((q for q in qls if q > BDP_PKTS), qls[-1])
@@ -156,7 +156,7 @@ class Checks(Measures):
             Swap("topology.buffer", "4pkt", "36pkt", only=("series",)),
         ],
     )
-    def _claim_d(self, data: StudyData):
+    def _claim_d(self, data: StudyData) -> Verdict:
         q = self.queue_trace(data, "adaptive_red", 36, 2)
         dur = data.plan.series_s
         lo, hi = thresholds(36)
@@ -207,7 +207,7 @@ class Checks(Measures):
         "gentle RED's GEff and Drop % are both higher with the most flows than with 2.",
         counterfactual=Swap("flows[0].count", 1, 9),
     )
-    def _claim_e(self, data: StudyData):
+    def _claim_e(self, data: StudyData) -> Verdict:
         m = self.sweep_means(data)
         ns = sorted({2 * k for k in data.plan.pairs})
         lo_n, hi_n = ns[0], ns[-1]
@@ -254,7 +254,7 @@ class Checks(Measures):
         "every QL",
         counterfactual=Swap("topology.queue.kind", "droptail", "gentle_red"),
     )
-    def _claim_f(self, data: StudyData):
+    def _claim_f(self, data: StudyData) -> Verdict:
         m = self.sweep_means(data)
         n = 2 * max(data.plan.pairs)
         small = [q for q in data.plan.qls if q <= 12]
@@ -288,7 +288,7 @@ class Checks(Measures):
         "[18, 54] in ≥ 70 % of samples and the instantaneous queue in ≥ 70 %.",
         counterfactual=Swap("topology.buffer", "72pkt", "36pkt", only=("series",)),
     )
-    def _claim_g(self, data: StudyData):
+    def _claim_g(self, data: StudyData) -> Verdict:
         q = self.queue_trace(data, "adaptive_red", 72, 18)
         dur = data.plan.series_s
         lo, hi = thresholds(72)
@@ -314,7 +314,7 @@ class Checks(Measures):
         "paper says 'in most cases' of one unnamed curve",
         counterfactual=TableTest("test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins"),
     )
-    def _claim_h(self, data: StudyData):
+    def _claim_h(self, data: StudyData) -> Verdict:
         shares, ahead, bins = {}, 0, 0
         for d in RED_FAMILY:
             w = self.class_diff(data, d)
@@ -351,7 +351,7 @@ class Checks(Measures):
         "value's (where mark_p changed what was marked in these runs), and identical inputs are an error",
         counterfactual=Swap("topology.queue.mark_p", 0.1, 1.0),
     )
-    def _claim_i(self, data: StudyData):
+    def _claim_i(self, data: StudyData) -> Verdict:
         pr = self.per_run(data, "mark_p")
         vals = sorted(data.plan.mark_ps)
         g = pr.group_by("topology.queue.mark_p").agg(
@@ -429,7 +429,7 @@ class Checks(Measures):
         "is lower under errors.",
         counterfactual=Swap("topology.loss", loss_cell(ERROR_MODELS[0]), loss_cell(ERROR_MODELS[-1]), only=("errors",)),
     )
-    def _claim_j(self, data: StudyData):
+    def _claim_j(self, data: StudyData) -> Verdict:
         pr = self.per_run(data, "errors").with_columns(
             pl.col("topology.loss")
             .map_elements(lambda s: "none" if '"none"' in s else "errors", return_dtype=pl.String)

@@ -23,7 +23,7 @@ class Measures(Study):
     def per_run(data: StudyData, exp: str) -> pl.DataFrame:
         """One row per run: its axes, GEff, Drop %, class goodputs and Jain indices."""
 
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign(exp)
             dur = float(c.query("SELECT max(sim_time_s) AS d FROM runs")["d"][0])
             g = c.query(

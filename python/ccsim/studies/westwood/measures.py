@@ -39,7 +39,7 @@ class Measures(Study):
     def lossy_gp(self, data: StudyData, exp: str, axis: str) -> pl.DataFrame:
         """W4/W5: per variant and BAD duration, mean/min/max over seeds of the goodput of the flows under study."""
 
-        def build():
+        def build() -> pl.DataFrame:
             f = data.campaign(exp).query(
                 "SELECT run_id, avg(goodput_bps)::DOUBLE AS gp FROM flows "
                 "WHERE label NOT IN ('reverse', 'cross') GROUP BY run_id"

@@ -3,6 +3,7 @@ as ccsim scenario mappings, and the lists each section runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..base import NS2_OF_2004
@@ -50,11 +51,11 @@ def variant_options(variant: str, stack: str = NS2_OF_2004, dack: bool = True) -
     return o
 
 
-def _derive(label_key: str, key: str, stack: str):
+def _derive(label_key: str, key: str, stack: str) -> Callable[[dict[str, Any]], Any]:
     """A derived sweep value: TCP option `key` of the variant named by the
     point's value at `label_key`."""
 
-    def f(p):
+    def f(p: dict[str, Any]) -> Any:
         return variant_options(p[label_key], stack)[key]
 
     return f
@@ -88,7 +89,7 @@ PAYLOAD_SHARE = payload_share(tcp_common())
 
 
 def reverse_group(
-    count: int, *, cc: str = "newreno", on: list[Any] | None = None, rtt=None, label: str = "reverse"
+    count: int, *, cc: str = "newreno", on: list[Any] | None = None, rtt: Any = None, label: str = "reverse"
 ) -> dict[str, Any]:
     g = {
         "label": label,
@@ -337,16 +338,16 @@ LOSSY_STYLE = {
 }
 
 
-def _reverse_opts_w1(key: str):
+def _reverse_opts_w1(key: str) -> Callable[[dict[str, Any]], Any]:
     """W1's reverse flows: NewReno, or Vegas for the 'Vegas against Vegas' variant."""
 
-    def f(p):
+    def f(p: dict[str, Any]) -> Any:
         return variant_options("vegas" if p["flows[0].label"] == "vegas_vs_vegas" else "newreno")[key]
 
     return f
 
 
-def _w2_rtt(p):
+def _w2_rtt(p: dict[str, Any]) -> dict[str, Any]:
     return {"spread": [f"{w2_rtt_low(p['flows[0].count']):.4f}ms", "250ms"]}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, num, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, Verdict, claim, draw_paper, fmt, num, save_figure, verdict_from
 from ..counterfactual import Swap, TableTest
 from .measures import Measures
 from .scenarios import (
@@ -41,7 +41,7 @@ class W1(Measures):
         )
 
     def w1_series(self, data: StudyData, exp: str = "w1") -> pl.DataFrame:
-        def build():
+        def build() -> pl.DataFrame:
             s = data.campaign(exp).query("SELECT run_id, time_s, cwnd, ssthresh FROM flow_series WHERE flow = 0")
             return s.join(self.runs(data, exp), on="run_id").rename({"flows[0].label": "variant"})
 
@@ -50,7 +50,7 @@ class W1(Measures):
     def w1_peaks(self, data: StudyData) -> pl.DataFrame:
         """cwnd at each fast retransmit of the flow under study, with its quarter."""
 
-        def build():
+        def build() -> pl.DataFrame:
             q = data.plan.w1_dur / 4
             e = data.campaign("w1").query(
                 "SELECT run_id, time_s, value AS cwnd FROM events WHERE flow = 0 AND kind = 'fast_retransmit'"
@@ -86,7 +86,7 @@ class W1(Measures):
         "(1.93 Mb/s) for NewReno, Westwood+, Vegas and Reno.",
         counterfactual=TableTest("test_w1a_fails_when_one_variant_falls_below_the_threshold"),
     )
-    def _w1a(self, data: StudyData):
+    def _w1a(self, data: StudyData) -> Verdict:
         m = self._w1_means(data)
         need = 0.85 * 2e6 * PAYLOAD_SHARE
         checks = [
@@ -107,7 +107,7 @@ class W1(Measures):
         "Mean over seeds and the ON quarters: Vegas < NewReno and Vegas < Westwood+; Westwood+ > NewReno.",
         counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
-    def _w1b(self, data: StudyData):
+    def _w1b(self, data: StudyData) -> Verdict:
         m = self._w1_means(data)
         nr, wp, vg = m[("newreno", "on")], m[("westwoodplus", "on")], m[("vegas", "on")]
         v = verdict_from(
@@ -137,7 +137,7 @@ class W1(Measures):
         # NewReno's runs read as Vegas's, whose window sits near the BDP: the peaks must miss 80
         counterfactual=Swap("flows[0].label", "newreno", "vegas"),
     )
-    def _w1c(self, data: StudyData):
+    def _w1c(self, data: StudyData) -> Verdict:
         pk = self.w1_peaks(data).filter(pl.col("quarter").is_in([0, 2]) & (pl.col("time_s") > 0.1 * data.plan.w1_dur))
         target = 2e6 * 0.25 / (PKT * 8) + 40
         checks, meas = [], {}
@@ -163,7 +163,7 @@ class W1(Measures):
         # Vegas's runs read as NewReno's sawtooth: neither flat nor low under reverse traffic
         counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
-    def _w1d(self, data: StudyData):
+    def _w1d(self, data: StudyData) -> Verdict:
         s = self.w1_series(data)
         dur = data.plan.w1_dur
         bdp = 2e6 * 0.25 / (PKT * 8)
@@ -194,7 +194,7 @@ class W1(Measures):
         "variability, so it now judges the spread and the low percentile",
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
     )
-    def _w1e(self, data: StudyData):
+    def _w1e(self, data: StudyData) -> Verdict:
         s = self.w1_series(data).filter(pl.col("ssthresh").is_finite())
         dur = data.plan.w1_dur
         meas: dict[str, float] = {}
@@ -234,7 +234,7 @@ class W1(Measures):
         "ON quarters: Reno's goodput ≥ 10 % below NewReno's, and its ON/OFF goodput ratio lower than NewReno's.",
         counterfactual=Swap("flows[0].label", "reno", "newreno"),
     )
-    def _w1f(self, data: StudyData):
+    def _w1f(self, data: StudyData) -> Verdict:
         m = self._w1_means(data)
         rn, nr = m[("reno", "on")], m[("newreno", "on")]
         r_ratio, n_ratio = rn / m[("reno", "off")], nr / m[("newreno", "off")]

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from ...analysis.metrics import jain
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, fmt, num, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, Verdict, claim, draw_paper, fmt, num, save_figure, verdict_from
 from ..counterfactual import Swap
 from .measures import Measures
 from .scenarios import (
@@ -36,7 +36,7 @@ class W2(Measures):
         """Per run of W2: variant, M, total goodput of the M flows, Jain, and the final
         sequence numbers (packets delivered) of each flow."""
 
-        def build():
+        def build() -> pl.DataFrame:
             f = data.campaign("w2").query(
                 "SELECT run_id, id, goodput_bps, delivered_bytes FROM flows WHERE label <> 'reverse'"
             )
@@ -62,7 +62,7 @@ class W2(Measures):
         "Every run with M > 40: the M flows' total goodput ≥ 90 % of the link's payload rate (9.65 Mb/s).",
         counterfactual=Swap("flows[0].count", 10, 200),
     )
-    def _w2a(self, data: StudyData):
+    def _w2a(self, data: StudyData) -> Verdict:
         t = self.w2_table(data).filter(pl.col("m") > 40)
         cap = 10e6 * PAYLOAD_SHARE
         checks = []
@@ -95,7 +95,7 @@ class W2(Measures):
         "Every run with M < 40: Vegas total goodput < 60 % of the link's payload rate and below NewReno's.",
         counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
-    def _w2b(self, data: StudyData):
+    def _w2b(self, data: StudyData) -> Verdict:
         t = self.w2_table(data).filter(pl.col("m") < 40)
         cap = 10e6 * PAYLOAD_SHARE
         g = t.group_by(["variant", "m"]).agg(pl.col("total").mean()).sort("m")
@@ -129,7 +129,7 @@ class W2(Measures):
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
         paper=list(PAPER_W2.values()),
     )
-    def _w2c(self, data: StudyData):
+    def _w2c(self, data: StudyData) -> Verdict:
         t = self._w2_at20(data)
         scale = 1000.0 / data.plan.w2_dur
         r = {row["variant"]: row for row in t.iter_rows(named=True)}
@@ -169,7 +169,7 @@ class W2(Measures):
         "Jain index averaged over M ≥ NewReno's; Vegas total goodput at M = 20 below NewReno's.",
         counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
-    def _w2d(self, data: StudyData):
+    def _w2d(self, data: StudyData) -> Verdict:
         jm = self.w2_table(data).group_by("variant").agg(pl.col("jain").mean())
         j = {row["variant"]: row["jain"] for row in jm.iter_rows(named=True)}
         r = {row["variant"]: row for row in self._w2_at20(data).iter_rows(named=True)}

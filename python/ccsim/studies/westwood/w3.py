@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, Verdict, claim, save_figure, verdict_from
 from ..counterfactual import Swap
 from ..kit import spearman
 from .measures import Measures
@@ -27,7 +27,7 @@ class W3(Measures):
         """Per W3 run: N, C1 and cross algorithm, C1 goodput and the total goodput
         (C1 + mean of the forward cross flows) over [10 s, end]."""
 
-        def build():
+        def build() -> pl.DataFrame:
             dur = data.plan.w3_dur
             g = self.window_gp(data, "w3", 10.0, dur)
             runs = self.runs(data, "w3").rename(
@@ -60,7 +60,7 @@ class W3(Measures):
         "among Vegas gets its highest goodput beyond 3 hops there)",
         counterfactual=Swap("topology.hops", 1, 10),
     )
-    def _w3a(self, data: StudyData):
+    def _w3a(self, data: StudyData) -> Verdict:
         checks, meas = [], {}
         pairs = [(c1, "newreno") for c1 in W3_ALGOS] + [("westwoodplus", "westwoodplus")]
         for c1, x in pairs:
@@ -88,7 +88,7 @@ class W3(Measures):
         "(Fig. 24)",
         counterfactual=Swap("flows[0].label", "westwoodplus", "vegas"),
     )
-    def _w3b(self, data: StudyData):
+    def _w3b(self, data: StudyData) -> Verdict:
         # The paper's two comparisons: Fig. 18 (both C1s among NewReno cross traffic) and Fig. 24 (each
         # C1 among cross traffic of its own algorithm).
         checks, meas = [], {}
@@ -115,7 +115,7 @@ class W3(Measures):
         "fair share (payload 4.83 Mb/s).",
         counterfactual=Swap("flows[0].label", "vegas", "newreno"),
     )
-    def _w3c(self, data: StudyData):
+    def _w3c(self, data: StudyData) -> Verdict:
         share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
         for x in ("newreno", "westwoodplus"):
@@ -140,7 +140,7 @@ class W3(Measures):
             Swap("flows[2].label", "westwoodplus", "newreno"),
         ],
     )
-    def _w3d(self, data: StudyData):
+    def _w3d(self, data: StudyData) -> Verdict:
         _, a = self.w3_curve(data, "newreno", "westwoodplus")
         _, b = self.w3_curve(data, "newreno", "newreno")
         ma, mb = float(np.mean(a)), float(np.mean(b))
@@ -166,7 +166,7 @@ class W3(Measures):
         "N values; total goodput with Vegas C1 below that with NewReno C1 (mean over N).",
         counterfactual=[Swap("flows[1].label", "vegas", "newreno"), Swap("flows[2].label", "vegas", "newreno")],
     )
-    def _w3e(self, data: StudyData):
+    def _w3e(self, data: StudyData) -> Verdict:
         share = 5e6 * PAYLOAD_SHARE
         checks, meas = [], {}
         for c1 in ("newreno", "westwoodplus"):
@@ -197,7 +197,7 @@ class W3(Measures):
             Swap("flows[2].label", "vegas", "newreno"),
         ],
     )
-    def _w3f(self, data: StudyData):
+    def _w3f(self, data: StudyData) -> Verdict:
         tot = {a: float(np.mean(self.w3_curve(data, a, a, "total")[1])) for a in W3_ALGOS}
         return verdict_from(
             "W3f",

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, num, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, Verdict, claim, draw_paper, num, save_figure, verdict_from
 from ..counterfactual import Swap
 from .measures import Measures
 from .scenarios import (
@@ -91,7 +91,7 @@ class W45(Measures):
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
         paper=GAIN_W4_DACK,
     )
-    def _w4a(self, data: StudyData):
+    def _w4a(self, data: StudyData) -> Verdict:
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
         checks, g = self._ahead(t, "westwoodplus", "newreno", *_frac(GAIN_W4_DACK), "Westwood+")
         v = verdict_from("W4a", checks, {f"gain_{d:g}ms": x for d, x in g}, why_not=self._ceiling(t, "newreno", 0.70))
@@ -133,7 +133,7 @@ class W45(Measures):
         counterfactual=Swap("flows[0].label", "westwoodplus_nodack", "newreno_nodack"),
         paper=GAIN_W4_NODACK,
     )
-    def _w4b(self, data: StudyData):
+    def _w4b(self, data: StudyData) -> Verdict:
         t = self.lossy_gp(data, "w4", "topology.wireless_loss.bad")
         checks, g = self._ahead(t, "westwoodplus_nodack", "newreno_nodack", *_frac(GAIN_W4_NODACK), "Westwood+")
         sg = self._gains(t, "sack_nodack", "newreno_nodack")
@@ -150,7 +150,7 @@ class W45(Measures):
         """W4 at `w4_ssthresh_bad`: the time-mean ssthresh of the flow under
         study (after its first loss), per variant."""
 
-        def build():
+        def build() -> dict[str, float]:
             d = self.w4_ssthresh_bad(data)
             s = data.campaign("w4").query(
                 'SELECT run_id, time_s, ssthresh, "flows[0].label" AS variant FROM flow_series '
@@ -180,7 +180,7 @@ class W45(Measures):
         "Time-mean ssthresh (after the first loss): Westwood+ within [0.5, 1.5] × BDP (41.7 packets); NewReno < BDP/4.",
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno", only=("w4",)),
     )
-    def _w4c(self, data: StudyData):
+    def _w4c(self, data: StudyData) -> Verdict:
         m = self.w4_ssthresh(data)
         bdp = WIRELESS_BPS * 0.25 / (PKT * 8)
         wp, nr = m["westwoodplus"], m["newreno"]
@@ -224,7 +224,7 @@ class W45(Measures):
         ],
         paper=[NODACK_OVER_DACK, GAIN_W4_TRAFFIC],
     )
-    def _w4d(self, data: StudyData):
+    def _w4d(self, data: StudyData) -> Verdict:
         t = self.lossy_gp(data, "w4_traffic", "topology.wireless_loss.bad")
         mean = {v: num(t.filter(pl.col("variant") == v)["mean"].mean()) for v in W45_VARIANTS}
         nd = (mean["westwoodplus_nodack"] + mean["newreno_nodack"]) / 2
@@ -271,7 +271,7 @@ class W45(Measures):
         counterfactual=Swap("flows[0].label", "westwoodplus", "newreno"),
         paper=[GAIN_W5_DACK, GAIN_W5_NODACK],
     )
-    def _w5(self, data: StudyData):
+    def _w5(self, data: StudyData) -> Verdict:
         t = self.lossy_gp(data, "w5", "topology.loss.bad")
         c1, g1 = self._ahead(t, "westwoodplus", "newreno", *_frac(GAIN_W5_DACK), "Westwood+ (DACK)", tie=0.05)
         gn = self._gains(t, "westwoodplus_nodack", "newreno_nodack")

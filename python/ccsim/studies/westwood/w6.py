@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, PaperValue, StudyData, claim, draw_paper, num, save_figure, verdict_from
+from ..base import Check, Figure, PaperValue, StudyData, Verdict, claim, draw_paper, num, save_figure, verdict_from
 from ..counterfactual import Swap, TableTest
 from .measures import Measures
 from .scenarios import (
@@ -23,7 +23,7 @@ from .scenarios import (
 
 class W6(Measures):
     def w6_events(self, data: StudyData) -> pl.DataFrame:
-        def build():
+        def build() -> pl.DataFrame:
             return data.campaign("w6").query(
                 'SELECT "flows[0].label" AS variant, flow, time_s, cause, bwe_bps FROM cc_state '
                 "WHERE cause IN ('fast_retransmit', 'timeout') AND cc IN ('westwood', 'westwoodplus')"
@@ -43,7 +43,7 @@ class W6(Measures):
         ],
         counterfactual=Swap("flows[0].label", "westwoodplus", "westwood"),
     )
-    def _w6a(self, data: StudyData):
+    def _w6a(self, data: StudyData) -> Verdict:
         e = self.w6_events(data)
         share = 10e6 / 20
         wp = e.filter(pl.col("variant") == "westwoodplus")["bwe_bps"]
@@ -67,7 +67,7 @@ class W6(Measures):
         )
 
     def w6_single_series(self, data: StudyData) -> pl.DataFrame:
-        def build():
+        def build() -> pl.DataFrame:
             c = data.campaign("w6_single")
             b = c.query("SELECT time_s, bwe_bps FROM cc_state WHERE cause = 'sample' ORDER BY time_s")
             f = c.query("SELECT time_s, cwnd, srtt_s FROM flow_series WHERE flow = 0 ORDER BY time_s")
@@ -89,7 +89,7 @@ class W6(Measures):
         "smaller for the Westwood+ estimate than for the EWMA-filtered cwnd/RTT.",
         counterfactual=TableTest("test_w6b_fails_when_cwnd_over_rtt_is_the_closer_or_steadier_estimate"),
     )
-    def _w6b(self, data: StudyData):
+    def _w6b(self, data: StudyData) -> Verdict:
         s = self.w6_single_series(data).filter(pl.col("time_s") > 10.0)
         avail = 1e6 * PAYLOAD_SHARE
         err = {k: num(((s[k] - avail).abs() / avail).mean()) for k in ("bwe_bps", "cwnd_rtt_bps")}

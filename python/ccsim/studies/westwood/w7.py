@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..base import Check, Figure, StudyData, claim, save_figure, verdict_from
+from ..base import Check, Figure, StudyData, Verdict, claim, save_figure, verdict_from
 from ..counterfactual import Swap
 from .measures import Measures
 from .scenarios import (
@@ -25,7 +25,7 @@ from .stats import ols
 
 class W7(Measures):
     def w7_points(self, data: StudyData) -> pl.DataFrame:
-        def build():
+        def build() -> pl.DataFrame:
             f = data.campaign("w7").query(
                 'SELECT run_id, goodput_bps, rtt_mean_s, rtt_min_s, "flows[0].label" AS variant, '
                 '"topology.loss.p" AS p FROM flows WHERE id = 0 ORDER BY run_id'
@@ -73,7 +73,7 @@ class W7(Measures):
         "exponents within 0.15 of −1 and −0.5.",
         counterfactual=Swap("flows[0].label", "reno", "westwoodplus"),
     )
-    def _w7a(self, data: StudyData):
+    def _w7a(self, data: StudyData) -> Verdict:
         return self._w7(data, "W7a", "reno", {"RTT": -1.0, "p": -0.5})
 
     @claim(
@@ -83,7 +83,7 @@ class W7(Measures):
         "Westwood+ points: each exponent within 0.15 of −0.5.",
         counterfactual=Swap("flows[0].label", "westwoodplus", "reno"),
     )
-    def _w7b(self, data: StudyData):
+    def _w7b(self, data: StudyData) -> Verdict:
         return self._w7(data, "W7b", "westwoodplus", {"RTT": -0.5, "Tq": -0.5, "p": -0.5})
 
     def _figures_w7(self, data: StudyData, out: Path) -> list[Figure]:
