@@ -247,7 +247,9 @@ impl QueueCfg {
             return err(f("queue"), "needs limit_pkts or limit_bytes (the hard limit)");
         }
         if limit_pkts == Some(0) {
-            return err(f("queue.limit_pkts"), "must be ≥ 1 packet (got 0)");
+            // netem, CoDel, FQ-CoDel and DualPI2 hold their packet limit as a
+            // number that a configuration without one leaves at 0
+            return err(f("queue.limit_pkts"), "got 0 (or left out); expected a limit of at least 1 packet");
         }
         self.rules()
             .or_else(|b| err(f(&format!("queue.{}", b.option)), format!("got {}; expected {}", b.got, b.expected)))
@@ -262,6 +264,20 @@ impl QueueCfg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_queue_without_its_packet_limit_is_refused_by_the_fields_name() {
+        let f = |k: &str| format!("links[0].{k}");
+        for kind in ["netem", "codel", "fq_codel", "dualpi2"] {
+            let q: QueueCfg = serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap();
+            let e = q.validate(&f).unwrap_err().0;
+            assert!(e.starts_with("links[0].queue.limit_pkts: got 0 (or left out)"), "{kind}: {e}");
+        }
+        let q: QueueCfg = serde_json::from_value(serde_json::json!({"kind": "red"})).unwrap();
+        assert!(q.validate(&f).unwrap_err().0.starts_with("links[0].queue: needs limit_pkts or limit_bytes"));
+        let q: QueueCfg = serde_json::from_value(serde_json::json!({"kind": "codel", "limit_pkts": 1})).unwrap();
+        assert!(q.validate(&f).is_ok());
+    }
 
     /// The step and part each rule refuses, on schedules written to break
     /// one rule each (ccsim's own rules, stated in `schedule_refusal`).
