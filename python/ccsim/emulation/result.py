@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,7 @@ def build_tables(
     routes: dict[int, tuple[list[int], list[int]]],
     twin_min_rtts: Callable[[], list[float]] | None = None,
     other_cpu: dict[str, Any] | None = None,
-):
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Turn the forwarder's tables and the agents' JSON into result tables
     and the run's self-validation block."""
     flows = core["flows"]
@@ -212,7 +213,7 @@ def build_tables(
             t_cols["fct_data_s"].append(fct_data)
     fw = {name: (dtype, data) for name, dtype, data in fwd_raw["tables"]["forwarder"]}
 
-    def one(name):
+    def one(name: str) -> float:
         dtype, data = fw[name]
         return float(np.frombuffer(data, dtype=dtype)[0])
 
@@ -226,7 +227,7 @@ def build_tables(
         judge_until = max(lasts) * 1e-9
     late = np.sort(lt["late_s"][lt["time_s"] <= judge_until])
 
-    def q(p):
+    def q(p: float) -> float:
         return float(late[int(round(p / 100 * (len(late) - 1)))]) if len(late) else math.nan
 
     unmodelled = int(one("write_errors")) + sum(
@@ -360,7 +361,11 @@ MIN_RTT_TOL_S = 0.5e-3  # the envelope's bound on a flow's min RTT above what th
 
 
 def _min_rtt_slack(
-    core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[str, Any], flow: dict[str, Any], flows: list[dict]
+    core: dict[str, Any],
+    route: tuple[list[int], list[int]],
+    t: dict[str, Any],
+    flow: dict[str, Any],
+    flows: list[dict[str, Any]],
 ) -> tuple[float, bool]:
     """How far above the configured minimum a flow's min RTT may lie, and
     whether no other flow started before it (its handshake met an idle
@@ -461,7 +466,7 @@ def _base_rtt(core: dict[str, Any], route: tuple[list[int], list[int]], t: dict[
     fwd, rev = route
 
     def one_way(lk: dict[str, Any]) -> float:
-        return lk["delay_ps"] * 1e-12 + (0.0 if lk.get("shaper") else syn * 8 / link_capacity_bps(lk))
+        return float(lk["delay_ps"] * 1e-12 + (0.0 if lk.get("shaper") else syn * 8 / link_capacity_bps(lk)))
 
     return sum(one_way(links[i]) for i in [*fwd, *rev])
 
@@ -470,7 +475,9 @@ class EmuResult(Result):
     """An emulated run: the simulator's tables plus `forwarder` and `hosts`,
     and the self-validation block `emulation`."""
 
-    def __init__(self, scenario, raw, wall_time_s, cpu_time_s, emulation: dict[str, Any]) -> None:
+    def __init__(
+        self, scenario: Any, raw: dict[str, Any], wall_time_s: float, cpu_time_s: float, emulation: dict[str, Any]
+    ) -> None:
         super().__init__(scenario, raw, wall_time_s, cpu_time_s)
         self.emulation = emulation
 
@@ -483,14 +490,14 @@ class EmuResult(Result):
     def _has_capture(self) -> bool:
         return "capture_raw" in self.columns
 
-    def _write_link_pcap(self, path, link: int | list[int]) -> None:
+    def _write_link_pcap(self, path: Path, link: int | list[int]) -> None:
         """The captured link's packets (or a pair's, in time order) with the
         kernel's own headers."""
         from ..analysis.pcap import write_raw
 
         write_raw(path, self.columns["capture_raw"], link)
 
-    def _write_link_drops(self, path, link: int) -> bool:
+    def _write_link_drops(self, path: Path, link: int) -> bool:
         """The forwarder records arrivals only: no drops file."""
         return False
 

@@ -11,7 +11,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import _core
 from ..errors import EmulationError, InternalError, ScenarioError
@@ -19,13 +19,13 @@ from .cli_figures import _plot_formats, _sweep_plots, cmd_plot, cmd_plot_sweep
 from .table import fmt_table as _fmt_table
 
 
-def _count(v) -> int | str:
+def _count(v: Any) -> int | str:
     """An integer count, or '-' where the backend could not measure it (NaN)."""
     v = float(v)
     return "-" if math.isnan(v) else int(v)
 
 
-def _print_summary(res) -> None:
+def _print_summary(res: Any) -> None:
     f = res.columns["flows"]
     rows = []
     for i in range(len(f["id"])):
@@ -94,7 +94,7 @@ ALLOW_CODE_HELP = (
 PIN_HELP = "run the forwarder alone on one CPU and the endpoints on the others (needs two CPUs)"
 
 
-def cmd_run(a) -> int:
+def cmd_run(a: argparse.Namespace) -> int:
     from ..analysis.results import interruptible, run_scenario
     from ..experiments.progress import RunProgress, enabled
     from ..scenario import Scenario
@@ -149,7 +149,7 @@ def cmd_run(a) -> int:
     return 0
 
 
-def cmd_sweep(a) -> int:
+def cmd_sweep(a: argparse.Namespace) -> int:
     from ..experiments.runner import SweepFailed, dry_run, run_sweep
     from ..experiments.sweep import Sweep
 
@@ -262,7 +262,7 @@ def cmd_sweep(a) -> int:
     return 0
 
 
-def cmd_query(a) -> int:
+def cmd_query(a: argparse.Namespace) -> int:
     from ..experiments.campaign import open_campaign
 
     c = open_campaign(a.dir)
@@ -279,7 +279,7 @@ def cmd_query(a) -> int:
     return 0
 
 
-def _jobs(a) -> int:
+def _jobs(a: argparse.Namespace) -> int:
     from ..experiments.executors import default_jobs
 
     return a.jobs or default_jobs()
@@ -293,7 +293,7 @@ def _fmt_dur(s: float) -> str:
     return f"{s / 3600:.1f} h"
 
 
-def cmd_trace(a) -> int:
+def cmd_trace(a: argparse.Namespace) -> int:
     from ..scenario.units import parse_time
     from .tracegen import generate
 
@@ -321,7 +321,7 @@ def cmd_trace(a) -> int:
     return 0
 
 
-def cmd_bench(a) -> int:
+def cmd_bench(a: argparse.Namespace) -> int:
     if a.experiments:
         from ..experiments.overhead import run_all
 
@@ -373,7 +373,7 @@ def cmd_bench(a) -> int:
     return 0
 
 
-def cmd_study(a) -> int:
+def cmd_study(a: argparse.Namespace) -> int:
     from .. import studies
 
     if a.name == "list":
@@ -419,7 +419,7 @@ def cmd_study(a) -> int:
     return 0
 
 
-def cmd_list(a) -> int:
+def cmd_list(a: argparse.Namespace) -> int:
     from .catalog import catalog
 
     print(catalog(a.what), end="")
@@ -432,7 +432,7 @@ def _emu_unavailable() -> str | None:
     return available()
 
 
-def cmd_emulate(a) -> int:
+def cmd_emulate(a: argparse.Namespace) -> int:
     from ..emulation import cleanup_stale, emulate
 
     why = _emu_unavailable()
@@ -472,7 +472,7 @@ def cmd_emulate(a) -> int:
     return 0
 
 
-def cmd_compare(a) -> int:
+def cmd_compare(a: argparse.Namespace) -> int:
     from ..emulation.compare import compare, format_report
 
     why = _emu_unavailable()
@@ -762,7 +762,7 @@ def _main(argv: list[str] | None) -> int:
 
             check_jobs("--jobs", a.jobs, getattr(a, "dask", None))
         try:
-            return a.fn(a)
+            return int(a.fn(a))
         except Exception as e:
             if not _from_algorithm(e):
                 raise
