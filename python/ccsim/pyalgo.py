@@ -26,10 +26,13 @@ import random
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import ScenarioError
+
+if TYPE_CHECKING:
+    from ._core import AckSample, RateSample, Tcp
 
 # The hooks a class may define, in Linux's order; `ssthresh` is required,
 # and `cong_avoid` unless `cong_control` is given.
@@ -66,45 +69,45 @@ class Algorithm:
     recovery: str = "newreno"
     timer_interval: float | None = None
 
-    def init(self, tp) -> None:
+    def init(self, tp: Tcp) -> None:
         """Linux ``.init``: the connection starts."""
 
-    def ssthresh(self, tp) -> int:
+    def ssthresh(self, tp: Tcp) -> int:
         """Linux ``.ssthresh`` (required): the slow-start threshold after a
         loss, segments. ``tp`` is read-only here."""
         raise NotImplementedError
 
-    def cong_avoid(self, tp, acked: int) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         """Linux ``.cong_avoid``: grow ``tp.cwnd`` on an ACK of ``acked``
         new segments while cwnd-limited and not in recovery."""
 
-    def set_state(self, tp, new_state: int) -> None:
+    def set_state(self, tp: Tcp, new_state: int) -> None:
         """Linux ``.set_state``: the congestion state changes
         (``ccsim.cc.CA_OPEN`` ... ``CA_LOSS``)."""
 
-    def cwnd_event(self, tp, event: int) -> None:
+    def cwnd_event(self, tp: Tcp, event: int) -> None:
         """Linux ``.cwnd_event`` (``ccsim.cc.CA_EVENT_*``)."""
 
-    def in_ack_event(self, tp, flags: int) -> None:
+    def in_ack_event(self, tp: Tcp, flags: int) -> None:
         """Linux ``.in_ack_event``: every ACK; ``flags`` holds
         ``ccsim.cc.CA_ACK_ECE``. ``tp`` is read-only here."""
 
-    def pkts_acked(self, tp, sample) -> None:
+    def pkts_acked(self, tp: Tcp, sample: AckSample) -> None:
         """Linux ``.pkts_acked``: the ACK's sample (``acked``, ``rtt_s``,
         ``in_flight``)."""
 
-    def undo_cwnd(self, tp) -> int:
+    def undo_cwnd(self, tp: Tcp) -> int:
         """Linux ``.undo_cwnd``: the window after a spurious reduction
         (default max(cwnd, prior_cwnd), as tcp_reno_undo_cwnd). ``tp`` is
         read-only here."""
         return max(tp.cwnd, tp.prior_cwnd)
 
-    def cong_control(self, tp, rs) -> None:
+    def cong_control(self, tp: Tcp, rs: RateSample) -> None:
         """Linux ``.cong_control``: full control from a delivery-rate sample
         (``ccsim.cc.RateSample``) on every ACK, in place of ``cong_avoid``
         (BBR-style); the sender then leaves cwnd alone in recovery."""
 
-    def on_timer(self, tp) -> None:
+    def on_timer(self, tp: Tcp) -> None:
         """Called every ``timer_interval`` seconds from the flow's start
         while its connection has data to deliver (CCP's reports on a timer,
         Narayan et al., SIGCOMM 2018); it may set ``tp.cwnd`` and
@@ -309,7 +312,8 @@ def _load(source: str) -> type[Algorithm]:
     obj: Any = _import(module)
     for part in qual.split("."):
         obj = getattr(obj, part)
-    return obj
+    cls: type[Algorithm] = obj
+    return cls
 
 
 def _sha256(cls: type) -> str:
@@ -386,7 +390,7 @@ def resolve(field: str, value: str) -> tuple[str, dict[str, Any]]:
 
 
 def recovery_of(field: str, value: str) -> str:
-    return resolve(field, value)[1]["recovery"]
+    return str(resolve(field, value)[1]["recovery"])
 
 
 # The hooks whose place on an ACK the `ack_hooks_first` TCP option moves.

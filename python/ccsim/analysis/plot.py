@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
 import polars as pl
+from matplotlib.figure import FigureBase
 
-from .figures import subplots
+from .figures import Figure, subplots
 from .results import PLOT_FORMATS, read
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 # SVG text stays text (editable, searchable); TrueType fonts in PDFs, as journals ask.
 RC: Any = {"svg.fonttype": "none", "pdf.fonttype": 42}  # matplotlib types its keys as literals
@@ -106,7 +110,16 @@ def _varying_links(ls: pl.DataFrame) -> list[int]:
     return out
 
 
-def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict[str, Any] | None = None):
+def _capacity(
+    ls: pl.DataFrame,
+    links: pl.DataFrame,
+    varying: list[int],
+    per: dict[Any, pl.DataFrame],
+    flows: list[Any],
+    label: str,
+    names: dict[int, str],
+    rtt_min: dict[Any, float] | None = None,
+) -> Figure:
     """Links whose rate varies: capacity and what they carried per interval
     with each flow's goodput; below, each flow's queueing delay: its
     smoothed RTT above its smallest RTT sample (`rtt_min`, by flow id; the
@@ -125,7 +138,7 @@ def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict[str, A
             continue
         base = (rtt_min or {}).get(f)
         if base is None or not np.isfinite(base):
-            base = float(s["srtt_s"].min())
+            base = float(np.min(s["srtt_s"].to_numpy()))
         a2.plot(s["time_s"], (s["srtt_s"] - base) * 1e3, lw=0.8, label=names.get(f, f"flow {f}"))
     a1.set_ylabel("Mb/s per sample interval")
     a2.set_ylabel("queueing delay (ms):\nsmoothed RTT − smallest RTT")
@@ -136,18 +149,20 @@ def _capacity(ls, links, varying, per, flows, label, names, rtt_min: dict[str, A
     return fig
 
 
-def _title(ax_or_fig, what: str, label: str, n_flows: int | None = None, shown: int | None = None) -> None:
+def _title(
+    ax_or_fig: Axes | FigureBase, what: str, label: str, n_flows: int | None = None, shown: int | None = None
+) -> None:
     extra = ""
     if n_flows is not None and shown is not None and shown < n_flows:
         extra = f" (first {shown} of {n_flows} flows)"
     text = f"{what}{extra}\n{label}"
-    if hasattr(ax_or_fig, "suptitle"):
+    if isinstance(ax_or_fig, FigureBase):
         ax_or_fig.suptitle(text, fontsize=10)
     else:
         ax_or_fig.set_title(text, fontsize=10)
 
 
-def _legend_outside(ax, n: int) -> None:
+def _legend_outside(ax: Axes, n: int) -> None:
     if n:
         ax.legend(
             fontsize=7,
@@ -167,7 +182,7 @@ def _goodput(s: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return t[1:], np.diff(b) * 8 / np.diff(t) / 1e6
 
 
-def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
+def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]) -> Figure:
     if len(flows) <= MANY_FLOWS:
         fig, ax = subplots(figsize=(10, 4.5))
         for f in flows:
@@ -195,7 +210,7 @@ def _cwnd(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, st
     return fig
 
 
-def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
+def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]) -> Figure:
     curves = {f: _goodput(per[f]) for f in flows}
     # the aggregate over flows, on the first flow's sample times (every flow is
     # sampled at the same instants; a flow that starts later has fewer rows)
@@ -235,7 +250,7 @@ def _throughput(per: dict[str, Any], flows: list[Any], label: str, names: dict[i
     return fig
 
 
-def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]):
+def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str]) -> Figure:
     fig, ax = subplots(figsize=(10, 4.5))
     shown = flows[:MAX_PANELS]
     for f in shown:
@@ -248,7 +263,7 @@ def _seq(per: dict[str, Any], flows: list[Any], label: str, names: dict[int, str
     return fig
 
 
-def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
+def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str) -> Figure:
     """The links that queued: at most MAX_QUEUE_LINKS, busiest first; a link
     whose largest queue is below 5 % of the busiest one's (an access link's
     start-up blip beside a bottleneck) is left out and counted in the title."""
@@ -286,7 +301,7 @@ def _queue(ls: pl.DataFrame, links: pl.DataFrame, label: str):
     return fig
 
 
-def _save(fig, stem: Path, formats: tuple[str, ...]) -> list[Path]:
+def _save(fig: Figure, stem: Path, formats: tuple[str, ...]) -> list[Path]:
     """Write `fig` as stem.<fmt> for each format (to a temporary name, then
     renamed into place)."""
     paths = []

@@ -21,8 +21,9 @@ import platform
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -30,7 +31,11 @@ from .. import _core
 from ..errors import ScenarioError
 
 if TYPE_CHECKING:
+    import threading
+
     import polars as pl
+
+T = TypeVar("T")
 
 
 class Scenario(Protocol):
@@ -66,7 +71,8 @@ def str_cells(data: tuple[bytes, list[str]]) -> list[str]:
     """A raw string column's rows: the core sends each row's code (uint32)
     and the distinct values, so a million rows share a few str objects."""
     codes, values = data
-    return np.array(values, dtype=object)[np.frombuffer(codes, dtype=np.uint32)].tolist()
+    cells: list[str] = np.array(values, dtype=object)[np.frombuffer(codes, dtype=np.uint32)].tolist()
+    return cells
 
 
 def str_raw(cells: list[str]) -> tuple[bytes, list[str]]:
@@ -77,12 +83,12 @@ def str_raw(cells: list[str]) -> tuple[bytes, list[str]]:
     return np.array([code[c] for c in cells], dtype=np.uint32).tobytes(), values
 
 
-def _raw_rows(dtype: str, data) -> int:
+def _raw_rows(dtype: str, data: Any) -> int:
     """Rows of one raw column."""
     return len(data[0]) // 4 if dtype == "str" else len(data) // np.dtype(dtype).itemsize
 
 
-def _columns(raw_cols) -> dict[str, np.ndarray | list[Any]]:
+def _columns(raw_cols: list[tuple[str, str, Any]]) -> dict[str, np.ndarray | list[Any]]:
     cols: dict[str, np.ndarray | list[Any]] = {}
     for name, dtype, data in raw_cols:
         if dtype == "str":
@@ -518,7 +524,7 @@ def _listed_files(manifest: Path) -> list[str] | None:
     return [str(k) for k in files] if isinstance(files, dict) else None
 
 
-def run_scenario(sc: Scenario, control=None) -> Result:
+def run_scenario(sc: Scenario, control: _core.RunControl | None = None) -> Result:
     """Run `sc`; with a `_core.RunControl`, the run reports progress to it and
     can be cancelled through it (raising `_core.RunCancelled`)."""
     from .. import memory
@@ -562,10 +568,10 @@ STOP_WAIT_S = 5.0
 
 
 # The end events of runs stopped but still running (`runs_left`).
-_LEFT: list[Any] = []
+_LEFT: list[threading.Event] = []
 
 
-def stop_run(done, ctl) -> None:
+def stop_run(done: threading.Event, ctl: _core.RunControl) -> None:
     """Cancel the run whose end sets the event `done` and wait (at most
     STOP_WAIT_S) for it, cancelling again every 0.1 s: each cancel
     interrupts a Python hook running then, even one that swallowed the
@@ -583,7 +589,7 @@ def stop_run(done, ctl) -> None:
         _leave(done)
 
 
-def _leave(done) -> None:
+def _leave(done: threading.Event) -> None:
     """Note a run whose thread no interruption ended. At the interpreter's
     exit such a thread would be stopped by unwinding through the core,
     which aborts the process (exit 134): the process ends at once instead
@@ -616,7 +622,7 @@ LEFT_RUNNING = (
 )
 
 
-def interruptible(fn, ctl, timeout: float | None = None):
+def interruptible(fn: Callable[[], T], ctl: _core.RunControl, timeout: float | None = None) -> T:
     """Run `fn` (a core run that releases the GIL, reporting to the
     `_core.RunControl` `ctl`) in a worker thread, so that Ctrl-C (SIGINT in a
     terminal, "interrupt kernel" in Jupyter) reaches the calling thread at
@@ -663,7 +669,8 @@ def interruptible(fn, ctl, timeout: float | None = None):
             timer.cancel()
     if "err" in box:
         raise box["err"]
-    return box["res"]
+    res: T = box["res"]
+    return res
 
 
 def run_interruptibly(sc: Scenario, *, progress: bool = False, timeout: float | None = None) -> Result:

@@ -10,10 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import polars as pl
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .campaign import Campaign
 
 
 def t_quantile(p: float, df: int) -> float:
@@ -132,14 +138,14 @@ def plot_sweep(
     out: str | Path | None = None,
     title: str | None = None,
     level: float = 0.95,
-    ax=None,
+    ax: Axes | None = None,
     reduce: str | None = None,
     facet: str | None = None,
     overwrite: bool = True,
     x_labels: dict[str, Any] | None = None,
     xlabel: str | None = None,
     ylabel: str | None = None,
-):
+) -> Figure:
     """Draw `y` (mean and CI error bars over repetitions) against `x`, one
     line per value of `hue`, one panel per value of `facet`. `x`, `hue` and
     `facet` are columns of `frame`: sweep axes, or table columns kept by
@@ -176,6 +182,7 @@ def plot_sweep(
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xs_order)
     pos = {v: (v if numeric else i) for i, v in enumerate(xs_order)}
     panels = [None] if not facet else list(dict.fromkeys(frame[facet].to_list()))
+    fig: Figure
     if ax is None:
         fig, axes = subplots(
             1,
@@ -188,7 +195,10 @@ def plot_sweep(
     else:
         if facet:
             raise ValueError("facet: draws several panels; not with ax=")
-        fig, axes = ax.figure, [ax]
+        root = ax.get_figure(root=True)  # of a subfigure's axes too: the figure that lays out and saves
+        if root is None:
+            raise ValueError("ax: an Axes that belongs to no figure")
+        fig, axes = root, [ax]
     hues = [None] if not hue else list(dict.fromkeys(frame[hue].to_list()))
     colors = {h: f"C{i % 10}" for i, h in enumerate(hues)}
     for a, pan in zip(axes, panels):
@@ -253,7 +263,9 @@ TPUT = "flows.goodput_bps"
 DELAYS = ("owd_p95_s", "qdelay_p95_s", "owd_p50_s", "qdelay_p50_s", "owd_p99_s", "qdelay_p99_s", "rtt_mean_s")
 
 
-def tput_delay_frame(campaign, hue: str, delay: str = "owd_p95_s", facet: str | None = None) -> pl.DataFrame:
+def tput_delay_frame(
+    campaign: str | Path | Campaign, hue: str, delay: str = "owd_p95_s", facet: str | None = None
+) -> pl.DataFrame:
     """One row per run and value of `hue` (a sweep axis such as 'tcp.cc', or
     a flows column such as 'cc' or 'label' for algorithms sharing a run):
     the mean per-flow goodput and the mean per-flow `delay` percentile
@@ -273,7 +285,7 @@ def tput_delay_frame(campaign, hue: str, delay: str = "owd_p95_s", facet: str | 
 
 
 def plot_tput_delay(
-    data,
+    data: str | Path | Campaign | pl.DataFrame,
     hue: str = "tcp.cc",
     *,
     delay: str = "owd_p95_s",
@@ -282,7 +294,7 @@ def plot_tput_delay(
     title: str | None = None,
     level: float = 0.95,
     overwrite: bool = True,
-):
+) -> Figure:
     """The throughput–delay figure of Pantheon (Yan et al., USENIX ATC 2018)
     and of the Sprout and Copa papers: mean per-flow throughput (Mb/s)
     against a per-flow delay percentile (ms, the 95th one-way delay by
@@ -295,11 +307,7 @@ def plot_tput_delay(
     from ..analysis.figures import subplots
     from .campaign import Campaign
 
-    frame = (
-        tput_delay_frame(data, hue, delay, facet)
-        if isinstance(data, (str, Path, Campaign))
-        else cast(pl.DataFrame, data)
-    )
+    frame = tput_delay_frame(data, hue, delay, facet) if isinstance(data, (str, Path, Campaign)) else data
     dcol = f"flows.{delay}"
     for role, col in (("hue", hue), ("facet", facet), ("throughput", TPUT), ("delay", dcol)):
         if col is not None and col not in frame.columns:
@@ -326,7 +334,7 @@ def plot_tput_delay(
             g = agg.filter(pl.col(hue) == h).row(0, named=True)
             xm, ym = g[f"{dcol}_mean"] * 1e3, g[f"{TPUT}_mean"] / 1e6
 
-            def err(lo, hi, m, k):
+            def err(lo: float, hi: float, m: float, k: float) -> list[list[float]] | None:
                 return [[max(m - lo * k, 0.0)], [max(hi * k - m, 0.0)]] if not math.isnan(lo) else None
 
             a.errorbar(

@@ -16,13 +16,16 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import polars as pl
 
 from ..analysis.results import TABLES
 from ..errors import suggest
 from .store import SCHEMA_DIR, CampaignError, Store, model_tag, params_key
+
+if TYPE_CHECKING:
+    import duckdb
 
 RUN_STAT_COLUMNS = ["wall_s", "cpu_s", "sim_time_s", "events"]
 
@@ -67,7 +70,7 @@ def _point_order(params: dict[str, Any]) -> tuple[Any, ...]:
     """A sort key of a run's parameters: by name, numbers by value (10 before
     100), then strings, then anything else by its canonical JSON."""
 
-    def one(v) -> tuple[Any, ...]:
+    def one(v: object) -> tuple[Any, ...]:
         if isinstance(v, bool):
             return (1, str(v))
         if isinstance(v, (int, float)):
@@ -83,7 +86,7 @@ _READ_ONLY = "ccsim-ro://"
 REFUSED = "a campaign query cannot change files"
 
 
-def _refuse(*_a, **_k):
+def _refuse(*_a: object, **_k: object) -> NoReturn:
     raise PermissionError(REFUSED)
 
 
@@ -108,8 +111,9 @@ class _PositionalFile:
 
     def seek(self, offset: int, whence: int = 0) -> int:
         base = (0, self._at(), self.size)[whence]
-        self._pos.at = max(0, base + offset)
-        return self._pos.at
+        at = max(0, base + offset)
+        self._pos.at = at
+        return at
 
     def tell(self) -> int:
         return self._at()
@@ -132,9 +136,8 @@ class _PositionalFile:
     def writable(self) -> bool:
         return False
 
-    def write(self, *_a) -> int:
+    def write(self, *_a: object) -> int:
         _refuse()
-        return 0
 
     def flush(self) -> None:
         pass
@@ -146,17 +149,17 @@ class _PositionalFile:
             self.closed = True
             os.close(self.fd)
 
-    def __enter__(self):
+    def __enter__(self) -> _PositionalFile:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
         self.close()
 
 
-def _read_only_files(*roots: Path):
+def _read_only_files(*roots: Path) -> Any:
     """An fsspec local file system that only opens, lists and describes
     files under `roots` (a campaign's runs/ and schema/), and only for
     reading: the one way a campaign's DuckDB connection reaches the runs'
@@ -167,34 +170,34 @@ def _read_only_files(*roots: Path):
 
     tops = [os.path.realpath(r) for r in roots]
 
-    def inside(path) -> str:
+    def inside(path: object) -> str:
         p = os.path.realpath(str(path))
         if not any(p == top or p.startswith(top + os.sep) for top in tops):
             raise PermissionError(f"a campaign query reads only the campaign's runs, not {str(path)[:200]!r}")
         return p
 
-    class ReadOnlyFiles(LocalFileSystem):
+    class ReadOnlyFiles(LocalFileSystem):  # type: ignore[misc]  # fsspec publishes no types
         protocol = ("ccsim-ro",)
 
         @classmethod
-        def _strip_protocol(cls, path):
-            path = str(path)
-            return super()._strip_protocol(path[len(_READ_ONLY) :] if path.startswith(_READ_ONLY) else path)
+        def _strip_protocol(cls, path: object) -> str:
+            p = str(path)
+            return str(super()._strip_protocol(p[len(_READ_ONLY) :] if p.startswith(_READ_ONLY) else p))
 
-        def _open(self, path, mode="rb", **kw):
+        def _open(self, path: object, mode: str = "rb", **kw: Any) -> _PositionalFile:
             if mode != "rb":
                 _refuse()
             return _PositionalFile(inside(self._strip_protocol(path)))
 
-        def open(self, path, mode="rb", **kw):
+        def open(self, path: object, mode: str = "rb", **kw: Any) -> Any:
             if mode != "rb":
                 _refuse()
             return super().open(path, mode, **kw)
 
-        def info(self, path, **kw):
+        def info(self, path: object, **kw: Any) -> Any:
             return super().info(inside(self._strip_protocol(path)), **kw)
 
-        def ls(self, path, detail=False, **kw):
+        def ls(self, path: object, detail: bool = False, **kw: Any) -> Any:
             return super().ls(inside(self._strip_protocol(path)), detail=detail, **kw)
 
     for name in (
@@ -270,7 +273,7 @@ class Campaign:
         }
         self.axes = list(params)
         self.runs = pl.DataFrame(data, schema_overrides=schema, strict=False)
-        self._con: Any = None  # a duckdb connection, opened on first query
+        self._con: duckdb.DuckDBPyConnection | None = None  # opened on first query
 
     def _intact(self, latest: dict[tuple[Any, str], dict[str, Any]]) -> set[str]:
         return {e["run_id"] for e in latest.values() if e.get("status") == "ok" and self.store.has_run(e["run_id"])}
@@ -309,7 +312,7 @@ class Campaign:
     def tables(self) -> list[str]:
         return [t for t in TABLES if self._files(t) or self._schema(t)]
 
-    def connection(self):
+    def connection(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection with the views described in the module docstring."""
         if self._con is None:
             import duckdb
@@ -368,7 +371,8 @@ class Campaign:
                 "DESCRIBE, SUMMARIZE, EXPLAIN): a campaign's results are never changed by a query",
             )
         try:
-            return con.sql(sql).pl()
+            out: pl.DataFrame = con.sql(sql).pl()
+            return out
         except duckdb.Error as e:
             why = str(e)
             for short in (REFUSED, "a campaign query reads only"):

@@ -18,7 +18,7 @@ import multiprocessing as mp
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ def default_jobs() -> int:
 JOBS_PER_CORE = 4
 
 
-def check_jobs(field: str, jobs: int | None, dask=None) -> None:
+def check_jobs(field: str, jobs: int | None, dask: object = None) -> None:
     """Refuse a number of workers that cannot be meant: below 1 (nothing
     would run), or, for local processes, more than JOBS_PER_CORE per core.
     `field` is the option as the user wrote it (`--jobs`, `jobs`)."""
@@ -119,7 +119,7 @@ class WorkerStartError(RuntimeError):
 _READY = "ready"
 
 
-def _worker_main(conn) -> None:
+def _worker_main(conn: Connection) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the client decides when to stop
@@ -142,7 +142,7 @@ def _worker_main(conn) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: Any) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
@@ -270,7 +270,7 @@ class Dask:
 
     name = "dask"
 
-    def __init__(self, address, jobs: int | None = None, fetch_timeout_s: float | None = None) -> None:
+    def __init__(self, address: Any, jobs: int | None = None, fetch_timeout_s: float | None = None) -> None:
         import uuid
 
         try:
@@ -368,12 +368,13 @@ class Dask:
         self.client.upload_file(os.fspath(path))
         self.shipped.add(module)
 
-    def _fetch(self, fut, run_id: str) -> dict[str, Any]:
+    def _fetch(self, fut: Any, run_id: str) -> dict[str, Any]:
         """The finished task's outcome; a task that failed on the cluster,
         or whose result cannot be fetched within `fetch_timeout_s`, is this
         run's failure (never a hang of the sweep)."""
         try:
-            return fut.result(timeout=self.fetch_timeout_s)
+            out: dict[str, Any] = fut.result(timeout=self.fetch_timeout_s)
+            return out
         except TimeoutError:
             err = (
                 f"Dask: the run finished on a worker but its result could not be fetched within "
@@ -398,7 +399,7 @@ class Dask:
             self.cluster.close()
 
 
-def make(executor: str | None = None, jobs: int | None = None, dask: str | None = None):
+def make(executor: str | None = None, jobs: int | None = None, dask: Any = None) -> Serial | Pool | Dask:
     if dask:
         return Dask(dask, jobs)
     if executor == "serial" or jobs == 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,10 +17,14 @@ from ..errors import ScenarioError
 from . import executors
 from .progress import SweepProgress, enabled
 from .store import CampaignError, Store, model_tag, ok_entry, params_key, run_id
-from .sweep import Sweep, SweepError
+from .sweep import Point, Sweep, SweepError
 
 if TYPE_CHECKING:
     from ..scenario import Scenario
+
+# a sweep point with its scenario, or the error that refused it (neither: a
+# point yielded unresolved)
+Resolved = tuple[Point, "Scenario | None", SweepError | None]
 
 
 @dataclass
@@ -108,7 +113,7 @@ class _Kept:
         self.room = KEEP_ELEMENTS
         self.backend = backend
 
-    def offer(self, index: int, sc) -> None:
+    def offer(self, index: int, sc: Scenario) -> None:
         n = len(sc.core["flows"]) + len(sc.core["udp"]) + len(sc.core["links"])
         if n <= self.room:
             self.by_index[index] = sc
@@ -117,7 +122,14 @@ class _Kept:
             self.rid[index] = run_id(sc.core, self.backend)
 
 
-def _resolved(sweep: Sweep, kept: _Kept | None = None, *, keep: bool = False, skip=None, points=None):
+def _resolved(
+    sweep: Sweep,
+    kept: _Kept | None = None,
+    *,
+    keep: bool = False,
+    skip: Callable[[int], bool] | None = None,
+    points: Iterable[Point] | None = None,
+) -> Iterator[Resolved]:
     """(point, scenario or None, error or None) for every point (or those of
     `points`), lazily. In
     an emulation sweep, a point the emulation backend cannot run is invalid
@@ -165,14 +177,14 @@ class _NoEffect:
         self.first: dict[str, int] = {}
         self.point0: tuple[Any, Any] | None = None
 
-    def check(self, items):
+    def check(self, items: Iterable[Resolved]) -> Iterator[Resolved]:
         for pt, sc, err in items:
             if sc is not None:
                 self._see(pt, sc)
             yield pt, sc, err
         self._finish()
 
-    def _see(self, pt, sc) -> None:
+    def _see(self, pt: Point, sc: Scenario) -> None:
         from ..scenario.resolve import overridden_by
 
         if self.point0 is None:
@@ -200,7 +212,7 @@ class _NoEffect:
             ),
         )
 
-    def _refuse_shadowed(self, pt, sc, names: list[str]) -> None:
+    def _refuse_shadowed(self, pt: Point, sc: Scenario, names: list[str]) -> None:
         from ..errors import ScenarioError
         from ..scenario.resolve import refuse_overridden
 
@@ -264,7 +276,7 @@ def _read_only_sweep(sweep: Sweep, out: Path, rep: SweepReport, bad: list[Any], 
     stale = store.stale_runs()
     missing = 0
     for _pt, sc, err in _resolved(sweep):
-        if err is not None:
+        if err is not None or sc is None:
             continue
         if store.has_run(run_id(sc.core, sweep.backend)):
             rep.existing += 1
@@ -292,7 +304,7 @@ def run_sweep(
     out: str | Path,
     *,
     jobs: int | None = None,
-    dask=None,
+    dask: Any = None,
     executor: str | None = None,
     timeout_s: float | None = None,
     rerun_stale: bool = False,
@@ -382,7 +394,7 @@ def run_sweep(
             rid = kept.rid.get(index)
             return rid is not None and (rid in inflight or store.has_run(rid))
 
-        def tasks():
+        def tasks() -> Iterator[dict[str, Any]]:
             for pt, sc, err in _resolved(sweep, kept, skip=known):
                 if err is not None:
                     continue
@@ -639,6 +651,7 @@ def dry_run(
         if err is not None:
             bad.append((pt, err))
             continue
+        assert sc is not None  # without `skip`, a point comes resolved or with its error
         if st is not None and st.has_run(run_id(sc.core, sweep.backend)):
             existing += 1
             continue

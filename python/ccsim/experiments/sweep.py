@@ -30,13 +30,17 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from ..scenario.overrides import parse_path, set_path
+
+if TYPE_CHECKING:
+    from ..pyalgo import CodeTrust
+    from ..scenario import Scenario
 
 SWEEP_KEYS = {"name", "base", "set", "seeds", "grid", "zip", "plot", "backend"}
 BACKENDS = ("sim", "emulation")
@@ -53,7 +57,7 @@ class Point:
     params: dict[str, Any]  # axis path -> value, derived values, and "seed"
     raw: dict[str, Any]  # the scenario mapping with the point applied
 
-    def scenario(self, source: str = "<sweep>", code=None):
+    def scenario(self, source: str = "<sweep>", code: CodeTrust | None = None) -> Scenario:
         from ..scenario import Scenario
 
         return Scenario(self.raw, source=source, code=code)
@@ -86,7 +90,7 @@ class Sweep:
 
     def __init__(
         self,
-        base,
+        base: Any,
         grid: dict[str, Any] | None = None,
         zip: dict[str, Any] | list[dict[str, Any]] | None = None,
         seeds: int | list[int] | None = None,
@@ -289,7 +293,7 @@ class Sweep:
         """Every point, lazily, in the sweep's order."""
         return self._points(itertools.product(*[range(n) for n in self._sizes()]), start=0)
 
-    def _points(self, combos, start: int | None) -> Iterator[Point]:
+    def _points(self, combos: Iterable[tuple[int, ...]], start: int | None) -> Iterator[Point]:
         """The points of `combos` (index digits per axis); `start` numbers
         them from there, None computes each one's index from its digits."""
         grid_names = list(self.axes)
@@ -407,7 +411,7 @@ def _fmt(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in params.items())
 
 
-def _base(base, source: str) -> tuple[dict[str, Any], str]:
+def _base(base: Any, source: str) -> tuple[dict[str, Any], str]:
     from ..scenario import Builder, Scenario
 
     if isinstance(base, Scenario):
@@ -426,7 +430,7 @@ def _base(base, source: str) -> tuple[dict[str, Any], str]:
     raise SweepError("base", base, "a scenario file name, a table, a Scenario or a Builder")
 
 
-def _trust(base, allow_code: bool | None, code_dir: Path | None):
+def _trust(base: Any, allow_code: bool | None, code_dir: Path | None) -> CodeTrust:
     """What the sweep's `py:` references may import (`pyalgo.CodeTrust`).
     A base file, or a `[base]` table read from a sweep file (`code_dir`):
     only with `allow_code`, from that file's folder. A base built in Python
@@ -442,7 +446,8 @@ def _trust(base, allow_code: bool | None, code_dir: Path | None):
     if isinstance(base, Scenario):
         if allow_code is not None:
             raise SweepError("allow_code", message=pyalgo.TRUST_CARRIED)
-        return base.code
+        carried: pyalgo.CodeTrust = base.code
+        return carried
     if isinstance(base, (str, Path)):
         return file_trust(base, bool(allow_code))
     if code_dir is not None:

@@ -78,14 +78,14 @@ def queue_doc(kind: str) -> dict[str, str]:
 def with_defaults(doc: dict[str, str], defaults: dict[str, Any]) -> dict[str, str]:
     """Option docs with each option's default appended."""
 
-    def show(v):
+    def show(v: object) -> str:
         return str(v).lower() if isinstance(v, bool) else (f"'{v}'" if isinstance(v, str) else f"{v:g}")
 
     return {k: f"{d} (default {show(defaults[k])})" if k in defaults else d for k, d in doc.items()}
 
 
 def _kind_table(
-    field: str, v, schema: dict[str, dict[str, Any]], what: str
+    field: str, v: object, schema: dict[str, dict[str, Any]], what: str
 ) -> tuple[dict[str, Any], str, dict[str, Any]]:
     """A model written as a kind name or a table {kind = ..., options}: the
     table, its kind and the kind's row of `schema`; unknown options refused."""
@@ -99,7 +99,7 @@ def _kind_table(
     return v, kind, spec
 
 
-def _queue(field: str, v) -> dict[str, Any]:
+def _queue(field: str, v: object) -> dict[str, Any]:
     """A topology's queue: a kind name or a table {kind = ..., options},
     resolved by the core's schema: each option checked by its kind, then
     the rules between options applied by the core (`_core.check_queue`),
@@ -129,7 +129,7 @@ def _queue(field: str, v) -> dict[str, Any]:
     return out
 
 
-def _options(field: str, v: dict[str, Any], options: list[dict[str, Any]], defaults: dict[str, Any]) -> dict:
+def _options(field: str, v: dict[str, Any], options: list[dict[str, Any]], defaults: dict[str, Any]) -> dict[str, Any]:
     """A table of one of the core's schemas resolved: each option the user
     wrote (else its default) checked and converted by its kind, under the
     core's field name, in the schema's order."""
@@ -156,7 +156,7 @@ def refuse(field: str, v: dict[str, Any], broken: tuple[Any, ...] | None) -> Non
     raise ScenarioError(field, v, expected)
 
 
-def _reorder(field: str, v) -> dict[str, Any] | None:
+def _reorder(field: str, v: object) -> dict[str, Any] | None:
     """netem-like reordering of a link direction: { jitter = "2ms" } (every
     packet waits a uniform extra 0..jitter), and/or { probability = 0.01,
     delay = "5ms" } (that share of packets waits `delay` more); later packets
@@ -172,7 +172,7 @@ def _reorder(field: str, v) -> dict[str, Any] | None:
     return out
 
 
-def _shaper(field: str, v) -> dict[str, Any] | None:
+def _shaper(field: str, v: object) -> dict[str, Any] | None:
     """A token-bucket shaper in place of the link's serialising transmitter:
     'htb', 'tbf' or a table {kind = ..., burst, cburst, overhead}; options,
     defaults and rules are the core's."""
@@ -184,7 +184,7 @@ def _shaper(field: str, v) -> dict[str, Any] | None:
     return out
 
 
-def _loss(field: str, v) -> dict[str, Any]:
+def _loss(field: str, v: object) -> dict[str, Any]:
     """A link direction's loss model, resolved by the core's schema: each
     option checked by its kind, then the bounds and rules the core applies
     (`_core.check_loss`), every error naming the field as the user wrote it."""
@@ -217,7 +217,7 @@ def _loss(field: str, v) -> dict[str, Any]:
     return out
 
 
-def by_schema(field: str, x, opt: dict[str, Any], plain: str = "fixed") -> Any:
+def by_schema(field: str, x: object, opt: dict[str, Any], plain: str = "fixed") -> Any:
     """The value `x` of option `opt` of one of the core's schemas (loss
     models, applications), converted to the core's form: distributions of
     times (plain times read as `plain`) and sizes, packet lists, and every
@@ -247,7 +247,7 @@ def dist_min(d: dict[str, Any]) -> float:
     return float(_core.dist_least(json.dumps(d)))
 
 
-def _quantity(field: str, x, unit: str) -> float:
+def _quantity(field: str, x: object, unit: str) -> float:
     """One value of a distribution: a time string -> ps, a size string ->
     bytes, or a plain number (unit 'number')."""
     if unit == "time":
@@ -259,7 +259,7 @@ def _quantity(field: str, x, unit: str) -> float:
     return float(x)
 
 
-def dist(field: str, v, unit: str, *, plain: str = "fixed", positive: bool = False) -> dict[str, Any]:
+def dist(field: str, v: object, unit: str, *, plain: str = "fixed", positive: bool = False) -> dict[str, Any]:
     """A distribution of times ('time': strings like '1s' -> ps), sizes
     ('size': '10KB' -> bytes) or plain numbers ('number').
 

@@ -19,7 +19,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from .tcp_options import TCP_DEFAULTS, TCP_DOC  # noqa: F401 (re-exported
 from .topologies import FLOW_TOPO_KEYS, TOPOLOGY_DOC, TOPOLOGY_KINDS  # noqa: F401 (re-exported
 from .traffic import per_flow_times
 from .units import PS_PER_S, parse_time
+
+if TYPE_CHECKING:
+    from ..analysis.results import Result
 
 # --------------------------------------------------------------------------
 # Schema pieces
@@ -117,11 +120,11 @@ class Scenario:
 
     @property
     def seed(self) -> int:
-        return self.core["seed"]
+        return int(self.core["seed"])
 
     @property
     def duration_s(self) -> float:
-        return self.core["duration_ps"] / PS_PER_S
+        return float(self.core["duration_ps"] / PS_PER_S)
 
     def to_toml(self) -> str:
         """The scenario as TOML text that loads and runs identically."""
@@ -205,7 +208,7 @@ class Scenario:
         )
         return f"<b>ccsim Scenario</b><table>{rows}</table>"
 
-    def run(self, seed: int | None = None, *, progress: bool = False, timeout: float | None = None):
+    def run(self, seed: int | None = None, *, progress: bool = False, timeout: float | None = None) -> Result:
         """Run the scenario and return a :class:`ccsim.analysis.results.Result`.
 
         Ctrl-C (or Jupyter's "interrupt kernel") stops the run within a
@@ -414,7 +417,7 @@ def overridden_by(raw: dict[str, Any], path: str) -> list[str]:
 def refuse_overridden(
     raw: dict[str, Any],
     path: str,
-    value,
+    value: object,
     core: dict[str, Any],
     how: str,
     source: str = "<dict>",
@@ -454,7 +457,7 @@ def refuse_overridden(
     )
 
 
-def _pcap_links(v, net, kind: str) -> list[int]:
+def _pcap_links(v: object, net: topologies.Net, kind: str) -> list[int]:
     """Indices of the links `sim.pcap` names (a list of link names; also
     'bottleneck' for the forward bottleneck of single_link and the dumbbell
     kinds; and a pair 'a-b' or 'a<->b' for both directions, whose packets
@@ -505,7 +508,7 @@ def _link_indices(
     return sorted(set(out))
 
 
-def _sample_links(v, net) -> list[int] | None:
+def _sample_links(v: object, net: topologies.Net) -> list[int] | None:
     """Indices of the links `sim.sample_links` selects: None for 'all';
     'shared' = every link whose two ends each have more than one neighbour
     (on dumbbell-like topologies: the router-to-router links, not the hosts'
@@ -566,27 +569,27 @@ class Builder:
         if pcap is not None:
             self._d["sim"]["pcap"] = pcap
 
-    def topology(self, kind: str, **kw) -> Builder:
+    def topology(self, kind: str, **kw: Any) -> Builder:
         self._d["topology"] = {"kind": kind, **kw}
         return self
 
-    def single_link(self, **kw) -> Builder:
+    def single_link(self, **kw: Any) -> Builder:
         return self.topology("single_link", **kw)
 
-    def dumbbell(self, **kw) -> Builder:
+    def dumbbell(self, **kw: Any) -> Builder:
         return self.topology("dumbbell", **kw)
 
-    def parking_lot(self, **kw) -> Builder:
+    def parking_lot(self, **kw: Any) -> Builder:
         return self.topology("parking_lot", **kw)
 
-    def explicit(self, nodes: list[str], links: list[dict[str, Any]], **kw) -> Builder:
+    def explicit(self, nodes: list[str], links: list[dict[str, Any]], **kw: Any) -> Builder:
         return self.topology("explicit", nodes=nodes, links=links, **kw)
 
-    def tcp(self, **kw) -> Builder:
+    def tcp(self, **kw: Any) -> Builder:
         self._d["tcp"].update(kw)
         return self
 
-    def flows(self, **kw) -> Builder:
+    def flows(self, **kw: Any) -> Builder:
         self._d["flows"].append(kw)
         return self
 
@@ -606,14 +609,14 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(source, message=f"{source}: TOML nested too deeply") from None
 
 
-def _yaml_loader():
+def _yaml_loader() -> Any:
     """yaml.SafeLoader that refuses duplicate keys (as TOML does) and
     anchors/aliases (a scenario has no use for them, and an alias bomb
     expands exponentially)."""
     import yaml
 
-    class Loader(yaml.SafeLoader):
-        def compose_node(self, parent, index):
+    class Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML publishes no types
+        def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 ev = self.peek_event()
                 raise yaml.constructor.ConstructorError(
@@ -624,8 +627,8 @@ def _yaml_loader():
                 )
             return super().compose_node(parent, index)
 
-        def construct_mapping(self, node, deep=False):
-            seen = set()
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
             for k, _ in node.value:
                 key = self.construct_object(k, deep=deep)
                 try:

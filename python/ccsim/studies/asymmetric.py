@@ -18,7 +18,7 @@ import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -43,6 +43,9 @@ from .base import (
 )
 from .counterfactual import Swap, TableTest
 from .kit import Plan, Variant, sweep_zip, variants
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 PKT = 512  # bytes on the wire (ns-2 packetSize_ 512)
 HDR = 40  # ns-2 TCP/IP header and plain ACK size
@@ -102,7 +105,7 @@ def _ber_cell(b: float) -> str:
     return json.dumps(_ber(b), sort_keys=True)
 
 
-def _same_loss(p: dict[str, Any]):
+def _same_loss(p: dict[str, Any]) -> Any:
     return p["topology.loss"]
 
 
@@ -381,7 +384,7 @@ class Asymmetric(Study):
         )
         key = ["topology.rate", "seed", "t_s"]
 
-        def series_of(v):
+        def series_of(v: str) -> list[tuple[Any, ...]]:
             return s.filter(pl.col("variant") == v).sort(key).select(key + ["rate"]).rows()
 
         same = series_of(sp) == series_of(nr)
@@ -396,7 +399,7 @@ class Asymmetric(Study):
         )
         return v
 
-    def _a2_numbers(self, data: StudyData, variant: str):
+    def _a2_numbers(self, data: StudyData, variant: str) -> tuple[float, float, float, float, float, float]:
         s = self.series(data, "a2", "goodput").filter(pl.col("ber") == max(data.plan.bers))
         early = self.window_mean(s, 0, 3.0)
         late = self.window_mean(s, 3.0, data.plan.dur)
@@ -596,7 +599,7 @@ class Asymmetric(Study):
 
         figs = []
 
-        def panel(ax, s, scale, title, ylabel) -> None:
+        def panel(ax: Axes, s: pl.DataFrame, scale: float, title: str, ylabel: str) -> None:
             g = s.group_by(["variant", "t_s"]).agg(pl.col("rate").mean()).sort("t_s")
             for vname in VARIANTS:
                 x = g.filter(pl.col("variant") == vname)

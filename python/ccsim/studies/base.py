@@ -22,11 +22,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
 from .kit import Plan
+
+if TYPE_CHECKING:
+    from ..experiments.campaign import Campaign
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -207,6 +210,32 @@ def _verdict_of(ok: Sequence[bool]) -> str:
     return VERDICTS[0] if n == len(ok) else VERDICTS[1] if n else VERDICTS[2]
 
 
+@dataclass
+class StudyOutcome:
+    """What running one study gave: its verdicts, run counts, time and reports."""
+
+    name: str
+    title: str
+    cite: str
+    mode: str
+    out: Path
+    verdicts: list[Verdict]
+    runs: int
+    computed: int
+    failed: int
+    wall_s: float
+    cpu_s: float  # CPU of this call: this process and its finished worker processes
+    report_html: Path
+    report_md: Path
+
+    def counts(self) -> dict[str, int]:
+        return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
+
+    def accounted(self) -> int:
+        """Claims reproduced or whose shortfall has a measured reason."""
+        return sum(x.accounted for x in self.verdicts)
+
+
 def with_stability(pooled: Verdict, per_seed: dict[int, Verdict | None]) -> Verdict:
     """The verdict with its seed stability: each check of the pooled
     verdict also evaluated on every seed alone (None: the rule could not be
@@ -365,13 +394,13 @@ class StudyData:
 
     mode: str
     plan: Any  # the mode's plan: the study's own kit.Plan subclass (typed where the study reads it)
-    campaigns: dict[str, Any]
+    campaigns: dict[str, Campaign]
     cache: dict[str, Any] = field(default_factory=dict)
     accessed: set[str] = field(default_factory=set)
     # The seed this data is cut to (`for_seed`, seed stability), else None.
     seed: int | None = None
 
-    def campaign(self, name: str) -> Any:
+    def campaign(self, name: str) -> Campaign:
         if name not in self.campaigns:
             raise KeyError(f"no experiment {name!r}; experiments: {', '.join(self.campaigns)}")
         self.accessed.add(name)

@@ -10,11 +10,12 @@ import json
 import os
 import platform
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import _core
-from .base import VERDICTS, fmt
+from .base import VERDICTS, Figure, Study, StudyData, StudyOutcome, Verdict, fmt
 from .counterfactual import text as counterfactual_text
 from .full_size import load as load_full_size
 from .full_size import text as full_size_text
@@ -51,14 +52,14 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _caption(f) -> str:
+def _caption(f: Figure) -> str:
     """A figure's caption, saying which claims' paper values it draws."""
     if not f.paper:
         return f.caption
     return f"{f.caption} Black dots and stars: the paper's own values ({', '.join(f.paper)})."
 
 
-def claim_figures(claim_id: str, figures) -> list[Any]:
+def claim_figures(claim_id: str, figures: Sequence[Figure]) -> list[Figure]:
     """The figures whose caption names the claim's section: 'W4a' and 'W4b'
     are shown by a figure captioned 'W4 (paper Figs 27–30) ...'."""
     import re
@@ -74,7 +75,7 @@ def claim_figures(claim_id: str, figures) -> list[Any]:
     ]
 
 
-def _anchor(f) -> str:
+def _anchor(f: Figure) -> str:
     return "fig-" + f.file.rsplit(".", 1)[0]
 
 
@@ -85,7 +86,14 @@ NO_FIGURES = (
 )
 
 
-def write_report(study, data, verdicts, figures, timing: dict[str, Any], root: Path) -> tuple[Path, Path]:
+def write_report(
+    study: Study,
+    data: StudyData,
+    verdicts: list[Verdict],
+    figures: Sequence[Figure],
+    timing: dict[str, Any],
+    root: Path,
+) -> tuple[Path, Path]:
     """Write report.html and report.md into `root`; return their paths."""
     plan = data.plan
     counts = {v: sum(x.verdict == v for x in verdicts) for v in VERDICTS}
@@ -247,7 +255,7 @@ def write_report(study, data, verdicts, figures, timing: dict[str, Any], root: P
     return html_path, md_path
 
 
-def write_index(outcomes, base: Path, mode: str) -> Path:
+def write_index(outcomes: Sequence[StudyOutcome], base: Path, mode: str) -> Path:
     """index.html (and index.md) in `base` linking every study's report."""
     base.mkdir(parents=True, exist_ok=True)
     rows_h, rows_m = [], []

@@ -12,12 +12,16 @@ from __future__ import annotations
 import importlib
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
-from .base import MODES, VERDICTS, Study, StudyData, Verdict, with_stability
+from .base import MODES, Claim, Study, StudyData, StudyOutcome, Verdict, with_stability
 from .counterfactual import answer as counterfactual_answer
+
+if TYPE_CHECKING:
+    from ..experiments.sweep import Sweep
+    from .kit import Plan
 
 # name -> module (in the order of the index page)
 REGISTRY = {
@@ -36,35 +40,12 @@ class StudyError(ScenarioError):
 def get(name: str) -> Study:
     if name not in REGISTRY:
         raise StudyError("study", name, f"one of {', '.join(REGISTRY)} (or 'all', 'list')")
-    return importlib.import_module(REGISTRY[name], __package__).STUDY
+    study: Study = importlib.import_module(REGISTRY[name], __package__).STUDY
+    return study
 
 
 def names() -> list[str]:
     return list(REGISTRY)
-
-
-@dataclass
-class StudyOutcome:
-    name: str
-    title: str
-    cite: str
-    mode: str
-    out: Path
-    verdicts: list[Verdict]
-    runs: int
-    computed: int
-    failed: int
-    wall_s: float
-    cpu_s: float  # CPU of this call: this process and its finished worker processes
-    report_html: Path
-    report_md: Path
-
-    def counts(self) -> dict[str, int]:
-        return {v: sum(x.verdict == v for x in self.verdicts) for v in VERDICTS}
-
-    def accounted(self) -> int:
-        """Claims reproduced or whose shortfall has a measured reason."""
-        return sum(x.accounted for x in self.verdicts)
 
 
 def run_study(
@@ -73,7 +54,7 @@ def run_study(
     out: str | Path | None = None,
     *,
     jobs: int | None = None,
-    dask=None,
+    dask: Any = None,
     quiet: bool = True,
 ) -> StudyOutcome:
     """Run study `name` (a registered name or a Study object) in `mode`
@@ -166,7 +147,7 @@ def run_study(
     )
 
 
-def _plan(study: Study, mode: str):
+def _plan(study: Study, mode: str) -> Plan:
     """The study's plan for `mode`; a points plan must name claims and
     experiments the study has."""
     try:
@@ -203,7 +184,7 @@ def with_points() -> list[str]:
     return out
 
 
-def _evaluate_or_none(claim, data):
+def _evaluate_or_none(claim: Claim, data: StudyData) -> Verdict | None:
     """A claim evaluated on one seed's results, or None when its rule needs
     cells that seed's results do not have (a lookup that finds nothing)."""
     import polars as pl
@@ -214,7 +195,7 @@ def _evaluate_or_none(claim, data):
         return None
 
 
-def _sweep_digest(sweep) -> str:
+def _sweep_digest(sweep: Sweep) -> str:
     """A digest of every scenario a sweep runs (seeds included)."""
     import hashlib
 
@@ -230,7 +211,7 @@ def _sweep_digest(sweep) -> str:
     return h.hexdigest()[:16]
 
 
-def _retire_stale(folder: Path, sweep) -> None:
+def _retire_stale(folder: Path, sweep: Sweep) -> None:
     """A study reads every run of its experiment folders, so runs of an
     earlier plan (another mode's durations, a changed sweep) must not stay
     beside the current ones: if the folder was made for other points, it is
@@ -264,7 +245,7 @@ def run_all(
     out: str | Path | None = None,
     *,
     jobs: int | None = None,
-    dask=None,
+    dask: Any = None,
     quiet: bool = True,
     only: list[str] | None = None,
 ) -> tuple[list[StudyOutcome], Path]:

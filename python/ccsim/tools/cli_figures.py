@@ -7,10 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from .table import fmt_table as _fmt_table
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ..experiments.campaign import Campaign
 
 
 def _plot_formats(v: str | None) -> tuple[str, ...]:
@@ -61,7 +66,7 @@ def _sweep_plots(sw: Any, out: Path, show: bool) -> list[Path]:
 
 
 def _sweep_figure(
-    c: Any,
+    c: Campaign,
     x: str,
     y: str,
     reduce: str,
@@ -72,7 +77,7 @@ def _sweep_figure(
     overwrite_note: bool = True,
     xlabel: str | None = None,
     ylabel: str | None = None,
-):
+) -> pl.DataFrame:
     """per_run + plot_sweep for the CLI: `hue` and `facet` may be sweep axes
     or columns of y's table (then the reduction is done within each value,
     e.g. per algorithm of a mixed run). Says so when a figure is replaced."""

@@ -9,21 +9,22 @@ is a failure."""
 
 from __future__ import annotations
 
-import ccsim
 from ccsim import cc
+from ccsim.cc import Tcp
+from ccsim.pyalgo import Algorithm
 
 
-class FuzzReno(ccsim.Algorithm):
+class FuzzReno(Algorithm):
     """Linux Reno with the kernel's helpers: behaves."""
 
     name = "fuzz-reno"
     fuzz_expect: tuple[str, ...] = ("ok",)
     fuzz_timeout_s: float | None = None
 
-    def ssthresh(self, tp):
+    def ssthresh(self, tp: Tcp) -> int:
         return max(tp.cwnd >> 1, 2)
 
-    def cong_avoid(self, tp, acked) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         if tp.in_slow_start():
             acked = cc.slow_start(tp, acked)
             if not acked:
@@ -37,7 +38,7 @@ class FuzzRaise(FuzzReno):
     name = "fuzz-raise"
     fuzz_expect = ("ok", "raised")
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         if tp.now_s > 0.2:
             raise RuntimeError("a bug in the user's algorithm")
         super().cong_avoid(tp, acked)
@@ -49,7 +50,7 @@ class FuzzBadWindow(FuzzReno):
     name = "fuzz-bad-window"
     fuzz_expect = ("ok", "raised")
 
-    def cong_avoid(self, tp, acked) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         tp.cwnd = 0
 
 
@@ -59,7 +60,7 @@ class FuzzNaNPacing(FuzzReno):
     name = "fuzz-nan-pacing"
     fuzz_expect = ("ok", "raised")
 
-    def init(self, tp) -> None:
+    def init(self, tp: Tcp) -> None:
         tp.pacing_rate = float("nan")
 
 
@@ -70,10 +71,10 @@ class FuzzKeptView(FuzzReno):
     name = "fuzz-kept-view"
     fuzz_expect = ("ok", "raised")
 
-    def init(self, tp) -> None:
+    def init(self, tp: Tcp) -> None:
         self.kept = tp
 
-    def cong_avoid(self, tp, acked) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         self.kept.cwnd = 7
         super().cong_avoid(tp, acked)
 
@@ -90,7 +91,7 @@ class FuzzHugeWindow(FuzzReno):
     fuzz_expect = ("ok", "raised", "timeout")
     fuzz_timeout_s = 5.0
 
-    def cong_avoid(self, tp, acked) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         tp.cwnd = tp.cwnd_clamp
 
 
@@ -102,7 +103,7 @@ class FuzzSpin(FuzzReno):
     fuzz_expect = ("ok", "timeout")
     fuzz_timeout_s = 1.0
 
-    def cong_avoid(self, tp, acked) -> None:
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         while tp.now_s > 0.2:
             pass
         super().cong_avoid(tp, acked)

@@ -4,10 +4,12 @@ its rule; a part of the study class (`InitialWindow` in study.py)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
-from ..base import Check, PaperValue, StudyData, claim, num, verdict_from
+from ..base import Check, PaperValue, StudyData, Verdict, claim, num, verdict_from
 from ..counterfactual import Swap, TableTest
 from .measures import Measures
 from .scenarios import (
@@ -28,14 +30,30 @@ PAPER_IW1F = {
     "bbr": PaperValue("BBR's FCT at IW 20, RTT 100 ms", 0.2, "s", "text on Fig. 2"),
 }
 
+# what a claim's rule gives for one table: its checks and the numbers it read
+Outcome = tuple[list[Check], dict[str, Any]]
+
 
 class Checks(Measures):
-    def _both(self, data: StudyData, claim: str, exp: str, fn, why_not: str = "", kernel_exp: str | None = None):
+    def _both(
+        self,
+        data: StudyData,
+        claim: str,
+        exp: str,
+        fn: Callable[[pl.DataFrame], Outcome],
+        why_not: str = "",
+        kernel_exp: str | None = None,
+    ) -> Verdict:
         t = (self.fct if exp.startswith("iw1") else self.convergence)(data, exp)
-        try:
-            checks, meas = fn(t)
-        except MISSING as e:
-            checks, meas = [Check("the rule's cells are in this mode's grid", False, f"missing: {e}")], {}
+        checks: list[Check]
+        meas: dict[str, Any]
+        if t is None:
+            checks, meas = [Check("the experiment is in this mode's plan", False, f"missing: {exp}")], {}
+        else:
+            try:
+                checks, meas = fn(t)
+            except MISSING as e:
+                checks, meas = [Check("the rule's cells are in this mode's grid", False, f"missing: {e}")], {}
         v = verdict_from(claim, checks, meas, why_not=why_not)
         self._sensitivities(data, exp, fn, v)
         tk = (self.fct if exp.startswith("iw1") else self.convergence)(data, kernel_exp) if kernel_exp else None
@@ -49,7 +67,7 @@ class Checks(Measures):
             v.reason += f". Kernel: the rule needs cells the kernel grid of this mode does not have ({e})."
             return v
 
-        def mark(c):
+        def mark(c: Check) -> str:
             # a check on cells this mode's kernel grid does not have cannot be judged
             return "–" if "nan" in c.detail.lower() else ("✓" if c.ok else "✗")
 
@@ -57,7 +75,7 @@ class Checks(Measures):
         v.measured |= {f"kernel_{k}": x for k, x in km.items()}
         return v
 
-    def _sensitivities(self, data: StudyData, exp: str, fn, v) -> None:
+    def _sensitivities(self, data: StudyData, exp: str, fn: Callable[[pl.DataFrame], Outcome], v: Verdict) -> None:
         """The claim's checks on each sensitivity set-up of `exp`, appended
         to the verdict's reason (the verdict itself is the primary's)."""
         for sexp, link in SENSITIVITIES.get(exp, []):
@@ -83,8 +101,8 @@ class Checks(Measures):
         "at 10 Mb/s, IW 50 is slower than IW 20 at both RTTs.",
         counterfactual=Swap("tcp.initial_window", 1, 10),
     )
-    def _iw1a(self, data):
-        def rule(t):
+    def _iw1a(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             cu = t.filter(pl.col("cc") == "cubic")
             m = {iw: _mean(cu.filter(pl.col("iw") == iw)["fct_data_s"]) for iw in (1, 2, 4, 10)}
             slow = [(r, _one(cu, iw=50, rtt_ms=r, rate=10), _one(cu, iw=20, rtt_ms=r, rate=10)) for r in (30, 100)]
@@ -120,8 +138,8 @@ class Checks(Measures):
         "In every (algorithm, IW, rate) cell the FCT at RTT 100 ms exceeds the FCT at 30 ms.",
         counterfactual=Swap("topology.delay", "15ms", "50ms"),
     )
-    def _iw1b(self, data):
-        def rule(t):
+    def _iw1b(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             w = t.pivot(on="rtt_ms", index=["cc", "iw", "rate"], values="fct_data_s")
             ok = (w["100.0"] > w["30.0"]).to_list()
             return [Check("FCT(100 ms) > FCT(30 ms) in every cell", all(ok), f"{sum(ok)} of {len(ok)} cells")], {
@@ -137,12 +155,12 @@ class Checks(Measures):
         "Median over (algorithm, IW, RTT) cells of (max − min)/min of the FCT across the rates ≤ 20 %.",
         counterfactual=TableTest("test_iw1c_fails_when_the_rate_sets_the_flow_completion_time"),
     )
-    def _iw1c(self, data):
-        def rule(t):
+    def _iw1c(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             g = t.group_by(["cc", "iw", "rtt_ms"]).agg(
                 ((pl.col("fct_data_s").max() - pl.col("fct_data_s").min()) / pl.col("fct_data_s").min()).alias("spread")
             )
-            med = float(g["spread"].median())
+            med = num(g["spread"].median())
             return [Check("median spread across rates ≤ 20 %", med <= 0.20, f"{med:.1%}")], {"median_rate_spread": med}
 
         return self._both(
@@ -163,8 +181,8 @@ class Checks(Measures):
         "counted a smaller slowdown at 100 ms than at 30 ms as 'a larger reduction'",
         counterfactual=Swap("flows[0].label", "cubic", "cubic_paced"),
     )
-    def _iw1d(self, data):
-        def rule(t):
+    def _iw1d(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             w = t.pivot(on="cc", index=["iw", "rtt_ms", "rate"], values="fct_data_s")
             red = 1 - w["cubic_paced"] / w["cubic"]
             w = w.with_columns(red.alias("red"))
@@ -198,8 +216,8 @@ class Checks(Measures):
         "the cells; CUBIC/BBR is larger at IW ≤ 4 than at IW ≥ 20.",
         counterfactual=Swap("flows[0].label", "bbr", "cubic"),
     )
-    def _iw1e(self, data):
-        def rule(t):
+    def _iw1e(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             # rows in a fixed order: the means below sum them, and the report must not change in
             # its last digit from one invocation to the next
             sp = (
@@ -219,7 +237,7 @@ class Checks(Measures):
                 .with_columns((pl.col("cubic") / pl.col("bbr")).alias("adv"))
                 .sort(["iw", "rtt_ms", "rate"])
             )
-            faster = float((w["bbr"] < w["cubic"]).mean())
+            faster = num((w["bbr"] < w["cubic"]).mean())
             lo, hi = _mean(w.filter(pl.col("iw") <= 4)["adv"]), _mean(w.filter(pl.col("iw") >= 20)["adv"])
             return [
                 Check("less sensitive to IW than CUBIC", s_bbr < s_cu, f"spread {s_bbr:.1%} vs {s_cu:.1%}"),
@@ -255,11 +273,11 @@ class Checks(Measures):
         paper=[PAPER_IW1F["cubic_paced"], PAPER_IW1F["bbr"]],
         counterfactual=Swap("flows[0].label", "cubic_paced", "bbr"),
     )
-    def _iw1f(self, data):
+    def _iw1f(self, data: StudyData) -> Verdict:
         rtt = 0.1
         bound = min_fct_data(math.ceil(SIZE / MSS), 20, rtt)
 
-        def rule(t):
+        def rule(t: pl.DataFrame) -> Outcome:
             p = _mean(
                 t.filter((pl.col("cc") == "cubic_paced") & (pl.col("iw") == 20) & (pl.col("rtt_ms") == 100))[
                     "fct_data_s"
@@ -298,10 +316,13 @@ class Checks(Measures):
         "100 Mb/s; mean over (IW, rate) at 100 ms > at 30 ms; at 10 Mb/s, 100 ms: IW 50 > IW 10.",
         counterfactual=Swap("tcp.initial_window", 1, 10),
     )
-    def _iw2a(self, data):
-        def rule(t):
+    def _iw2a(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             cu = t.filter(pl.col("cc") == "cubic")
-            by = lambda col, v: _mean(cu.filter(pl.col(col) == v)["t_conv"])  # noqa: E731
+
+            def by(col: str, v: int) -> float:
+                return _mean(cu.filter(pl.col(col) == v)["t_conv"])
+
             iw1, iw10 = by("iw", 1), by("iw", 10)
             r10, r100 = by("rate", 10), by("rate", 100)
             t30, t100 = by("rtt_ms", 30), by("rtt_ms", 100)
@@ -331,10 +352,10 @@ class Checks(Measures):
         "100 Mb/s > at 10 Mb/s.",
         counterfactual=Swap("topology.rate", "10Mbps", "100Mbps"),
     )
-    def _iw2b(self, data):
-        def rule(t):
+    def _iw2b(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             w = t.pivot(on="cc", index=["iw", "rtt_ms", "rate"], values="t_conv")
-            share = float((w["cubic_paced"] < w["cubic"]).mean())
+            share = num((w["cubic_paced"] < w["cubic"]).mean())
             p = t.filter((pl.col("cc") == "cubic_paced") & (pl.col("rtt_ms") == 100))
             a, b = _mean(p.filter(pl.col("rate") == 100)["t_conv"]), _mean(p.filter(pl.col("rate") == 10)["t_conv"])
             return [
@@ -351,8 +372,8 @@ class Checks(Measures):
         "< at 10 Mb/s; mean at 100 ms > at 30 ms.",
         counterfactual=Swap("topology.rate", "10Mbps", "100Mbps"),
     )
-    def _iw2c(self, data):
-        def rule(t):
+    def _iw2c(self, data: StudyData) -> Verdict:
+        def rule(t: pl.DataFrame) -> Outcome:
             b = t.filter(pl.col("cc") == "bbr")
             sp = _mean(
                 b.group_by(["rtt_ms", "rate"]).agg(

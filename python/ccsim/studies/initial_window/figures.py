@@ -176,9 +176,9 @@ class Figures(Measures):
                     exp,
                     e.height,
                     int(e["within_envelope"].sum()),
-                    float(e["lateness_p99_s"].median()) * 1e3,
-                    float(e["lateness_max_s"].max()) * 1e3,
-                    float(e["min_rtt_error_max_s"].max()) * 1e3,
+                    num(e["lateness_p99_s"].median()) * 1e3,
+                    num(e["lateness_max_s"].max()) * 1e3,
+                    num(e["min_rtt_error_max_s"].max()) * 1e3,
                     int(e["unmodelled_drops"].sum()),
                     str(e["kernel"][0]),
                 )

@@ -6,6 +6,7 @@ uses."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -15,11 +16,14 @@ from .scenarios import (
     _settle_robust,
 )
 
+if TYPE_CHECKING:
+    from ...experiments.campaign import Campaign
+
 
 class Measures(Study):
     # ---- measurements
     @staticmethod
-    def _params(c) -> pl.DataFrame:
+    def _params(c: Campaign) -> pl.DataFrame:
         r = c.ok_runs.unique("run_id", maintain_order=True)
         return r.select(
             "run_id",

@@ -4,6 +4,7 @@ in figures.py."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,8 +214,19 @@ class InitialWindow(Checks, Figures):
 
     # ---- experiments
     def _iw1(
-        self, plan, name, *, iws, rtts, rates, seeds, size=SIZE, link="mininet", backend="sim", ccs=tuple(VARIANTS)
-    ):
+        self,
+        plan: InitialWindowPlan,
+        name: str,
+        *,
+        iws: Sequence[int],
+        rtts: Sequence[float],
+        rates: Sequence[int],
+        seeds: Sequence[int],
+        size: int = SIZE,
+        link: str = "mininet",
+        backend: str = "sim",
+        ccs: Sequence[str] = tuple(VARIANTS),
+    ) -> Sweep:
         zip_ = sweep_zip([VARIANTS[c] for c in ccs], options="tcp.")
         app = {"app": "file", "size": f"{size}B"}
         return Sweep(
@@ -226,12 +238,21 @@ class InitialWindow(Checks, Figures):
                 "topology.rate": [f"{r}Mbps" for r in rates],
             },
             zip=zip_,
-            seeds=seeds,
+            seeds=list(seeds),
             backend=backend,
         )
 
     @staticmethod
-    def _iw2(name, *, iws, rtts, rates, dur, link="mininet", backend="sim"):
+    def _iw2(
+        name: str,
+        *,
+        iws: Sequence[int],
+        rtts: Sequence[float],
+        rates: Sequence[int],
+        dur: float,
+        link: str = "mininet",
+        backend: str = "sim",
+    ) -> Sweep:
         return Sweep(
             base(dur, {"app": "bulk"}, "100ms", link),
             name=f"initial_window.{name}",
@@ -246,19 +267,23 @@ class InitialWindow(Checks, Figures):
         )
 
     def experiments(self, plan: InitialWindowPlan) -> list[Experiment]:
-        grid1 = {"iws": plan.iw1, "rtts": plan.rtt, "rates": plan.rate1}
-        b100k = self._iw1(plan, "iw1_100000", **grid1, seeds=[1], size=100_000)
+        def iw1(name: str, seeds: Sequence[int], size: int = SIZE, link: str = "mininet") -> Sweep:
+            return self._iw1(
+                plan, name, iws=plan.iw1, rtts=plan.rtt, rates=plan.rate1, seeds=seeds, size=size, link=link
+            )
 
-        def iw2(name, link="mininet"):
+        b100k = iw1("iw1_100000", seeds=[1], size=100_000)
+
+        def iw2(name: str, link: str = "mininet") -> Sweep:
             return self._iw2(name, iws=plan.iw2, rtts=plan.rtt2, rates=plan.rate2, dur=plan.dur2, link=link)
 
         exps = [
-            Experiment("iw1", "IW1: 100 KB transfers (simulated)", self._iw1(plan, "iw1", **grid1, seeds=plan.seeds)),
+            Experiment("iw1", "IW1: 100 KB transfers (simulated)", iw1("iw1", seeds=plan.seeds)),
             *(
                 Experiment(
                     e,
                     f"IW1 sensitivity: {LINK_NAME[link]} (simulated)",
-                    self._iw1(plan, e, **grid1, seeds=[1], link=link),
+                    iw1(e, seeds=[1], link=link),
                 )
                 for e, link in SENSITIVITIES["iw1"]
             ),

@@ -280,7 +280,7 @@ class Checks(Measures):
         nxt = min((v for v in PRIMARY if v != "bic"), key=lambda v: reg[v])
         runs = self.per_run(data, "p3").filter(pl.col("rate") == 20e6)
 
-        def shares(v):
+        def shares(v: str) -> list[float]:
             r = runs.filter(pl.col("variant") == v)
             return ((r["web"] + r["small TCP"] + r["long-lived TCP"]) / 20e6).to_list()
 

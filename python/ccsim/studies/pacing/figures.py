@@ -181,9 +181,10 @@ class Figures(Measures):
                 "sum(s.delivered_bytes)::DOUBLE AS b FROM flow_series s JOIN flows f ON f.run_id = s.run_id "
                 f"AND f.id = s.flow WHERE s.run_id = '{rid}' GROUP BY ALL ORDER BY cls, s.time_s"
             )
-            for cls, g in s.group_by("cls", maintain_order=True):
+            for key, g in s.group_by("cls", maintain_order=True):
                 t, b = g["time_s"].to_numpy(), g["b"].to_numpy()
-                name = cls[0] if cls[0] == "high-speed" else CLASSES.get(cls[0], cls[0])
+                cls = str(key[0])
+                name = cls if cls == "high-speed" else CLASSES.get(cls, cls)
                 ax.plot(
                     t[1:],
                     np.diff(b) * 8 / np.diff(t) / r5 * 100,

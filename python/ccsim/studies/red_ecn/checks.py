@@ -169,7 +169,7 @@ class Checks(Measures):
         ft = self.flow_trace(data, "adaptive_red", 36, 2)
         t_mid = round(0.4 * dur / 0.02) * 0.02
 
-        def jain_window(t0, t1):
+        def jain_window(t0: float, t1: float) -> float:
             a = ft.filter(pl.col("time_s") <= t0 + 1e-9).group_by("flow").agg(pl.col("delivered_bytes").last())
             b = ft.filter(pl.col("time_s") <= t1 + 1e-9).group_by("flow").agg(pl.col("delivered_bytes").last())
             d = b.join(a, on="flow", how="left", suffix="_0").fill_null(0)
@@ -213,7 +213,7 @@ class Checks(Measures):
         lo_n, hi_n = ns[0], ns[-1]
         qls = data.plan.qls
 
-        def mean_over_ql(d, n, col):
+        def mean_over_ql(d: str, n: int, col: str) -> float:
             return float(np.nanmean([self._val(m, d, q, n, col) for q in qls]))
 
         gap = {

@@ -6,6 +6,7 @@ uses."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import polars as pl
 
@@ -93,9 +94,11 @@ class Measures(Study):
         )
         if r.height == 0:
             raise KeyError(f"no trace run for {queue}, QL {ql}, {n} flows")
-        return r["run_id"][0]
+        return str(r["run_id"][0])
 
-    def _series_table(self, data: StudyData, queue: str, ql: int, n: int, key: str, sql) -> pl.DataFrame:
+    def _series_table(
+        self, data: StudyData, queue: str, ql: int, n: int, key: str, sql: Callable[[str], str]
+    ) -> pl.DataFrame:
         """A memoised query of the series run of (queue, ql, n); `sql` makes
         the query from that run's id."""
         return data.memo(

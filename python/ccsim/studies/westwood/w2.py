@@ -48,8 +48,8 @@ class W2(Measures):
                         "run_id": rid,
                         "total": float(g["goodput_bps"].sum()),
                         "jain": jain(g["goodput_bps"].to_list()),
-                        "seq_min": float(g["delivered_bytes"].min()) / MSS,
-                        "seq_max": float(g["delivered_bytes"].max()) / MSS,
+                        "seq_min": num(g["delivered_bytes"].min()) / MSS,
+                        "seq_max": num(g["delivered_bytes"].max()) / MSS,
                     }
                 )
             return pl.DataFrame(rows).join(runs, on="run_id")

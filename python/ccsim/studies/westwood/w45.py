@@ -55,7 +55,9 @@ class W45(Measures):
     def _gain_text(g: list[tuple[float, float]]) -> str:
         return ", ".join(f"{d:g} ms {x:+.0%}" for d, x in g)
 
-    def _ahead(self, t, a, b, lo, hi, label, tie=0.02):
+    def _ahead(
+        self, t: pl.DataFrame, a: str, b: str, lo: float, hi: float, label: str, tie: float = 0.02
+    ) -> tuple[list[Check], list[tuple[float, float]]]:
         """`label` ahead at every d (behind by at most `tie` counts as a tie),
         and its gains over d spanning the paper's range lo … hi
         (`span_check`)."""

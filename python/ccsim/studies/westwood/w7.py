@@ -47,13 +47,14 @@ class W7(Measures):
         y = np.log(x["pkts"].to_numpy())
         return {"names": names, **ols(X, y), "n": x.height}
 
-    def _w7(self, data: StudyData, cid: str, variant: str, model: dict[str, float]):
+    def _w7(self, data: StudyData, cid: str, variant: str, model: dict[str, float]) -> Verdict:
         f = self.w7_fit(data, variant)
         if f["n"] <= len(f["names"]) + 1:
             return verdict_from(
                 cid, [Check("enough loss-limited points to fit", False, f"{f['n']} points")], {"points": f["n"]}
             )
-        checks, meas = [], {"points": f["n"], "r2": f["r2"]}
+        checks: list[Check] = []
+        meas: dict[str, Any] = {"points": f["n"], "r2": f["r2"]}
         for i, n in enumerate(f["names"], start=1):
             b, se = f["beta"][i], f["se"][i]
             meas[f"exp_{n}"] = b
