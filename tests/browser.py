@@ -18,6 +18,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def need_chromium() -> str:
 @contextlib.contextmanager
 def serve(root: Path) -> Iterator[str]:
     class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
+        def log_message(self, *a: object) -> None:
             pass
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
@@ -93,7 +94,7 @@ def _chromium(exe: str, *args: str) -> str:
     return r.stdout
 
 
-def check_page(root: Path, rel: str, screenshot: Path | None = None) -> dict:
+def check_page(root: Path, rel: str, screenshot: Path | None = None) -> dict[str, Any]:
     """Open `root/rel` in headless Chromium: {'imgs', 'links', 'anchors',
     'bad', 'title'}; with `screenshot`, also a PNG of the page."""
     exe = need_chromium()
@@ -109,4 +110,5 @@ def check_page(root: Path, rel: str, screenshot: Path | None = None) -> dict:
         harness.unlink()
     m = re.search(r"<title>(.*?)</title>", dom, re.S)
     assert m and m.group(1) != "pending", f"the page did not finish loading in Chromium: {dom[:300]}"
-    return json.loads(html.unescape(m.group(1)))
+    page: dict[str, Any] = json.loads(html.unescape(m.group(1)))
+    return page

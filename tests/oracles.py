@@ -5,6 +5,7 @@ vectors in test_oracles.py before any simulator test relies on them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 
 def pftk_full(p: float, rtt: float, t0: float, b: int = 1, wm: float = math.inf) -> float:
@@ -14,7 +15,7 @@ def pftk_full(p: float, rtt: float, t0: float, b: int = 1, wm: float = math.inf)
     ew = (2 + b) / (3 * b) + math.sqrt(8 * q / (3 * b * p) + ((2 + b) / (3 * b)) ** 2)
 
     def Q(w: float) -> float:
-        return min(1.0, (1 - q**3) * (1 + q**3 * (1 - q ** (w - 3))) / (1 - q**w))
+        return min(1.0, (1 - q**3) * (1 + q**3 * (1 - math.pow(q, w - 3))) / (1 - math.pow(q, w)))
 
     f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
     if ew < wm:
@@ -37,7 +38,7 @@ def mathis(p: float, rtt: float, b: int = 1) -> float:
     return math.sqrt(3 / (2 * b)) / (rtt * math.sqrt(p))
 
 
-def jain(xs) -> float:
+def jain(xs: Iterable[float]) -> float:
     xs = list(xs)
     s = sum(xs)
     return s * s / (len(xs) * sum(x * x for x in xs))

@@ -5,12 +5,13 @@ Expected values come from the configured rates and durations only."""
 
 from __future__ import annotations
 
+import ccsim
 import polars as pl
 import pytest
 from helpers import single_link
 
 
-def _overloaded(queue="droptail"):
+def _overloaded(queue: str = "droptail") -> ccsim.Scenario:
     # 1 Mb/s, 1 s, a 100-segment initial window into a 1000-packet queue:
     # most of the first flight is still waiting when the run ends.
     return single_link(
@@ -25,7 +26,7 @@ def _overloaded(queue="droptail"):
 
 
 @pytest.mark.parametrize("queue", ["droptail", "codel"])
-def test_link_counts_what_it_transmitted_not_what_it_admitted(queue):
+def test_link_counts_what_it_transmitted_not_what_it_admitted(queue: str) -> None:
     r = _overloaded(queue).run()
     fwd = r.links.filter(pl.col("name") == "a->b").row(0, named=True)
     capacity = 1e6 * 1.0 / 8  # bytes in 1 s at 1 Mb/s
@@ -43,7 +44,7 @@ def test_link_counts_what_it_transmitted_not_what_it_admitted(queue):
     assert (s["bytes_tx"].diff().drop_nulls() >= 0).all()
 
 
-def test_flow_throughput_never_exceeds_its_first_hop():
+def test_flow_throughput_never_exceeds_its_first_hop() -> None:
     r = _overloaded().run()
     f = r.flows.row(0, named=True)
     assert f["throughput_bps"] <= 1e6 + 1500 * 8, f  # the packet in progress at the end counts whole
@@ -51,7 +52,7 @@ def test_flow_throughput_never_exceeds_its_first_hop():
     assert f["data_pkts_sent"] > 100  # the sender did hand over more than that
 
 
-def test_flow_throughput_excludes_first_hop_drops():
+def test_flow_throughput_excludes_first_hop_drops() -> None:
     # an 8-packet access queue refuses most of a 100-segment initial window
     sc = single_link(
         duration="1s", rate="1Mbps", delay="10ms", buffer="8pkt", tcp={"initial_window": 100, "delayed_ack": False}
@@ -63,7 +64,7 @@ def test_flow_throughput_excludes_first_hop_drops():
     assert f["throughput_bps"] <= 1e6 + 1500 * 8
 
 
-def test_repeated_transfers_report_their_minimum_rtt():
+def test_repeated_transfers_report_their_minimum_rtt() -> None:
     # Each object of a repeat/web flow opens a new connection (and a new RTT
     # estimator); the flow's rtt_min_s is the smallest sample over all of
     # them: at least the path's propagation RTT (20 ms) plus a full packet's

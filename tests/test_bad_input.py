@@ -4,12 +4,16 @@ accepted - never a panic, a hang or a silently wrong run."""
 import json
 import math
 import os
+import subprocess
 import textwrap
+from pathlib import Path
+from typing import Any, NoReturn
 
 import ccsim
 import pytest
 from ccsim import Builder, Scenario, ScenarioError, _core
 from conftest import ROOT
+from pytest import CaptureFixture, MonkeyPatch
 
 GOOD = textwrap.dedent("""
     [sim]
@@ -23,32 +27,32 @@ GOOD = textwrap.dedent("""
 """)
 
 
-def err(text):
+def err(text: str) -> str:
     with pytest.raises(ScenarioError) as e:
         Scenario.from_toml(textwrap.dedent(text))
     return str(e.value)
 
 
-def test_good_baseline_is_accepted():
+def test_good_baseline_is_accepted() -> None:
     Scenario.from_toml(GOOD)
 
 
-def test_malformed_toml():
+def test_malformed_toml() -> None:
     m = err("[sim\nduration = 1")
     assert "malformed TOML" in m
 
 
-def test_malformed_yaml():
+def test_malformed_yaml() -> None:
     with pytest.raises(ScenarioError, match="malformed YAML"):
         Scenario.from_yaml("sim: [unclosed")
 
 
-def test_unknown_algorithm_lists_accepted_names():
+def test_unknown_algorithm_lists_accepted_names() -> None:
     m = err(GOOD + '\n[tcp]\ncc = "bbr9"\n')
     assert "tcp.cc" in m and "'bbr9'" in m and "newreno" in m
 
 
-def test_unknown_top_level_and_nested_keys():
+def test_unknown_top_level_and_nested_keys() -> None:
     assert "colour" in err(GOOD + "\ncolour = 1\n")
     m = err(GOOD.replace('kind = "single_link"', 'kind = "single_link"\nspeed = "1Gbps"'))
     assert "topology.speed" in m and "accepted keys" in m
@@ -58,33 +62,33 @@ def test_unknown_top_level_and_nested_keys():
     assert "flows[0].stagger_ms" in m
 
 
-def test_unknown_option_value():
+def test_unknown_option_value() -> None:
     m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nqueue = "fq"'))
     assert "topology.queue" in m and "droptail" in m
 
 
 @pytest.mark.parametrize("rate", ['"-10Mbps"', '"0Mbps"', '"10"', "10", '"10 furlongs"'])
-def test_bad_rates(rate):
+def test_bad_rates(rate: str) -> None:
     m = err(GOOD.replace('rate = "10Mbps"', f"rate = {rate}"))
     assert "topology.rate" in m and "Mbps" in m
 
 
-def test_negative_time():
+def test_negative_time() -> None:
     m = err(GOOD.replace('delay = "10ms"', 'delay = "-1ms"'))
     assert "topology.delay" in m
 
 
-def test_zero_duration():
+def test_zero_duration() -> None:
     assert "sim.duration" in err(GOOD.replace('"10s"', '"0s"'))
 
 
-def test_zero_mss():
+def test_zero_mss() -> None:
     m = err(GOOD + "\n[tcp]\nmss = 0\n")
     assert "tcp.mss" in m and "≥ 1" in m
 
 
 @pytest.mark.parametrize("buf", ['"0pkt"', '"100B"', '"0.0001bdp"', '"lots"'])
-def test_buffer_smaller_than_a_packet(buf):
+def test_buffer_smaller_than_a_packet(buf: str) -> None:
     m = err(GOOD.replace('delay = "10ms"', f'delay = "10ms"\nbuffer = {buf}'))
     assert "topology.buffer" in m
     if buf == '"100B"':  # the core's rule, in the scenario's field
@@ -92,12 +96,12 @@ def test_buffer_smaller_than_a_packet(buf):
         assert m.startswith("topology.buffer: 100 bytes is smaller than one packet (1500 bytes"), m
 
 
-def test_probability_out_of_range():
+def test_probability_out_of_range() -> None:
     m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { kind = "bernoulli", p = 1.5 }'))
     assert "topology.loss.p" in m and "probability" in m
 
 
-def test_flow_between_unconnected_nodes():
+def test_flow_between_unconnected_nodes() -> None:
     b = (
         Builder(duration="1s")
         .explicit(
@@ -109,7 +113,7 @@ def test_flow_between_unconnected_nodes():
         b.build().run()
 
 
-def test_unknown_node_name():
+def test_unknown_node_name() -> None:
     b = (
         Builder(duration="1s")
         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms", "buffer": "10pkt"}])
@@ -119,16 +123,16 @@ def test_unknown_node_name():
         b.build()
 
 
-def test_flow_starting_after_the_end():
+def test_flow_starting_after_the_end() -> None:
     m = err(GOOD.replace('app = "bulk"', 'app = "bulk"\nstart = "20s"'))
     assert "flows[0].start" in m
 
 
-def test_file_flow_needs_size():
+def test_file_flow_needs_size() -> None:
     assert "flows[0].size" in err(GOOD.replace('app = "bulk"', 'app = "file"'))
 
 
-def test_rtt_shorter_than_bottleneck():
+def test_rtt_shorter_than_bottleneck() -> None:
     m = err("""
         [sim]
         duration = "1s"
@@ -144,7 +148,7 @@ def test_rtt_shorter_than_bottleneck():
     assert "flows[0].rtt" in m
 
 
-def test_bdp_buffer_in_explicit_topology_needs_bdp_rtt():
+def test_bdp_buffer_in_explicit_topology_needs_bdp_rtt() -> None:
     b = (
         Builder(duration="1s")
         .explicit(nodes=["a", "b"], links=[{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}])
@@ -154,12 +158,12 @@ def test_bdp_buffer_in_explicit_topology_needs_bdp_rtt():
         b.build()
 
 
-def test_missing_file_is_a_clear_error(tmp_path):
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match="cannot read"):
         ccsim.load(tmp_path / "nope.toml")
 
 
-def test_core_rejects_bad_resolved_scenarios_without_panicking():
+def test_core_rejects_bad_resolved_scenarios_without_panicking() -> None:
     # The core re-validates what it is given (the JSON boundary is public).
     good = Scenario.from_toml(GOOD).core
     bad = json.loads(json.dumps(good))
@@ -182,14 +186,14 @@ def test_core_rejects_bad_resolved_scenarios_without_panicking():
         _core.run("{not json")
 
 
-def test_rust_panic_becomes_python_exception():
+def test_rust_panic_becomes_python_exception() -> None:
     with pytest.raises(ccsim.InternalError, match="deliberate test panic"):
         _core._panic_for_test()
     # and the interpreter is still fine afterwards
     assert Scenario.from_toml(GOOD).run().flows.height == 1
 
 
-def test_time_series_too_large_is_refused_not_a_crash():
+def test_time_series_too_large_is_refused_not_a_crash() -> None:
     m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\nsample_interval = "1ns"'))
     assert "sim.sample_interval" in m and "rows" in m
 
@@ -212,7 +216,7 @@ def test_time_series_too_large_is_refused_not_a_crash():
         ('cc = "copa"\ncc_params = { delta = 0 }', "tcp.cc_params.delta", "[0.001, 10]"),
     ],
 )
-def test_bad_tcp_mechanics_options(tcp, field, words):
+def test_bad_tcp_mechanics_options(tcp: str, field: str, words: str) -> None:
     m = err(GOOD.replace("[[flows]]", f"[tcp]\n{tcp}\n[[flows]]"))
     assert field in m and words in m, m
 
@@ -231,24 +235,24 @@ def test_bad_tcp_mechanics_options(tcp, field, words):
         ('{ kind = "dualpi2", sticky = true }', "topology.queue", "sticky"),
     ],
 )
-def test_bad_dualpi2_options(queue, field, words):
+def test_bad_dualpi2_options(queue: str, field: str, words: str) -> None:
     m = err(GOOD.replace('delay = "10ms"', f'delay = "10ms"\nqueue = {queue}'))
     assert field in m and words in m, m
 
 
-def test_dualpi2_limit_counts_packets():
+def test_dualpi2_limit_counts_packets() -> None:
     m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nqueue = "dualpi2"\nbuffer = "100KB"'))
     assert "topology.buffer" in m and "packets" in m, m
 
 
-def test_bad_trace_and_marker():
+def test_bad_trace_and_marker() -> None:
     m = err(GOOD.replace('duration = "10s"', 'duration = "10s"\ntrace = ["pcap"]'))
     assert "sim.trace" in m and '"rtt"' in m
     m = err(GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { kind = "ce_every", n = 0 }'))
     assert "topology.loss.n" in m
 
 
-def test_core_rejects_bad_mechanics_options_directly():
+def test_core_rejects_bad_mechanics_options_directly() -> None:
     # The core re-validates what Python hands it (a scenario built by hand).
     sc = Scenario.from_toml(GOOD)
     core = json.loads(json.dumps(sc.core))  # a copy, tables inline
@@ -265,7 +269,7 @@ def test_core_rejects_bad_mechanics_options_directly():
 # ---------------------------------------------------------------- hostile files
 
 
-def _cli(*args, env=None):
+def _cli(*args: Any, env: Any = None) -> subprocess.CompletedProcess[str]:
     import os
     import subprocess
     import sys
@@ -274,7 +278,7 @@ def _cli(*args, env=None):
     return subprocess.run([sys.executable, "-m", "ccsim", *args], capture_output=True, text=True, env=e)
 
 
-def _one_line_exit2(r, *words):
+def _one_line_exit2(r: subprocess.CompletedProcess[str], *words: Any) -> None:
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip()
     assert "\n" not in line and "Traceback" not in line, line
@@ -283,24 +287,24 @@ def _one_line_exit2(r, *words):
         assert w in line, line
 
 
-def test_non_utf8_file_is_one_line(tmp_path):
+def test_non_utf8_file_is_one_line(tmp_path: Path) -> None:
     f = tmp_path / "latin1.toml"
     f.write_bytes('[sim]\nduration = "1s"  # durée\n'.encode("latin-1"))
     _one_line_exit2(_cli("run", str(f)), "not UTF-8")
 
 
-def test_a_symlink_to_a_device_is_refused_before_reading(tmp_path):
+def test_a_symlink_to_a_device_is_refused_before_reading(tmp_path: Path) -> None:
     f = tmp_path / "zero.toml"
     f.symlink_to("/dev/zero")
     _one_line_exit2(_cli("run", str(f)), "not a regular file")
 
 
-def test_a_set_path_thousands_of_levels_deep_is_one_line():
+def test_a_set_path_thousands_of_levels_deep_is_one_line() -> None:
     deep = "a." * 3000 + "b=1"
     _one_line_exit2(_cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--set", deep), "3001 parts", "at most 16")
 
 
-def test_a_fifo_is_refused_without_blocking(tmp_path):
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     # opened without blocking and checked on the descriptor: a FIFO with no
     # writer (or one swapped in after a stat) cannot hang the run
     f = tmp_path / "pipe.toml"
@@ -308,13 +312,13 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     _one_line_exit2(_cli("run", str(f)), "not a regular file")
 
 
-def test_a_file_over_the_size_limit_is_refused(tmp_path):
+def test_a_file_over_the_size_limit_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "big.toml"
     f.write_text("# " + "x" * 5000 + "\n")
     _one_line_exit2(_cli("run", str(f), env={"CCSIM_MAX_FILE_BYTES": "1000"}), "larger than the limit")
 
 
-def test_yaml_duplicate_keys_and_aliases_are_refused(tmp_path):
+def test_yaml_duplicate_keys_and_aliases_are_refused(tmp_path: Path) -> None:
     dup = tmp_path / "dup.yaml"
     dup.write_text("sim:\n  duration: 1s\nsim:\n  duration: 2s\n")
     _one_line_exit2(_cli("run", str(dup)), "duplicate key 'sim'")
@@ -326,7 +330,7 @@ def test_yaml_duplicate_keys_and_aliases_are_refused(tmp_path):
     _one_line_exit2(_cli("run", str(bomb)), "aliases are not accepted")
 
 
-def test_deeply_nested_yaml_is_one_line(tmp_path):
+def test_deeply_nested_yaml_is_one_line(tmp_path: Path) -> None:
     f = tmp_path / "deep.yaml"
     f.write_text("sim: " + "[" * 3000 + "]" * 3000 + "\n")
     _one_line_exit2(_cli("run", str(f)), "deep.yaml")
@@ -342,8 +346,8 @@ def test_deeply_nested_yaml_is_one_line(tmp_path):
         ("tcp", "initial_window", 10**9, "tcp.initial_window"),  # the field as the user wrote it
     ],
 )
-def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
-    d = {
+def test_absurd_magnitudes_are_refused_by_field(where: str, key: str, value: str | int, field: str) -> None:
+    d: dict[str, Any] = {
         "sim": {"duration": "1s"},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "5ms"},
         "tcp": {},
@@ -358,7 +362,7 @@ def test_absurd_magnitudes_are_refused_by_field(where, key, value, field):
 # ---- memory a run's recorded tables need (ccsim.memory)
 
 
-def test_trace_memory_limit_is_configurable_and_names_the_trace(monkeypatch):
+def test_trace_memory_limit_is_configurable_and_names_the_trace(monkeypatch: MonkeyPatch) -> None:
     monkeypatch.setenv("CCSIM_MAX_MEMORY", "1MB")
     # 10 Mb/s for 10 s is at most ~8,300 full segments; the seq trace (2 rows
     # each, 160 B a row) is ~2.7 MB, above a 1 MB limit.
@@ -371,7 +375,7 @@ def test_trace_memory_limit_is_configurable_and_names_the_trace(monkeypatch):
         Scenario.from_toml(GOOD)
 
 
-def test_memory_estimate_bounds_the_rows_a_run_records():
+def test_memory_estimate_bounds_the_rows_a_run_records() -> None:
     """The estimate's per-packet bound comes from link capacity alone (the
     slowest link of each path, shared by the flows that cross it), so a real
     run - here 3 flows through a 10 Mb/s bottleneck with drops - records at
@@ -404,11 +408,13 @@ def test_memory_estimate_bounds_the_rows_a_run_records():
     assert res.table("rtt_trace").height > 0.5 * est["rtt_trace"]
 
 
-def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_path, capsys):
+def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(
+    monkeypatch: MonkeyPatch, tmp_path: Path, capsys: CaptureFixture[str]
+) -> None:
     from ccsim.analysis import results
     from ccsim.tools import cli
 
-    def boom(sc, control=None):
+    def boom(sc: Any, control: Any = None) -> NoReturn:
         raise MemoryError
 
     monkeypatch.setattr(results, "run_scenario", boom)
@@ -444,7 +450,7 @@ def test_out_of_memory_in_a_run_is_one_line_not_a_traceback(monkeypatch, tmp_pat
         ),
     ],
 )
-def test_errors_name_the_users_field_in_the_users_unit(change, message):
+def test_errors_name_the_users_field_in_the_users_unit(change: dict[str, Any], message: str) -> None:
     raw = {
         "sim": {"duration": "5s"},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms"},
@@ -456,7 +462,7 @@ def test_errors_name_the_users_field_in_the_users_unit(change, message):
     assert "_ps" not in str(ei.value) and "flows[0].tcp." not in str(ei.value)
 
 
-def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tmp_path):
+def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tmp_path: Path) -> None:
     """-j -1 used to compute nothing and exit 0, -j 500 started 500
     interpreters, a malformed $CCSIM_MAX_FILE_BYTES and a negative fuzz seed
     ended in tracebacks: each is now one line naming what was written."""
@@ -478,7 +484,7 @@ def test_worker_counts_seeds_and_size_limits_that_cannot_be_meant_are_refused(tm
     assert r.returncode == 2 and "Traceback" not in r.stderr and "--seed" in r.stderr, r.stderr
 
 
-def test_a_timeout_that_cannot_be_meant_and_a_dask_address_that_is_none_are_one_line(tmp_path):
+def test_a_timeout_that_cannot_be_meant_and_a_dask_address_that_is_none_are_one_line(tmp_path: Path) -> None:
     """--timeout -1 and nan were accepted (and ignored by a dry run);
     --dask bogus ended in a ValueError traceback from distributed."""
     sweep = str(ROOT / "examples" / "sweep_buffers.toml")
@@ -491,7 +497,7 @@ def test_a_timeout_that_cannot_be_meant_and_a_dask_address_that_is_none_are_one_
 
 
 @pytest.mark.parametrize("name", ["a->b", "x,y", " "])
-def test_node_names_that_would_make_link_names_ambiguous_are_refused(name):
+def test_node_names_that_would_make_link_names_ambiguous_are_refused(name: str) -> None:
     """Links are named "a->b" in every table and in sim.sample_links and
     sim.pcap (comma-separated): a node called "a->b" made two links share a
     name, and sample_links silently picked the idle one."""
@@ -510,7 +516,7 @@ def test_node_names_that_would_make_link_names_ambiguous_are_refused(name):
         Scenario(raw)
 
 
-def test_parallel_links_between_two_nodes_get_distinct_names():
+def test_parallel_links_between_two_nodes_get_distinct_names() -> None:
     """Two links between the same nodes were both named "a->b": the second
     pair's rows were unaddressable and tables keyed by name merged them.
     The k-th link of a name is now "a->b#k", and sim.sample_links and
@@ -544,7 +550,7 @@ RPC = {
 }
 
 
-def test_transfers_and_their_events_are_in_the_memory_estimate(monkeypatch):
+def test_transfers_and_their_events_are_in_the_memory_estimate(monkeypatch: MonkeyPatch) -> None:
     """The RPC mix ended in a Rust allocation abort even with
     CCSIM_MAX_MEMORY=200MB: `transfers` and `events` were not estimated.
     The bound: every 1 KB transfer needs one packet of the shared 10 Gb/s
@@ -564,7 +570,7 @@ def test_transfers_and_their_events_are_in_the_memory_estimate(monkeypatch):
     assert e.value.field == "flows" and "transfers" in str(e.value) and "0.2 GB" in str(e.value)
 
 
-def test_transfers_with_exponential_think_times_are_bounded_by_a_poisson_tail():
+def test_transfers_with_exponential_think_times_are_bounded_by_a_poisson_tail() -> None:
     """A think time that may be 0 (exponential) allowed one transfer per
     one-way delay, 40 times the pacing study's count at 2.5 Gb/s, and refused
     its full runs. After the first, each transfer needs a think time, so they
@@ -591,7 +597,7 @@ def test_transfers_with_exponential_think_times_are_bounded_by_a_poisson_tail():
     assert 0.4 * est < rows <= est
 
 
-def test_a_run_whose_tables_outgrow_the_limit_is_stopped_with_one_line(tmp_path):
+def test_a_run_whose_tables_outgrow_the_limit_is_stopped_with_one_line(tmp_path: Path) -> None:
     """What no estimate can bound (a timer storm of RTOs of 1 µs records a
     timeout event each microsecond) is watched while the run goes: the core
     stops it past CCSIM_MAX_MEMORY with one line naming the table; a sweep
@@ -625,7 +631,7 @@ def test_a_run_whose_tables_outgrow_the_limit_is_stopped_with_one_line(tmp_path)
         ({"app": "cbr", "rate": "100Tbps", "packet_size": "40B"}, "flows[0].rate", "at most 320 Gb/s"),
     ],
 )
-def test_timers_that_would_make_an_event_storm_are_refused(flow, field, words):
+def test_timers_that_would_make_an_event_storm_are_refused(flow: dict[str, Any], field: str, words: str) -> None:
     """ON/OFF periods of a picosecond (one event per state) and a CBR source
     faster than a packet per nanosecond hung a run; RTO bounds below 1 µs
     (below what Linux's tcp_rto_min_us can express) are refused by the core's
@@ -638,7 +644,7 @@ def test_timers_that_would_make_an_event_storm_are_refused(flow, field, words):
         Scenario.from_dict(dict(raw, flows=[{}], tcp={"max_rto": "999ns"}))
 
 
-def test_flows_name_shared_tcp_tables_by_index_with_the_same_result():
+def test_flows_name_shared_tcp_tables_by_index_with_the_same_result() -> None:
     """`to_core_json` writes each flow group's TCP table once (`tcp_tables`)
     and the flows name it by index; the core reads both forms to the same
     run, and an index that names no table is one line naming it."""
@@ -675,7 +681,7 @@ def test_flows_name_shared_tcp_tables_by_index_with_the_same_result():
             _core.run(json.dumps(core))
 
 
-def test_every_sim_option_is_checked_by_the_cores_schema():
+def test_every_sim_option_is_checked_by_the_cores_schema() -> None:
     """[sim] is resolved from the core's table (config/sim_schema.rs): each
     option with a value outside its kind is refused under its own name; the
     required one is named when missing; the core itself, handed a resolved
@@ -704,7 +710,7 @@ def test_every_sim_option_is_checked_by_the_cores_schema():
         ({"kind": "red", "max_p": math.nan}, "topology.queue.max_p"),
     ],
 )
-def test_a_non_finite_queue_option_is_refused_at_the_first_check(queue, field):
+def test_a_non_finite_queue_option_is_refused_at_the_first_check(queue: dict[str, Any], field: str) -> None:
     raw = {
         "sim": {"duration": "1s"},
         "topology": {"kind": "single_link", "rate": "10Mbps", "delay": "10ms", "queue": queue},

@@ -13,25 +13,27 @@ function, each against what its source says it does:
 """
 
 import json
+from typing import Any
 
 import ccsim
 import numpy as np
 import polars as pl
 import pytest
 from ccsim import _core
+from ccsim.studies.base import num
 from helpers import dumbbell
 
 MSS = 1448
 PKT = MSS + 40
 
 
-def bottleneck(res):
+def bottleneck(res: ccsim.Result) -> dict[str, Any]:
     return res.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
 
 
 @pytest.mark.parametrize("preset,alpha,beta", [(None, 2, 4), ("paper", 1, 3)])
 @pytest.mark.parametrize("n", [1, 3])
-def test_vegas_queues_between_alpha_and_beta_per_flow(preset, alpha, beta, n):
+def test_vegas_queues_between_alpha_and_beta_per_flow(preset: str | None, alpha: int, beta: int, n: int) -> None:
     # 10 Mb/s, 40 ms base RTT, a buffer far above what Vegas needs.
     # Linux (default preset): diff = floor(cwnd·(rtt − base)/base), so it
     # holds while the backlog is in [alpha, beta + 1); the time-average
@@ -55,13 +57,13 @@ def test_vegas_queues_between_alpha_and_beta_per_flow(preset, alpha, beta, n):
         assert alpha - 0.5 <= per_flow <= beta + 1, f"mean queue {q.mean():.2f} pkts for {n} flows"
     else:
         f = res.flows
-        backlog = float((f["rtt_mean_s"] - f["rtt_min_s"]).mean()) * 10e6 / (PKT * 8)
+        backlog = num((f["rtt_mean_s"] - f["rtt_min_s"]).mean()) * 10e6 / (PKT * 8)
         assert alpha - 0.5 <= backlog / n < beta + 0.5, f"backlog from RTTs {backlog:.2f} pkts for {n} flows"
     assert b["drops"] == 0
     assert b["utilization"] > 0.95
 
 
-def test_bbr_full_link_small_queue_gain_cycle_and_probe_rtt():
+def test_bbr_full_link_small_queue_gain_cycle_and_probe_rtt() -> None:
     # One BBR flow, 50 Mb/s, 40 ms base RTT, a deep buffer (4 BDP) that a
     # loss-based flow would fill.
     rate, rtt = 50e6, 0.040
@@ -87,7 +89,7 @@ def test_bbr_full_link_small_queue_gain_cycle_and_probe_rtt():
     assert np.mean(np.abs(gain - 1.0) < 0.03) > 0.5
 
 
-def test_bbr_probe_rtt_every_ten_seconds():
+def test_bbr_probe_rtt_every_ten_seconds() -> None:
     # A lone BBR flow empties the queue in each 3/4 phase, sees RTprop again
     # (Linux accepts an equal sample) and never needs PROBE_RTT. Two flows
     # keep a standing queue (each caps inflight at 2 BDP of its own
@@ -108,7 +110,7 @@ def test_bbr_probe_rtt_every_ten_seconds():
     assert np.all((stay >= 0.19) & (stay < 0.35)), stay
 
 
-def test_westwoodplus_sets_ssthresh_to_bwe_times_rttmin():
+def test_westwoodplus_sets_ssthresh_to_bwe_times_rttmin() -> None:
     # One flow, 10 Mb/s, 100 ms base RTT, buffer 0.5 BDP: the link stays
     # busy, so BWE ≈ the link's payload rate and BWE·RTTmin ≈ one BDP. Reno
     # would set (BDP + buffer)/2 = 0.75 BDP.
@@ -161,12 +163,12 @@ ALL = [
 ]
 
 
-def test_every_algorithm_is_known_by_its_linux_name():
+def test_every_algorithm_is_known_by_its_linux_name() -> None:
     assert sorted(_core.algorithms()) == sorted(ALL)
 
 
 @pytest.mark.parametrize("cc", ALL)
-def test_every_algorithm_runs_conserves_and_repeats(cc):
+def test_every_algorithm_runs_conserves_and_repeats(cc: str) -> None:
     sack = "off" if cc == "tahoe" else "rfc6675"
     sc = dumbbell(n=4, duration="8s", rate="20Mbps", buffer="0.5bdp", tcp=dict(cc=cc, sack=sack))
     a, b = sc.run(), sc.run()
@@ -175,7 +177,7 @@ def test_every_algorithm_runs_conserves_and_repeats(cc):
     assert set(a.flows["cc"].to_list()) == {cc}
 
 
-def test_every_preset_runs():
+def test_every_preset_runs() -> None:
     specs = json.loads(_core.algorithm_specs())
     for a in specs:
         for p in a["presets"]:
@@ -184,7 +186,7 @@ def test_every_preset_runs():
             assert (res.flows["goodput_bps"] > 1e6).all(), (a["name"], p["name"])
 
 
-def test_params_override_preset_and_bad_params_name_the_field():
+def test_params_override_preset_and_bad_params_name_the_field() -> None:
     sc = dumbbell(
         n=1, duration="2s", rate="10Mbps", tcp=dict(cc="highspeed", cc_preset="choi2004", cc_params={"low_window": 38})
     )

@@ -18,13 +18,24 @@ least 30 loss reductions, so the average is not a start-up artefact.
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import ccsim
 import polars as pl
 import pytest
+from ccsim.studies.base import num
 
 
-def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **params):
+def run_mean_cwnd(
+    cc: str,
+    p: float,
+    expected_w: float,
+    preset: str | None = None,
+    rtt: float = 0.1,
+    periodic: bool = False,
+    **params: Any,
+) -> float:
     """Time-average cwnd of one flow under Bernoulli loss p.
 
     The run lasts for about N = min(300, 3e7·p) loss events (at most ~30 M
@@ -34,6 +45,7 @@ def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **par
     events = 60 if periodic else min(300, 3e7 * p)
     pkts_per_s = expected_w / rtt
     dur = events / p / pkts_per_s / 0.8
+    loss: dict[str, Any]
     if periodic:
         # Every (1/p)-th packet on the link is dropped: the deterministic
         # loss the response functions are derived under.
@@ -63,14 +75,14 @@ def run_mean_cwnd(cc, p, expected_w, preset=None, rtt=0.1, periodic=False, **par
     fs = res.flow_series.filter(pl.col("time_s") >= 0.2 * dur)
     ev = res.events.filter((pl.col("time_s") >= 0.2 * dur) & pl.col("kind").is_in(["fast_retransmit", "timeout"]))
     assert ev.height >= 0.5 * events, f"only {ev.height} loss events"
-    return float(fs["cwnd"].mean())
+    return num(fs["cwnd"].mean())
 
 
-def cubic_avg(p, rtt, c=0.4, beta=0.7):
+def cubic_avg(p: float, rtt: float, c: float = 0.4, beta: float = 0.7) -> float:
     cub = (c * (3 + beta) / (4 * (1 - beta))) ** 0.25 * rtt**0.75 / p**0.75
     alpha = 3 * (1 - beta) / (1 + beta)
     reno = math.sqrt(alpha * (1 + beta) / (2 * (1 - beta) * p))
-    return max(cub, reno)
+    return float(max(cub, reno))
 
 
 # (cc, preset, RTT, model(p, rtt), p values). The p ranges stay clear of the
@@ -104,7 +116,7 @@ PERIODIC = [
     [(c, pr, r, m, p) for c, pr, r, m, ps in CASES for p in ps],
     ids=lambda v: v if isinstance(v, (str, float)) else None,
 )
-def test_response_function(cc, preset, rtt, model, p):
+def test_response_function(cc: str, preset: str | None, rtt: float, model: Callable[..., Any], p: float) -> None:
     want = model(p, rtt)
     got = run_mean_cwnd(cc, p, want, preset, rtt=rtt)
     assert abs(got - want) / want < 0.20, f"{cc}/{preset} p={p}: mean cwnd {got:.1f}, model {want:.1f}"
@@ -115,13 +127,15 @@ def test_response_function(cc, preset, rtt, model, p):
     [(c, pr, r, m, p) for c, pr, r, m, ps in PERIODIC for p in ps],
     ids=lambda v: v if isinstance(v, (str, float)) else None,
 )
-def test_response_function_periodic_loss(cc, preset, rtt, model, p):
+def test_response_function_periodic_loss(
+    cc: str, preset: str | None, rtt: float, model: Callable[..., Any], p: float
+) -> None:
     want = model(p, rtt)
     got = run_mean_cwnd(cc, p, want, preset, rtt=rtt, periodic=True)
     assert abs(got - want) / want < 0.20, f"{cc}/{preset} periodic p={p}: mean cwnd {got:.1f}, model {want:.1f}"
 
 
-def test_cubic_model_reproduces_rfc8312_table1():
+def test_cubic_model_reproduces_rfc8312_table1() -> None:
     # The oracle itself against RFC 8312 Table 1 (RTT 0.1 s, C 0.4): 38, 187, 1054.
     for p, w in [(1e-3, 38), (1e-4, 187), (1e-5, 1054)]:
         assert abs(cubic_avg(p, 0.1) - w) / w < 0.02

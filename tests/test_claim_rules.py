@@ -7,62 +7,68 @@ habit, studies/counterfactual.py, for the rules a `Swap` cannot reach)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import polars as pl
 from ccsim.studies import asymmetric, westwood
+from ccsim.studies.base import StudyData
 from ccsim.studies.westwood.scenarios import PAYLOAD_SHARE
+from helpers import stand_in
+from pytest import MonkeyPatch
 
 
-def test_w1a_fails_when_one_variant_falls_below_the_threshold(monkeypatch):
+def test_w1a_fails_when_one_variant_falls_below_the_threshold(monkeypatch: MonkeyPatch) -> None:
     # W1a: every variant's goodput with reverse traffic OFF ≥ 85 % of the
     # 2 Mb/s link's payload rate
     w = westwood.STUDY
     full = 0.95 * 2e6 * PAYLOAD_SHARE
     variants = ("newreno", "westwoodplus", "vegas", "reno")
 
-    def means(off: dict[str, float]):
+    def means(off: dict[str, float]) -> Callable[..., Any]:
         return lambda data, exp="w1": {(v, q): off.get(v, full) for v in variants for q in ("off", "on")}
 
     monkeypatch.setattr(type(w), "_w1_means", staticmethod(means({})))
-    assert w._w1a(None).verdict == "reproduced"
+    assert w._w1a(stand_in()).verdict == "reproduced"
     monkeypatch.setattr(type(w), "_w1_means", staticmethod(means({"vegas": 0.80 * 2e6 * PAYLOAD_SHARE})))
-    v = w._w1a(None)
+    v = w._w1a(stand_in())
     assert v.verdict != "reproduced" and [c.ok for c in v.checks] == [True, True, False, True]
 
 
-def test_w6b_fails_when_cwnd_over_rtt_is_the_closer_or_steadier_estimate(monkeypatch):
+def test_w6b_fails_when_cwnd_over_rtt_is_the_closer_or_steadier_estimate(monkeypatch: MonkeyPatch) -> None:
     # W6b: the Westwood+ estimate is closer to the payload rate and steadier
     # than the filtered cwnd/RTT
     w = westwood.STUDY
     avail = 1e6 * PAYLOAD_SHARE
     t = [10.5 + 0.5 * i for i in range(40)]
 
-    def series(bwe, cwnd_rtt):
+    def series(bwe: list[float], cwnd_rtt: list[float]) -> Callable[..., Any]:
         return lambda data: pl.DataFrame({"time_s": t, "bwe_bps": bwe, "cwnd_rtt_bps": cwnd_rtt})
 
     steady = [avail * (1 + 0.02 * (-1) ** i) for i in range(40)]
     wild = [avail * (1.3 + 0.3 * (-1) ** i) for i in range(40)]
     monkeypatch.setattr(type(w), "w6_single_series", staticmethod(series(steady, wild)))
-    assert w._w6b(None).verdict == "reproduced"
+    assert w._w6b(stand_in()).verdict == "reproduced"
     monkeypatch.setattr(type(w), "w6_single_series", staticmethod(series(wild, steady)))
-    v = w._w6b(None)
+    v = w._w6b(stand_in())
     assert v.verdict == "not reproduced" and not any(c.ok for c in v.checks)
 
 
-def test_a3_fwd_fails_when_the_forward_loss_rates_differ(monkeypatch):
+def test_a3_fwd_fails_when_the_forward_loss_rates_differ(monkeypatch: MonkeyPatch) -> None:
     # A3-fwd: forward loss rates of NewReno and SACK within 10 % of their mean
     a = asymmetric.STUDY
 
-    def losses(nr, sack):
+    def losses(nr: float, sack: float) -> Callable[..., Any]:
         rows = {"variant": ["newreno", "sack_plain_sink", "sack"], "fwd": [nr, sack, sack], "rev": [0.01] * 3}
         return lambda data: pl.DataFrame(rows)
 
     monkeypatch.setattr(type(a), "_loss_means", staticmethod(losses(0.0100, 0.0105)))
-    assert a._a3_fwd(None).verdict == "reproduced"
+    assert a._a3_fwd(stand_in()).verdict == "reproduced"
     monkeypatch.setattr(type(a), "_loss_means", staticmethod(losses(0.0100, 0.0130)))
-    assert a._a3_fwd(None).verdict == "not reproduced"
+    assert a._a3_fwd(stand_in()).verdict == "not reproduced"
 
 
-def test_a1_fails_when_sack_does_not_lead_or_stays_apart(monkeypatch):
+def test_a1_fails_when_sack_does_not_lead_or_stays_apart(monkeypatch: MonkeyPatch) -> None:
     # A1: mean over the link rates, SACK's goodput over the first 1 s ≥ 5 %
     # above NewReno's, and within 5 % of it from 2 s on. SACK and NewReno
     # give identical runs on one error-free link, so no exchange of them
@@ -70,9 +76,9 @@ def test_a1_fails_when_sack_does_not_lead_or_stays_apart(monkeypatch):
     from types import SimpleNamespace
 
     a = asymmetric.STUDY
-    data = SimpleNamespace(plan=SimpleNamespace(dur=10.0))
+    data = stand_in(plan=SimpleNamespace(dur=10.0))
 
-    def series(first: float, after: float):
+    def series(first: float, after: float) -> Callable[..., Any]:
         # goodput per 0.5-s bin of one run per variant: NewReno 1 Mb/s
         # throughout, SACK (either receiver) `first` times that up to 1 s
         # and `after` times it from then on
@@ -100,7 +106,7 @@ def test_a1_fails_when_sack_does_not_lead_or_stays_apart(monkeypatch):
     assert v.verdict == "not reproduced" and all("identical" in c.detail for c in v.checks)
 
 
-def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch):
+def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch: MonkeyPatch) -> None:
     # IW1-c: the median over (algorithm, IW, RTT) cells of the FCT's spread
     # across rates is ≤ 20 %; a rate swap cannot move a spread across rates
     from ccsim.studies import initial_window
@@ -110,19 +116,19 @@ def test_iw1c_fails_when_the_rate_sets_the_flow_completion_time(monkeypatch):
         (cc, iw, rtt, rate) for cc in ("cubic", "bbr") for iw in (1, 10) for rtt in (30, 100) for rate in (10, 100)
     ]
 
-    def table(fct):
+    def table(fct: Callable[..., float]) -> Callable[..., Any]:
         rows = {k: [c[i] for c in cells] for i, k in enumerate(("cc", "iw", "rtt_ms", "rate"))}
         return lambda self, data, exp: pl.DataFrame(rows | {"fct_data_s": [fct(*c) for c in cells]})
 
     # about two round trips whatever the rate, and a little serialisation
     monkeypatch.setattr(type(s), "fct", table(lambda cc, iw, rtt, rate: 2 * rtt / 1e3 + 0.1 / rate))
-    assert s._iw1c(None).verdict == "reproduced"
+    assert s._iw1c(stand_in()).verdict == "reproduced"
     # the transfer's serialisation at the rate dominates: 10 Mb/s takes twice as long
     monkeypatch.setattr(type(s), "fct", table(lambda cc, iw, rtt, rate: 2 * rtt / 1e3 + 10 / rate))
-    assert s._iw1c(None).verdict == "not reproduced"
+    assert s._iw1c(stand_in()).verdict == "not reproduced"
 
 
-def test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency(monkeypatch):
+def test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency(monkeypatch: MonkeyPatch) -> None:
     # P1: every variant ≥ 90 % at every rate; each paced variant at most 1
     # point below its unpaced twin; ≥ 80 % of Table 2's cells within 3 points
     from types import SimpleNamespace
@@ -131,9 +137,9 @@ def test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency(monke
     from ccsim.studies.pacing.scenarios import TABLE2
 
     s = pacing.STUDY
-    data = SimpleNamespace(plan=SimpleNamespace(rates=list(TABLE2)), campaigns={})
+    data = stand_in(plan=SimpleNamespace(rates=list(TABLE2)), campaigns={})
 
-    def eff(change: dict):
+    def eff(change: dict[tuple[float, str], float]) -> Callable[..., Any]:
         return lambda self, data, rate, v: change.get((rate, v), TABLE2[rate][v])
 
     # the paper's own Table 2
@@ -152,7 +158,7 @@ def test_p1_fails_when_a_variant_is_inefficient_or_pacing_costs_efficiency(monke
     assert v.verdict == "not reproduced" and [c.ok for c in v.checks] == [False, False, False]
 
 
-def test_p2d_fails_when_pacing_does_not_halve_the_ratio(monkeypatch):
+def test_p2d_fails_when_pacing_does_not_halve_the_ratio(monkeypatch: MonkeyPatch) -> None:
     # P2d: at RTT ratio 6 and every buffer, paced / unpaced throughput ratio
     # in [0.25, 0.75] for HSTCP and for BI-TCP
     from types import SimpleNamespace
@@ -160,11 +166,11 @@ def test_p2d_fails_when_pacing_does_not_halve_the_ratio(monkeypatch):
     from ccsim.studies import pacing
 
     s = pacing.STUDY
-    data = SimpleNamespace(plan=SimpleNamespace(p2_cells=[(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)]), campaigns={})
+    data = stand_in(plan=SimpleNamespace(p2_cells=[(1, 1.0), (6, 1.0), (6, 0.5), (6, 0.25)]), campaigns={})
     unpaced = {"hstcp": 140.0, "bic": 40.0}
 
-    def ratios(paced_over_unpaced: float):
-        def ratio(self, data, v, rr, buf):
+    def ratios(paced_over_unpaced: float) -> Callable[..., float]:
+        def ratio(self: Any, data: StudyData, v: str, rr: float, buf: float) -> float:
             base = v.removesuffix("_paced")
             return unpaced[base] * (paced_over_unpaced if v.endswith("_paced") else 1.0)
 
@@ -180,7 +186,7 @@ def test_p2d_fails_when_pacing_does_not_halve_the_ratio(monkeypatch):
     assert s._claim_p2d(data).verdict == "not reproduced"
 
 
-def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
+def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch: MonkeyPatch) -> None:
     # h: the NewReno+ECN − SACK difference of class goodput positive in more
     # than half of the 1-s bins, over the RED variants together; the classes
     # are per-flow labels, not run parameters a swap could exchange
@@ -188,18 +194,18 @@ def test_red_ecn_h_fails_when_sack_is_ahead_in_most_bins(monkeypatch):
 
     s = red_ecn.STUDY
 
-    def diffs(ahead: int):
+    def diffs(ahead: int) -> Callable[..., Any]:
         return lambda self, data, queue: pl.DataFrame(
             {"t_s": list(range(10)), "diff_bps": [1e4] * ahead + [-1e4] * (10 - ahead)}
         )
 
     monkeypatch.setattr(type(s), "class_diff", diffs(7))
-    assert s._claim_h(None).verdict == "reproduced"
+    assert s._claim_h(stand_in()).verdict == "reproduced"
     monkeypatch.setattr(type(s), "class_diff", diffs(3))
-    assert s._claim_h(None).verdict == "not reproduced"
+    assert s._claim_h(stand_in()).verdict == "not reproduced"
 
 
-def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch):
+def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch: MonkeyPatch) -> None:
     # b: at the smallest QL, every RED variant's GEff above DropTail's and
     # the RED variants within 0.02 of each other. At QL 4 the four
     # disciplines measure alike, so exchanging two of them changes nothing;
@@ -210,9 +216,9 @@ def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch):
     from ccsim.studies import red_ecn
 
     s = red_ecn.STUDY
-    data = SimpleNamespace(plan=SimpleNamespace(qls=[4, 12, 36, 72]))
+    data = stand_in(plan=SimpleNamespace(qls=[4, 12, 36, 72]))
 
-    def means(geff: dict[str, float]):
+    def means(geff: dict[str, float]) -> Callable[..., Any]:
         rows = [{"queue": d, "ql": 4, "n": 2, "geff": g, "drop_pct": 1.0} for d, g in geff.items()]
         return lambda self, data: pl.DataFrame(rows)
 
@@ -235,7 +241,7 @@ def test_red_ecn_b_fails_when_the_red_variants_are_not_alike(monkeypatch):
     assert v.verdict == "not reproduced" and all("identical" in c.detail for c in v.checks)
 
 
-def test_each_claim_names_a_table_test_here_and_each_test_here_is_named():
+def test_each_claim_names_a_table_test_here_and_each_test_here_is_named() -> None:
     # A claim whose counterfactual is a TableTest is reported as shown to
     # fail by a test of this module: that test must exist, and each test
     # here must be the one some claim names (else the report would say

@@ -4,6 +4,9 @@ shape, error exit status, results on disk, plots and bench output."""
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import ccsim
 import numpy as np
@@ -11,13 +14,14 @@ import polars as pl
 import pytest
 from conftest import ROOT
 from helpers import plotted_figures
+from pytest import MonkeyPatch
 
 
-def cli(*args, cwd=None):
+def cli(*args: Any, cwd: str | Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ccsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
-def test_examples_run_as_written(tmp_path):
+def test_examples_run_as_written(tmp_path: Path) -> None:
     for name in (
         "dumbbell",
         "lossy_link",
@@ -55,7 +59,7 @@ def test_examples_run_as_written(tmp_path):
     assert len(d["flows"]) == 10
 
 
-def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path):
+def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path: Path) -> None:
     toml_sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
     import tomllib
 
@@ -81,7 +85,7 @@ def test_toml_yaml_and_builder_give_the_same_scenario(tmp_path):
     assert b.core == toml_sc.core
 
 
-def test_dumbbell_bdp_buffer_resolution():
+def test_dumbbell_bdp_buffer_resolution() -> None:
     # 100 Mb/s × 40 ms = 500 000 bytes = 333.3 packets of 1448 + 40 + 12
     # bytes (the Linux stack sends timestamps).
     sc = ccsim.load(ROOT / "examples" / "dumbbell.toml")
@@ -90,7 +94,7 @@ def test_dumbbell_bdp_buffer_resolution():
     assert bott["delay_ps"] == 18 * 10**9
 
 
-def test_error_exits_2_with_one_line(tmp_path):
+def test_error_exits_2_with_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[sim]\nduration = "1s"\n[topology]\nkind = "ring"\n[[flows]]\n')
     r = cli("run", str(bad), "--out", str(tmp_path / "o"))
@@ -100,7 +104,7 @@ def test_error_exits_2_with_one_line(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_failed_run_does_not_touch_earlier_results(tmp_path):
+def test_failed_run_does_not_touch_earlier_results(tmp_path: Path) -> None:
     out = tmp_path / "o"
     ok = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(out), "--no-plots")
     assert ok.returncode == 0
@@ -112,7 +116,7 @@ def test_failed_run_does_not_touch_earlier_results(tmp_path):
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
-def test_plot_command(tmp_path):
+def test_plot_command(tmp_path: Path) -> None:
     out = tmp_path / "o"
     assert cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(out), "--no-plots").returncode == 0
     r = cli("plot", str(out))
@@ -129,7 +133,7 @@ def test_plot_command(tmp_path):
     assert r.returncode == 2 and "--format" in r.stderr and "svg" in r.stderr
 
 
-def test_run_no_write_prints_and_writes_nothing(tmp_path):
+def test_run_no_write_prints_and_writes_nothing(tmp_path: Path) -> None:
     r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--json", "--no-write", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["out"] is None and not (tmp_path / "results").exists()
@@ -137,7 +141,7 @@ def test_run_no_write_prints_and_writes_nothing(tmp_path):
     assert r.returncode == 2 and "--no-write" in r.stderr
 
 
-def test_queue_series_keeps_the_peaks_between_samples(tmp_path):
+def test_queue_series_keeps_the_peaks_between_samples(tmp_path: Path) -> None:
     """queue_max_pkts is the largest queue within each sample interval: it is
     never below the sampled queue, and its maximum over the run is the link's
     max_queue_pkts (which the summary measures at every admission), even when
@@ -162,7 +166,7 @@ def test_queue_series_keeps_the_peaks_between_samples(tmp_path):
     assert res.link_series.filter(pl.col("link") == idle)["queue_max_pkts"].max() == 0
 
 
-def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
+def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path: Path) -> None:
     import matplotlib.pyplot as plt
 
     sc = (
@@ -181,15 +185,15 @@ def test_plots_of_many_flows_use_small_multiples_and_a_heat_map(tmp_path):
     tp = figs["throughput"]
     assert any(a.images for a in tp.axes)  # the per-flow heat map
     img = next(a.images[0] for a in tp.axes if a.images).get_array()
-    assert img.shape[0] == 12
+    assert img is not None and img.shape[0] == 12
     # the aggregate line is the sum of the flows' goodput at each sample
-    agg = tp.axes[0].lines[0].get_ydata()
+    agg = np.asarray(tp.axes[0].lines[0].get_ydata())
     assert abs(float(np.nansum(img[:, -1])) - agg[-1]) < 1e-6
-    assert "seed 5" in tp._suptitle.get_text()
+    assert "seed 5" in tp.get_suptitle()
     plt.close("all")
 
 
-def test_bench_json_shape():
+def test_bench_json_shape() -> None:
     from ccsim.tools.bench import SCENARIOS
 
     assert {n.split("_")[2] for n in SCENARIOS} == {"100M", "1G", "2.5G", "10G"}
@@ -218,7 +222,7 @@ def test_bench_json_shape():
     assert r.returncode == 2 and "--only" in r.stderr
 
 
-def test_results_read_back(tmp_path):
+def test_results_read_back(tmp_path: Path) -> None:
     res = ccsim.load(ROOT / "examples" / "lossy_link.toml").run()
     res.write(tmp_path)
     back = ccsim.read(tmp_path)
@@ -226,12 +230,12 @@ def test_results_read_back(tmp_path):
     assert back["manifest"]["scenario"]["topology"]["kind"] == "single_link"
 
 
-def test_list_command():
+def test_list_command() -> None:
     r = cli("list")
     assert r.returncode == 0 and "newreno" in r.stdout and "abc_limit" in r.stdout
     # every queue, loss model, traffic type and topology is listed with its options
-    from ccsim.scenario.netmodels import LOSS_DOC
-    from ccsim.scenario.resolve import QUEUE_KINDS, TOPOLOGY_DOC
+    from ccsim.scenario.netmodels import LOSS_DOC, QUEUE_KINDS
+    from ccsim.scenario.topologies import TOPOLOGY_DOC
     from ccsim.scenario.traffic import APP_DOC
 
     for name in [
@@ -247,7 +251,7 @@ def test_list_command():
         assert name in r.stdout, name
 
 
-def test_out_that_cannot_be_a_folder_is_refused_before_running(tmp_path):
+def test_out_that_cannot_be_a_folder_is_refused_before_running(tmp_path: Path) -> None:
     f = tmp_path / "taken"
     f.write_text("not a folder")
     r = cli("run", str(ROOT / "examples" / "lossy_link.toml"), "--out", str(f))
@@ -257,7 +261,7 @@ def test_out_that_cannot_be_a_folder_is_refused_before_running(tmp_path):
     assert f.read_text() == "not a folder"
 
 
-def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path):
+def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path: Path) -> None:
     out = tmp_path / "o"
     sc = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s", "sim.trace": ["seq"]})
     first = tmp_path / "first.toml"
@@ -271,7 +275,7 @@ def test_a_rerun_leaves_nothing_of_the_earlier_run(tmp_path):
     assert ccsim.read(out).get("seq_trace", pl.DataFrame()).height == 0, "the earlier run's trace is gone"
 
 
-def test_a_run_into_a_users_folder_never_replaces_files_it_did_not_write(tmp_path):
+def test_a_run_into_a_users_folder_never_replaces_files_it_did_not_write(tmp_path: Path) -> None:
     """Files named like ccsim's (a plot, a table) in a folder without a ccsim
     manifest are the user's: the run refuses in one line, naming them, and
     touches nothing. The user's other files stay beside a run's results."""
@@ -295,7 +299,9 @@ def test_a_run_into_a_users_folder_never_replaces_files_it_did_not_write(tmp_pat
     assert not (out / ".manifest.prev.json").exists() and not (out / ".ccsim-staging").exists()
 
 
-def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp_path, monkeypatch):
+def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     from ccsim.analysis import results
 
     out = tmp_path / "o"
@@ -309,14 +315,14 @@ def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp
     real = pathlib.Path.write_bytes
     calls = []
 
-    def tables_written_by(fn):
+    def tables_written_by(fn: Callable[[pathlib.Path, bytes], int]) -> None:
         # Result.write writes each table's Parquet bytes with Path.write_bytes
-        def write_bytes(self, data):
+        def write_bytes(self: pathlib.Path, data: bytes) -> int:
             return fn(self, data) if self.suffix == ".parquet" else real(self, data)
 
         monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
 
-    def full_disk(path, data):
+    def full_disk(path: pathlib.Path, data: bytes) -> int:
         calls.append(path)
         if len(calls) > 1:
             raise OSError(28, "No space left on device")
@@ -330,7 +336,7 @@ def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp
     # Ctrl-C while the tables are written: the same
     calls.clear()
 
-    def interrupted(path, data):
+    def interrupted(path: pathlib.Path, data: bytes) -> int:
         raise KeyboardInterrupt
 
     tables_written_by(interrupted)
@@ -356,12 +362,12 @@ def test_a_write_that_fails_or_stops_midway_leaves_the_earlier_results_whole(tmp
     assert not stage.exists() and not (out / ".manifest.prev.json").exists()
 
 
-def test_bench_refuses_zero_repeats_in_one_line():
+def test_bench_refuses_zero_repeats_in_one_line() -> None:
     r = cli("bench", "--repeat", "0")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "--repeat" in r.stderr
 
 
-def test_json_summary_keeps_queue_drops_and_wire_losses_apart():
+def test_json_summary_keeps_queue_drops_and_wire_losses_apart() -> None:
     r = cli(
         "run",
         str(ROOT / "examples" / "lossy_link.toml"),
@@ -376,7 +382,7 @@ def test_json_summary_keeps_queue_drops_and_wire_losses_apart():
     assert fwd["losses"] > 0 and "drops" in fwd  # Bernoulli 1 % on the data direction
 
 
-def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
+def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path: Path) -> None:
     import signal
     import time
 
@@ -403,7 +409,7 @@ def test_ctrl_c_stops_a_run_at_once_with_exit_130_and_writes_nothing(tmp_path):
     assert not (out / "manifest.json").exists()
 
 
-def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path):
+def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "o"
     res = ccsim.load(ROOT / "examples" / "lossy_link.toml").with_overrides({"sim.duration": "2s"}).run()
     res.write(out)
@@ -428,7 +434,7 @@ def test_a_folder_whose_write_was_interrupted_is_refused(tmp_path):
     assert r.returncode == 2 and "no manifest.json" in r.stderr
 
 
-def test_a_reader_that_stops_early_is_not_an_error():
+def test_a_reader_that_stops_early_is_not_an_error() -> None:
     """`ccsim list all | head -1`: the pipe closes under the CLI; it stops
     quietly (status 141, as a program killed by SIGPIPE) with nothing on
     stderr, instead of 'ccsim: error: [Errno 32] Broken pipe'. The reader is
@@ -447,7 +453,7 @@ def test_a_reader_that_stops_early_is_not_an_error():
     assert p.returncode == 141
 
 
-def test_a_folder_with_a_manifest_of_the_users_own_is_not_taken_for_results(tmp_path):
+def test_a_folder_with_a_manifest_of_the_users_own_is_not_taken_for_results(tmp_path: Path) -> None:
     """A manifest.json ccsim did not write (no format marker, not a run's)
     makes the folder the user's: nothing in it is replaced."""
     out = tmp_path / "mine"

@@ -4,11 +4,15 @@ mode beside CUBIC."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import ccsim
 import polars as pl
 from ccsim import Builder
+from ccsim.studies.base import num
 
 
-def _alone(delayed_ack: bool):
+def _alone(delayed_ack: bool) -> ccsim.Result:
     return (
         Builder(duration="30s", seed=1, sample_interval="10ms", trace=["cc"])
         .single_link(rate="20Mbps", delay="20ms", buffer="2bdp")
@@ -19,7 +23,7 @@ def _alone(delayed_ack: bool):
     )
 
 
-def test_copa_alone_keeps_about_one_over_delta_packets_queued_and_fills_the_link():
+def test_copa_alone_keeps_about_one_over_delta_packets_queued_and_fills_the_link() -> None:
     # At equilibrium the rate C equals the target 1/(δ·d_q), so the queue
     # C·d_q is 1/δ = 2 packets (δ = 0.5), about which the window oscillates
     # (§2.3). Band: mean between 0.5/δ and 4/δ. The receiver ACKs every
@@ -28,17 +32,17 @@ def test_copa_alone_keeps_about_one_over_delta_packets_queued_and_fills_the_link
     link = res.links.filter(pl.col("name") == "a->b").row(0, named=True)
     assert link["utilization"] >= 0.90 and link["drops"] == 0
     q = res.link_series.filter((pl.col("link") == link["id"]) & (pl.col("time_s") > 5))["queue_pkts"]
-    assert 1.0 <= q.mean() <= 8.0, q.mean()
+    assert 1.0 <= num(q.mean()) <= 8.0, q.mean()
     modes = res.table("cc_state").filter(pl.col("time_s") > 5)["mode"]
-    assert (modes == "default").mean() >= 0.9, "alone, the queue empties and Copa stays in default mode"
+    assert num((modes == "default").mean()) >= 0.9, "alone, the queue empties and Copa stays in default mode"
 
 
-def test_copa_switches_to_competitive_mode_beside_cubic_and_holds_its_share():
+def test_copa_switches_to_competitive_mode_beside_cubic_and_holds_its_share() -> None:
     # Beside a loss-based flow the queue never empties, so Copa moves to
     # competitive mode (AIMD on 1/δ) and keeps a share of the link; with δ
     # fixed (preset default_only) a delay-based flow yields to CUBIC (§2.2,
     # §5). Band: Copa's share between 1/4 and 3/4.
-    def share(preset):
+    def share(preset: str | None) -> tuple[float, float]:
         t = {"cc": "copa"} | ({"cc_preset": preset} if preset else {})
         res = (
             Builder(duration="60s", seed=1, sample_interval="100ms", trace=["cc"])
@@ -52,7 +56,7 @@ def test_copa_switches_to_competitive_mode_beside_cubic_and_holds_its_share():
         )
         gp = res.flows.sort("id")["goodput_bps"].to_list()
         modes = res.table("cc_state").filter((pl.col("flow") == 1) & (pl.col("time_s") > 10))["mode"]
-        return gp[1] / sum(gp), float((modes == "competitive").mean())
+        return gp[1] / sum(gp), num((modes == "competitive").mean())
 
     s, competitive = share(None)
     assert competitive >= 0.8, competitive
@@ -62,7 +66,7 @@ def test_copa_switches_to_competitive_mode_beside_cubic_and_holds_its_share():
     assert s_fixed < s / 2, (s_fixed, s)
 
 
-def test_the_cc_buffer_sweep_example_shows_what_its_header_says(tmp_path):
+def test_the_cc_buffer_sweep_example_shows_what_its_header_says(tmp_path: Path) -> None:
     """examples/sweep_cc_buffers.toml's comment describes its results; the
     run keeps it true: CUBIC's RTT grows with the buffer, Copa's stays within
     10 % of the 40 ms base RTT, BBR v1 retransmits more than CUBIC in the

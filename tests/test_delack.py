@@ -4,14 +4,18 @@ tcp_output.c tcp_send_delayed_ack; include/net/tcp.h TCP_ATO_MIN = 40 ms,
 TCP_DELACK_MAX = 200 ms, TCP_MAX_QUICKACKS = 16) against the fixed timer of
 RFC 1122 §4.2.3.2 and ns-2's DelAckSink."""
 
+from typing import Any
+
+import ccsim
 import polars as pl
 import pytest
+from ccsim.studies.base import num
 from helpers import single_link
 
 MSS = 1448
 
 
-def _file(segs, extra_bytes=0, **tcp):
+def _file(segs: int, extra_bytes: int = 0, **tcp: Any) -> ccsim.Result:
     # The quick-ACK quota and the timers alone: the receive window's raises
     # add immediate ACKs of their own (tests/test_rcvwnd.py).
     tcp.setdefault("rcv_autotune", False)
@@ -29,7 +33,7 @@ def _file(segs, extra_bytes=0, **tcp):
 
 
 @pytest.mark.parametrize("timer,quick,want", [("linux", 16, 16), ("fixed", 0, 8), ("linux", 4, 4 + 6)])
-def test_quickack_quota_acks_the_first_segments_one_by_one(timer, quick, want):
+def test_quickack_quota_acks_the_first_segments_one_by_one(timer: str, quick: int, want: int) -> None:
     """16 full segments: a Linux receiver in quick-ACK mode ACKs each of the
     first `quickack` at once and then every second one (RFC 5681 §4.2);
     without quick-ACK every second one."""
@@ -37,20 +41,20 @@ def test_quickack_quota_acks_the_first_segments_one_by_one(timer, quick, want):
     assert res.flows["acks_sent"][0] == want
 
 
-def _last_ack_wait(res):
+def _last_ack_wait(res: ccsim.Result) -> float:
     """Time from the last data segment's arrival (one-way delay after it was
     sent, plus its serialisation) to the ACK that completes the transfer
     leaving the receiver: the receiver's ACK delay."""
     st = res.table("seq_trace")
-    last_send = st.filter(pl.col("kind") == "send")["time_s"].max()
-    last_ack = st.filter(pl.col("kind") == "ack")["time_s"].max()
+    last_send = num(st.filter(pl.col("kind") == "send")["time_s"].max())
+    last_ack = num(st.filter(pl.col("kind") == "ack")["time_s"].max())
     # RTT without queueing: 2 × 10 ms plus a 1500- and a 52-byte packet at 100 Mb/s.
     rtt = 0.020 + (1500 + 52) * 8 / 100e6
     return last_ack - last_send - rtt
 
 
 @pytest.mark.parametrize("timer,want", [("linux", 0.040), ("fixed", 0.200)])
-def test_a_lone_last_segment_waits_for_the_delayed_ack_timer(timer, want):
+def test_a_lone_last_segment_waits_for_the_delayed_ack_timer(timer: str, want: float) -> None:
     """After the quick-ACK segments, 16 + 11 full segments leave the last one
     alone: its ACK waits for the timer. Linux: ato = TCP_ATO_MIN = 40 ms (the
     segments arrive ≤ 20 ms apart, so ato stays at ato/2 + 20 ms = 40 ms);
@@ -60,7 +64,7 @@ def test_a_lone_last_segment_waits_for_the_delayed_ack_timer(timer, want):
 
 
 @pytest.mark.parametrize("timer,want", [("linux", 0.0), ("fixed", 0.200)])
-def test_a_short_last_segment_is_acked_at_once_by_linux(timer, want):
+def test_a_short_last_segment_is_acked_at_once_by_linux(timer: str, want: float) -> None:
     """The same transfer with a 100-byte last segment: Linux marks the ACK
     pushed (tcp_measure_rcv_mss) and sends it when the application reads the
     data (tcp_cleanup_rbuf); a fixed-timer receiver still waits."""
@@ -69,7 +73,7 @@ def test_a_short_last_segment_is_acked_at_once_by_linux(timer, want):
 
 
 @pytest.mark.parametrize("timer,want", [("linux", 2 * (8 + 1)), ("fixed", (8 + 1) + 5)])
-def test_quickack_is_granted_again_after_idle(timer, want):
+def test_quickack_is_granted_again_after_idle(timer: str, want: int) -> None:
     """tcp_event_data_recv re-arms quick-ACK mode when data arrives after a
     gap longer than the RTO. Two ON periods 2 s apart, each sending the
     10-segment initial window; rwnd = 16 segments caps the quota at

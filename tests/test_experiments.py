@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import ccsim
 import polars as pl
@@ -29,12 +30,13 @@ from ccsim.experiments.runner import SweepFailed, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
 from ccsim.scenario.overrides import parse_assignment, set_path
 from helpers import TINY, flock_held
+from pytest import MonkeyPatch
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
 
-def tiny_sweep(seeds=2, **kw) -> Sweep:
+def tiny_sweep(seeds: int | list[int] = 2, **kw: Any) -> Sweep:
     grid = kw.pop("grid", {"tcp.cc": ["newreno", "cubic"], "topology.buffer": ["0.5bdp", "2bdp"]})
     return Sweep(TINY, grid=grid, seeds=seeds, **kw)
 
@@ -47,7 +49,7 @@ def run_files(out: Path) -> dict[str, bytes]:
 # ---------------------------------------------------------------- expansion
 
 
-def test_grid_zip_and_seed_order():
+def test_grid_zip_and_seed_order() -> None:
     sw = Sweep(
         TINY,
         grid={"tcp.cc": ["a", "b"], "topology.buffer": ["1bdp", "2bdp", "3bdp"]},
@@ -73,7 +75,7 @@ def test_grid_zip_and_seed_order():
     assert TINY["tcp"]["cc"] == "newreno"  # the base is not modified
 
 
-def test_seeds_forms_and_derived_values():
+def test_seeds_forms_and_derived_values() -> None:
     assert Sweep(TINY, seeds=3).seeds == [1, 2, 3]
     assert Sweep(TINY).seeds == [1]  # the base's sim.seed
     sw = Sweep(
@@ -88,10 +90,10 @@ def test_seeds_forms_and_derived_values():
     assert sw.axis_names() == ["topology.rate", "topology.buffer", "seed"]
     for bad in (0, -1, True, [], [1, 1], [1.5], "3"):
         with pytest.raises(SweepError, match="seeds"):
-            Sweep(TINY, seeds=bad)
+            Sweep(TINY, seeds=cast(Any, bad))
 
 
-def test_bad_axes_are_named():
+def test_bad_axes_are_named() -> None:
     with pytest.raises(SweepError, match=r"grid: axis 'tcpcc'"):
         Sweep(TINY, grid={"tcpcc": ["x"]})
     with pytest.raises(SweepError, match=r"grid.tcp.cc: got 'cubic'; expected a non-empty list"):
@@ -121,7 +123,7 @@ def test_bad_axes_are_named():
         run_sweep(Sweep(bad, grid={"topology.rate": ["1Mbps"]}), "/nonexistent/x")
 
 
-def test_sweep_file_format(tmp_path):
+def test_sweep_file_format(tmp_path: Path) -> None:
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
     f = tmp_path / "s.toml"
     f.write_text(
@@ -144,7 +146,7 @@ def test_sweep_file_format(tmp_path):
 # ---------------------------------------------------------------- overrides and TOML
 
 
-def test_overrides():
+def test_overrides() -> None:
     raw = {"tcp": {"cc": "reno"}, "flows": [{"count": 1}, {"count": 2}]}
     set_path(raw, "tcp.cc", "cubic")
     set_path(raw, "flows[*].app", "bulk")
@@ -171,7 +173,7 @@ def test_overrides():
     )
 
 
-def test_run_set_flag_matches_editing_the_file(tmp_path):
+def test_run_set_flag_matches_editing_the_file(tmp_path: Path) -> None:
     base = ccsim.load(ROOT / "examples" / "dumbbell.toml")
     r = subprocess.run(
         [
@@ -218,7 +220,7 @@ def test_run_set_flag_matches_editing_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["dumbbell", "lossy_link", "reverse_onoff", "web_mix"])
-def test_examples_round_trip_through_toml(name, tmp_path):
+def test_examples_round_trip_through_toml(name: str, tmp_path: Path) -> None:
     sc = ccsim.load(ROOT / "examples" / f"{name}.toml")
     path = tmp_path / "back.toml"
     ccsim.dump(sc, path)
@@ -226,7 +228,7 @@ def test_examples_round_trip_through_toml(name, tmp_path):
     assert back.core == sc.core and back.to_toml() == sc.to_toml()
 
 
-def test_builder_round_trip_runs_identically(tmp_path):
+def test_builder_round_trip_runs_identically(tmp_path: Path) -> None:
     b = (
         ccsim.Builder(duration="2s", seed=4).dumbbell(
             bottleneck_rate="20Mbps", bottleneck_delay="10ms", access_rate="1Gbps", access_delay=("1ms")
@@ -252,7 +254,7 @@ def test_builder_round_trip_runs_identically(tmp_path):
 # ---------------------------------------------------------------- run identity
 
 
-def test_run_id_definition_and_sensitivity():
+def test_run_id_definition_and_sensitivity() -> None:
     sc = ccsim.Scenario(TINY)
     text = json.dumps(
         {"scenario": sc.core, "model_version": _core.MODEL_VERSION, "ccsim_version": ccsim.__version__},
@@ -282,7 +284,7 @@ def test_run_id_definition_and_sensitivity():
     assert store.run_id(same.core) == store.run_id(sc.core)
 
 
-def test_run_id_changes_with_model_version(monkeypatch):
+def test_run_id_changes_with_model_version(monkeypatch: MonkeyPatch) -> None:
     core = ccsim.Scenario(TINY).core
     a = store.run_id(core)
     monkeypatch.setattr(
@@ -294,7 +296,7 @@ def test_run_id_changes_with_model_version(monkeypatch):
 # ---------------------------------------------------------------- store, resume, executors
 
 
-def test_sweep_store_and_second_run_computes_nothing(tmp_path):
+def test_sweep_store_and_second_run_computes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "c"
     sw = tiny_sweep()
     rep = run_sweep(sw, out, executor="serial")
@@ -317,7 +319,7 @@ def test_sweep_store_and_second_run_computes_nothing(tmp_path):
     assert store.run_id(man["resolved"]) == r["run_id"]
 
 
-def test_a_run_stores_the_tables_it_filled_and_every_view_still_exists(tmp_path):
+def test_a_run_stores_the_tables_it_filled_and_every_view_still_exists(tmp_path: Path) -> None:
     """A run of a sweep stores only its tables with rows; the campaign keeps
     one copy of each empty table (its columns and types) in schema/, so a
     table no run filled still has its view: empty, with its columns."""
@@ -339,7 +341,7 @@ def test_a_run_stores_the_tables_it_filled_and_every_view_still_exists(tmp_path)
         c.query(f"COPY (SELECT 1) TO '{out / 'schema' / 'x.parquet'}'")
 
 
-def test_executors_give_identical_results(tmp_path):
+def test_executors_give_identical_results(tmp_path: Path) -> None:
     sw = tiny_sweep()
     run_sweep(sw, tmp_path / "serial", executor="serial")
     run_sweep(sw, tmp_path / "pool", jobs=2)
@@ -350,7 +352,7 @@ def test_executors_give_identical_results(tmp_path):
     assert run_files(tmp_path / "dask") == ref
 
 
-def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
+def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     sweep_file = tmp_path / "s.toml"
     (tmp_path / "base.toml").write_text(ccsim.Scenario(dict(TINY, sim={"duration": "3s", "seed": 1})).to_toml())
     sweep_file.write_text(
@@ -393,7 +395,7 @@ def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
     assert again.computed == 0
 
 
-def test_lost_catalogue_line_is_repaired(tmp_path):
+def test_lost_catalogue_line_is_repaired(tmp_path: Path) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     lines = (out / "catalogue.jsonl").read_text().splitlines()
@@ -402,7 +404,7 @@ def test_lost_catalogue_line_is_repaired(tmp_path):
     assert rep.computed == 0 and open_campaign(out).ok_runs.height == 4
 
 
-def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path):
+def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path: Path) -> None:
     slow = {"topology.rate": ["10Mbps", "10Gbps"], "sim.duration": ["1s", "1000s"]}
     sw = Sweep(TINY, zip=slow, seeds=1)
     t0 = time.monotonic()
@@ -448,7 +450,7 @@ def test_failures_are_recorded_and_a_timeout_stops_only_its_run(tmp_path):
     assert open_campaign(tmp_path / "e").failures["status"].to_list() == ["invalid"]
 
 
-def test_pool_survives_a_dead_worker():
+def test_pool_survives_a_dead_worker() -> None:
     sc = ccsim.Scenario(TINY)
     long = sc.with_overrides({"topology.rate": "10Gbps", "sim.duration": "1000s"})
     tasks = [{"run_id": "long", "core_json": long.to_core_json(), "timeout_s": None}] + [
@@ -457,7 +459,7 @@ def test_pool_survives_a_dead_worker():
     pool = executors.Pool(2)
     killer = None
 
-    def kill_long_worker():
+    def kill_long_worker() -> None:
         time.sleep(1.0)
         for w in pool.workers:
             if w.task is not None and w.task["run_id"] == "long":
@@ -469,13 +471,14 @@ def test_pool_survives_a_dead_worker():
         outs = {o["run_id"]: o for o in pool.map(iter(tasks))}
     finally:
         pool.close()
-        killer.join()
+        if killer is not None:
+            killer.join()
     assert outs["long"]["status"] == "failed" and outs["long"]["kind"] == "crash"
     assert "worker process died" in outs["long"]["error"]
     assert all(outs[f"r{i}"]["status"] == "ok" for i in range(4))
 
 
-def test_other_model_version_is_never_mixed_in(tmp_path, monkeypatch):
+def test_other_model_version_is_never_mixed_in(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     newer = {"model_version": _core.MODEL_VERSION + 1, "ccsim_version": ccsim.__version__}
@@ -492,7 +495,7 @@ def test_other_model_version_is_never_mixed_in(tmp_path, monkeypatch):
     assert open_campaign(out).ok_runs.height == 4
 
 
-def test_dry_run_counts_and_estimates(tmp_path):
+def test_dry_run_counts_and_estimates(tmp_path: Path) -> None:
     sw = tiny_sweep()
     d = dry_run(sw, tmp_path / "none")
     assert d["runs"] == d["to_run"] == 8 and d["existing"] == 0 and d["invalid"] == []
@@ -509,7 +512,7 @@ def test_dry_run_counts_and_estimates(tmp_path):
 # ---------------------------------------------------------------- aggregation, query, plots
 
 
-def test_aggregate_against_hand_computed_t_intervals():
+def test_aggregate_against_hand_computed_t_intervals() -> None:
     df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 3 + ["c"], "x": [1.0, 2.0, 3.0, 4.0, 10.0, 10.0, 13.0, 7.0]})
     a = aggregate(df, "g", "x").sort("g")
     # group a: mean 2.5, s = sqrt(5/3); t(0.975, 3) = 3.182 (Student-t table)
@@ -528,7 +531,7 @@ def test_aggregate_against_hand_computed_t_intervals():
     assert b["x_ci_hi"][0] == pytest.approx(2.5 + 2.353 * s / 2, abs=1e-3)
 
 
-def test_query_and_plot_sweep(tmp_path):
+def test_query_and_plot_sweep(tmp_path: Path) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(), out, executor="serial")
     r = subprocess.run(
@@ -592,7 +595,7 @@ def test_query_and_plot_sweep(tmp_path):
 # ---------------------------------------------------------------- run control
 
 
-def test_run_control_cancels_and_does_not_change_results():
+def test_run_control_cancels_and_does_not_change_results() -> None:
     sc = ccsim.Scenario(TINY)
     ctl = _core.RunControl()
     a = _core.run(sc.to_core_json())
@@ -609,12 +612,13 @@ def test_run_control_cancels_and_does_not_change_results():
     assert time.monotonic() - t0 < 5 and 0 < ctl.sim_time_s() < 1000
 
 
-def test_slurm_example_builds_its_cluster():
+def test_slurm_example_builds_its_cluster() -> None:
     """The documented Slurm set-up: the cluster object and its job script
     (nothing is submitted; there is no Slurm here)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("slurm_sweep", ROOT / "examples" / "slurm_sweep.py")
+    assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     cluster = mod.make_cluster(queue="short", cores=4, memory="8GB", walltime="00:30:00", python="/opt/venv/bin/python")
@@ -627,7 +631,7 @@ def test_slurm_example_builds_its_cluster():
     assert "--nthreads 1" in script and "export OPENBLAS_NUM_THREADS=1" in script
 
 
-def test_dask_executor_accepts_a_client(tmp_path):
+def test_dask_executor_accepts_a_client(tmp_path: Path) -> None:
     from dask.distributed import Client, LocalCluster
 
     with (
@@ -641,7 +645,7 @@ def test_dask_executor_accepts_a_client(tmp_path):
     assert run_files(tmp_path / "c") == run_files(ref)
 
 
-def test_a_damaged_run_folder_is_recomputed(tmp_path):
+def test_a_damaged_run_folder_is_recomputed(tmp_path: Path) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     before = run_files(out)
@@ -654,7 +658,7 @@ def test_a_damaged_run_folder_is_recomputed(tmp_path):
     assert rep.computed == 1 and run_files(out) == before
 
 
-def test_a_large_point_already_stored_is_resolved_once(tmp_path, monkeypatch):
+def test_a_large_point_already_stored_is_resolved_once(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     # points too large to keep from validation keep their run id instead:
     # a resume resolves each stored point once (validation), not twice
     from ccsim.experiments import runner
@@ -662,9 +666,14 @@ def test_a_large_point_already_stored_is_resolved_once(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "KEEP_ELEMENTS", 0)
     monkeypatch.setattr(runner, "LARGE_ELEMENTS", 1)
-    calls = []
+    calls: list[int] = []
     real = Point.scenario
-    monkeypatch.setattr(Point, "scenario", lambda self, *a, **k: calls.append(self.index) or real(self, *a, **k))
+
+    def counted(self: Point, *a: Any, **k: Any) -> ccsim.Scenario:
+        calls.append(self.index)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Point, "scenario", counted)
     sw, out = tiny_sweep(seeds=1), tmp_path / "c"
     rep = run_sweep(sw, out, executor="serial")
     assert rep.computed == 4 and sorted(calls) == sorted(2 * list(range(4)))  # validation, then the task
@@ -679,7 +688,7 @@ def test_a_large_point_already_stored_is_resolved_once(tmp_path, monkeypatch):
     assert run_files(ref) == files
 
 
-def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_path):
+def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_path: Path) -> None:
     # the store's checks read summary.json (the manifest without the
     # scenarios, plus the manifest's size and SHA-256), never the manifest
     # itself beyond hashing it
@@ -705,7 +714,7 @@ def test_checks_read_a_small_summary_and_still_find_a_manifest_cut_short(tmp_pat
     assert rep.computed == 0 and rep.existing == 4 and run_files(out) == before
 
 
-def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(tmp_path):
+def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(tmp_path: Path) -> None:
     # a bad disk flips bytes without changing the size: the manifest's
     # SHA-256 finds it; the campaign opens without that run, warning with
     # its id, and a resume recomputes the same bytes
@@ -727,7 +736,7 @@ def test_a_table_corrupted_at_the_same_size_is_found_by_its_hash_and_recomputed(
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only bind mount needs root")
-def test_a_campaign_on_read_only_media_answers_queries_and_a_sweep_with_nothing_to_compute(tmp_path):
+def test_a_campaign_on_read_only_media_answers_queries_and_a_sweep_with_nothing_to_compute(tmp_path: Path) -> None:
     src, ro = tmp_path / "src", tmp_path / "ro"
     ro.mkdir()
     run_sweep(tiny_sweep(seeds=1), src / "c", executor="serial")
@@ -746,7 +755,7 @@ def test_a_campaign_on_read_only_media_answers_queries_and_a_sweep_with_nothing_
     assert {p.relative_to(src): p.read_bytes() for p in sorted(src.rglob("*")) if p.is_file()} == ref
 
 
-def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
+def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path: Path) -> None:
     # a power cut can leave a run folder with an empty manifest.json: the
     # campaign still opens (without that run), and a resume recomputes it
     out = tmp_path / "c"
@@ -763,7 +772,7 @@ def test_an_empty_manifest_is_a_damaged_run_not_a_broken_campaign(tmp_path):
     assert run_files(out) == ref  # the recomputed run is the same bytes
 
 
-def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path):
+def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path: Path) -> None:
     # `ccsim query` / Campaign.query: one reading statement over the
     # campaign's own runs; writes, attachments, settings, extensions and
     # files outside the campaign are refused with the reason, and nothing
@@ -806,7 +815,7 @@ def test_a_query_reads_the_campaign_only_and_never_writes(tmp_path):
     assert c.query("EXPLAIN SELECT count(*) FROM flows").height >= 1
 
 
-def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path):
+def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path: Path) -> None:
     """Two sweeps into one folder used to both compute everything and remove
     each other's files; a writer now holds an exclusive lock on the folder
     for its lifetime, and a second one is refused naming the holder. The lock
@@ -821,7 +830,7 @@ def test_a_second_writer_is_refused_while_a_sweep_holds_the_folder(tmp_path):
     assert run_sweep(tiny_sweep(seeds=[1, 2], grid={}), out).computed == 0  # and again, in the same process
 
 
-def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path):
+def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path: Path) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=[1], grid={}), out)
     c = open_campaign(out)
@@ -839,7 +848,7 @@ def test_a_non_numeric_metric_and_an_emulation_dry_run_are_one_line(tmp_path):
     assert "estimated wall time" in r.stdout and "one emulated run at a time" in r.stdout
 
 
-def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(tmp_path):
+def test_a_campaign_lists_its_runs_in_one_order_whatever_order_they_finished_in(tmp_path: Path) -> None:
     """A parallel sweep catalogues runs as they complete; the campaign reads
     them in the sweep's own order (each axis's values as written, the first
     axis slowest, the seed fastest), so tables, aggregates and figures
@@ -871,7 +880,7 @@ class _StuckOnSend:
     """A result part whose serialisation never ends: the worker that holds
     it cannot send it (as a frozen or partitioned worker cannot)."""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[()]]:
         time.sleep(3600)
         return (_StuckOnSend, ())
 
@@ -879,10 +888,10 @@ class _StuckOnSend:
 class _ExecuteStuckFor:
     """The worker's `execute`, but the result of run `victim` cannot be sent."""
 
-    def __init__(self, victim: str):
+    def __init__(self, victim: str) -> None:
         self.victim = victim
 
-    def __call__(self, task):
+    def __call__(self, task: dict[str, Any]) -> dict[str, Any]:
         from ccsim.experiments.worker import execute
 
         out = execute(task)
@@ -893,7 +902,9 @@ class _ExecuteStuckFor:
         return out
 
 
-def test_a_dask_result_that_cannot_be_fetched_is_a_failed_run_not_a_hang(tmp_path, monkeypatch):
+def test_a_dask_result_that_cannot_be_fetched_is_a_failed_run_not_a_hang(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     from dask.distributed import Client, LocalCluster
 
     sw = tiny_sweep(seeds=1)
@@ -919,7 +930,7 @@ def test_a_dask_result_that_cannot_be_fetched_is_a_failed_run_not_a_hang(tmp_pat
 
 
 @pytest.mark.parametrize("name", [".lock", "catalogue.jsonl", ".campaign.json.tmp", "tmp"])
-def test_a_link_in_a_campaign_folder_is_never_written_through(tmp_path, name):
+def test_a_link_in_a_campaign_folder_is_never_written_through(tmp_path: Path, name: str) -> None:
     out = tmp_path / "c"
     run_sweep(tiny_sweep(seeds=1), out, executor="serial")
     target = tmp_path / "precious"
@@ -940,7 +951,7 @@ def test_a_link_in_a_campaign_folder_is_never_written_through(tmp_path, name):
         assert target.read_text() == "mine\n"
 
 
-def test_a_bad_catalogue_line_is_skipped_and_named_and_an_empty_campaign_json_is_one_line(tmp_path):
+def test_a_bad_catalogue_line_is_skipped_and_named_and_an_empty_campaign_json_is_one_line(tmp_path: Path) -> None:
     out = tmp_path / "c"
     sw = tiny_sweep(seeds=1)
     run_sweep(sw, out, executor="serial")
@@ -959,7 +970,7 @@ def test_a_bad_catalogue_line_is_skipped_and_named_and_an_empty_campaign_json_is
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "damaged" in r.stderr
 
 
-def test_a_manifest_damaged_at_the_same_size_is_found_and_recomputed(tmp_path):
+def test_a_manifest_damaged_at_the_same_size_is_found_and_recomputed(tmp_path: Path) -> None:
     out = tmp_path / "c"
     sw = tiny_sweep(seeds=1)
     run_sweep(sw, out, executor="serial")
@@ -974,7 +985,7 @@ def test_a_manifest_damaged_at_the_same_size_is_found_and_recomputed(tmp_path):
     assert json.loads(m.read_text())["seed"] == 1
 
 
-def test_point_at_is_the_points_order_without_expanding_it():
+def test_point_at_is_the_points_order_without_expanding_it() -> None:
     sw = Sweep(
         TINY,
         grid={"topology.buffer": ["1bdp", "2bdp"], "tcp.min_rto": lambda p: "1s" if p["seed"] == 2 else "200ms"},
@@ -990,7 +1001,7 @@ def test_point_at_is_the_points_order_without_expanding_it():
         sw.point_at(12)
 
 
-def test_a_dry_run_of_a_million_seeds_is_judged_on_a_sample(tmp_path):
+def test_a_dry_run_of_a_million_seeds_is_judged_on_a_sample(tmp_path: Path) -> None:
     f = tmp_path / "big.toml"
     base = tmp_path / "base.toml"
     ccsim.dump(ccsim.Scenario(TINY), base)

@@ -12,6 +12,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import helpers
@@ -31,7 +32,7 @@ def readme_snippet() -> str:
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks, "README.md has no ```python block"
-    return blocks[0]
+    return str(blocks[0])
 
 
 def unguarded(snippet: str) -> str:
@@ -42,13 +43,14 @@ def unguarded(snippet: str) -> str:
     return head + textwrap.dedent(body)
 
 
-def run_script(tmp_path: Path, name: str, code: str, timeout=600) -> subprocess.CompletedProcess:
-    (tmp_path / "examples").exists() or (tmp_path / "examples").symlink_to(ROOT / "examples")
+def run_script(tmp_path: Path, name: str, code: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    if not (tmp_path / "examples").exists():
+        (tmp_path / "examples").symlink_to(ROOT / "examples")
     (tmp_path / name).write_text(code)
     return subprocess.run([PY, name], cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
 
 
-def test_readme_snippet_guarded_runs_and_unguarded_fails_loudly(tmp_path):
+def test_readme_snippet_guarded_runs_and_unguarded_fails_loudly(tmp_path: Path) -> None:
     snippet = readme_snippet()
     (tmp_path / "a").mkdir()
     r = run_script(tmp_path / "a", "study.py", snippet)
@@ -72,7 +74,7 @@ def test_readme_snippet_guarded_runs_and_unguarded_fails_loudly(tmp_path):
     assert took < 120, "the workers stop at the script's first ccsim call instead of re-running it"
 
 
-def test_a_worker_that_dies_while_starting_names_the_cause(tmp_path):
+def test_a_worker_that_dies_while_starting_names_the_cause(tmp_path: Path) -> None:
     # an unguarded script whose worker dies of something else on import
     code = textwrap.dedent(f"""
         import os, sys, ccsim
@@ -104,7 +106,7 @@ core.run = run
 """
 
 
-def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
+def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path: Path) -> None:
     harness = tmp_path / "harness"
     harness.mkdir()
     (harness / "sitecustomize.py").write_text(CRASH_HARNESS)
@@ -140,7 +142,7 @@ def test_sweep_with_a_crashing_point_fails_and_names_it(tmp_path):
     assert "crash: 1 run; first" in r.stdout and "sim.duration='1.234s'" in r.stdout
 
 
-def test_dry_run_with_invalid_points_exits_2(tmp_path):
+def test_dry_run_with_invalid_points_exits_2(tmp_path: Path) -> None:
     (tmp_path / "base.toml").write_text(ccsim.Scenario(TINY).to_toml())
     (tmp_path / "s.toml").write_text('base = "base.toml"\n[grid]\n"topology.buffer" = ["1bdp", "0bdp"]\n')
     r = subprocess.run(
@@ -165,13 +167,13 @@ def test_dry_run_with_invalid_points_exits_2(tmp_path):
         ({"topology.kind": "dumbel"}, "did you mean 'dumbbell'?"),
     ],
 )
-def test_errors_suggest_the_close_name(override, hint):
+def test_errors_suggest_the_close_name(override: dict[str, Any], hint: str) -> None:
     with pytest.raises(ccsim.ScenarioError) as ei:
         ccsim.load(ROOT / "examples" / "dumbbell.toml").with_overrides(override)
     assert hint in str(ei.value)
 
 
-def test_query_hints_quoting_and_columns(tmp_path):
+def test_query_hints_quoting_and_columns(tmp_path: Path) -> None:
     run_sweep(ccsim.Sweep(DRAWN, grid={"tcp.cc": ["reno", "cubic"]}), tmp_path / "c", executor="serial")
     c = ccsim.open_campaign(tmp_path / "c")
     with pytest.raises(ccsim.ScenarioError) as ei:
@@ -186,7 +188,7 @@ def test_query_hints_quoting_and_columns(tmp_path):
     assert "did you mean 'flows'" in str(ei.value)
 
 
-def test_identical_seeds_warn_and_random_ones_do_not(tmp_path):
+def test_identical_seeds_warn_and_random_ones_do_not(tmp_path: Path) -> None:
     with pytest.warns(IdenticalSeedsWarning, match="every point gave identical results for each of its 3 seeds"):
         rep = run_sweep(
             ccsim.Sweep(TINY, grid={"tcp.cc": ["reno", "cubic"]}, seeds=3), tmp_path / "a", executor="serial"
@@ -200,7 +202,7 @@ def test_identical_seeds_warn_and_random_ones_do_not(tmp_path):
     assert rep.warnings == []
 
 
-def test_sweep_figure_labels_and_bounded_ci(tmp_path):
+def test_sweep_figure_labels_and_bounded_ci(tmp_path: Path) -> None:
     # Jain indices near 1 with a spread whose Student-t interval crosses 1:
     # mean 0.97, s = 0.0283, n = 3 -> half-width t(0.975, 2) * s / sqrt(3) = 4.303 * 0.01633 = 0.0703
     frame = pl.DataFrame({"x": ["a"] * 3 + ["b"] * 3, "jain(flows.goodput_bps)": [0.99, 0.99, 0.93, 0.5, 0.6, 0.7]})
@@ -219,7 +221,7 @@ def test_sweep_figure_labels_and_bounded_ci(tmp_path):
         plot_sweep(frame, "x", "jain(flows.goodput_bps)", out=tmp_path / "j.png", overwrite=False)
 
 
-def test_hue_by_a_table_column_and_replacing_a_figure_is_said(tmp_path):
+def test_hue_by_a_table_column_and_replacing_a_figure_is_said(tmp_path: Path) -> None:
     mixed = dict(
         TINY,
         flows=[
@@ -257,13 +259,14 @@ def test_hue_by_a_table_column_and_replacing_a_figure_is_said(tmp_path):
     assert r.returncode == 2 and "did you mean 'cc'" in r.stderr
 
 
-def test_ctrl_c_stops_a_run_within_a_second():
+def test_ctrl_c_stops_a_run_within_a_second() -> None:
     sc = ccsim.Scenario(
-        dict(TINY, sim={"duration": "100000s", "sample_interval": "off"}, topology=dict(TINY["topology"], rate="1Gbps"))
+        TINY
+        | {"sim": {"duration": "100000s", "sample_interval": "off"}, "topology": TINY["topology"] | {"rate": "1Gbps"}}
     )
     fired = {}
 
-    def interrupt():
+    def interrupt() -> None:
         fired["t"] = time.monotonic()
         os.kill(os.getpid(), 2)  # SIGINT, as Ctrl-C sends
 
@@ -283,7 +286,7 @@ def test_ctrl_c_stops_a_run_within_a_second():
         sc.run(timeout=0.3)
 
 
-def test_reprs_say_what_the_object_is():
+def test_reprs_say_what_the_object_is() -> None:
     sc = ccsim.load(ROOT / "examples" / "dumbbell.toml").with_overrides({"sim.duration": "2s"})
     r = repr(sc)
     assert "dumbbell" in r and "10× newreno bulk" in r and "100Mbps" in r and "seed 1" in r
@@ -309,13 +312,13 @@ res
 """
 
 
-def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path):
+def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path: Path) -> None:
     from jupyter_client.manager import start_new_kernel
 
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
     try:
 
-        def execute(code, timeout=120):
+        def execute(code: str, timeout: int = 120) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             msg_id = kc.execute(code)
             outputs, reply = [], None
             while True:
@@ -362,7 +365,7 @@ def test_in_a_jupyter_kernel_backend_html_and_interrupt(tmp_path):
         km.shutdown_kernel(now=True)
 
 
-def test_worked_example_in_experiments_md_is_what_the_sweep_prints(tmp_path):
+def test_worked_example_in_experiments_md_is_what_the_sweep_prints(tmp_path: Path) -> None:
     doc = (ROOT / "docs" / "experiments.md").read_text()
     block = doc.split("tests/test_first_hour.py checks every table row against a new run -->", 1)[1]
     block = block.split("```text\n", 1)[1].split("```", 1)[0]
@@ -380,12 +383,13 @@ def test_worked_example_in_experiments_md_is_what_the_sweep_prints(tmp_path):
     util = {
         (m.group(2), m.group(1)): float(m.group(3))
         for m in (re.match(r"\s+([\d.]+bdp)\s+(\w+)\s+([\d.]+)", row) for row in rows[:9])
+        if m is not None
     }
     assert 0.89 <= util[("newreno", "0.25bdp")] <= 0.93
     assert util[("cubic", "0.25bdp")] > 0.97 and util[("vegas", "0.25bdp")] > 0.97
 
 
-def test_every_script_snippet_that_runs_a_sweep_is_guarded():
+def test_every_script_snippet_that_runs_a_sweep_is_guarded() -> None:
     """README and docs code that starts a process pool keeps it under the
     `__main__` guard (docs/tutorial.md is a notebook's cells, which need none,
     and says so to script users)."""

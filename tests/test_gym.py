@@ -6,31 +6,34 @@ or is lost, and the delivery rate is the rate sent)."""
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import ccsim.gym
 import gymnasium
 import numpy as np
+import polars as pl
 import pytest
 from ccsim.gym import FEATURES, CongestionControlEnv
+from ccsim.studies.base import num
 from gymnasium.utils.env_checker import check_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def short(**kw):
+def short(**kw: Any) -> CongestionControlEnv:
     sc = ccsim.gym.default_scenario()
     sc["sim"]["duration"] = "5s"
     return CongestionControlEnv(scenario=sc, **kw)
 
 
-def env_links(env):
+def env_links(env: Any) -> pl.DataFrame:
     """The links table of the environment's finished episode."""
     from ccsim.analysis.results import Result
 
     return Result(env._scenario, env._sim.finish(), 0, 0).links
 
 
-def rollout(env, actions, seed):
+def rollout(env: Any, actions: list[Any], seed: int) -> list[Any]:
     obs, _ = env.reset(seed=seed)
     out = [obs]
     for a in actions:
@@ -41,16 +44,16 @@ def rollout(env, actions, seed):
     return out
 
 
-def test_gymnasium_checker_passes():
+def test_gymnasium_checker_passes() -> None:
     check_env(short())
 
 
-def test_registered_and_made_by_id():
+def test_registered_and_made_by_id() -> None:
     env = gymnasium.make(ccsim.gym.ENV_ID, scenario=ccsim.gym.default_scenario(), history=3)
     assert env.observation_space.shape == (3 * len(FEATURES),)
 
 
-def test_seeded_episodes_are_identical():
+def test_seeded_episodes_are_identical() -> None:
     acts = list(np.random.default_rng(0).uniform(-3, 3, 80))
     a = rollout(short(), acts, seed=7)
     b = rollout(short(), acts, seed=7)
@@ -59,7 +62,7 @@ def test_seeded_episodes_are_identical():
         assert np.array_equal(x[0], y[0]) and x[1] == y[1] and x[2] == y[2]
 
 
-def test_a_constant_rate_below_the_link_is_delivered_without_queue_or_loss():
+def test_a_constant_rate_below_the_link_is_delivered_without_queue_or_loss() -> None:
     env = short(initial_rate="3Mbps")
     steps = rollout(env, [0.0] * 10_000, seed=1)
     infos = [s[2] for s in steps[1:]]
@@ -78,12 +81,12 @@ def test_a_constant_rate_below_the_link_is_delivered_without_queue_or_loss():
     # sample then includes the 2·1448 B / 3 Mb/s between them; a standing
     # queue would add to that.
     lk = env_links(env)
-    assert lk["max_queue_pkts"].max() <= 10 - 1
+    assert num(lk["max_queue_pkts"].max()) <= 10 - 1
     burst_gap = 2 * 1448 * 8 / 3e6
     assert max(i["queue_delay_s"] for i in late) <= burst_gap + 1500 * 8 / 12e6
 
 
-def test_window_action_scales_the_window():
+def test_window_action_scales_the_window() -> None:
     env = short(action="window", initial_window=10)
     env.reset(seed=1)
     _, _, _, _, info = env.step(np.array([4.0], dtype=np.float32))  # × 1.1
@@ -93,7 +96,7 @@ def test_window_action_scales_the_window():
 
 
 @pytest.mark.parametrize("vec", [gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv])
-def test_vector_envs(vec):
+def test_vector_envs(vec: type[Any]) -> None:
     envs = vec([lambda: short(history=2) for _ in range(2)])
     obs, _ = envs.reset(seed=[3, 3])
     assert obs.shape == (2, 2 * len(FEATURES))
@@ -103,7 +106,7 @@ def test_vector_envs(vec):
     envs.close()
 
 
-def test_bad_arguments_name_the_argument():
+def test_bad_arguments_name_the_argument() -> None:
     with pytest.raises(ccsim.ScenarioError, match="action"):
         short(action="speed")
     with pytest.raises(ccsim.ScenarioError, match="interval"):
@@ -114,19 +117,19 @@ def test_bad_arguments_name_the_argument():
         short(flow=3)
 
 
-def test_the_example_policy_beats_a_constant_rate_sender():
+def test_the_example_policy_beats_a_constant_rate_sender() -> None:
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_policy.py")], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     totals = [float(line.split("total reward")[1].split()[0]) for line in p.stdout.splitlines()]
     assert totals[1] > 1.5 * totals[0]
 
 
-def test_random_agent_example_runs():
+def test_random_agent_example_runs() -> None:
     p = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_random_agent.py")], capture_output=True, text=True)
     assert p.returncode == 0 and "steps, total reward" in p.stdout, p.stderr
 
 
-def test_zero_intervals_and_bad_step_counts_are_refused():
+def test_zero_intervals_and_bad_step_counts_are_refused() -> None:
     for kw in ({"interval": "0ms"}, {"first_interval": "0s"}, {"interval": "0rtt"}):
         with pytest.raises(ccsim.ScenarioError, match=next(iter(kw))):
             short(**kw)
@@ -135,7 +138,7 @@ def test_zero_intervals_and_bad_step_counts_are_refused():
             short(max_steps=bad)
 
 
-def test_an_action_beyond_the_bound_is_clipped_to_it():
+def test_an_action_beyond_the_bound_is_clipped_to_it() -> None:
     # bound 4 at α = 0.025: one step changes the rate by at most 10 %
     env = short(action_bound=4.0, initial_rate="3Mbps")
     env.reset(seed=1)
@@ -145,7 +148,7 @@ def test_an_action_beyond_the_bound_is_clipped_to_it():
     assert info["rate_bps"] == pytest.approx(3e6)
 
 
-def test_aurora_randomised_links_and_a_step_count_episode():
+def test_aurora_randomised_links_and_a_step_count_episode() -> None:
     """Aurora's training set-up (PCC-RL network_sim.py): every reset draws a
     link within the ranges; the episode ends after max_steps (400 there)."""
     env = CongestionControlEnv(randomize_link=True, max_steps=50)
@@ -176,7 +179,7 @@ def test_aurora_randomised_links_and_a_step_count_episode():
         CongestionControlEnv(randomize_link={"loss": (0.2, 0.1)})
 
 
-def test_an_aurora_link_draw_gives_its_rtt_and_loss():
+def test_an_aurora_link_draw_gives_its_rtt_and_loss() -> None:
     # a drawn link with no loss range and a fixed delay: the smallest RTT is
     # 2 · delay plus one packet's serialisation; with loss fixed at 5 % the
     # lost share of a long episode is near 1 − 0.95 (a data packet's chance)

@@ -6,9 +6,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import pytest
+from pytest import MonkeyPatch
 
 ROOT = Path(__file__).resolve().parent.parent
 CCSIM = [sys.executable, "-m", "ccsim"]
@@ -30,11 +32,11 @@ app = "bulk"
 """
 
 
-def ccsim_cli(*args, cwd=None):
+def ccsim_cli(*args: Any, cwd: str | Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CCSIM, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
-def scenario_file(folder: Path, cc: str, name="s.toml") -> Path:
+def scenario_file(folder: Path, cc: str, name: str = "s.toml") -> Path:
     p = folder / name
     p.write_text(SCENARIO.format(cc=cc))
     return p
@@ -43,7 +45,7 @@ def scenario_file(folder: Path, cc: str, name="s.toml") -> Path:
 # ---------------------------------------------------------------- py: from a file
 
 
-def test_a_scenario_file_imports_no_code_unless_the_user_allows_it(tmp_path):
+def test_a_scenario_file_imports_no_code_unless_the_user_allows_it(tmp_path: Path) -> None:
     """`py:this:X` (the standard library's `this` prints the Zen of Python
     when imported) from a file: refused in one line, nothing imported, with
     or without --allow-code (with it, only this.py in the file's folder is
@@ -66,7 +68,7 @@ def test_a_scenario_file_imports_no_code_unless_the_user_allows_it(tmp_path):
         ccsim.run(str(f))
 
 
-def test_an_allowed_file_algorithm_is_found_beside_the_file_and_runs_on_worker_processes(tmp_path):
+def test_an_allowed_file_algorithm_is_found_beside_the_file_and_runs_on_worker_processes(tmp_path: Path) -> None:
     """With leave, MODULE.py beside the scenario (whatever the current
     directory) or at a path the reference gives; a sweep's worker
     processes, which do not have that folder on their path, load it from
@@ -90,7 +92,7 @@ def test_an_allowed_file_algorithm_is_found_beside_the_file_and_runs_on_worker_p
     assert ccsim.open_campaign(tmp_path / "camp").ok_runs.height == 2
 
 
-def test_a_module_of_the_same_name_from_another_file_is_refused(tmp_path):
+def test_a_module_of_the_same_name_from_another_file_is_refused(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     for d in (a, b):
         d.mkdir()
@@ -146,7 +148,7 @@ class Sleep(Spin):
 
 
 @pytest.fixture
-def hooks(tmp_path):
+def hooks(tmp_path: Path) -> Path:
     (tmp_path / "hooks.py").write_text(HOOKS)
     return tmp_path
 
@@ -163,7 +165,7 @@ def no_process_left(pgid: int) -> bool:
     return True
 
 
-def interrupt(args, cwd, after_s=3.0):
+def interrupt(args: list[str | Path], cwd: str | Path | None, after_s: float = 3.0) -> tuple[int, str, bool]:
     """Start `ccsim ARGS` in a session of its own, send its process group
     SIGINT after `after_s` (as a terminal's Ctrl-C does) and wait for it."""
     import os
@@ -183,7 +185,7 @@ def interrupt(args, cwd, after_s=3.0):
 
 
 @pytest.mark.parametrize("cls", ["Spin", "Swallow"])
-def test_a_timeout_stops_a_hook_that_never_returns(hooks, cls):
+def test_a_timeout_stops_a_hook_that_never_returns(hooks: Path, cls: str) -> None:
     """`Scenario.run(timeout=)`, a serial sweep's --timeout and a dry run's
     calibration (each waited forever before). In a child process, so that
     a regression fails here instead of hanging the suite."""
@@ -217,7 +219,7 @@ except TimeoutError as e:
     assert r.returncode == 0 and "2 runs" in r.stdout, r.stderr
 
 
-def test_ctrl_c_ends_a_run_whose_hook_never_returns_with_exit_130(hooks):
+def test_ctrl_c_ends_a_run_whose_hook_never_returns_with_exit_130(hooks: Path) -> None:
     """Before: 'interrupted … nothing was written', then SIGABRT (exit 134)
     as the interpreter stopped the still-spinning thread."""
     rc, err, gone = interrupt(["run", scenario_file(hooks, "py:hooks:Spin"), "--allow-code", "--no-write"], hooks)
@@ -231,7 +233,7 @@ def test_ctrl_c_ends_a_run_whose_hook_never_returns_with_exit_130(hooks):
         assert rc == 130 and "hook did not return (it ignores interruptions" in err and gone, (cls, rc, err)
 
 
-def test_ctrl_c_during_a_pool_sweep_leaves_no_worker_running(tmp_path):
+def test_ctrl_c_during_a_pool_sweep_leaves_no_worker_running(tmp_path: Path) -> None:
     """Busy workers are killed at once on Ctrl-C (the pool used to ask each
     to exit and wait 2 s for it first: 2.3 s with -j 2, 16.3 s with -j 8)."""
     long = SCENARIO.format(cc="cubic").replace('duration = "2s"', 'duration = "3600s"').replace("10Mbps", "1Gbps")
@@ -244,7 +246,7 @@ def test_ctrl_c_during_a_pool_sweep_leaves_no_worker_running(tmp_path):
 # ---------------------------------------------------------------- the memory a process really has
 
 
-def test_the_memory_guard_takes_the_address_space_limit_into_account(tmp_path):
+def test_the_memory_guard_takes_the_address_space_limit_into_account(tmp_path: Path) -> None:
     """Under `ulimit -v` the default limit (half the physical memory) let a
     run start whose tables could not fit, and the core aborted (exit 134,
     a Rust backtrace). Now it is refused before it starts, naming the
@@ -259,7 +261,7 @@ def test_the_memory_guard_takes_the_address_space_limit_into_account(tmp_path):
         '[[flows]]\ncount = 20\napp = "bulk"\n'
     )
 
-    def cap():
+    def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2_500 << 20, resource.RLIM_INFINITY))
 
     env = {k: v for k, v in __import__("os").environ.items() if k != "CCSIM_MAX_MEMORY"}
@@ -279,7 +281,7 @@ def test_the_memory_guard_takes_the_address_space_limit_into_account(tmp_path):
     assert r.returncode != 0 and r.returncode != 2, "the old limit should have let the run start and fail"
 
 
-def test_the_memory_guard_takes_a_cgroup_cap_into_account(tmp_path, monkeypatch):
+def test_the_memory_guard_takes_a_cgroup_cap_into_account(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     """A container's or a batch scheduler's cap: cgroup v2 `memory.max`
     and v1 `memory.limit_in_bytes`, less what the group uses, from a tree
     laid out as the kernel shows it."""
@@ -313,7 +315,7 @@ def test_the_memory_guard_takes_a_cgroup_cap_into_account(tmp_path, monkeypatch)
 # ---------------------------------------------------------------- estimates and names
 
 
-def test_a_pcap_is_estimated_by_what_it_writes(tmp_path):
+def test_a_pcap_is_estimated_by_what_it_writes(tmp_path: Path) -> None:
     """`--pcap` of a 100 Mb/s bottleneck for 60 s was refused as 19.2 GB
     (its capacity counted in 40-byte packets) where 30 s of it records
     250,000 packets. Now each direction is charged its data packets and the
@@ -343,7 +345,7 @@ def test_a_pcap_is_estimated_by_what_it_writes(tmp_path):
         assert got <= est <= 4 * got, (links, got, est)
 
 
-def test_a_trace_slower_than_one_bit_per_second_is_refused_naming_the_users_field(tmp_path):
+def test_a_trace_slower_than_one_bit_per_second_is_refused_naming_the_users_field(tmp_path: Path) -> None:
     """Two opportunities 10^9 ms apart: refused as `links[0] (a->b).rate_bps`
     before, the core's internal name; now by the trace's own check."""
     (tmp_path / "gap.trace").write_text("0\n1\n1000000000\n")
@@ -357,7 +359,7 @@ def test_a_trace_slower_than_one_bit_per_second_is_refused_naming_the_users_fiel
     assert "mean rate below 1 b/s" in r.stderr and "rate_bps" not in r.stderr
 
 
-def test_memory_a_hook_allocates_is_blamed_on_the_hook_not_on_the_recorded_tables(tmp_path):
+def test_memory_a_hook_allocates_is_blamed_on_the_hook_not_on_the_recorded_tables(tmp_path: Path) -> None:
     """A MemoryError raised inside a Python algorithm used to be reported as
     the recorded tables not fitting, naming sim.sample_interval."""
     (tmp_path / "greedy.py").write_text(
@@ -370,10 +372,20 @@ def test_memory_a_hook_allocates_is_blamed_on_the_hook_not_on_the_recorded_table
     assert "greedy.cong_avoid() of flow 0" in r.stderr and "sim.sample_interval" not in r.stderr, r.stderr
 
 
-def test_a_set_that_makes_a_run_huge_is_estimated_before_it_runs(tmp_path):
+def test_a_set_that_makes_a_run_huge_is_estimated_before_it_runs(tmp_path: Path) -> None:
     f = scenario_file(tmp_path, "cubic")
     env = {**__import__("os").environ, "CCSIM_MAX_MEMORY": "50MB"}
-    args = [*CCSIM, "run", f, "--no-write", "-q", "--set", "sim.duration=600s", "--set", "sim.sample_interval=100us"]
+    args = [
+        *CCSIM,
+        "run",
+        str(f),
+        "--no-write",
+        "-q",
+        "--set",
+        "sim.duration=600s",
+        "--set",
+        "sim.sample_interval=100us",
+    ]
     r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 2 and r.stderr.startswith(
         "ccsim: error: sim.sample_interval: the recorded tables would need"
@@ -396,7 +408,7 @@ def test_a_set_that_makes_a_run_huge_is_estimated_before_it_runs(tmp_path):
         ({"action_bound": True}, "action_bound"),
     ],
 )
-def test_the_gym_constructor_refuses_bad_arguments_naming_them(kw, field):
+def test_the_gym_constructor_refuses_bad_arguments_naming_them(kw: dict[str, Any], field: str) -> None:
     from ccsim.gym import CongestionControlEnv
 
     with pytest.raises(ccsim.ScenarioError) as e:
@@ -404,7 +416,7 @@ def test_the_gym_constructor_refuses_bad_arguments_naming_them(kw, field):
     assert str(e.value).startswith(f"{field}: "), str(e.value)
 
 
-def test_a_python_algorithms_window_is_bounded_so_one_ack_cannot_send_billions(tmp_path):
+def test_a_python_algorithms_window_is_bounded_so_one_ack_cannot_send_billions(tmp_path: Path) -> None:
     """Found by the fuzz harness: `tp.cwnd = tp.cwnd_clamp` (then 2^32 − 1)
     on the ns-2 stack sent and recorded segments in one event until one
     allocation of 2.5 GB failed and the process aborted. A Python
@@ -425,7 +437,7 @@ res = ccsim.Scenario(json.loads({json.dumps(json.dumps(raw))})).run()
 print(int(res.table("flows")["retransmits"].sum()))
 """
 
-    def cap():
+    def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, resource.RLIM_INFINITY))
 
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=cap, timeout=300)
@@ -440,7 +452,7 @@ print(int(res.table("flows")["retransmits"].sum()))
     assert r.returncode == 2 and "tp.cwnd = 1000001: expected a whole number of segments in [1, 1000000]" in r.stderr
 
 
-def test_an_interrupt_in_a_notebook_leaves_no_thread_spinning(hooks):
+def test_an_interrupt_in_a_notebook_leaves_no_thread_spinning(hooks: Path) -> None:
     """Jupyter's "interrupt kernel" is a KeyboardInterrupt in the main
     thread; the run's thread used to keep spinning in the hook after it.
     In a child process so that a regression fails instead of hanging."""
@@ -462,10 +474,10 @@ print("left", results.runs_left(), [t.name for t in threading.enumerate() if t.n
     assert r.returncode == 0 and "interrupted" in r.stdout and "left False []" in r.stdout, (r.stdout, r.stderr)
 
 
-def test_a_missing_bottleneck_delay_is_called_missing():
+def test_a_missing_bottleneck_delay_is_called_missing() -> None:
     """It read "got None; expected a time string", unlike every other
     required topology key."""
-    raw = {
+    raw: dict[str, Any] = {
         "sim": {"duration": "1s"},
         "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "access_rate": "1Gbps", "access_delay": "1ms"},
         "flows": [{"count": 1}],
@@ -476,7 +488,7 @@ def test_a_missing_bottleneck_delay_is_called_missing():
     assert ccsim.Scenario.from_dict(raw).core["links"]
 
 
-def test_allow_code_is_never_silently_ignored(tmp_path):
+def test_allow_code_is_never_silently_ignored(tmp_path: Path) -> None:
     """`allow_code=False` beside a scenario built in Python is honoured, and
     beside a Scenario (which carries its own leave) it is refused."""
     from ccsim.experiments.sweep import Sweep, SweepError

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ def judge(measured: float, recorded: float, tolerance: float) -> str | None:
     return None if abs(moved) <= tolerance else f"{measured:.1f} against {recorded:.1f} recorded ({moved:+.1%})"
 
 
-def test_the_judge_sees_a_five_percent_change():
+def test_the_judge_sees_a_five_percent_change() -> None:
     tol = GUARD["tolerance"]
     assert tol < 0.05
     assert judge(3173.0, 3173.0, tol) is None
@@ -67,7 +68,7 @@ def quick() -> Path:
 
 
 @pytest.mark.parametrize("case", GUARD["cases"], ids=[c["args"].replace(" ", "_") for c in GUARD["cases"]])
-def test_instructions_per_packet_and_per_event_hold(quick, case):
+def test_instructions_per_packet_and_per_event_hold(quick: bool, case: dict[str, Any]) -> None:
     ir, pkts, events = _callgrind(case["args"])
     tol = GUARD["tolerance"]
     moved = [

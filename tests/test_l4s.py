@@ -6,15 +6,18 @@ own arithmetic."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+import ccsim
 import polars as pl
 import pytest
 from ccsim import Builder
+from ccsim.studies.base import num
 
 MSS = 1448
 
 
-def _coexistence(preset: str | None, seconds: int = 30):
+def _coexistence(preset: str | None, seconds: int = 30) -> ccsim.Result:
     prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
     return (
         Builder(duration=f"{seconds}s", seed=1, sample_interval="100ms", trace=["rtt"])
@@ -33,18 +36,18 @@ def _coexistence(preset: str | None, seconds: int = 30):
     )
 
 
-def _mean_rtt(res, flow: int, after_s: float = 5.0) -> float:
+def _mean_rtt(res: ccsim.Result, flow: int, after_s: float = 5.0) -> float:
     r = res.table("rtt_trace").filter((pl.col("flow") == flow) & (pl.col("time_s") > after_s))
-    return float(r["rtt_s"].mean())
+    return num(r["rtt_s"].mean())
 
 
-def _window(res, flow: int) -> float:
+def _window(res: ccsim.Result, flow: int) -> float:
     """Mean window in segments: goodput × RTT / mss."""
     gp = res.flows.filter(pl.col("id") == flow)["goodput_bps"][0]
-    return gp * _mean_rtt(res, flow) / (8 * MSS)
+    return float(gp * _mean_rtt(res, flow) / (8 * MSS))
 
 
-def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says():
+def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says() -> None:
     # RFC 9332 §2.1: with p_C = (p_L/k)², a Reno-friendly window
     # 1.22/√p_C and a scalable window 2/p_L stand in the ratio
     # W_L/W_C = 2/(1.22·k) = 0.82 at k = 2. The test uses Prague without
@@ -59,8 +62,8 @@ def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says():
     # Latency separation: the L queue holds well under its 1 ms step, the
     # C queue near the PI2 target of 15 ms (base RTT taken from the L flow).
     rtt = res.table("rtt_trace").filter(pl.col("time_s") > 5)
-    base = float(rtt.filter(pl.col("flow") == 1)["rtt_s"].min())
-    l_p99 = float(rtt.filter(pl.col("flow") == 1)["rtt_s"].quantile(0.99)) - base
+    base = num(rtt.filter(pl.col("flow") == 1)["rtt_s"].min())
+    l_p99 = num(rtt.filter(pl.col("flow") == 1)["rtt_s"].quantile(0.99)) - base
     c_mean = _mean_rtt(res, 0) - base
     assert l_p99 < 1e-3, l_p99
     assert 0.010 <= c_mean <= 0.020, c_mean
@@ -70,7 +73,7 @@ def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says():
     assert bott["utilization"] >= 0.95
 
 
-def test_default_prague_is_not_starved_nor_starves_cubic():
+def test_default_prague_is_not_starved_nor_starves_cubic() -> None:
     # The module's default RTT independence (target 25 ms) makes the 20 ms
     # Prague flow cut at most once per 25 ms, so its window sits above the
     # coupling law's (docs/model.md gives the numbers). Coexistence, RFC
@@ -82,7 +85,7 @@ def test_default_prague_is_not_starved_nor_starves_cubic():
     assert res.flows.sort("id")["retransmits"][1] == 0
 
 
-def _two_prague(preset: str | None, rate: str, access: str, buffer: str, **link) -> pl.DataFrame:
+def _two_prague(preset: str | None, rate: str, access: str, buffer: str, **link: Any) -> pl.DataFrame:
     """Per-flow results of two Prague flows at 5 and 50 ms base RTT (each
     flow's own rtt sets its access delays) through a DualPI2 dumbbell, 40 s."""
     prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
@@ -116,7 +119,7 @@ def _ratio(preset: str | None) -> float:
     return short / long
 
 
-def test_rtt_independence_narrows_the_rate_gap_between_5ms_and_50ms_flows():
+def test_rtt_independence_narrows_the_rate_gap_between_5ms_and_50ms_flows() -> None:
     # Two Prague flows in the L queue at 5 and 50 ms: RTT independence (the
     # module's 'rate' heuristic, target 25 ms) slows the 5 ms flow's growth
     # to (5/25)² per round trip and its cuts to one per 25 ms, so the rate
@@ -138,7 +141,7 @@ def _fixed_p_pair(preset: str | None, n: int) -> tuple[float, float, float]:
 
 
 @pytest.mark.parametrize("n", [50, 100])
-def test_rtt_ratios_follow_the_one_over_rtt_law_at_a_fixed_marking_probability(n):
+def test_rtt_ratios_follow_the_one_over_rtt_law_at_a_fixed_marking_probability(n: int) -> None:
     # A scalable flow that grows by one segment per round trip and cuts
     # W·p/2 once per round trip at marking probability p holds W = 2/p
     # whatever its RTT, so rates go as 1/RTT: 50/5 = 10 (RFC 9332 §2.1's
@@ -158,7 +161,7 @@ def test_rtt_ratios_follow_the_one_over_rtt_law_at_a_fixed_marking_probability(n
 
 
 @pytest.mark.parametrize("field", ["ecn", "ecn_codepoint"])
-def test_prague_turns_on_ect1_and_accecn_itself(field):
+def test_prague_turns_on_ect1_and_accecn_itself(field: str) -> None:
 
     sc = (
         Builder(duration="1s", seed=1, sample_interval="off")

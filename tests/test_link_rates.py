@@ -6,22 +6,37 @@ checked against the arithmetic of the trace or schedule."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import ccsim
 import numpy as np
 import polars as pl
 import pytest
 from ccsim import Builder, ScenarioError
+from ccsim.studies.base import num
 from helpers import plotted_figures
+from pytest import MonkeyPatch
 
 PKT = 1500  # bytes on the wire of a CBR packet of packet_size 1500B
 OPP_BITS = 1504 * 8  # one mahimahi delivery opportunity (PACKET_SIZE)
 
 
-def _trace(path, lines):
+def _trace(path: Path, lines: Iterable[int | str]) -> str:
     path.write_text("".join(f"{x}\n" for x in lines))
     return str(path)
 
 
-def _cbr(cbr, start="0s", stop="0.5s", duration="3s", sample="10ms", buffer="1000pkt", **link):
+def _cbr(
+    cbr: str,
+    start: str = "0s",
+    stop: str = "0.5s",
+    duration: str = "3s",
+    sample: str = "10ms",
+    buffer: str = "1000pkt",
+    **link: Any,
+) -> ccsim.Result:
     return (
         Builder(duration=duration, seed=1, sample_interval=sample)
         .single_link(delay="10ms", buffer=buffer, **link)
@@ -31,11 +46,11 @@ def _cbr(cbr, start="0s", stop="0.5s", duration="3s", sample="10ms", buffer="100
     )
 
 
-def _queue(res, link=0):
+def _queue(res: ccsim.Result, link: int = 0) -> np.ndarray:
     return res.link_series.filter(pl.col("link") == link)["queue_pkts"].to_numpy().astype(np.int64)
 
 
-def test_a_constant_trace_is_a_fixed_link_of_its_mean_rate(tmp_path):
+def test_a_constant_trace_is_a_fixed_link_of_its_mean_rate(tmp_path: Path) -> None:
     # One opportunity per millisecond: 1504 B/ms = 12.032 Mb/s. Open loop
     # (CBR at twice that for 0.5 s into a deep buffer) the queue series is
     # the fixed link's to the packet; closed loop (CUBIC, BBR) the goodput is
@@ -60,14 +75,14 @@ def test_a_constant_trace_is_a_fixed_link_of_its_mean_rate(tmp_path):
         assert abs(g[0] - g[1]) / g[1] < 1e-3, (cc, g)
 
 
-def test_a_bdp_buffer_on_a_trace_link_uses_its_mean_rate(tmp_path):
+def test_a_bdp_buffer_on_a_trace_link_uses_its_mean_rate(tmp_path: Path) -> None:
     # 12.032 Mb/s × 40 ms / (8 · 1500 B) = 40.1 → 40 packets.
     tr = _trace(tmp_path / "const", range(1, 1001))
     sc = Builder(duration="1s").single_link(delay="20ms", trace=tr, buffer="1bdp").flows(count=1).build()
     assert sc.core["links"][0]["queue"]["limit_pkts"] == 40
 
 
-def test_goodput_stays_under_a_varying_trace_and_bbr_follows_its_capacity(tmp_path):
+def test_goodput_stays_under_a_varying_trace_and_bbr_follows_its_capacity(tmp_path: Path) -> None:
     # 2 s at two opportunities per ms (24.064 Mb/s), 2 s at one per 2 ms
     # (6.016 Mb/s), repeating. Goodput is at most the trace's capacity times
     # the payload share (1448/1500); BBR's delivery-rate estimate is near
@@ -94,11 +109,11 @@ def test_goodput_stays_under_a_varying_trace_and_bbr_follows_its_capacity(tmp_pa
                 # the last 0.2 s of each phase, over the last 8 periods
                 sel = fs.filter(((pl.col("time_s") % 4.0) >= t0 - 0.001) & ((pl.col("time_s") % 4.0) < t0 + 0.2))
                 sel = sel.filter(pl.col("time_s") > 8)
-                est = sel["delivery_rate_bps"].median() * 1500 / 1448
+                est = num(sel["delivery_rate_bps"].median()) * 1500 / 1448
                 assert 0.75 * cap[phase] <= est <= 1.1 * cap[phase], (phase, est, cap[phase])
 
 
-def test_a_rate_step_builds_the_queue_at_the_rate_difference():
+def test_a_rate_step_builds_the_queue_at_the_rate_difference() -> None:
     # CBR 30 Mb/s; the link steps from 50 to 10 Mb/s at 1 s: the queue grows
     # by (30 − 10) Mb/s / (8 · 1500 B) = 1666.7 packets per second.
     res = _cbr("30Mbps", stop="2s", duration="2s", sample="100ms", rate=[[0, "50Mbps"], ["1s", "10Mbps"]])
@@ -111,7 +126,7 @@ def test_a_rate_step_builds_the_queue_at_the_rate_difference():
     assert res.links["rate_bps"][0] == 50_000_000
 
 
-def test_an_outage_holds_packets_and_loses_none_below_the_buffer():
+def test_an_outage_holds_packets_and_loses_none_below_the_buffer() -> None:
     # CBR 6 Mb/s; the link is off from 1 s to 2 s: 6e6 / (8 · 1500) = 500
     # packets wait (buffer 1000), none is lost, and the queue drains at the
     # restored 50 Mb/s minus the 6 Mb/s still arriving.
@@ -136,7 +151,7 @@ def test_an_outage_holds_packets_and_loses_none_below_the_buffer():
         ("1\n\n2\n", "line 2: empty line"),
     ],
 )
-def test_bad_traces_name_the_field_the_file_the_line_and_the_value(tmp_path, text, message):
+def test_bad_traces_name_the_field_the_file_the_line_and_the_value(tmp_path: Path, text: str, message: str) -> None:
     p = tmp_path / "bad.trace"
     p.write_text(text)
     with pytest.raises(ScenarioError, match="topology.trace") as e:
@@ -156,13 +171,15 @@ def test_bad_traces_name_the_field_the_file_the_line_and_the_value(tmp_path, tex
         ({"rate": "10Mbps", "trace_offset": "1s"}, "topology.trace_offset", "given without topology.trace"),
     ],
 )
-def test_bad_schedules_name_the_field(link, field, accepted):
+def test_bad_schedules_name_the_field(link: dict[str, Any], field: str, accepted: str) -> None:
     with pytest.raises(ScenarioError) as e:
         Builder(duration="1s").single_link(delay="10ms", **link).flows(count=1).build()
     assert str(e.value).startswith(field) and accepted in str(e.value), str(e.value)
 
 
-def test_a_trace_and_a_rate_together_and_missing_or_oversized_files_are_refused(tmp_path, monkeypatch):
+def test_a_trace_and_a_rate_together_and_missing_or_oversized_files_are_refused(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     tr = _trace(tmp_path / "t", range(1, 101))
     with pytest.raises(ScenarioError, match=r"topology.trace: a trace sets the rate; give rate or trace, not both"):
         Builder(duration="1s").single_link(delay="10ms", rate="10Mbps", trace=tr).flows(count=1).build()
@@ -173,7 +190,7 @@ def test_a_trace_and_a_rate_together_and_missing_or_oversized_files_are_refused(
         Builder(duration="1s").single_link(delay="10ms", trace=tr).flows(count=1).build()
 
 
-def test_a_file_that_is_not_a_trace_is_never_quoted_beyond_a_short_token(tmp_path):
+def test_a_file_that_is_not_a_trace_is_never_quoted_beyond_a_short_token(tmp_path: Path) -> None:
     # a symlink to a file of secrets: the error shows at most 16 printable
     # characters of the first token, never the line
     secret = tmp_path / "secret"
@@ -193,7 +210,7 @@ def test_a_file_that_is_not_a_trace_is_never_quoted_beyond_a_short_token(tmp_pat
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev"])
-def test_a_trace_that_is_not_a_regular_file_is_refused_before_it_is_opened(tmp_path, kind):
+def test_a_trace_that_is_not_a_regular_file_is_refused_before_it_is_opened(tmp_path: Path, kind: str) -> None:
     import os
 
     if kind == "fifo":
@@ -210,7 +227,9 @@ def test_a_trace_that_is_not_a_regular_file_is_refused_before_it_is_opened(tmp_p
         ccsim._core.load_trace(str(p))
 
 
-def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content_is_the_identity(tmp_path):
+def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content_is_the_identity(
+    tmp_path: Path,
+) -> None:
     import ccsim
 
     _trace(tmp_path / "link.trace", range(1, 11))
@@ -235,7 +254,7 @@ def test_a_trace_path_is_taken_from_the_scenario_files_directory_and_its_content
     "queue, buffer",
     [(q, "200pkt") for q in ("droptail", "red", "codel", "fq_codel", "pie", "dualpi2")] + [("droptail", "300KB")],
 )
-def test_every_queue_discipline_works_in_front_of_a_trace(tmp_path, queue, buffer):
+def test_every_queue_discipline_works_in_front_of_a_trace(tmp_path: Path, queue: str, buffer: str) -> None:
     # The 24/6 Mb/s square-wave trace behind each discipline (enqueue-time
     # and dequeue-time ones): goodput within the trace's capacity, and the
     # delay-based AQMs keep the RTT far below DropTail's full buffer.
@@ -252,12 +271,12 @@ def test_every_queue_discipline_works_in_front_of_a_trace(tmp_path, queue, buffe
     )
     g = res.flows["goodput_bps"].sum()
     assert 0.6 * mean * 1448 / 1500 <= g <= mean * 1448 / 1500, g
-    rtt = res.flows["rtt_mean_s"].mean()
+    rtt = num(res.flows["rtt_mean_s"].mean())
     if queue in ("codel", "fq_codel", "pie", "dualpi2"):
         assert rtt < 0.12, rtt  # DropTail's 200 packets at 6 Mb/s alone are 0.4 s
 
 
-def test_access_hop_and_wireless_rates_take_schedules_and_the_last_hop_a_trace(tmp_path):
+def test_access_hop_and_wireless_rates_take_schedules_and_the_last_hop_a_trace(tmp_path: Path) -> None:
     tr = _trace(tmp_path / "const", range(1, 1001))  # 12.032 Mb/s
     common = dict(bottleneck_rate="100Mbps", bottleneck_delay="10ms", access_delay="1ms")
     sc = (
@@ -295,7 +314,7 @@ def test_access_hop_and_wireless_rates_take_schedules_and_the_last_hop_a_trace(t
     assert sum(1 for lk in pl_.core["links"] if lk.get("varying", {}).get("kind") == "schedule") == 4
 
 
-def test_parking_lot_hops_replay_a_trace(tmp_path):
+def test_parking_lot_hops_replay_a_trace(tmp_path: Path) -> None:
     """hop_trace: every hop replays the trace, in both directions. With a
     constant trace (one 1504-byte opportunity per millisecond; a waiting
     packet takes the 4 bytes a 1500-byte one leaves) each hop carries
@@ -307,7 +326,7 @@ def test_parking_lot_hops_replay_a_trace(tmp_path):
     test_a_constant_trace_is_a_fixed_link_of_its_mean_rate.)"""
     tr = _trace(tmp_path / "const", range(1, 1001))
 
-    def scenario(**hop):
+    def scenario(**hop: Any) -> ccsim.Scenario:
         return (
             Builder(duration="20s", seed=1)
             .topology(
@@ -329,7 +348,7 @@ def test_parking_lot_hops_replay_a_trace(tmp_path):
         scenario(hop_trace=tr, hop_rate="10Mbps")
 
 
-def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path):
+def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path: Path) -> None:
     """The figure a researcher reads a varying link by: capacity and carried
     traffic per interval, goodput, and each flow's queueing delay (smoothed
     RTT less its smallest, so the base RTT is out: it starts near 0 and rises
@@ -347,8 +366,8 @@ def test_a_varying_link_gets_a_capacity_figure_with_queueing_delay(tmp_path):
     figs = plotted_figures(tmp_path)
     assert (tmp_path / "capacity.png").exists()
     top, low = figs["capacity"].axes[:2]
-    cap = next(line for line in top.get_lines() if line.get_label().endswith("capacity"))
-    t, c = cap.get_xdata(), cap.get_ydata()
+    cap = next(line for line in top.get_lines() if str(line.get_label()).endswith("capacity"))
+    t, c = np.asarray(cap.get_xdata()), np.asarray(cap.get_ydata())
     assert abs(np.median(c[t <= 3.0]) - 20) < 0.5 and abs(np.median(c[t > 3.1]) - 5) < 0.5
     assert "queueing delay" in low.get_ylabel()
     (delay,) = low.get_lines()

@@ -6,6 +6,7 @@ lists exactly the options that exist."""
 
 import json
 import re
+from typing import Any
 
 import pytest
 from ccsim import Scenario, ScenarioError, _core
@@ -20,17 +21,18 @@ BASE = {
 }
 
 
-def resolve(**topo) -> dict:
-    return json.loads(Scenario.from_dict({**BASE, "topology": {**BASE["topology"], **topo}}).to_core_json())
+def resolve(**topo: Any) -> dict[str, Any]:
+    topology: dict[str, Any] = {**BASE["topology"], **topo}  # type: ignore[dict-item]
+    return dict(json.loads(Scenario.from_dict({**BASE, "topology": topology}).to_core_json()))
 
 
-def refused(**topo) -> str:
+def refused(**topo: Any) -> str:
     with pytest.raises(ScenarioError) as e:
         resolve(**topo)
     return str(e.value)
 
 
-def test_shaper_defaults_are_mininets_tclink_and_bounds_name_the_users_option():
+def test_shaper_defaults_are_mininets_tclink_and_bounds_name_the_users_option() -> None:
     """Mininet's TCLink (mininet/link.py, TCIntf.bwCmds) runs `tc ... htb
     rate R burst 15k`, which iproute2's get_size reads as 15 × 1024 bytes,
     with tc's own cburst of ceil/HZ + mtu = 1600 bytes (HZ = 10^9 with
@@ -64,12 +66,14 @@ def test_shaper_defaults_are_mininets_tclink_and_bounds_name_the_users_option():
         ({"probability": 2, "delay": "5ms"}, "topology.reorder.probability: got 2", "a probability in [0, 1]"),
     ],
 )
-def test_reordering_that_would_be_ignored_or_is_out_of_bounds_is_refused_by_name(reorder, field, words):
+def test_reordering_that_would_be_ignored_or_is_out_of_bounds_is_refused_by_name(
+    reorder: dict[str, Any], field: str, words: str
+) -> None:
     msg = refused(reorder=reorder)
     assert msg.startswith(field) and words in msg, msg
 
 
-def test_reordering_resolves_with_the_cores_defaults_and_the_core_applies_the_same_rules():
+def test_reordering_resolves_with_the_cores_defaults_and_the_core_applies_the_same_rules() -> None:
     assert [o["name"] for o in REORDER_SCHEMA["options"]] == ["jitter", "probability", "delay"]
     link = resolve(reorder={"jitter": "2ms"})["links"][0]
     assert link["reorder"] == {"jitter_ps": 2 * 10**9, "probability": 0.0, "delay_ps": 0}
@@ -81,11 +85,11 @@ def test_reordering_resolves_with_the_cores_defaults_and_the_core_applies_the_sa
         _core.run(json.dumps(core))
 
 
-def two_state(good) -> dict:
+def two_state(good: str | dict[str, Any]) -> dict[str, Any]:
     return {"kind": "two_state", "good": good, "bad": "10ms", "loss_bad": 1}
 
 
-def test_every_distribution_names_its_missing_and_out_of_bound_parameters():
+def test_every_distribution_names_its_missing_and_out_of_bound_parameters() -> None:
     """The grammar is the core's (rng.rs DISTS); bounds: a Pareto's mean is
     infinite for shape ≤ 1, a uniform's max is not below its min, a state's
     duration is above 0."""
@@ -107,7 +111,7 @@ def test_every_distribution_names_its_missing_and_out_of_bound_parameters():
     assert msg.startswith("topology.loss.good.shape: got True"), msg
 
 
-def test_topology_options_are_the_documented_ones():
+def test_topology_options_are_the_documented_ones() -> None:
     """Each kind accepts the options its rows in TOPOLOGY_DOC name; the
     builders are exactly the kinds; docs/scenario.md's [topology] section
     names every option of every kind, and each kind's table names only
@@ -131,7 +135,7 @@ def test_topology_options_are_the_documented_ones():
     assert not EXPLICIT_LINK_KEYS - named
 
 
-def test_queues_whose_linux_limit_counts_packets_refuse_a_byte_buffer():
+def test_queues_whose_linux_limit_counts_packets_refuse_a_byte_buffer() -> None:
     """Linux's sch_codel, sch_fq_codel, sch_dualpi2 and sch_netem take
     `limit` in packets; DropTail (bfifo), RED and PIE (ns-2's byte mode) may
     count bytes. The front end reads which from the core's QueueCfg."""
@@ -147,7 +151,7 @@ def test_queues_whose_linux_limit_counts_packets_refuse_a_byte_buffer():
     assert refused_kinds == {"codel", "fq_codel", "dualpi2", "netem"}
 
 
-def test_every_loss_model_lists_its_defaults_under_the_name_a_scenario_writes():
+def test_every_loss_model_lists_its_defaults_under_the_name_a_scenario_writes() -> None:
     from ccsim.scenario.netmodels import LOSS_DEFAULTS, LOSS_KINDS
 
     assert set(LOSS_DEFAULTS) == set(LOSS_KINDS)

@@ -22,12 +22,14 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import pytest
 from ccsim.experiments.runner import InertAxisWarning, dry_run, run_sweep
 from ccsim.experiments.sweep import Sweep, SweepError
 from helpers import dumbbell_raw
+from pytest import MonkeyPatch
 
 PY = sys.executable
 
@@ -36,20 +38,20 @@ BASE = dumbbell_raw(
 )
 
 
-def base(**flows0) -> dict:
+def base(**flows0: Any) -> dict[str, Any]:
     d = copy.deepcopy(BASE)
     d["flows"][0].update(flows0)
     return d
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PY, "-m", "ccsim", *args], capture_output=True, text=True, cwd=cwd)
 
 
 # ------------------------------------------------------------ rule 1: refused
 
 
-def test_set_overridden_by_every_flow_group_is_refused_naming_both():
+def test_set_overridden_by_every_flow_group_is_refused_naming_both() -> None:
     sc = ccsim.Scenario(base())
     with pytest.raises(ccsim.ScenarioError) as e:
         sc.with_overrides({"tcp.cc": "bbr"})
@@ -62,7 +64,7 @@ def test_set_overridden_by_every_flow_group_is_refused_naming_both():
     assert res.flows["cc"].to_list() == ["cubic", "cubic", "bbr"]
 
 
-def test_every_group_overriding_is_named_and_udp_groups_take_no_tcp_option():
+def test_every_group_overriding_is_named_and_udp_groups_take_no_tcp_option() -> None:
     raw = base()
     raw["flows"].append({"count": 1, "cc": "reno"})
     raw["flows"].append({"count": 1, "app": "cbr", "rate": "1Mbps"})
@@ -70,7 +72,7 @@ def test_every_group_overriding_is_named_and_udp_groups_take_no_tcp_option():
         ccsim.Scenario(raw).with_overrides({"tcp.cc": "bbr"})
 
 
-def test_a_tcp_option_that_still_acts_elsewhere_is_kept():
+def test_a_tcp_option_that_still_acts_elsewhere_is_kept() -> None:
     # every group sets its own mss, but [tcp]'s mss sizes the buffers
     # written in packets and BDPs (the resolver's packet size): it acts, so
     # the rule, confirmed by resolving without it, lets it through
@@ -80,7 +82,7 @@ def test_a_tcp_option_that_still_acts_elsewhere_is_kept():
     assert a.core["links"] != b.core["links"]
 
 
-def test_access_delay_replaced_by_every_groups_rtt_is_refused():
+def test_access_delay_replaced_by_every_groups_rtt_is_refused() -> None:
     sc = ccsim.Scenario(base(rtt="50ms"))
     with pytest.raises(
         ccsim.ScenarioError, match=r"topology\.access_delay .*overridden for every flow by flows\[0\]\.rtt"
@@ -89,7 +91,7 @@ def test_access_delay_replaced_by_every_groups_rtt_is_refused():
     ccsim.Scenario(base()).with_overrides({"topology.access_delay": "5ms"})  # no rtt: it acts
 
 
-def test_cli_set_is_refused_in_one_line(tmp_path):
+def test_cli_set_is_refused_in_one_line(tmp_path: Path) -> None:
     p = tmp_path / "sc.toml"
     ccsim.dump(ccsim.Scenario(base()), p)
     r = cli("run", str(p), "--set", "tcp.cc=bbr", "--out", str(tmp_path / "o"))
@@ -99,7 +101,7 @@ def test_cli_set_is_refused_in_one_line(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_sweep_set_and_axis_overridden_everywhere_are_refused_before_anything_runs(tmp_path):
+def test_sweep_set_and_axis_overridden_everywhere_are_refused_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(SweepError, match=r"set: tcp\.cc .*flows\[0\]\.cc"):
         Sweep(base(), set={"tcp.cc": "bbr"})
     sw = Sweep(base(), grid={"tcp.cc": ["cubic", "bbr", "bbr3"]})
@@ -116,7 +118,7 @@ def test_sweep_set_and_axis_overridden_everywhere_are_refused_before_anything_ru
     assert rep.computed == 2
 
 
-def test_cli_sweep_over_tcp_cc_beside_a_group_cc_tells_the_fix(tmp_path):
+def test_cli_sweep_over_tcp_cc_beside_a_group_cc_tells_the_fix(tmp_path: Path) -> None:
     ccsim.dump(ccsim.Scenario(base()), tmp_path / "sc.toml")
     (tmp_path / "sw.toml").write_text('base = "sc.toml"\n[grid]\n"tcp.cc" = ["cubic", "bbr", "bbr3"]\n')
     for extra in ([], ["--dry-run"]):
@@ -130,7 +132,7 @@ def test_cli_sweep_over_tcp_cc_beside_a_group_cc_tells_the_fix(tmp_path):
 # ------------------------------------------------------- rule 2: collisions
 
 
-def test_axis_values_that_resolve_to_one_scenario_are_an_error_naming_the_axis(tmp_path):
+def test_axis_values_that_resolve_to_one_scenario_are_an_error_naming_the_axis(tmp_path: Path) -> None:
     # 200 ms written two ways: no known precedence, caught by comparing the
     # resolved scenarios
     sw = Sweep(base(), grid={"tcp.min_rto": ["200ms", "0.2s"], "topology.buffer": ["1bdp", "2bdp"]})
@@ -152,7 +154,7 @@ def test_axis_values_that_resolve_to_one_scenario_are_an_error_naming_the_axis(t
     assert rep.computed == 2
 
 
-def test_a_value_listed_twice_shares_one_run_and_is_not_a_collision(tmp_path):
+def test_a_value_listed_twice_shares_one_run_and_is_not_a_collision(tmp_path: Path) -> None:
     rep = run_sweep(Sweep(base(), grid={"topology.buffer": ["1bdp", "1bdp"]}), tmp_path / "c", executor="serial")
     assert rep.computed == 1 and rep.total == 2
 
@@ -160,7 +162,7 @@ def test_a_value_listed_twice_shares_one_run_and_is_not_a_collision(tmp_path):
 # ------------------------------------------------------ rule 3: inert axes
 
 
-def test_an_axis_whose_values_give_identical_results_is_warned_about(tmp_path):
+def test_an_axis_whose_values_give_identical_results_is_warned_about(tmp_path: Path) -> None:
     # access links at 1 Gb/s feeding a 10 Mb/s bottleneck never hold more
     # than a few packets: their buffer size cannot act
     sw = Sweep(base(), grid={"topology.access_buffer": ["1000pkt", "2000pkt"]}, seeds=2)
@@ -179,7 +181,7 @@ def test_an_axis_whose_values_give_identical_results_is_warned_about(tmp_path):
     assert not [w for w in got if issubclass(w.category, InertAxisWarning)] and not rep.warnings
 
 
-def test_cli_sweep_prints_the_inert_axis_once(tmp_path):
+def test_cli_sweep_prints_the_inert_axis_once(tmp_path: Path) -> None:
     ccsim.dump(ccsim.Scenario(base()), tmp_path / "sc.toml")
     (tmp_path / "sw.toml").write_text(
         'base = "sc.toml"\nseeds = 2\n[grid]\n"topology.access_buffer" = ["1000pkt", "2000pkt"]\n'
@@ -202,7 +204,7 @@ def test_cli_sweep_prints_the_inert_axis_once(tmp_path):
         ({"ecn_feedback": "accecn"}, {"ecn": True}),
     ],
 )
-def test_an_option_written_where_it_cannot_act_is_refused(written, needs):
+def test_an_option_written_where_it_cannot_act_is_refused(written: dict[str, Any], needs: dict[str, Any]) -> None:
     """ecn_response, ecn_codepoint and ecn_feedback without ECN,
     ts_option_bytes without timestamps and sack1_stop_at_end without Sack1
     would do nothing: refused naming both settings; with the other option
@@ -225,7 +227,9 @@ def test_an_option_written_where_it_cannot_act_is_refused(written, needs):
     ccsim.Scenario(base(stack="ns2"))
 
 
-def test_ack_hooks_first_is_refused_for_an_algorithm_without_the_hooks_it_places(tmp_path, monkeypatch):
+def test_ack_hooks_first_is_refused_for_an_algorithm_without_the_hooks_it_places(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     """ack_hooks_first moves pkts_acked and in_ack_event: BBR and NewReno
     have neither (the core's table, checked against runs in
     crates/ccsim-core/tests/ack_hooks.rs), so it would do nothing there;
@@ -269,16 +273,16 @@ def test_ack_hooks_first_is_refused_for_an_algorithm_without_the_hooks_it_places
         ccsim.Scenario(base(cc="py:hooked:Half", ack_hooks_first=False))
 
 
-def test_dupthresh_frac_is_refused_where_neither_of_its_two_effects_can_happen():
+def test_dupthresh_frac_is_refused_where_neither_of_its_two_effects_can_happen() -> None:
     """dupthresh_frac raises Sack1's threshold, and under limited transmit
     allows one new segment per duplicate ACK below the threshold (ns-2's
     send_one), which differs from RFC 3042's first two only where the
     threshold exceeds 3. Written where neither can happen it is refused,
     naming the three settings; each accepted combination is shown to act:
     its run differs from the same run with the option off."""
-    lossy = {"duration": "20s", "rate": "20Mbps", "loss": {"kind": "bernoulli", "p": 0.01}}
+    lossy: dict[str, Any] = {"duration": "20s", "rate": "20Mbps", "loss": {"kind": "bernoulli", "p": 0.01}}
 
-    def raw(**tcp):
+    def raw(**tcp: Any) -> dict[str, Any]:
         r = dumbbell_raw(
             tcp={"cc": "newreno", **tcp}, flows=[{"count": 2}], **{k: v for k, v in lossy.items() if k != "duration"}
         )

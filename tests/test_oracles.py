@@ -1,5 +1,7 @@
 """The oracles themselves reproduce the reference vectors (docs/reference.md R9)."""
 
+from typing import Any
+
 import pytest
 from oracles import jain, mathis, pftk_approx, pftk_full
 
@@ -13,7 +15,7 @@ VECTORS = [
 
 
 @pytest.mark.parametrize("p,m,a1,a2,f1,f2", VECTORS)
-def test_pftk_and_mathis_reference_vectors(p, m, a1, a2, f1, f2):
+def test_pftk_and_mathis_reference_vectors(p: float, m: float, a1: float, a2: float, f1: float, f2: float) -> None:
     rel = 0.01
     assert mathis(p, 0.1) == pytest.approx(m, rel=rel)
     assert pftk_approx(p, 0.1, 1.0, b=1) == pytest.approx(a1, rel=rel)
@@ -25,5 +27,5 @@ def test_pftk_and_mathis_reference_vectors(p, m, a1, a2, f1, f2):
 @pytest.mark.parametrize(
     "xs,j", [((1, 1, 1, 1), 1.0), ((1, 0, 0, 0), 0.25), ((1, 2, 3, 4), 0.8333), ((10, 5), 0.9), ((3, 1), 0.8)]
 )
-def test_jain_reference_vectors(xs, j):
+def test_jain_reference_vectors(xs: tuple[Any, ...], j: float) -> None:
     assert jain(xs) == pytest.approx(j, abs=1e-4)

@@ -8,17 +8,21 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
+from typing import Any
 
+import ccsim
 import dpkt
 import polars as pl
 import pytest
 from ccsim import Builder, ScenarioError
 from conftest import ROOT
+from pytest import MonkeyPatch
 
 MSS = 1448
 
 
-def _read(path):
+def _read(path: Path) -> list[Any]:
     out = []
     with open(path, "rb") as f:
         r = dpkt.pcap.Reader(f)
@@ -28,7 +32,7 @@ def _read(path):
     return out
 
 
-def _run(tmp_path, **tcp):
+def _run(tmp_path: Path, **tcp: Any) -> tuple[ccsim.Result, Path]:
     # Two file transfers over a 10 Mb/s bottleneck with a small buffer (so
     # there are drops, retransmissions and SACK blocks), long enough to end:
     # nothing is in flight when the run stops.
@@ -48,7 +52,7 @@ def _run(tmp_path, **tcp):
     return res, out
 
 
-def test_records_match_the_links_counts_and_the_senders_sequence_trace(tmp_path):
+def test_records_match_the_links_counts_and_the_senders_sequence_trace(tmp_path: Path) -> None:
     res, out = _run(tmp_path)
     fwd, rev = _read(out / "r0-r1.pcap"), _read(out / "r1-r0.pcap")
     links = {r["name"]: r for r in res.links.iter_rows(named=True)}
@@ -61,7 +65,7 @@ def test_records_match_the_links_counts_and_the_senders_sequence_trace(tmp_path)
     sent = Counter(
         (int(f), int(s) * MSS) for f, k, s in st.select("flow", "kind", "seq").rows() if k in ("send", "rexmit")
     )
-    seen = Counter()
+    seen: Counter[tuple[int, int]] = Counter()
     for _, ip in fwd:
         tcp = ip.data
         if len(tcp.data) == 0 and ip.len - 4 * ip.hl - 4 * tcp.off > 0:  # headers only: payload by length
@@ -93,7 +97,7 @@ def test_records_match_the_links_counts_and_the_senders_sequence_trace(tmp_path)
     assert sum((acks - cap_acks).values()) == 0 and sum((cap_acks - acks).values()) == 0
 
 
-def test_headers_sizes_flags_options_and_times(tmp_path):
+def test_headers_sizes_flags_options_and_times(tmp_path: Path) -> None:
     res, out = _run(tmp_path)
     fwd, rev = _read(out / "r0-r1.pcap"), _read(out / "r1-r0.pcap")
     times = [float(ts) for ts, _ in fwd]
@@ -129,7 +133,10 @@ def test_headers_sizes_flags_options_and_times(tmp_path):
     # the other way.
     core = res.scenario.core
     hosts = {(core["flows"][f]["src"], core["flows"][f]["dst"]) for f in range(2)}
-    node = lambda a: (a[1] << 8) | a[2]  # noqa: E731
+
+    def node(a: bytes) -> int:
+        return (a[1] << 8) | a[2]
+
     assert {(node(ip.src), node(ip.dst)) for ip in data} == hosts
     assert {(node(ip.dst), node(ip.src)) for _, ip in rev} == hosts
     # IPv4 header checksums are valid.
@@ -141,7 +148,7 @@ def test_headers_sizes_flags_options_and_times(tmp_path):
         assert s == 0xFFFF
 
 
-def test_ecn_bits_reach_the_capture(tmp_path):
+def test_ecn_bits_reach_the_capture(tmp_path: Path) -> None:
     res = (
         Builder(duration="3s", seed=1, pcap=["bottleneck"])
         .dumbbell(
@@ -163,7 +170,7 @@ def test_ecn_bits_reach_the_capture(tmp_path):
     assert ecn[3] == marks > 0 and ecn[2] > 0  # CE as many as the queue marked; ECT(0) the rest
 
 
-def test_the_cli_option_names_links_and_refuses_unknown_ones(tmp_path):
+def test_the_cli_option_names_links_and_refuses_unknown_ones(tmp_path: Path) -> None:
     out = tmp_path / "d"
     r = subprocess.run(
         [
@@ -189,13 +196,13 @@ def test_the_cli_option_names_links_and_refuses_unknown_ones(tmp_path):
         Builder(duration="1s", pcap=["nope"]).single_link(rate="10Mbps", delay="10ms").flows(count=1).build()
 
 
-def test_a_capture_that_cannot_fit_in_memory_is_refused_before_the_run(monkeypatch):
+def test_a_capture_that_cannot_fit_in_memory_is_refused_before_the_run(monkeypatch: MonkeyPatch) -> None:
     monkeypatch.setenv("CCSIM_MAX_MEMORY", "100MB")
     with pytest.raises(ScenarioError, match=r"sim.pcap: the recorded tables would need about"):
         Builder(duration="60s", pcap=["bottleneck"]).single_link(rate="10Gbps", delay="10ms").flows(count=1).build()
 
 
-def test_two_links_whose_names_map_to_one_file_keep_a_file_each(tmp_path):
+def test_two_links_whose_names_map_to_one_file_keep_a_file_each(tmp_path: Path) -> None:
     raw = {
         "sim": {"duration": "1s", "pcap": ["a b->c", "a_b->c"]},
         "topology": {

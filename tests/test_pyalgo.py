@@ -12,11 +12,14 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import pytest
 from ccsim import cc
+from ccsim.cc import Tcp
 from helpers import dumbbell
+from pytest import MonkeyPatch
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -24,11 +27,11 @@ TABLES = ("flows", "links", "flow_series", "link_series", "events", "transfers")
 
 
 @pytest.fixture(autouse=True)
-def _examples_importable(monkeypatch):
+def _examples_importable(monkeypatch: MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(EXAMPLES))
 
 
-def same_tables(a, b):
+def same_tables(a: ccsim.Result, b: ccsim.Result) -> None:
     """Every result table equal, the `cc` column (the algorithm's name) aside."""
     for name in TABLES:
         x, y = a.table(name), b.table(name)
@@ -39,7 +42,7 @@ def same_tables(a, b):
 
 
 @pytest.mark.parametrize("loss", [None, {"kind": "bernoulli", "p": 0.01}])
-def test_reno_port_is_byte_identical_to_builtin(loss):
+def test_reno_port_is_byte_identical_to_builtin(loss: dict[str, Any] | None) -> None:
     builtin = dumbbell(duration="20s", tcp={"cc": "reno"})
     port = dumbbell(duration="20s", tcp={"cc": "py:pyreno:PyReno"})
     if loss:
@@ -52,7 +55,7 @@ def test_reno_port_is_byte_identical_to_builtin(loss):
 
 
 @pytest.mark.parametrize("loss", [None, {"kind": "bernoulli", "p": 0.01}, {"kind": "bernoulli", "p": 0.08}])
-def test_cubic_port_agrees_with_builtin_to_the_last_packet(loss):
+def test_cubic_port_agrees_with_builtin_to_the_last_packet(loss: dict[str, Any] | None) -> None:
     builtin = dumbbell(duration="20s", tcp={"cc": "cubic", "cc_preset": "no_hystart"})
     port = dumbbell(duration="20s", tcp={"cc": "py:pycubic:PyCubic"})
     if loss:
@@ -65,7 +68,7 @@ def test_cubic_port_agrees_with_builtin_to_the_last_packet(loss):
     same_tables(a, b)
 
 
-def test_cubic_port_parameters_reach_the_constructor():
+def test_cubic_port_parameters_reach_the_constructor() -> None:
     a = dumbbell(n=2, duration="10s", tcp={"cc": "cubic", "cc_preset": "no_hystart", "cc_params": {"beta": 0.5}}).run()
     b = dumbbell(n=2, duration="10s", tcp={"cc": "py:pycubic:PyCubic", "cc_params": {"beta": 0.5}}).run()
     same_tables(a, b)
@@ -76,14 +79,14 @@ class HalfReno(ccsim.Algorithm):
 
     name = "halfreno"
 
-    def ssthresh(self, tp):
+    def ssthresh(self, tp: Tcp) -> int:
         return max(tp.cwnd * 3 // 4, 2)
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         cc.reno_cong_avoid(tp, acked)
 
 
-def test_registered_class_runs_by_name_and_backs_off_by_its_own_rule():
+def test_registered_class_runs_by_name_and_backs_off_by_its_own_rule() -> None:
     ccsim.register_algorithm(HalfReno)
     sc = dumbbell(n=1, duration="20s", tcp={"cc": "halfreno"}, sample_interval="10ms")
     r = sc.run()
@@ -97,21 +100,21 @@ def test_registered_class_runs_by_name_and_backs_off_by_its_own_rule():
     assert drops and all(w1 >= w0 * 3 // 4 - 1 for w0, w1 in drops)
 
 
-def test_builtin_names_are_refused_for_python_classes():
+def test_builtin_names_are_refused_for_python_classes() -> None:
     class Cubic(ccsim.Algorithm):
         name = "cubic"
 
-        def ssthresh(self, tp):
+        def ssthresh(self, tp: Tcp) -> int:
             return 2
 
-        def cong_avoid(self, tp, acked):
+        def cong_avoid(self, tp: Tcp, acked: int) -> None:
             pass
 
     with pytest.raises(TypeError, match="built-in"):
         ccsim.register_algorithm(Cubic)
 
 
-def _run_module(tmp_path, monkeypatch, source, **tcp):
+def _run_module(tmp_path: Path, monkeypatch: MonkeyPatch, source: str, **tcp: Any) -> ccsim.Result:
     (tmp_path / "useralgo.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("useralgo", None)
@@ -121,7 +124,7 @@ def _run_module(tmp_path, monkeypatch, source, **tcp):
 HEAD = "import ccsim\nfrom ccsim import cc\nclass Algo(ccsim.Algorithm):\n    name = 'algo'\n"
 
 
-def test_an_exception_in_a_hook_is_the_users_own_with_flow_and_time(tmp_path, monkeypatch):
+def test_an_exception_in_a_hook_is_the_users_own_with_flow_and_time(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     src = HEAD + (
         "    def ssthresh(self, tp):\n        return max(tp.cwnd // 2, 2)\n"
         "    def cong_avoid(self, tp, acked):\n"
@@ -144,7 +147,9 @@ def test_an_exception_in_a_hook_is_the_users_own_with_flow_and_time(tmp_path, mo
         ("    def ssthresh(self, tp):\n        tp.cwnd = 3\n        return 2\n", AttributeError, "read-only"),
     ],
 )
-def test_bad_ssthresh_is_a_clear_error(tmp_path, monkeypatch, body, exc, match):
+def test_bad_ssthresh_is_a_clear_error(
+    tmp_path: Path, monkeypatch: MonkeyPatch, body: str, exc: type[Any], match: str
+) -> None:
     src = HEAD + body + "    def cong_avoid(self, tp, acked):\n        cc.reno_cong_avoid(tp, acked)\n"
     with pytest.raises(exc, match=match):
         _run_module(tmp_path, monkeypatch, src)
@@ -158,7 +163,9 @@ def test_bad_ssthresh_is_a_clear_error(tmp_path, monkeypatch, body, exc, match):
         ("tp.pacing_rate = -1.0", ValueError, r"tp\.pacing_rate = -1"),
     ],
 )
-def test_bad_window_written_by_a_hook_is_refused_on_the_users_line(tmp_path, monkeypatch, stmt, exc, match):
+def test_bad_window_written_by_a_hook_is_refused_on_the_users_line(
+    tmp_path: Path, monkeypatch: MonkeyPatch, stmt: str, exc: type[Any], match: str
+) -> None:
     src = (
         HEAD + f"    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        {stmt}\n"
     )
@@ -167,7 +174,7 @@ def test_bad_window_written_by_a_hook_is_refused_on_the_users_line(tmp_path, mon
     assert ei.traceback[-1].name == "cong_avoid"
 
 
-def test_scenario_errors_name_the_field(tmp_path, monkeypatch):
+def test_scenario_errors_name_the_field(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ccsim.ScenarioError, match=r"tcp\.cc: cannot load 'py:nosuchmodule:X'"):
         dumbbell(n=1, duration="1s", tcp={"cc": "py:nosuchmodule:X"})
@@ -184,16 +191,16 @@ def test_scenario_errors_name_the_field(tmp_path, monkeypatch):
         dumbbell(n=1, duration="1s", tcp={"cc": "pyrenoo"})
 
 
-def test_a_class_without_required_hooks_is_refused():
+def test_a_class_without_required_hooks_is_refused() -> None:
     class NoAvoid(ccsim.Algorithm):
-        def ssthresh(self, tp):
+        def ssthresh(self, tp: Tcp) -> int:
             return 2
 
     with pytest.raises(TypeError, match="cong_avoid.*or cong_control"):
         ccsim.register_algorithm(NoAvoid)
 
 
-def test_ctrl_c_stops_a_run_inside_python_hooks():
+def test_ctrl_c_stops_a_run_inside_python_hooks() -> None:
     import signal
 
     # Python's own SIGINT handler (an earlier test's import of
@@ -210,7 +217,7 @@ def test_ctrl_c_stops_a_run_inside_python_hooks():
         signal.signal(signal.SIGINT, old)
 
 
-def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
+def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path: Path) -> None:
     """From a TOML file through the CLI, a sweep on the process pool and on
     Dask (worker processes import the module): the same numbers."""
     (tmp_path / "pyreno.py").write_text((EXAMPLES / "pyreno.py").read_text())
@@ -261,17 +268,17 @@ def test_cli_sweep_pool_and_dask_give_identical_results(tmp_path):
     assert sweep_1bdp == [(f["goodput_bps"], f["retransmits"]) for f in single["flows"]]
 
 
-def _readme_blocks(marker):
+def _readme_blocks(marker: str) -> str:
     import re
 
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
     found = [b for b in blocks if marker in b]
     assert len(found) == 1, marker
-    return found[0]
+    return str(found[0])
 
 
 @pytest.mark.parametrize("marker, expect", [("register_algorithm", "halfreno"), ("ccsim.gym", "final rate")])
-def test_readme_snippets_run_as_scripts_and_in_a_notebook(tmp_path, marker, expect):
+def test_readme_snippets_run_as_scripts_and_in_a_notebook(tmp_path: Path, marker: str, expect: str) -> None:
     import nbformat
     from nbclient import NotebookClient
 
@@ -291,21 +298,21 @@ def test_readme_snippets_run_as_scripts_and_in_a_notebook(tmp_path, marker, expe
 # ---------------------------------------------------------------- defects a first day found
 
 
-def test_subpackage_cc_is_reachable_after_a_plain_import():
+def test_subpackage_cc_is_reachable_after_a_plain_import() -> None:
     code = "import ccsim; print(ccsim.cc.slow_start.__name__, ccsim.cc.CA_ACK_ECE)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.split()[0] == "slow_start", r.stderr
 
 
-def test_a_class_defined_inside_a_function_is_refused_at_registration():
-    def make():
+def test_a_class_defined_inside_a_function_is_refused_at_registration() -> None:
+    def make() -> type[ccsim.Algorithm]:
         class Inner(ccsim.Algorithm):
             name = "inner"
 
-            def ssthresh(self, tp):
+            def ssthresh(self, tp: Tcp) -> int:
                 return 2
 
-            def cong_avoid(self, tp, acked):
+            def cong_avoid(self, tp: Tcp, acked: int) -> None:
                 cc.reno_cong_avoid(tp, acked)
 
         return Inner
@@ -317,8 +324,8 @@ def test_a_class_defined_inside_a_function_is_refused_at_registration():
 @pytest.mark.parametrize(
     "typo, meant", [("pkt_acked", "pkts_acked"), ("congavoid", "cong_avoid"), ("setstate", "set_state")]
 )
-def test_a_misspelt_hook_is_refused_with_the_hook_it_resembles(typo, meant):
-    ns: dict = {}
+def test_a_misspelt_hook_is_refused_with_the_hook_it_resembles(typo: str, meant: str) -> None:
+    ns: dict[str, Any] = {}
     exec(
         "import ccsim\nfrom ccsim import cc\n"
         "class Typo(ccsim.Algorithm):\n    name = 'typo'\n"
@@ -334,24 +341,26 @@ def test_a_misspelt_hook_is_refused_with_the_hook_it_resembles(typo, meant):
 class Helpers(ccsim.Algorithm):
     name = "helpers"
 
-    def ssthresh(self, tp):
+    def ssthresh(self, tp: Tcp) -> int:
         return 2
 
-    def cong_avoid(self, tp, acked):
+    def cong_avoid(self, tp: Tcp, acked: int) -> None:
         self.cong_avoid_ai(tp, acked)
 
-    def cong_avoid_ai(self, tp, acked):  # a helper named after Linux's
+    def cong_avoid_ai(self, tp: Tcp, acked: int) -> None:  # a helper named after Linux's
         cc.reno_cong_avoid(tp, acked)
 
-    def get_state(self):
+    def get_state(self) -> None:
         return None
 
 
-def test_helper_methods_far_from_every_hook_are_accepted():
+def test_helper_methods_far_from_every_hook_are_accepted() -> None:
     assert ccsim.register_algorithm(Helpers) is Helpers
 
 
-def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(tmp_path, monkeypatch):
+def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     # flow 0 keeps its tp; flow 1's hook writes through it: refused, naming the stale view
     src = HEAD + (
         "    kept = {}\n"
@@ -370,7 +379,7 @@ def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(tmp
         "    def cong_avoid(self, tp, acked):\n        Algo.kept.append(tp)\n        cc.reno_cong_avoid(tp, acked)\n"
     )
     _run_module(tmp_path, monkeypatch, src)
-    import useralgo
+    import useralgo  # type: ignore[import-not-found]  # the module the test just wrote
 
     with pytest.raises(AttributeError, match="valid only during the hook call"):
         useralgo.Algo.kept[0].cwnd = 7
@@ -379,7 +388,9 @@ def test_a_kept_tp_refuses_writes_after_its_hook_and_from_another_flows_hook(tmp
 
 
 @pytest.mark.parametrize("rate", [5e-5, 8e-5, 0.999])
-def test_a_pacing_rate_below_one_byte_per_second_is_refused(tmp_path, monkeypatch, rate):
+def test_a_pacing_rate_below_one_byte_per_second_is_refused(
+    tmp_path: Path, monkeypatch: MonkeyPatch, rate: float
+) -> None:
     src = HEAD + (
         "    def ssthresh(self, tp):\n        return 2\n"
         f"    def cong_avoid(self, tp, acked):\n        tp.pacing_rate = {rate!r}\n"
@@ -388,7 +399,7 @@ def test_a_pacing_rate_below_one_byte_per_second_is_refused(tmp_path, monkeypatc
         _run_module(tmp_path, monkeypatch, src)
 
 
-def test_tiny_and_huge_pacing_rates_do_what_they_say(tmp_path, monkeypatch):
+def test_tiny_and_huge_pacing_rates_do_what_they_say(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     # 1,500 B/s paces a 1,500-byte packet per second: over 5 s with the
     # first packets sent at once (the rate applies after the first ACK)
     # a flow delivers at most (IW + 5) packets' payload; 1e15 B/s leaves
@@ -405,7 +416,7 @@ def test_tiny_and_huge_pacing_rates_do_what_they_say(tmp_path, monkeypatch):
     assert fast.flows["goodput_bps"].sum() > 0.9 * 100e6
 
 
-def test_dask_workers_without_the_algorithms_module_receive_it(tmp_path, monkeypatch):
+def test_dask_workers_without_the_algorithms_module_receive_it(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     """The module lives where only the client can import it (not on the
     workers' path, not in their working directory): the executor uploads
     its file, and the run equals the in-process one."""
@@ -434,7 +445,7 @@ def test_dask_workers_without_the_algorithms_module_receive_it(tmp_path, monkeyp
 # ------------------------------------------------- what algorithms see beside the hooks
 
 
-def test_rto_rttvar_rwnd_and_backlog_as_their_definitions_say(tmp_path, monkeypatch):
+def test_rto_rttvar_rwnd_and_backlog_as_their_definitions_say(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     """RFC 6298 §2.3: RTO = max(min_rto, SRTT + max(G, K·RTTVAR)), K = 4, G
     the clock granularity; tp.rttvar_s is K·RTTVAR. A 1,000-segment file:
     the backlog is what the sender has not sent yet. rwnd as configured."""
@@ -481,7 +492,7 @@ def test_rto_rttvar_rwnd_and_backlog_as_their_definitions_say(tmp_path, monkeypa
     assert offered[0] >= 44 and offered == sorted(offered) and offered[-1] > offered[0]
 
 
-def test_a_timer_hook_runs_every_interval_and_its_window_applies(tmp_path, monkeypatch):
+def test_a_timer_hook_runs_every_interval_and_its_window_applies(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
     """A window set only by the timer (CCP style): on_timer every 50 ms from
     the start; a 20-segment window every call is what the flow keeps."""
     src = HEAD + (
@@ -513,8 +524,8 @@ def test_a_timer_hook_runs_every_interval_and_its_window_applies(tmp_path, monke
         ("    timer_interval = 0.0\n    def on_timer(self, tp):\n        pass\n", r"timer_interval = 0\.0"),
     ],
 )
-def test_a_timer_needs_an_interval_and_a_hook(attrs, match):
-    ns: dict = {}
+def test_a_timer_needs_an_interval_and_a_hook(attrs: str, match: str) -> None:
+    ns: dict[str, Any] = {}
     exec(
         "import ccsim\nfrom ccsim import cc\nclass T(ccsim.Algorithm):\n    name = 't'\n"
         "    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        pass\n" + attrs,

@@ -1,14 +1,19 @@
 """RED family end to end (the formulas are checked in queue::red::tests, Rust)."""
 
 import math
+from collections.abc import Callable
+from typing import Any
 
+import ccsim
+import numpy as np
 import polars as pl
 import pytest
 from ccsim.errors import ScenarioError
+from ccsim.studies.base import num
 from helpers import single_link
 
 
-def _run(queue, ecn=True, **kw):
+def _run(queue: str | dict[str, Any], ecn: bool = True, **kw: Any) -> ccsim.Result:
     sc = single_link(
         duration="30s",
         rate="10Mbps",
@@ -23,7 +28,7 @@ def _run(queue, ecn=True, **kw):
     return sc.run()
 
 
-def test_red_with_ecn_marks_ecn_capable_flows_and_traces_the_average():
+def test_red_with_ecn_marks_ecn_capable_flows_and_traces_the_average() -> None:
     r = _run({"kind": "gentle_red", "min_th": 5, "max_th": 15, "ecn": True})
     link = r.links.row(0, named=True)
     # early decisions on ECT data are marks; only non-ECT packets
@@ -34,23 +39,23 @@ def test_red_with_ecn_marks_ecn_capable_flows_and_traces_the_average():
     assert r.flows["ecn_reductions"].sum() > 0
     ls = r.link_series.filter(pl.col("link") == 0)
     assert all(math.isfinite(x) for x in ls["avg_queue"])
-    assert ls["avg_queue"].mean() < 30
+    assert num(ls["avg_queue"].mean()) < 30
     # the reverse (ACK) direction is RED too, the access-free single link has no droptail
     assert all(math.isfinite(x) for x in r.link_series["avg_queue"])
 
 
-def test_red_without_ecn_drops_instead_of_marking():
+def test_red_without_ecn_drops_instead_of_marking() -> None:
     link = _run({"kind": "red", "min_th": 5, "max_th": 15}, ecn=False).links.row(0, named=True)
     assert link["marks"] == 0 and link["drops"] > 0
 
 
-def test_adaptive_red_keeps_max_p_within_its_bounds():
+def test_adaptive_red_keeps_max_p_within_its_bounds() -> None:
     r = _run("adaptive_red")
     mp = r.link_series.filter(pl.col("link") == 0)["max_p"]
-    assert mp.min() >= 0.008 * 0.9 and mp.max() <= 0.5 + 0.01
+    assert num(mp.min()) >= 0.008 * 0.9 and num(mp.max()) <= 0.5 + 0.01
 
 
-def test_droptail_links_have_no_average():
+def test_droptail_links_have_no_average() -> None:
     r = _run("droptail")
     assert r.link_series["avg_queue"].is_nan().all()
 
@@ -65,13 +70,13 @@ def test_droptail_links_have_no_average():
         ({"kind": "red", "minth": 5}, "minth"),
     ],
 )
-def test_bad_red_options_name_the_field(queue, field):
+def test_bad_red_options_name_the_field(queue: dict[str, Any], field: str) -> None:
     with pytest.raises(ScenarioError) as e:
         _run(queue)
     assert field in str(e.value)
 
 
-def _codel_run(queue, ecn=False):
+def _codel_run(queue: str | dict[str, Any], ecn: bool = False) -> tuple[ccsim.Result, np.ndarray]:
     import numpy as np
 
     sc = single_link(
@@ -90,7 +95,7 @@ def _codel_run(queue, ecn=False):
     return r, qdelay
 
 
-def test_codel_keeps_the_standing_queue_near_target_where_droptail_bloats():
+def test_codel_keeps_the_standing_queue_near_target_where_droptail_bloats() -> None:
     # RFC 8289's goal: a standing queue of about `target` (5 ms) whatever the
     # buffer. Four CUBIC flows with a 1000-packet buffer: DropTail's queue
     # sits near the buffer (≈ 1.2 s at 10 Mb/s), CoDel's within a few targets.
@@ -102,14 +107,14 @@ def test_codel_keeps_the_standing_queue_near_target_where_droptail_bloats():
     assert r_cd.links.row(0, named=True)["queue"] == "codel"
 
 
-def test_codel_with_ecn_marks_instead_of_dropping():
+def test_codel_with_ecn_marks_instead_of_dropping() -> None:
     r, q = _codel_run({"kind": "codel", "ecn": True}, ecn=True)
     link = r.links.row(0, named=True)
     assert link["marks"] > 0 and link["drops"] == 0
     assert q < 4 * 0.005
 
 
-def test_codel_options_are_checked():
+def test_codel_options_are_checked() -> None:
     with pytest.raises(ScenarioError, match=r"^topology\.queue\.target"):
         single_link(duration="1s", queue={"kind": "codel", "target": "0ms"})
     with pytest.raises(ScenarioError, match=r"^topology\.queue\.limit"):
@@ -118,7 +123,7 @@ def test_codel_options_are_checked():
         single_link(duration="1s", queue="codel", buffer="100KB")
 
 
-def test_pie_holds_the_mean_queueing_delay_near_its_reference():
+def test_pie_holds_the_mean_queueing_delay_near_its_reference() -> None:
     # RFC 8033's design goal: the average queueing delay is controlled to
     # QDELAY_REF (15 ms) whatever the buffer; DropTail fills 1000 packets.
     import numpy as np
@@ -147,20 +152,20 @@ def test_pie_holds_the_mean_queueing_delay_near_its_reference():
     assert np.mean(ls_dt["queue_bytes"].to_numpy()) * 8 / 10e6 > 0.5
 
 
-def test_pie_options_are_checked():
+def test_pie_options_are_checked() -> None:
     with pytest.raises(ScenarioError, match=r"^topology\.queue\.alpha"):
         single_link(duration="1s", queue={"kind": "pie", "alpha": -1})
     with pytest.raises(ScenarioError, match=r"^topology\.queue\.t_update"):
         single_link(duration="1s", queue={"kind": "pie", "t_update": "0s"})
 
 
-def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
+def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low() -> None:
     # RFC 8290: DRR over per-flow queues gives backlogged flows equal byte
     # shares, whatever their RTT; single-queue CoDel favours short RTTs.
     from ccsim import Builder
     from ccsim.analysis import metrics as m
 
-    def run(q):
+    def run(q: str) -> tuple[float, float, ccsim.Result]:
         sc = (
             Builder("60s", sample_interval="1s")
             .dumbbell(
@@ -178,7 +183,7 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
         r = sc.run()
         bott = r.links.filter(pl.col("name") == "r0->r1")["id"][0]
         ls = r.link_series.filter((pl.col("link") == bott) & (pl.col("time_s") > 10))
-        return m.jain(m.goodput(r.flow_series, 10, 60)["goodput_bps"]), ls["queue_bytes"].mean() * 8 / 10e6, r
+        return m.jain(m.goodput(r.flow_series, 10, 60)["goodput_bps"]), num(ls["queue_bytes"].mean()) * 8 / 10e6, r
 
     j_fq, d_fq, r = run("fq_codel")
     j_cd, _, _ = run("codel")
@@ -187,7 +192,7 @@ def test_fq_codel_shares_fairly_across_rtts_and_keeps_delay_low():
     assert r.links.filter(pl.col("name") == "r0->r1")["queue"][0] == "fq_codel"
 
 
-def test_python_checks_every_queue_option_by_the_cores_schema():
+def test_python_checks_every_queue_option_by_the_cores_schema() -> None:
     """Walk the core's queue schema (config/net_schema.rs): for each kind
     and option, a value just outside what its kind accepts is refused by the
     Python resolver under the option's own field, and the core refuses the
@@ -197,7 +202,7 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
     from ccsim import _core
     from ccsim.scenario import netmodels
 
-    bad = {
+    bad: dict[str, Callable[[dict[str, Any]], Any]] = {
         "int": lambda k: k["hi"] + 1,
         "number": lambda k: k["lo"] if k["lo_open"] else k["lo"] - 1,
         "prob": lambda k: 1.5,
@@ -218,7 +223,8 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
             core = {"time": k.get("min_ps", 0) - 1, "choice": None, "bool": None}.get(k["type"], v)
             if core is not None and core >= 0 and not (k["type"] == "int" and core > 2**32 - 1):
                 resolved = {"kind": spec["core"], **spec["fixed"], o["core"]: core}
-                assert _core.check_queue(json.dumps(resolved))[0] == o["name"], (kind, o["name"])
+                refused = _core.check_queue(json.dumps(resolved))
+                assert refused is not None and refused[0] == o["name"], (kind, o["name"])
             walked += 1
     assert walked >= 60
     # a field the kind sets is refused under the user's option, or the kind
@@ -230,14 +236,14 @@ def test_python_checks_every_queue_option_by_the_cores_schema():
     assert e.value.field == "q.kind" and "step marking" in str(e.value)
 
 
-def test_python_checks_every_loss_option_by_the_cores_schema():
+def test_python_checks_every_loss_option_by_the_cores_schema() -> None:
     """The same walk over the loss models (loss/, exported as `_core.loss_options()`):
     each option's out-of-kind value is refused under its own field, a
     missing required option is named, and the rules the core applies (a
     Gilbert chain that never moves, states under 1 µs) reach the user."""
     from ccsim.scenario import netmodels
 
-    bad = {
+    bad: dict[str, Callable[[dict[str, Any]], Any]] = {
         "int": lambda k: 0,
         "prob": lambda k: 1.5,
         "time_dist": lambda k: "100ns",

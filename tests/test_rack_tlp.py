@@ -6,6 +6,9 @@ it was sent, where RFC 6675 alone must wait for the RTO; a probe 2·SRTT
 after the last ACK repairs a tail loss; a D-SACK shows a retransmission was
 not needed. The step-by-step rules are Rust unit tests (tcp/tests.rs)."""
 
+from typing import Any
+
+import ccsim
 import polars as pl
 import pytest
 from helpers import single_link
@@ -15,7 +18,7 @@ RTT = 0.060
 MIN_RTO = 0.200
 
 
-def _file(segs, drop, trace=None, **tcp):
+def _file(segs: int, drop: list[int] | None, trace: list[str] | None = None, **tcp: Any) -> ccsim.Result:
     sc = single_link(
         duration="5s",
         rate=RATE,
@@ -29,20 +32,20 @@ def _file(segs, drop, trace=None, **tcp):
     return sc.run()
 
 
-def _retransmission_index(segs, first):
+def _retransmission_index(segs: int, first: int) -> int:
     """Which data packet on the link is the first retransmission after
     packet `first` is dropped (the runs are identical up to it)."""
     st = _file(segs, [first], trace=["seq"]).table("seq_trace").filter(pl.col("kind") != "ack")
     return st["kind"].to_list().index("rexmit") + 1
 
 
-def _repaired_at(res, seq):
+def _repaired_at(res: ccsim.Result, seq: int) -> float:
     """When the cumulative ACK first passed segment `seq`."""
     st = res.table("seq_trace")
-    return st.filter((pl.col("kind") == "ack") & (pl.col("seq") > seq))["time_s"][0]
+    return float(st.filter((pl.col("kind") == "ack") & (pl.col("seq") > seq))["time_s"][0])
 
 
-def test_a_lost_retransmission_is_repaired_in_one_round_trip_with_rack():
+def test_a_lost_retransmission_is_repaired_in_one_round_trip_with_rack() -> None:
     """RFC 8985 §3.3: once a segment sent after the retransmission is SACKed,
     the retransmission is lost (the window is 0 in recovery), about one RTT
     after it went, and goes again. Without RACK nothing reveals the loss but
@@ -61,13 +64,13 @@ def test_a_lost_retransmission_is_repaired_in_one_round_trip_with_rack():
     assert extra >= MIN_RTO
 
 
-def _tail(n, k, **tcp):
+def _tail(n: int, k: int, **tcp: Any) -> dict[str, Any]:
     """A transfer of n segments whose last k data packets are dropped."""
     st = _file(n, None, trace=["seq"]).table("seq_trace").filter(pl.col("kind") != "ack")
     return _file(n, list(range(st.height - k + 1, st.height + 1)), **tcp).flows.row(0, named=True)
 
 
-def test_a_lost_last_segment_is_probed_not_timed_out():
+def test_a_lost_last_segment_is_probed_not_timed_out() -> None:
     """Linux tcp_schedule_loss_probe: with one segment out the probe waits
     2·SRTT + min_rto (the peer may delay its ACK), capped by the RTO, so a
     lone lost last segment is repaired by a probe at the RTO's time: same
@@ -78,7 +81,7 @@ def test_a_lost_last_segment_is_probed_not_timed_out():
     assert tlp["fct_s"] == pytest.approx(rto["fct_s"], abs=0.005)
 
 
-def test_a_lost_tail_of_two_costs_a_probe_timeout_not_an_rto():
+def test_a_lost_tail_of_two_costs_a_probe_timeout_not_an_rto() -> None:
     """RFC 8985 §7: with two segments out the probe goes 2·SRTT + 2 ms after
     the last ACK and resends the last segment; its SACK lets RACK mark the
     other lost once the reordering window has passed (min_rtt/4: fewer than
@@ -95,7 +98,7 @@ def test_a_lost_tail_of_two_costs_a_probe_timeout_not_an_rto():
     assert rto["fct_s"] - clean["fct_s"] >= srtt + MIN_RTO
 
 
-def _reordering(**tcp):
+def _reordering(**tcp: Any) -> ccsim.Result:
     # 1 % of the data packets held 2.1 ms, 3.5 packet times at 20 Mb/s, so
     # three later segments overtake each: three SACKs, DupThresh's trigger.
     # The receiver window keeps the queue below the buffer: no losses.
@@ -110,7 +113,7 @@ def _reordering(**tcp):
     return sc.run()
 
 
-def test_rack_tolerates_reordering_that_fools_dupthresh():
+def test_rack_tolerates_reordering_that_fools_dupthresh() -> None:
     """Every held packet is a spurious fast retransmit for DupThresh 3. RACK
     (reordering window min_rtt/4 = 15 ms once reordering has been seen, RFC
     8985 §6.2) retransmits at most the first: before any reordering has been
@@ -132,7 +135,7 @@ def test_rack_tolerates_reordering_that_fools_dupthresh():
     assert g["undos"] >= 0.9 * g["fast_retransmits"]
 
 
-def test_undo_keeps_the_window_through_spurious_retransmits():
+def test_undo_keeps_the_window_through_spurious_retransmits() -> None:
     """Without undo each spurious fast retransmit halves the window for
     good; with D-SACK undo (Linux tcp_try_undo_dsack) the window comes back
     and the flow keeps the link busy."""
@@ -143,12 +146,12 @@ def test_undo_keeps_the_window_through_spurious_retransmits():
     assert without["goodput_bps"] < 0.5 * with_undo["goodput_bps"]
 
 
-def test_reordering_delivers_everything_and_is_deterministic():
+def test_reordering_delivers_everything_and_is_deterministic() -> None:
     """Held packets come out again: a transfer over a reordering link
     completes with every byte delivered, and the same seed repeats it."""
     size = 3000 * 1448
 
-    def run():
+    def run() -> ccsim.Result:
         sc = single_link(
             duration="10s",
             rate=RATE,
@@ -167,12 +170,12 @@ def test_reordering_delivers_everything_and_is_deterministic():
     assert a.flows.equals(b.flows) and a.links.equals(b.links)
 
 
-def test_jitter_reorders_and_rack_adapts():
+def test_jitter_reorders_and_rack_adapts() -> None:
     """Uniform jitter of 3 ms (5 packet times) reorders constantly; RACK's
     window (min_rtt/4 = 15 ms) covers it, so retransmissions stay rare,
     while DupThresh retransmits spuriously again and again."""
 
-    def run(**tcp):
+    def run(**tcp: Any) -> dict[str, Any]:
         sc = single_link(
             duration="20s",
             rate=RATE,
@@ -189,7 +192,7 @@ def test_jitter_reorders_and_rack_adapts():
     assert dup["retransmits"] >= 50 * max(rack["retransmits"], 1)
 
 
-def test_reorder_errors_name_the_field():
+def test_reorder_errors_name_the_field() -> None:
     from ccsim.errors import ScenarioError
 
     with pytest.raises(ScenarioError, match=r"topology\.reorder\.probability"):

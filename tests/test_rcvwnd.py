@@ -4,12 +4,14 @@ driven end to end and compared with the kernel (docs/validation.md: the
 
 from __future__ import annotations
 
+from typing import Any
+
 import ccsim
 import polars as pl
 import pytest
 
 
-def _file(size: str, **tcp) -> ccsim.Result:
+def _file(size: str, **tcp: Any) -> ccsim.Result:
     sc = (
         ccsim.Builder(duration="3s", seed=1, sample_interval="100ms", trace=["seq"])
         .single_link(rate="10Mbps", delay="10ms", buffer="1bdp")
@@ -25,7 +27,7 @@ def _first_flight(r: ccsim.Result) -> int:
     return sends.filter(pl.col("time_s") == sends["time_s"].min()).height
 
 
-def test_an_initial_window_of_50_sends_the_45_segments_the_syn_ack_offers():
+def test_an_initial_window_of_50_sends_the_45_segments_the_syn_ack_offers() -> None:
     # Linux tcp_select_initial_window: win_from_space(tcp_rmem[1] = 131072) at
     # ratio 1/2 = 65536, rounded down to whole 1448-byte segments: 65160 = 45
     # segments, below the unscaled SYN window's 65535
@@ -34,7 +36,7 @@ def test_an_initial_window_of_50_sends_the_45_segments_the_syn_ack_offers():
     assert _first_flight(_file("200KB", initial_window=50, rwnd="20pkt")) == 20
 
 
-def test_the_first_segments_are_acked_one_by_one_as_the_kernel_acks_them():
+def test_the_first_segments_are_acked_one_by_one_as_the_kernel_acks_them() -> None:
     # The kernel's receiver ACKs the first 22 of the 70 segments one by one
     # (16 quick ACKs, TCP_MAX_QUICKACKS, kept from falling by the window's 6
     # raises, tcp_grow_window's quick |= 1), then pairs, then single ACKs

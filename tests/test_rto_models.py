@@ -5,7 +5,9 @@ hand-computed sequences of each model are Rust unit tests in
 crates/ccsim-core/src/tcp/rtt.rs."""
 
 import itertools
+from typing import Any
 
+import ccsim
 import polars as pl
 import pytest
 from helpers import single_link
@@ -40,7 +42,16 @@ CLOCK = {
 }
 
 
-def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="200s", trace=False, rack=False):
+def _lossless(
+    cc: str,
+    rto: str,
+    sack: str = "off",
+    pacing: str = "off",
+    delayed_ack: bool = False,
+    duration: str = "200s",
+    trace: bool = False,
+    rack: bool = False,
+) -> ccsim.Result:
     # One flow, no random loss: 2 Mb/s, RTT 250 ms, a one-BDP DropTail
     # buffer. The only losses are buffer overflows at the top of each cycle.
     # The timer is what is tested, so loss recovery is RFC 6675's without
@@ -61,12 +72,12 @@ def _lossless(cc, rto, sack="off", pacing="off", delayed_ack=False, duration="20
     return sc.run()
 
 
-def _late_timeouts(res, after=30.0):
+def _late_timeouts(res: ccsim.Result, after: float = 30.0) -> int:
     ev = res.events
     return ev.filter((pl.col("kind") == "timeout") & (pl.col("time_s") > after)).height
 
 
-def _unexplained_timeouts(res, after=30.0):
+def _unexplained_timeouts(res: ccsim.Result, after: float = 30.0) -> list[str]:
     """Timeouts after `after` that are not a lost retransmission's: the
     segment the timer resends had not been retransmitted already. A lost
     retransmission can only be repaired by the timer in RFC 6675 and
@@ -96,7 +107,7 @@ MATRIX = [
 ]
 
 
-def _matrix_timeouts(rto):
+def _matrix_timeouts(rto: str) -> list[tuple[str, str, str, bool, int]]:
     bad, cycles = [], {}
     for cc, sack, pacing, dack in MATRIX:
         res = _lossless(cc, rto, sack, pacing, dack, trace=True)
@@ -113,7 +124,7 @@ def _matrix_timeouts(rto):
 
 
 @pytest.mark.parametrize("rto", ["linux", "ns2"])
-def test_loss_free_flow_times_out_only_for_lost_retransmissions(rto):
+def test_loss_free_flow_times_out_only_for_lost_retransmissions(rto: str) -> None:
     """Every buffer overflow of a lone flow is repaired by fast retransmit:
     the retransmission's ACK comes one RTT plus a full queue after the loss,
     and Linux keeps RTO ≥ SRTT + rto_min above that, ns-2 a tick-counted
@@ -127,7 +138,7 @@ def test_loss_free_flow_times_out_only_for_lost_retransmissions(rto):
     assert _matrix_timeouts(rto) == []
 
 
-def test_rfc6298_with_a_fine_clock_times_out_in_the_same_runs():
+def test_rfc6298_with_a_fine_clock_times_out_in_the_same_runs() -> None:
     """RFC 6298 with G = 1 ms: once RTTVAR has decayed in a stable cycle the
     RTO is SRTT + 4·RTTVAR ≈ SRTT, shorter than one RTT plus the full queue
     the retransmission waits behind, so cycles end in spurious timeouts.
@@ -137,7 +148,7 @@ def test_rfc6298_with_a_fine_clock_times_out_in_the_same_runs():
 
 
 @pytest.mark.parametrize("rto", ["linux", "rfc6298", "ns2"])
-def test_reported_rto_obeys_its_model(rto):
+def test_reported_rto_obeys_its_model(rto: str) -> None:
     """The RTO in the time series against each model's floor: Linux's rttvar
     never drops below rto_min, so RTO ≥ SRTT + 200 ms (± the µs/jiffy
     rounding); RFC 6298 floors the RTO itself at min_rto; ns-2's RTO is a
@@ -158,7 +169,7 @@ def test_reported_rto_obeys_its_model(rto):
         assert (rto_s < srtt + 0.050).any()
 
 
-def _many_losses(**tcp):
+def _many_losses(**tcp: Any) -> ccsim.Result:
     # A 30-segment window in congestion avoidance loses every other segment
     # from 100 to 118: ten holes for one NewReno recovery, each repaired by
     # one partial ACK per RTT (RFC 6582 §3.2 step 4).
@@ -176,7 +187,7 @@ def _many_losses(**tcp):
     return sc.run()
 
 
-def test_slow_but_steady_newreno_repairs_ten_losses_without_timeout():
+def test_slow_but_steady_newreno_repairs_ten_losses_without_timeout() -> None:
     """RFC 6582 §4: restarting the timer on every partial ACK lets NewReno
     spend one RTT per hole, here ten RTTs, without a timeout."""
     res = _many_losses(impatient=False)
@@ -186,7 +197,7 @@ def test_slow_but_steady_newreno_repairs_ten_losses_without_timeout():
     assert dur[0] == pytest.approx(10 * f["rtt_mean_s"], rel=0.15)
 
 
-def test_impatient_newreno_times_out_when_recovery_outlasts_the_rto():
+def test_impatient_newreno_times_out_when_recovery_outlasts_the_rto() -> None:
     """RFC 6582 §4 (and ns-2's newreno_changes1_): the timer restarts only on
     the first partial ACK, so when ten RTTs (≈ 0.45 s) of recovery outlast
     the RTO (Linux model: SRTT + 200 ms ≈ 0.25 s) the timer fires and the

@@ -7,6 +7,9 @@ Little's law and the propagation delay."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import ccsim
 import polars as pl
 import pytest
 from ccsim import Builder, ScenarioError
@@ -15,7 +18,7 @@ WIRE = 1500  # bytes of a CBR packet of packet_size 1500B
 ETH = 14  # bytes the shaper counts on top (Ethernet header on a veth)
 
 
-def _cbr(cbr, *, duration="3s", stop="2s", **link):
+def _cbr(cbr: str, *, duration: str = "3s", stop: str = "2s", **link: Any) -> ccsim.Result:
     return (
         Builder(duration=duration, seed=1, sample_interval="10ms")
         .single_link(**link)
@@ -25,16 +28,16 @@ def _cbr(cbr, *, duration="3s", stop="2s", **link):
     )
 
 
-def _delivered_rate(res, t0, t1, link=0):
+def _delivered_rate(res: ccsim.Result, t0: float, t1: float, link: int = 0) -> float:
     """IP bits per second the link sent in (t0, t1] (its bytes_tx counter)."""
     s = res.link_series.filter(pl.col("link") == link).sort("time_s")
     a = s.filter(pl.col("time_s") <= t0)["bytes_tx"][-1]
     b = s.filter(pl.col("time_s") <= t1)["bytes_tx"][-1]
-    return (b - a) * 8 / (t1 - t0)
+    return float((b - a) * 8 / (t1 - t0))
 
 
 @pytest.mark.parametrize("kind", ["htb", "tbf"])
-def test_a_saturated_shaper_delivers_its_rate_less_the_header_it_counts(kind):
+def test_a_saturated_shaper_delivers_its_rate_less_the_header_it_counts(kind: str) -> None:
     # CBR at twice the rate into a deep queue: from the moment the queue
     # holds packets the shaper releases 10 Mb/s of 1514-byte frames, i.e.
     # 10 Mb/s × 1500/1514 of IP packets.
@@ -44,11 +47,11 @@ def test_a_saturated_shaper_delivers_its_rate_less_the_header_it_counts(kind):
     assert res.links["drops"][0] == 0
 
 
-def test_a_shaped_link_adds_the_delay_alone_to_the_round_trip():
+def test_a_shaped_link_adds_the_delay_alone_to_the_round_trip() -> None:
     # A veth behind the shaper has no serialisation: the smallest RTT a
     # sender measures is twice the delay, where the serialising link adds a
     # data packet's and an ACK's transmission at 10 Mb/s.
-    def min_rtt(**link):
+    def min_rtt(**link: Any) -> float:
         res = (
             Builder(duration="2s", seed=1)
             .single_link(rate="10Mbps", delay="10ms", **link)
@@ -56,14 +59,14 @@ def test_a_shaped_link_adds_the_delay_alone_to_the_round_trip():
             .build()
             .run()
         )
-        return res.flows["rtt_min_s"][0]
+        return float(res.flows["rtt_min_s"][0])
 
     assert min_rtt(shaper="htb", queue="netem") == pytest.approx(0.020, abs=1e-9)
     ser = min_rtt(buffer="1000pkt") - 0.020
     assert 1500 * 8 / 10e6 < ser < (1500 + 100) * 8 / 10e6  # data packet + a bare ACK
 
 
-def test_netems_limit_holds_the_delay_line_by_littles_law():
+def test_netems_limit_holds_the_delay_line_by_littles_law() -> None:
     # 9 Mb/s of CBR never queues at 10 Mb/s, but a 50 ms delay line holds
     # 9e6 × 0.05 / 12000 ≈ 37 packets. netem's limit of 20 counts them: by
     # Little's law at most 20 packets per 50 ms get through, 4.8 Mb/s, and
@@ -78,7 +81,7 @@ def test_netems_limit_holds_the_delay_line_by_littles_law():
     assert _delivered_rate(dt, 0.5, 1.5) == pytest.approx(9e6, rel=0.01)
 
 
-def test_a_netem_queue_defaults_to_netems_own_limit():
+def test_a_netem_queue_defaults_to_netems_own_limit() -> None:
     res = _cbr("1Mbps", rate="10Mbps", delay="10ms", queue="netem", duration="0.2s", stop="0.1s")
     assert res.links["queue"][0] == "netem"
     assert res.links["limit_pkts"][0] == 1000  # iproute2 tc/q_netem.c: limit 1000
@@ -97,7 +100,7 @@ def test_a_netem_queue_defaults_to_netems_own_limit():
         ({"queue": "netem", "buffer": "100KB"}, "topology.buffer", "counts packets"),
     ],
 )
-def test_bad_shapers_and_netem_buffers_name_the_field(link, field, words):
+def test_bad_shapers_and_netem_buffers_name_the_field(link: dict[str, Any], field: str, words: str) -> None:
     link = {"rate": "10Mbps", "delay": "10ms", **link}
     with pytest.raises(ScenarioError) as e:
         Builder(duration="1s").single_link(**link).flows(count=1, app="bulk").build()
@@ -105,7 +108,7 @@ def test_bad_shapers_and_netem_buffers_name_the_field(link, field, words):
     assert words in str(e.value)
 
 
-def test_the_dumbbell_bottleneck_and_explicit_links_take_a_shaper():
+def test_the_dumbbell_bottleneck_and_explicit_links_take_a_shaper() -> None:
     # The shaper sits on the bottleneck (both directions by default); the
     # access links keep serialising.
     res = (

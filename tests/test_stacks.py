@@ -3,19 +3,24 @@ in a scenario override them, and the two growth rules that set them apart
 (ns-2 `opencwnd`: one increment per ACK and no cwnd-limited gate; Linux
 `tcp_cong_control` / `tcp_is_cwnd_limited`)."""
 
+from typing import Any
+
+import ccsim
 import numpy as np
 import polars as pl
 import pytest
 from ccsim.errors import ScenarioError
 from ccsim.scenario.tcp_options import STACK_DEFAULTS
+from ccsim.studies.base import num
 from helpers import single_link
 
 
-def _tcp(sc, i=0):
-    return sc.core["flows"][i]["tcp"]
+def _tcp(sc: ccsim.Scenario, i: int = 0) -> dict[str, Any]:
+    tcp: dict[str, Any] = sc.core["flows"][i]["tcp"]
+    return tcp
 
 
-def test_stack_fills_options_and_explicit_options_win():
+def test_stack_fills_options_and_explicit_options_win() -> None:
     sc = single_link(duration="1s", tcp=dict(stack="ns2", mss=1460))
     t = _tcp(sc)
     assert t["stack"] == "ns2" and t["rto"] == "ns2" and t["initial_window"] == 2
@@ -32,7 +37,7 @@ def test_stack_fills_options_and_explicit_options_win():
     assert (b["rto"], b["initial_window"], b["mss"]) == ("linux", 4, 1448)
 
 
-def test_the_core_fills_a_stack_itself():
+def test_the_core_fills_a_stack_itself() -> None:
     """A scenario handed to the core directly with only some TCP options
     gets the rest from the stack it names (config/tcp.rs)."""
     import json
@@ -51,17 +56,17 @@ def test_the_core_fills_a_stack_itself():
     assert byts[ack] == 40 * pkts[ack]
 
 
-def test_bad_stack_is_named():
+def test_bad_stack_is_named() -> None:
     with pytest.raises(ScenarioError, match=r"tcp\.stack.*'linux'.*'ns2'"):
         single_link(duration="1s", tcp=dict(stack="freebsd"))
 
 
-def test_tahoe_under_the_linux_stack_has_no_sack():
+def test_tahoe_under_the_linux_stack_has_no_sack() -> None:
     t = _tcp(single_link(duration="1s", tcp=dict(cc="tahoe")))
     assert t["sack"] == "off" and t["prr"] is False
 
 
-def _ca_slope(growth_per, delayed_ack):
+def _ca_slope(growth_per: str, delayed_ack: bool) -> float:
     # Congestion avoidance from cwnd 10 on a path it cannot fill (100 Mb/s,
     # RTT 100 ms, BDP 833 segments), no loss: cwnd segments per RTT.
     sc = single_link(
@@ -75,11 +80,11 @@ def _ca_slope(growth_per, delayed_ack):
     ts = sc.run().flow_series.filter(pl.col("time_s") >= 1.0)
     t, w = ts["time_s"].to_numpy(), ts["cwnd"].to_numpy()
     rtt = 0.1
-    return np.polyfit(t, w, 1)[0] * rtt
+    return float(np.polyfit(t, w, 1)[0] * rtt)
 
 
 @pytest.mark.parametrize("growth_per", ["segment", "ack"])
-def test_delayed_acks_halve_per_ack_growth_only(growth_per):
+def test_delayed_acks_halve_per_ack_growth_only(growth_per: str) -> None:
     """RFC 5681 §3.1: counting acked segments, congestion avoidance adds one
     segment per RTT whatever the ACK ratio; ns-2's opencwnd adds 1/cwnd per
     ACK, so with one ACK per two segments it adds half a segment per RTT."""
@@ -90,7 +95,7 @@ def test_delayed_acks_halve_per_ack_growth_only(growth_per):
 
 
 @pytest.mark.parametrize("gate", [True, False])
-def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate):
+def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate: bool) -> None:
     """A flow held to 20 segments by the receiver's window: Linux's
     tcp_is_cwnd_limited stops growth once cwnd reaches twice the largest
     flight (slow start), ns-2 keeps adding one segment per ACK."""
@@ -102,7 +107,7 @@ def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate):
         sample_interval="100ms",
         tcp=dict(cwnd_limited_gate=gate, rwnd="20pkt", delayed_ack=False, sack="off"),
     )
-    cwnd = sc.run().flow_series["cwnd"].max()
+    cwnd = num(sc.run().flow_series["cwnd"].max())
     if gate:
         assert cwnd <= 2 * 20
     else:
@@ -110,7 +115,7 @@ def test_rwnd_limited_flow_grows_cwnd_only_without_the_gate(gate):
         assert cwnd > 1000
 
 
-def test_stack_defaults_are_what_the_table_says():
+def test_stack_defaults_are_what_the_table_says() -> None:
     """Spot checks of the values docs/scenario.md's Stacks table cites, one
     per source: ns-default.tcl (ns-2.35) and Linux 6.x."""
     ns, lx = STACK_DEFAULTS["ns2"], STACK_DEFAULTS["linux"]
@@ -118,13 +123,13 @@ def test_stack_defaults_are_what_the_table_says():
     assert (lx["initial_window"], lx["max_rto"], lx["sack"], lx["timestamps"]) == (10, "120s", "rfc6675", True)
 
 
-def _first_fr(res):
+def _first_fr(res: ccsim.Result) -> dict[str, Any]:
     cs = res.table("cc_state")
     return cs.filter(pl.col("cause") == "fast_retransmit").row(0, named=True)
 
 
 @pytest.mark.parametrize("base", ["cwnd", "flight"])
-def test_reno_ssthresh_halves_cwnd_or_flightsize(base):
+def test_reno_ssthresh_halves_cwnd_or_flightsize(base: str) -> None:
     """A flow held to 20 segments in flight by the receiver's window, whose
     cwnd has grown past that (slow start keeps growing while cwnd < 2 × the
     largest flight, Linux tcp_is_cwnd_limited): Linux tcp_reno_ssthresh and
@@ -147,15 +152,15 @@ def test_reno_ssthresh_halves_cwnd_or_flightsize(base):
     assert _first_fr(res)["ssthresh"] == want
 
 
-def _rexmit_packet_number(res, seq):
+def _rexmit_packet_number(res: ccsim.Result, seq: int) -> int:
     """1-based number, among the data packets the sender put on the wire,
     of the first retransmission of `seq` (what a scripted drop counts)."""
     st = res.table("seq_trace").filter(pl.col("kind") != "ack").with_row_index("n", offset=1)
-    return st.filter((pl.col("kind") == "rexmit") & (pl.col("seq") == seq))["n"][0]
+    return int(st.filter((pl.col("kind") == "rexmit") & (pl.col("seq") == seq))["n"][0])
 
 
 @pytest.mark.parametrize("rule", ["linux", "ns2"])
-def test_rto_inside_newreno_recovery(rule):
+def test_rto_inside_newreno_recovery(rule: str) -> None:
     """Packet 200 is lost and so is its fast retransmission: NewReno
     without SACK can only repair that by the RTO, which fires during the
     recovery. Linux tcp_enter_loss keeps the recovery's ssthresh; ns-2
@@ -202,7 +207,7 @@ def test_rto_inside_newreno_recovery(rule):
 
 
 @pytest.mark.parametrize("receiver_sack", [True, False])
-def test_sack1_sender_with_a_sink_that_sends_no_sack_blocks(receiver_sack):
+def test_sack1_sender_with_a_sink_that_sends_no_sack_blocks(receiver_sack: bool) -> None:
     """Three segments of one window lost (packets 200, 203, 206). ns-2's
     Sack1 retransmits the holes below the highest SACKed segment
     (ScoreBoard::GetNextRetran), so with SACK blocks all three are repaired

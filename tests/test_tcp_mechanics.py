@@ -5,6 +5,8 @@ delivery-rate samples (tcp_rate.c), timestamps (RFC 7323), limited transmit
 (RFC 3042) and the receiver's quick-ACK. The per-rule vectors (IsLost,
 NextSeg, PRR, Sack1's pipe) are Rust unit tests in crates/ccsim-core/src/tcp/tests.rs."""
 
+from typing import Any
+
 import ccsim
 import numpy as np
 import polars as pl
@@ -12,7 +14,7 @@ import pytest
 from helpers import single_link
 
 
-def _window_run(drops, **tcp):
+def _window_run(drops: list[int], **tcp: Any) -> tuple[dict[str, Any], list[float]]:
     # A stable 30-segment window (cwnd capped, ssthresh 30) in congestion
     # avoidance, no congestion loss; the link drops the listed data packets.
     opts = dict(cc="newreno", sack="off", delayed_ack=False, max_cwnd=30, initial_ssthresh=30)
@@ -34,7 +36,7 @@ def _window_run(drops, **tcp):
 
 @pytest.mark.parametrize("sack", ["rfc6675", "sack1"])
 @pytest.mark.parametrize("k", [1, 2, 3, 6])
-def test_sack_recovers_k_losses_in_about_one_rtt(sack, k):
+def test_sack_recovers_k_losses_in_about_one_rtt(sack: str, k: int) -> None:
     f, dur = _window_run([100 + 2 * i for i in range(k)], sack=sack)
     assert f["timeouts"] == 0
     assert f["fast_retransmits"] == 1  # one reduction for the window
@@ -47,7 +49,7 @@ def test_sack_recovers_k_losses_in_about_one_rtt(sack, k):
 
 
 @pytest.mark.parametrize("k", [2, 3])
-def test_newreno_needs_one_rtt_per_loss_where_sack_needs_one(k):
+def test_newreno_needs_one_rtt_per_loss_where_sack_needs_one(k: int) -> None:
     drops = [100 + 2 * i for i in range(k)]
     nr, d_nr = _window_run(drops)
     sk, d_sk = _window_run(drops, sack="rfc6675")
@@ -56,7 +58,7 @@ def test_newreno_needs_one_rtt_per_loss_where_sack_needs_one(k):
     assert d_sk[0] < d_nr[0]
 
 
-def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses():
+def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses() -> None:
     # Fall & Floyd 1996 Fig. 3: Reno without SACK cannot repair two losses in
     # one recovery; with SACK (Fig. 5) one episode suffices.
     f, _ = _window_run([100, 102], cc="reno")
@@ -65,7 +67,7 @@ def test_reno_with_sack_off_halves_twice_or_times_out_on_two_losses():
     assert g["fast_retransmits"] == 1 and g["timeouts"] == 0
 
 
-def test_prr_sends_one_retransmission_per_duplicate_ack_as_linux():
+def test_prr_sends_one_retransmission_per_duplicate_ack_as_linux() -> None:
     # Linux 6.x tcp_cwnd_reduction grants the slow-start bound's extra
     # segment only on an ACK that advanced snd_una without new loss, so a
     # duplicate ACK releases one segment. The kernel's Reno, 100 KB at
@@ -93,12 +95,12 @@ def test_prr_sends_one_retransmission_per_duplicate_ack_as_linux():
     assert r.flows["fct_s"][0] == pytest.approx(0.1792, rel=0.02)
 
 
-def test_prr_keeps_sending_through_recovery():
+def test_prr_keeps_sending_through_recovery() -> None:
     # RFC 6937 §1: PRR spreads the window reduction over the recovery round
     # instead of going silent until pipe falls to ssthresh (RFC 6675). With
     # one loss in a 30-segment window: RFC 6675 waits ~ half a window of ACKs
     # before the first new segment, PRR sends one about every second ACK.
-    def first_new_after_retransmit(prr):
+    def first_new_after_retransmit(prr: bool) -> int:
         sc = single_link(
             duration="4s",
             rate="10Mbps",
@@ -128,7 +130,7 @@ def test_prr_keeps_sending_through_recovery():
     assert 10 <= a_6675 <= 14, a_6675
 
 
-def test_ecn_flow_through_marking_link_has_no_retransmissions():
+def test_ecn_flow_through_marking_link_has_no_retransmissions() -> None:
     # One mark every 200 ECN-capable packets (> one 60-segment window apart):
     # each mark is one reduction, and nothing is lost or retransmitted.
     sc = single_link(
@@ -149,7 +151,7 @@ def test_ecn_flow_through_marking_link_has_no_retransmissions():
     assert f["ecn_reductions"] == marks
 
 
-def test_two_marks_in_one_window_give_one_reduction():
+def test_two_marks_in_one_window_give_one_reduction() -> None:
     # ns-3 tcp-ecn-test case 6 in spirit: CE on two packets of the same
     # window must reduce cwnd once (RFC 3168 §6.1.2).
     sc = single_link(
@@ -167,7 +169,7 @@ def test_two_marks_in_one_window_give_one_reduction():
     assert f["retransmits"] == 0
 
 
-def test_reordering_does_not_make_real_losses_look_spurious():
+def test_reordering_does_not_make_real_losses_look_spurious() -> None:
     # 2 ms of reordering jitter on a 20 Mb/s, 40 ms path with queue drops:
     # the reductions follow real losses, so an undo (Eifel by timestamps,
     # D-SACK) may only come from a fast retransmit that reordering alone
@@ -191,7 +193,7 @@ def test_reordering_does_not_make_real_losses_look_spurious():
     assert max(undos) <= 1, undos
 
 
-def test_non_ecn_flow_ignores_marks():
+def test_non_ecn_flow_ignores_marks() -> None:
     sc = single_link(
         duration="3s",
         rate="10Mbps",
@@ -206,7 +208,7 @@ def test_non_ecn_flow_ignores_marks():
     assert res.flows["ecn_reductions"][0] == 0
 
 
-def _send_gaps(pacing, **tcp):
+def _send_gaps(pacing: str, **tcp: Any) -> tuple[np.ndarray, dict[str, Any]]:
     # 1 Gb/s so serialization (12 us) is far below any pacing gap; the window
     # is fixed at 40 segments from the start (IW 40, cap 40).
     opts = dict(pacing=pacing, max_cwnd=40, initial_window=40, delayed_ack=False)
@@ -220,7 +222,7 @@ def _send_gaps(pacing, **tcp):
 
 
 @pytest.mark.parametrize("ssthresh,ratio", [("inf", 2.0), (40, 1.2)])
-def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh, ratio):
+def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh: str | int, ratio: float) -> None:
     # tcp_update_pacing_rate: rate = ratio · mss · max(cwnd, packets_out)/srtt
     # with ratio 200% while cwnd < ssthresh/2, else 120%: one segment every
     # srtt/(ratio · cwnd). One segment per release (tso = false).
@@ -230,7 +232,7 @@ def test_linux_pacing_gap_is_srtt_over_ratio_cwnd(ssthresh, ratio):
     assert np.median(g) == pytest.approx(expected, rel=0.05)
 
 
-def test_linux_pacing_leaves_the_first_nine_segments_unpaced():
+def test_linux_pacing_leaves_the_first_nine_segments_unpaced() -> None:
     # Linux tcp_update_skb_after_send advances the pacing clock only from
     # data_segs_out >= 10 ("Original sch_fq does not pace first 10 MSS"):
     # with an RTT sample from the handshake the pacing rate exists from the
@@ -245,13 +247,13 @@ def test_linux_pacing_leaves_the_first_nine_segments_unpaced():
     assert tw[1] > tw[0]
 
 
-def test_window_pacing_gap_is_srtt_over_cwnd():
+def test_window_pacing_gap_is_srtt_over_cwnd() -> None:
     t, f = _send_gaps("window")
     g = np.diff(t)[t[1:] > 0.5]
     assert np.median(g) == pytest.approx(f["rtt_mean_s"] / 40, rel=0.05)
 
 
-def test_unpaced_flow_sends_window_back_to_back():
+def test_unpaced_flow_sends_window_back_to_back() -> None:
     # Without pacing the initial window leaves in one burst (the link then
     # serializes it back to back), and every later window follows the ACKs.
     t, _ = _send_gaps("off")
@@ -263,13 +265,13 @@ def test_unpaced_flow_sends_window_back_to_back():
     assert np.diff(tp[40:80]).min() > 1e-3
 
 
-def _bursts(t):
+def _bursts(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # (start time, segments) of each group of sends at the same instant
     starts, counts = np.unique(t, return_counts=True)
     return starts, counts
 
 
-def test_linux_pacing_with_tso_sends_what_an_ack_frees_as_one_burst():
+def test_linux_pacing_with_tso_sends_what_an_ack_frees_as_one_burst() -> None:
     # Delayed ACKs free two segments at a time; with TSO autosizing at this
     # rate (1.2 mss·cwnd/srtt >> 10 < mss, so min_tso_segs = 2) they leave
     # back to back and the next release waits 2 mss / rate (Linux
@@ -287,7 +289,7 @@ def test_linux_pacing_with_tso_sends_what_an_ack_frees_as_one_burst():
     assert (_bursts(t1[t1 > 0.5])[1] == 1).all()
 
 
-def test_bbr_bursts_follow_tcp_tso_autosize():
+def test_bbr_bursts_follow_tcp_tso_autosize() -> None:
     # Linux tcp_tso_autosize: segs = max(min_tso_segs, floor((rate >> 10) / mss)).
     # A lone BBR flow on 100 Mb/s paces at gain · 0.99 · bottleneck payload
     # rate, so its PROBE_BW bursts are floor(gain · 0.99 · 12.5e6 · 1448/1500
@@ -309,10 +311,10 @@ def test_bbr_bursts_follow_tcp_tso_autosize():
     sizes, n = np.unique(counts, return_counts=True)
     share = dict(zip(sizes.tolist(), (n / n.sum()).tolist()))
     assert sum(share.get(v, 0) for v in want.values()) > 0.95
-    assert max(share, key=share.get) == want[1.0]  # most of the cycle is at gain 1
+    assert max(share, key=lambda g: share[g]) == want[1.0]  # most of the cycle is at gain 1
 
 
-def test_delivery_rate_converges_to_bottleneck():
+def test_delivery_rate_converges_to_bottleneck() -> None:
     # tcp_rate.c on a loss-free path (window capped below BDP + buffer): the
     # samples converge to the bottleneck's payload rate, 20 Mb/s × 1448/1500
     # (40 header and 12 timestamp bytes per packet).
@@ -330,11 +332,11 @@ def test_delivery_rate_converges_to_bottleneck():
     assert dr == pytest.approx(20e6 * 1448 / 1500, rel=0.02)
 
 
-def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
+def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes() -> None:
     # RFC 7323: with timestamps every ACK that acks new data yields a sample
     # (including those for retransmitted segments); without them Karn's rule
     # drops samples for retransmissions. The option adds 12 bytes per packet.
-    def run(ts):
+    def run(ts: bool) -> ccsim.Result:
         sc = single_link(
             duration="10s",
             rate="10Mbps",
@@ -350,8 +352,8 @@ def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
     on, off = run(True), run(False)
     fon, foff = on.flows.row(0, named=True), off.flows.row(0, named=True)
 
-    def per_new_ack(f):  # samples per ACK that is not a duplicate
-        return f["rtt_samples"] / (f["acks_received"] - f["dupacks_received"])
+    def per_new_ack(f: dict[str, Any]) -> float:  # samples per ACK that is not a duplicate
+        return float(f["rtt_samples"] / (f["acks_received"] - f["dupacks_received"]))
 
     assert per_new_ack(fon) > 0.99
     assert per_new_ack(foff) < per_new_ack(fon)
@@ -360,9 +362,9 @@ def test_timestamps_give_an_rtt_sample_per_ack_and_count_option_bytes():
     assert lon["bytes_tx"] == lon["pkts_tx"] * (1448 + 40 + 12)
 
 
-def test_limited_transmit_sends_one_segment_per_early_dupack():
+def test_limited_transmit_sends_one_segment_per_early_dupack() -> None:
     # RFC 3042: the first two duplicate ACKs each release one new segment.
-    def sends_between_loss_and_fr(lt):
+    def sends_between_loss_and_fr(lt: bool) -> int:
         sc = single_link(
             duration="3s",
             rate="10Mbps",
@@ -388,8 +390,8 @@ def test_limited_transmit_sends_one_segment_per_early_dupack():
     assert sends_between_loss_and_fr(True) == 2
 
 
-def test_quickack_acks_first_segments_at_once():
-    def acks(q):
+def test_quickack_acks_first_segments_at_once() -> None:
+    def acks(q: int) -> int:
         sc = single_link(
             duration="2s",
             rate="10Mbps",
@@ -399,7 +401,7 @@ def test_quickack_acks_first_segments_at_once():
             tcp=dict(delayed_ack=True, quickack=q, rcv_autotune=False),  # the quota alone
             flows=[dict(app="file", size="28960B")],
         )
-        return sc.run().flows["acks_sent"][0]
+        return int(sc.run().flows["acks_sent"][0])
 
     # 20 segments: delayed ACK every 2nd = 10 ACKs; quick-ACK for the first 16
     # gives 16 + 2 = 18.
@@ -410,7 +412,7 @@ def test_quickack_acks_first_segments_at_once():
 # --- window growth of paced senders (Linux tcp_is_cwnd_limited) ---------------
 
 
-def _slow_start_cwnd(pacing):
+def _slow_start_cwnd(pacing: str) -> list[int]:
     """cwnd every 100 ms (one RTT) of a lone loss-free flow in slow start."""
     sc = single_link(
         duration="1.2s",
@@ -424,7 +426,7 @@ def _slow_start_cwnd(pacing):
 
 
 @pytest.mark.parametrize("pacing", ["off", "linux"])
-def test_slow_start_doubles_per_rtt_paced_or_not(pacing):
+def test_slow_start_doubles_per_rtt_paced_or_not(pacing: str) -> None:
     """RFC 5681 slow start: each ACK of one segment adds one, so an ACK-clocked
     window doubles per RTT. Linux keeps a paced flow cwnd-limited in slow start
     while cwnd < 2·max_packets_out (include/net/tcp.h tcp_is_cwnd_limited), so
@@ -434,7 +436,7 @@ def test_slow_start_doubles_per_rtt_paced_or_not(pacing):
     assert cwnd[1:9] == [10 * 2**k for k in range(8)]
 
 
-def test_window_paced_slow_start_grows_as_the_fluid_model():
+def test_window_paced_slow_start_grows_as_the_fluid_model() -> None:
     """Leaky-bucket pacing (one segment every srtt/cwnd) sends at rate W(t)/R
     and every ACK adds one segment, so dW/dt = W(t − R)/R: exponential growth
     e^{rt} with rR·e^{rR} = 1, i.e. rR = Ω = W₀(1) = 0.56714 (the omega
@@ -446,14 +448,14 @@ def test_window_paced_slow_start_grows_as_the_fluid_model():
 
 
 @pytest.mark.parametrize("pacing,spread", [("linux", 0.5), ("window", 1.0)])
-def test_paced_short_transfer_costs_about_one_paced_flight_more(pacing, spread):
+def test_paced_short_transfer_costs_about_one_paced_flight_more(pacing: str, spread: float) -> None:
     """A 100 KB transfer (70 segments: flights of 10, 20, 40) on a 40 ms path
     with room to spare. Paced, the last flight leaves over spread·srtt (srtt/2
     at Linux's 200 % slow-start ratio, srtt for the leaky bucket) instead of
     back to back; earlier flights are ACK-clocked either way. So the paced
     completion time exceeds the unpaced one by about that much, at most."""
 
-    def fct(p):
+    def fct(p: str) -> float:
         sc = single_link(
             duration="5s",
             rate="100Mbps",
@@ -462,7 +464,7 @@ def test_paced_short_transfer_costs_about_one_paced_flight_more(pacing, spread):
             tcp=dict(cc="newreno", pacing=p, delayed_ack=False),
             flows=[dict(app="file", size="100KB")],
         )
-        return ccsim.run(sc).flows["fct_s"][0]
+        return float(ccsim.run(sc).flows["fct_s"][0])
 
     extra = fct(pacing) - fct("off")
     assert 0 <= extra <= 1.25 * spread * 0.040, extra

@@ -4,14 +4,17 @@ back-off, RFC 5681 delayed ACKs, and the Tahoe / Reno / NewReno recovery
 differences described by Fall & Floyd (1996) and RFC 6582."""
 
 import math
+from typing import Any
 
+import ccsim
 import polars as pl
 import pytest
+from ccsim.studies.base import num
 from helpers import dumbbell, single_link
 from oracles import jain, pftk_full
 
 
-def test_one_newreno_flow_keeps_bottleneck_busy():
+def test_one_newreno_flow_keeps_bottleneck_busy() -> None:
     # A one-BDP buffer is enough for Reno-style AIMD to keep the link busy:
     # after halving, cwnd = (BDP + B)/2 = BDP (Villamizar & Song 1994).
     res = dumbbell(n=1, duration="60s").run()
@@ -20,7 +23,7 @@ def test_one_newreno_flow_keeps_bottleneck_busy():
 
 
 @pytest.mark.parametrize("p", [0.001, 0.003, 0.01, 0.03, 0.05])
-def test_newreno_goodput_matches_pftk(p):
+def test_newreno_goodput_matches_pftk(p: float) -> None:
     # Bernoulli loss on the data direction, no delayed ACK (b = 1), a window
     # far above the model's E[W] (Wm = inf), large buffer so losses are the
     # random ones. PFTK evaluated with the run's measured mean RTT and mean RTO
@@ -52,14 +55,14 @@ def test_newreno_goodput_matches_pftk(p):
     assert measured == pytest.approx(model, rel=0.20), (measured, model, rtt, t0, f["timeouts"])
 
 
-def test_ten_equal_rtt_flows_share_fairly():
+def test_ten_equal_rtt_flows_share_fairly() -> None:
     res = dumbbell(n=10, duration="60s").run()
     j = jain(res.flows["goodput_bps"].to_list())
     assert j >= 0.95, j
 
 
 @pytest.mark.parametrize("queue", ["droptail", "red", "codel"])
-def test_packet_conservation_at_every_sample(queue):
+def test_packet_conservation_at_every_sample(queue: str) -> None:
     # Every packet a flow put into the network was delivered, dropped, or is
     # still held by a link (queue, transmitter or propagation) - counted from
     # the links' own contents, independently of the flows' counters. Repeated
@@ -88,19 +91,19 @@ def test_packet_conservation_at_every_sample(queue):
 
 
 @pytest.mark.parametrize("buffer", ["20pkt", "30000B"])
-def test_queue_never_exceeds_limit(buffer):
+def test_queue_never_exceeds_limit(buffer: str) -> None:
     res = dumbbell(n=10, duration="20s", buffer=buffer).run()
     b = res.links.filter(pl.col("name") == "r0->r1").row(0, named=True)
     assert b["drops"] > 0  # the limit was actually reached
     ser = res.link_series.filter(pl.col("link") == b["id"])
     if buffer.endswith("pkt"):
-        assert b["max_queue_pkts"] <= 20 and ser["queue_pkts"].max() <= 20
+        assert b["max_queue_pkts"] <= 20 and num(ser["queue_pkts"].max()) <= 20
         assert b["max_queue_pkts"] == 20
     else:
-        assert b["max_queue_bytes"] <= 30000 and ser["queue_bytes"].max() <= 30000
+        assert b["max_queue_bytes"] <= 30000 and num(ser["queue_bytes"].max()) <= 30000
 
 
-def test_same_seed_same_result_other_seed_differs():
+def test_same_seed_same_result_other_seed_differs() -> None:
     sc = single_link(duration="30s", loss={"kind": "bernoulli", "p": 0.01})
     a, b, c = sc.run(), sc.run(), sc.run(seed=2)
     for name in ("flows", "links", "flow_series", "link_series", "events"):
@@ -112,12 +115,12 @@ def test_same_seed_same_result_other_seed_differs():
     )
 
 
-def test_adding_a_flow_does_not_change_another_links_losses():
+def test_adding_a_flow_does_not_change_another_links_losses() -> None:
     # Random streams are per component: the lossy link's draws do not depend
     # on what else exists in the scenario.
     from ccsim import Builder
 
-    def build(extra):
+    def build(extra: bool) -> ccsim.Result:
         b = (
             Builder(duration="10s", seed=5, sample_interval="off")
             .explicit(
@@ -156,7 +159,7 @@ def test_adding_a_flow_does_not_change_another_links_losses():
     )
 
 
-def test_delayed_ack_roughly_halves_ack_count():
+def test_delayed_ack_roughly_halves_ack_count() -> None:
     res = {
         d: single_link(duration="30s", tcp=dict(delayed_ack=d)).run().flows.row(0, named=True) for d in (False, True)
     }
@@ -166,7 +169,7 @@ def test_delayed_ack_roughly_halves_ack_count():
     assert res[False]["acks_sent"] == res[False]["pkts_arrived"] - res[False]["acks_received"]
 
 
-def test_repeated_timeouts_double_rto_up_to_max():
+def test_repeated_timeouts_double_rto_up_to_max() -> None:
     # A path that loses everything: every expiry doubles the RTO (RFC 6298
     # §5.5) from the initial 1 s until max_rto, then stays there (no tail loss
     # probe, which would take the place of the first expiry: see below).
@@ -188,10 +191,10 @@ def test_repeated_timeouts_double_rto_up_to_max():
     assert ev["time_s"].to_list() == pytest.approx(times)
 
 
-def test_handshake_adds_one_round_trip_to_fct():
+def test_handshake_adds_one_round_trip_to_fct() -> None:
     # 20 KB with IW 10 fits in one window: FCT = RTT/2 + serialization without
     # the handshake, plus exactly one base RTT (SYN + SYN-ACK) with it.
-    def fct(h):
+    def fct(h: bool) -> float:
         sc = single_link(
             duration="5s",
             rate="1Gbps",
@@ -199,7 +202,7 @@ def test_handshake_adds_one_round_trip_to_fct():
             tcp=dict(handshake=h, delayed_ack=False),
             flows=[dict(app="file", size="14480B")],
         )
-        return sc.run().flows["fct_s"][0]
+        return float(sc.run().flows["fct_s"][0])
 
     hdr = 40
     syn_ser = 2 * hdr * 8 / 1e9
@@ -211,7 +214,7 @@ def test_handshake_adds_one_round_trip_to_fct():
 # --- Tahoe / Reno / NewReno with 1, 2, 3 losses in one window -----------------
 
 
-def _recovery_run(cc, drops):
+def _recovery_run(cc: str, drops: list[int]) -> tuple[dict[str, Any], pl.DataFrame]:
     # cwnd capped at 30 segments so the window is stable and no congestion
     # loss occurs; the scripted loss drops the given data packets of one
     # window (the 100th data packet onwards, in congestion avoidance).
@@ -229,7 +232,7 @@ def _recovery_run(cc, drops):
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
-def test_newreno_recovers_k_losses_without_timeout_in_k_rtts(k):
+def test_newreno_recovers_k_losses_without_timeout_in_k_rtts(k: int) -> None:
     f, ev = _recovery_run("newreno", [100 + 2 * i for i in range(k)])
     assert f["timeouts"] == 0
     assert f["fast_retransmits"] == 1  # one window reduction for the whole window (RFC 6582)
@@ -241,12 +244,12 @@ def test_newreno_recovers_k_losses_without_timeout_in_k_rtts(k):
     assert (k - 0.5) * rtt <= dur[0] <= (k + 0.5) * rtt, (dur, rtt)
 
 
-def test_reno_single_loss_is_one_fast_recovery():
+def test_reno_single_loss_is_one_fast_recovery() -> None:
     f, ev = _recovery_run("reno", [100])
     assert f["timeouts"] == 0 and f["fast_retransmits"] == 1
 
 
-def test_reno_two_losses_halve_twice_or_time_out():
+def test_reno_two_losses_halve_twice_or_time_out() -> None:
     # Fall & Floyd 1996: Reno leaves fast recovery on the first partial ACK;
     # the second loss needs a second fast retransmit (a second halving) or a
     # retransmission timeout.
@@ -254,7 +257,7 @@ def test_reno_two_losses_halve_twice_or_time_out():
     assert f["fast_retransmits"] + f["timeouts"] >= 2
 
 
-def test_reno_three_losses_time_out():
+def test_reno_three_losses_time_out() -> None:
     # Fall & Floyd 1996: with three drops in a window Reno usually has to wait
     # for the retransmission timer.
     f, _ = _recovery_run("reno", [100, 102, 104])
@@ -262,7 +265,7 @@ def test_reno_three_losses_time_out():
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
-def test_tahoe_slow_starts_without_timeout(k):
+def test_tahoe_slow_starts_without_timeout(k: int) -> None:
     # Tahoe: fast retransmit then cwnd = 1 and go-back-N slow start; the
     # retransmitted window repairs every hole, so no timeout is needed.
     f, ev = _recovery_run("tahoe", [100 + 2 * i for i in range(k)])
@@ -271,7 +274,7 @@ def test_tahoe_slow_starts_without_timeout(k):
     assert ev.filter(pl.col("kind") == "recovery_end").height == 0  # no fast recovery phase
 
 
-def test_a_tail_loss_probe_takes_the_place_of_the_first_expiry():
+def test_a_tail_loss_probe_takes_the_place_of_the_first_expiry() -> None:
     """RFC 8985 §7.2 / Linux tcp_schedule_loss_probe: before any RTT sample
     the probe timer is 1 s (TCP_TIMEOUT_INIT), capped by the RTO (also 1 s),
     so on a path that loses everything the first timer event is a probe
@@ -291,13 +294,13 @@ def test_a_tail_loss_probe_takes_the_place_of_the_first_expiry():
 
 
 @pytest.mark.parametrize("p", [0.03, 0.05])
-def test_rack_tlp_beats_pftk_timeouts_at_high_loss(p):
+def test_rack_tlp_beats_pftk_timeouts_at_high_loss(p: float) -> None:
     """The same path as the PFTK test with the linux stack's RACK-TLP and
     F-RTO: lost retransmissions and tail losses no longer wait for the RTO,
     so there are fewer timeouts than without and goodput is at least the
     model's (PFTK counts a timeout for them)."""
 
-    def run(**tcp):
+    def run(**tcp: Any) -> dict[str, Any]:
         sc = single_link(
             duration="200s",
             rate="100Mbps",

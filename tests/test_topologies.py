@@ -1,13 +1,16 @@
 """Topology builders: the structure they promise, and behaviour that follows
 from it (propagation RTT, multi-bottleneck penalty)."""
 
+from typing import Any
+
+import ccsim
 import polars as pl
 import pytest
 from ccsim import Builder, Scenario
 from ccsim.errors import ScenarioError
 
 
-def test_dumbbell_per_flow_rtt_sets_propagation_delay():
+def test_dumbbell_per_flow_rtt_sets_propagation_delay() -> None:
     # rtt = 60 ms and 120 ms: minimum RTT sample = base RTT + serialization of
     # one 1500-byte data packet on three hops and one 52-byte ACK on three hops
     # (40 bytes of headers + 12 of timestamps, on by default in the Linux stack).
@@ -33,7 +36,7 @@ def test_dumbbell_per_flow_rtt_sets_propagation_delay():
     )
 
 
-def test_parking_lot_structure_and_multi_hop_penalty():
+def test_parking_lot_structure_and_multi_hop_penalty() -> None:
     # 3 hops, one through flow and one cross flow per hop in each direction.
     hops = 3
     sc = (
@@ -63,7 +66,7 @@ def test_parking_lot_structure_and_multi_hop_penalty():
         assert res.links.filter(pl.col("name") == f"r{h}->r{h + 1}")["pkts_tx"][0] > 0
 
 
-def _wireless(**kw):
+def _wireless(**kw: Any) -> ccsim.Scenario:
     from ccsim import Builder
 
     t = dict(
@@ -86,7 +89,7 @@ def _wireless(**kw):
     )
 
 
-def test_wireless_last_hop_carries_the_wireless_flows_only():
+def test_wireless_last_hop_carries_the_wireless_flows_only() -> None:
     core = _wireless().core
     links = {l["name"]: l for l in core["links"]}
     ms = 10**9
@@ -100,7 +103,7 @@ def test_wireless_last_hop_carries_the_wireless_flows_only():
     assert all(nodes[f["dst"]] != "mobile" and nodes[f["src"]] != "mobile" for f in core["flows"][1:])
 
 
-def test_wireless_reverse_loss_can_differ_and_errors_name_fields():
+def test_wireless_reverse_loss_can_differ_and_errors_name_fields() -> None:
     core = _wireless(wireless_reverse_loss={"kind": "none"}).core
     links = {l["name"]: l for l in core["links"]}
     assert links["wireless_reverse"]["loss"]["kind"] == "none"
@@ -108,7 +111,7 @@ def test_wireless_reverse_loss_can_differ_and_errors_name_fields():
         _wireless(wireless_rate="fast")
 
 
-def test_satellite_is_a_geo_dumbbell_with_loss_both_ways():
+def test_satellite_is_a_geo_dumbbell_with_loss_both_ways() -> None:
     from ccsim import Builder
 
     sc = (
@@ -128,11 +131,11 @@ def test_satellite_is_a_geo_dumbbell_with_loss_both_ways():
     assert fwd["loss"] == rev["loss"] == {"kind": "bernoulli", "p": 0.001}
 
 
-def test_sample_links_selects_the_links_of_the_time_series():
+def test_sample_links_selects_the_links_of_the_time_series() -> None:
     # 'shared' keeps the two bottleneck directions of a dumbbell (both ends
     # have more than one neighbour) and drops every host's access link; the
     # bottleneck's rows are the same as when every link is sampled.
-    def run(sel):
+    def run(sel: Any) -> ccsim.Result:
         sc = (
             Builder(duration="2s", sample_interval="100ms")
             .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="10ms", access_rate="100Mbps", access_delay="1ms")
@@ -165,7 +168,7 @@ def test_sample_links_selects_the_links_of_the_time_series():
         Scenario(one)
 
 
-def _shared_dumbbell(access: str, rtt) -> Scenario:
+def _shared_dumbbell(access: str, rtt: str | dict[str, Any]) -> Scenario:
     return Scenario(
         {
             "sim": {"duration": "4s", "sample_interval": "off"},
@@ -185,7 +188,7 @@ def _shared_dumbbell(access: str, rtt) -> Scenario:
     )
 
 
-def test_shared_access_gives_one_host_pair_per_rtt_of_a_group():
+def test_shared_access_gives_one_host_pair_per_rtt_of_a_group() -> None:
     """access = 'shared': the group's flows of one RTT share one access-link
     pair. Six flows cycling over two RTTs make two pairs (8 directions), two
     reverse flows at the access delay one pair; with 'own' every flow has
@@ -210,7 +213,7 @@ def test_shared_access_gives_one_host_pair_per_rtt_of_a_group():
             assert got[j] == pytest.approx(2 * (0.005 + 2 * 0.001) + ser, abs=2e-6)
 
 
-def test_access_and_cycle_are_checked_by_name():
+def test_access_and_cycle_are_checked_by_name() -> None:
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.access: got 'public'; expected one of 'own', 'shared'"):
         _shared_dumbbell("public", "60ms")
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.rtt\.cycle"):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +20,7 @@ from ccsim.tools.tracegen import PRESETS, SproutModel, generate, sprout_path
 from conftest import ROOT
 
 
-def test_the_default_model_has_the_evaluated_codes_constants():
+def test_the_default_model_has_the_evaluated_codes_constants() -> None:
     # read off receiver.hh at evaluated-final (the values the paper's runs used);
     # 2000/300/5 appear only in the repository's first commits
     m = SproutModel()
@@ -28,7 +30,7 @@ def test_the_default_model_has_the_evaluated_codes_constants():
 
 
 @pytest.mark.parametrize("model", ["sprout", "sprout-2012-09"])
-def test_the_rate_moves_as_brownian_motion_with_sticky_outages(model):
+def test_the_rate_moves_as_brownian_motion_with_sticky_outages(model: str) -> None:
     m = PRESETS[model]
     lam, counts = sprout_path(2_000_000, seed=3, m=m)  # 2000 s, 100,000 ticks
     dt = m.tick_ms / 1000
@@ -53,7 +55,7 @@ def test_the_rate_moves_as_brownian_motion_with_sticky_outages(model):
     assert lam.max() <= m.max_rate and lam.min() == 0
 
 
-def test_the_same_seed_gives_the_same_trace_and_the_example_trace_is_seed_1():
+def test_the_same_seed_gives_the_same_trace_and_the_example_trace_is_seed_1() -> None:
     a, b, c = generate("sprout", 5000, 7), generate("sprout", 5000, 7), generate("sprout", 5000, 8)
     assert a == b and a != c
     # the committed example (and the kernel comparison measured on it) was
@@ -62,7 +64,7 @@ def test_the_same_seed_gives_the_same_trace_and_the_example_trace_is_seed_1():
     assert example == generate("sprout-2012-09", 60_000, 1)
 
 
-def test_the_command_writes_a_trace_a_scenario_loads_and_never_overwrites(tmp_path):
+def test_the_command_writes_a_trace_a_scenario_loads_and_never_overwrites(tmp_path: Path) -> None:
     out = tmp_path / "cell.trace"
     cmd = [sys.executable, "-m", "ccsim", "trace", "generate", "--seed", "2", "--duration", "10s", "--out", str(out)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -96,7 +98,7 @@ def test_the_command_writes_a_trace_a_scenario_loads_and_never_overwrites(tmp_pa
         (["--model", "sprot"], "(did you mean 'sprout'?)"),
     ],
 )
-def test_bad_generator_input_is_one_line_naming_the_flag(tmp_path, args, words):
+def test_bad_generator_input_is_one_line_naming_the_flag(tmp_path: Path, args: list[Any], words: str) -> None:
     out = tmp_path / "t.trace"
     base = ["--duration", "10s", "--out", str(out)]
     r = subprocess.run(

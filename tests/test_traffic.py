@@ -3,16 +3,19 @@ sources' definitions (ON-OFF duty cycle, the distributions' CDFs, the BER
 formula); the Rust unit tests check the generators themselves."""
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 from ccsim import Builder
 from ccsim.errors import ScenarioError
+from ccsim.studies.base import num
 from helpers import single_link
 
 
-def _ks(x, cdf) -> float:
+def _ks(x: Any, cdf: Callable[[np.ndarray], np.ndarray]) -> float:
     x = np.sort(np.asarray(x, dtype=float))
     n = len(x)
     f = cdf(x)
@@ -20,7 +23,7 @@ def _ks(x, cdf) -> float:
     return float(max(np.max(f - i / n), np.max((i + 1) / n - f)))
 
 
-def test_udp_onoff_mean_rate_is_peak_times_duty_cycle():
+def test_udp_onoff_mean_rate_is_peak_times_duty_cycle() -> None:
     # ON ~ Exp(1 s), OFF ~ Exp(2 s), peak 800 kb/s (100 packets/s of 1000 B),
     # 10^5 s ≈ 33 000 cycles: relative standard error ≈ 0.5 %. Each ON period
     # starts with a packet, so counts run ≈ 0.5 packet per period high (0.5 %).
@@ -38,7 +41,7 @@ def test_udp_onoff_mean_rate_is_peak_times_duty_cycle():
     assert u["pkts_received"] == u["pkts_sent"]  # far below the link rate: nothing dropped
 
 
-def test_cbr_sends_at_its_rate():
+def test_cbr_sends_at_its_rate() -> None:
     sc = single_link(
         duration="10s",
         rate="10Mbps",
@@ -52,7 +55,7 @@ def test_cbr_sends_at_its_rate():
     assert u["pkts_sent"] == math.ceil(8 / gap)
 
 
-def test_schedule_sends_only_inside_its_on_intervals_and_restarts_after_idle():
+def test_schedule_sends_only_inside_its_on_intervals_and_restarts_after_idle() -> None:
     sc = single_link(
         duration="10s",
         rate="10Mbps",
@@ -75,7 +78,7 @@ def test_schedule_sends_only_inside_its_on_intervals_and_restarts_after_idle():
     assert r.flows["idle_restarts"][0] == 1
 
 
-def test_web_sessions_draw_sizes_and_think_times_from_their_distributions():
+def test_web_sessions_draw_sizes_and_think_times_from_their_distributions() -> None:
     mss = 1448
     sc = (
         Builder(duration="300s", seed=5, sample_interval="off")
@@ -92,15 +95,14 @@ def test_web_sessions_draw_sizes_and_think_times_from_their_distributions():
     n = len(tr)
     assert _ks(tr["bytes"], lambda x: 1 - (1 + x / lam) ** -1.2) < 1.95 / math.sqrt(n)
     # think time = next start − previous end of the same session: Exp(0.2 s)
-    gaps = []
+    gaps: list[float] = []
     for _, g in tr.group_by("flow"):
         s, e = g["start_s"].to_numpy(), g["end_s"].to_numpy()
         gaps.extend(s[1:] - e[:-1])
-    gaps = np.array(gaps)
-    assert _ks(gaps, lambda x: 1 - np.exp(-x / 0.2)) < 1.95 / math.sqrt(len(gaps))
+    assert _ks(np.array(gaps), lambda x: 1 - np.exp(-x / 0.2)) < 1.95 / math.sqrt(len(gaps))
 
 
-def test_repeat_counts_transfers_and_caps_cwnd():
+def test_repeat_counts_transfers_and_caps_cwnd() -> None:
     sc = single_link(
         duration="60s",
         rate="10Mbps",
@@ -113,10 +115,10 @@ def test_repeat_counts_transfers_and_caps_cwnd():
     assert len(tr) == 5 and tr["end_s"].is_not_nan().all()
     assert (tr["bytes"] == 200_000).all()
     assert r.flows["delivered_bytes"][0] == 5 * 200_000
-    assert r.flow_series["cwnd"].max() <= 8
+    assert num(r.flow_series["cwnd"].max()) <= 8
 
 
-def test_spread_rtts_and_drawn_starts():
+def test_spread_rtts_and_drawn_starts() -> None:
     b = (
         Builder(duration="10s", seed=2)
         .dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="5ms", access_rate="100Mbps", access_delay="1ms")
@@ -133,7 +135,7 @@ def test_spread_rtts_and_drawn_starts():
     assert b.build().core == core  # same seed, same draws
 
 
-def test_ber_loss_is_larger_for_data_than_for_acks():
+def test_ber_loss_is_larger_for_data_than_for_acks() -> None:
     # Both directions see BER 1e-5: data packets (1500 B) are lost with
     # 1 − (1 − 1e-5)^12000 ≈ 0.113, 52-byte ACKs with ≈ 0.0042. A UDP source
     # in each direction gives enough packets to check the rates to 3 %.
@@ -157,7 +159,7 @@ def test_ber_loss_is_larger_for_data_than_for_acks():
         assert lost == pytest.approx(1 - (1 - ber) ** (8 * size), rel=0.03)
 
 
-def test_two_state_channel_loss_equals_share_of_time_in_bad():
+def test_two_state_channel_loss_equals_share_of_time_in_bad() -> None:
     # Grieco & Mascolo 2004's channel: Good 1 s, Bad d = 50 ms (both fixed), next state Bad
     # with probability 0.5 at every state end; loss 0.1 in Bad. Share of time in
     # Bad = 0.5·d / (0.5·1 s + 0.5·d).
@@ -198,7 +200,7 @@ def test_two_state_channel_loss_equals_share_of_time_in_bad():
         (dict(app="bulk", start={"dist": "uniform", "min": "2s", "max": "1s"}), "flows[0].start.max"),
     ],
 )
-def test_bad_traffic_options_name_the_field(flow, field):
+def test_bad_traffic_options_name_the_field(flow: dict[str, Any], field: str) -> None:
     with pytest.raises(ScenarioError) as e:
         single_link(duration="10s", flows=[flow])
     assert str(e.value).startswith(field), str(e.value)
@@ -230,13 +232,13 @@ def test_bad_traffic_options_name_the_field(flow, field):
         ),
     ],
 )
-def test_bad_loss_options_name_the_field(loss, field):
+def test_bad_loss_options_name_the_field(loss: dict[str, Any], field: str) -> None:
     with pytest.raises(ScenarioError) as e:
         single_link(duration="10s", loss=loss)
     assert str(e.value).startswith(field), str(e.value)
 
 
-def test_background_mix_groups_counts_and_caps():
+def test_background_mix_groups_counts_and_caps() -> None:
     # Groups, counts and the nominal web load: sessions = share · rate / (12 · mss · 8 / think).
     from ccsim import background_mix
 
@@ -253,7 +255,7 @@ def test_background_mix_groups_counts_and_caps():
         background_mix("1Gbps", rtt=("100ms", "20ms"))
 
 
-def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
+def test_background_mix_runs_with_capped_small_flows_and_random_rtts() -> None:
     # Whole behaviour on an uncongested 1 Gb/s dumbbell: each small flow's
     # goodput is bounded by 64 segments per RTT (its cwnd cap); RTTs fall in
     # the drawn range; web sessions complete objects and are, together, below
@@ -298,7 +300,7 @@ def test_background_mix_runs_with_capped_small_flows_and_random_rtts():
     assert 0 < web["goodput_bps"].sum() < nominal
 
 
-def test_python_checks_every_application_option_by_the_cores_schema():
+def test_python_checks_every_application_option_by_the_cores_schema() -> None:
     """The walk of test_queues over the applications (config/app_schema.rs
     APPS): each option's out-of-kind value is refused under the field the
     user wrote, each required option is named when missing, and the rules
@@ -308,7 +310,7 @@ def test_python_checks_every_application_option_by_the_cores_schema():
     from ccsim import _core
     from ccsim.scenario import traffic
 
-    bad = {
+    bad: dict[str, Callable[[dict[str, Any]], Any]] = {
         "size": lambda k: "0B" if k["hi"] > 65_535 else "70000B",
         "rate": lambda k: "0bps",
         "size_dist": lambda k: {"dist": "uniform", "min": "0B", "max": "1KB"},
@@ -322,7 +324,7 @@ def test_python_checks_every_application_option_by_the_cores_schema():
     good = {"size": "10KB", "on": "1s", "off": "1s", "rate": "1Mbps"}
     walked = 0
     for app, spec in traffic.APP_SCHEMA.items():
-        base = {"app": app, **{k: good[k] for k in spec["required"]}}
+        base: dict[str, Any] = {"app": app, **{k: good[k] for k in spec["required"]}}
         if app == "schedule":
             base["on"] = [["1s", "2s"]]
         resolved = traffic.app("flows[0]", base, 1448)
@@ -360,7 +362,7 @@ def test_python_checks_every_application_option_by_the_cores_schema():
     assert web["think"] == {"kind": "exponential", "mean": 15e12}
 
 
-def test_background_mix_rtt_classes_share_access_links_and_keep_the_range():
+def test_background_mix_rtt_classes_share_access_links_and_keep_the_range() -> None:
     """web_rtt_classes = n: the web sessions take the centres of n equal
     parts of the RTT range in turn (their mean is the range's mean, as the
     uniform draw's) and the sessions of a class share one access-link pair;
@@ -379,7 +381,7 @@ def test_background_mix_rtt_classes_share_access_links_and_keep_the_range():
         background_mix("100Mbps", web_rtt_classes=-1)
 
 
-def test_per_flow_draws_follow_their_distributions_through_the_core():
+def test_per_flow_draws_follow_their_distributions_through_the_core() -> None:
     # per-flow times drawn from a distribution table: the front end's
     # uniforms through the core's quantile formulas (rng::Dist::quantile).
     # Medians from the closed forms: exponential mean·ln 2, Pareto I

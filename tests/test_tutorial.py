@@ -6,10 +6,12 @@ them with (the payload bound, Mathis et al. 1997)."""
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from pytest import TempPathFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "tutorial.md"
@@ -17,7 +19,7 @@ PAGE = ROOT / "docs" / "tutorial.md"
 
 def notebook_from_markdown(text: str) -> nbformat.NotebookNode:
     """Markdown cells for the prose, code cells for the ```python blocks."""
-    nb = nbformat.v4.new_notebook()
+    nb: nbformat.NotebookNode = nbformat.v4.new_notebook()
     parts = re.split(r"```python\n(.*?)```\n", text, flags=re.S)
     for i, part in enumerate(parts):
         if i % 2:
@@ -27,7 +29,7 @@ def notebook_from_markdown(text: str) -> nbformat.NotebookNode:
     return nb
 
 
-def cell_text(cell) -> str:
+def cell_text(cell: Any) -> str:
     out = []
     for o in cell.get("outputs", []):
         if o["output_type"] == "stream":
@@ -45,7 +47,7 @@ def quoted(pattern: str) -> float:
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory):
+def executed(tmp_path_factory: TempPathFactory) -> tuple[list[Any], dict[str, Any]]:
     d = tmp_path_factory.mktemp("tutorial")
     nb = notebook_from_markdown(PAGE.read_text())
     # what the cells computed, read back from the kernel after the page's own cells
@@ -61,7 +63,7 @@ def executed(tmp_path_factory):
     return code, json.loads(cell_text(code[-1]).split("CHECK ", 1)[1])
 
 
-def test_one_flow_numbers(executed):
+def test_one_flow_numbers(executed: tuple[list[Any], dict[str, Any]]) -> None:
     code, _ = executed
     out = "".join(cell_text(c) for c in code)
     m = re.search(r"goodput ([\d.]+) Mb/s of at most ([\d.]+); link busy ([\d.]+)% of the time", out)
@@ -74,7 +76,7 @@ def test_one_flow_numbers(executed):
     assert "ccsim Scenario" in "".join(str(o.get("data", {}).get("text/html", "")) for o in code[0].outputs)
 
 
-def test_random_loss_against_mathis(executed):
+def test_random_loss_against_mathis(executed: tuple[list[Any], dict[str, Any]]) -> None:
     code, _ = executed
     out = "".join(cell_text(c) for c in code)
     m = re.search(r"goodput ([\d.]+) Mb/s; Mathis ([\d.]+) Mb/s at the measured RTT ([\d.]+) ms; ratio ([\d.]+)", out)
@@ -87,7 +89,7 @@ def test_random_loss_against_mathis(executed):
     assert ratio == pytest.approx(quoted(r"ratio\s+of about \*\*([\d.]+)\*\*"), abs=0.005)
 
 
-def test_l4s_latency_separation(executed):
+def test_l4s_latency_separation(executed: tuple[list[Any], dict[str, Any]]) -> None:
     code, _ = executed
     out = "".join(cell_text(c) for c in code)
     got = {
@@ -101,7 +103,7 @@ def test_l4s_latency_separation(executed):
     assert got["cubic"][1] == pytest.approx(quoted(r"CUBIC's about \*\*([\d.]+) ms"), abs=0.005)
 
 
-def test_sweep_table_figure_and_query(executed):
+def test_sweep_table_figure_and_query(executed: tuple[list[Any], dict[str, Any]]) -> None:
     code, check = executed
     out = "".join(cell_text(c) for c in code)
     assert "18 runs: 18 computed, 0 already there, 0 failed, 0 invalid" in out

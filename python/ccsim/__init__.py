@@ -9,10 +9,69 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._core import MODEL_VERSION, __version__
 from .errors import InternalError, ScenarioError
+
+if TYPE_CHECKING:  # what the lazy names below are (re-exported), for type checkers and editors
+    from . import (
+        analysis as analysis,
+    )
+    from . import (
+        cc as cc,
+    )
+    from . import (
+        emulation as emulation,
+    )
+    from . import (
+        experiments as experiments,
+    )
+    from . import (
+        gym as gym,
+    )
+    from . import (
+        scenario as scenario,
+    )
+    from . import (
+        studies as studies,
+    )
+    from .analysis.results import Result as Result
+    from .analysis.results import read as read
+    from .experiments.aggregate import (
+        aggregate as aggregate,
+    )
+    from .experiments.aggregate import (
+        plot_sweep as plot_sweep,
+    )
+    from .experiments.aggregate import (
+        plot_tput_delay as plot_tput_delay,
+    )
+    from .experiments.aggregate import (
+        tput_delay_frame as tput_delay_frame,
+    )
+    from .experiments.campaign import Campaign as Campaign
+    from .experiments.campaign import open_campaign as open_campaign
+    from .experiments.runner import (
+        SweepFailed as SweepFailed,
+    )
+    from .experiments.runner import (
+        SweepReport as SweepReport,
+    )
+    from .experiments.runner import (
+        dry_run as dry_run,
+    )
+    from .experiments.runner import (
+        run_sweep as run_sweep,
+    )
+    from .experiments.sweep import Sweep as Sweep
+    from .experiments.sweep import SweepError as SweepError
+    from .pyalgo import Algorithm as Algorithm
+    from .pyalgo import register_algorithm as register_algorithm
+    from .scenario import Builder as Builder
+    from .scenario import Scenario as Scenario
+    from .scenario import load as load
+    from .scenario.mixes import background_mix as background_mix
 
 _LAZY = {
     "Builder": ".scenario",
@@ -61,7 +120,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | _SUBPACKAGES)
 
 
-def run(scenario: Any, seed: int | None = None, *, allow_code: bool | None = None) -> Any:
+def run(scenario: Any, seed: int | None = None, *, allow_code: bool | None = None) -> Result:
     """Run a Scenario, a scenario mapping (the TOML structure as dicts and
     lists) or a scenario file path, and return its Result. A file's
     `py:` algorithm runs only with `allow_code=True` (Scenario.from_file);
@@ -73,14 +132,16 @@ def run(scenario: Any, seed: int | None = None, *, allow_code: bool | None = Non
     from .errors import ScenarioError
     from .scenario import Scenario, load
 
+    sc: Scenario
     if isinstance(scenario, Mapping):
-        scenario = Scenario(dict(scenario), code=pyalgo.CodeTrust(False) if allow_code is False else None)
+        sc = Scenario(dict(scenario), code=pyalgo.CodeTrust(False) if allow_code is False else None)
     elif isinstance(scenario, Scenario):
         if allow_code is not None:
             raise ScenarioError("allow_code", message=pyalgo.TRUST_CARRIED)
+        sc = scenario
     else:
-        scenario = load(scenario, allow_code=bool(allow_code))
-    return scenario.run(seed=seed)
+        sc = load(scenario, allow_code=bool(allow_code))
+    return sc.run(seed=seed)
 
 
 def dump(scenario: Any, path: str | Path | None = None) -> str:

@@ -3,7 +3,7 @@
 //! (`Opt`), a broken rule (`Broken`), a model's scenario names (`Variant`),
 //! and `options!`, which declares a model's options once. It sits below the
 //! models and the configuration so that each model's own file can declare
-//! its options (queue disciplines do; `[tcp]`'s table is config/schema.rs).
+//! its options (queue disciplines, loss models and `[tcp]` do).
 
 use crate::units::MAX_TIME_PS;
 use serde_json::{json, Value};
@@ -202,6 +202,34 @@ macro_rules! options {
                 };
                 &OUT
             };
+        }
+    };
+    // A configuration whose defaults are written by hand elsewhere (`[tcp]`:
+    // per stack, each naming its source, in `TcpCfg::for_stack`): the struct
+    // and its rows; a field without a row is not written by a scenario.
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident, rows $rows:ident, default by hand {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident : $ty:ty
+                $( => $row:tt )?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// The options a scenario writes, in documentation order.
+            #[rustfmt::skip]
+            pub const $rows: &'static [$crate::opts::Opt] = &[
+                $( $( $crate::opts::options!(@row $field $row), )? )*
+            ];
         }
     };
     (

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,29 +105,46 @@ def _default_tcp(cc: str) -> dict[str, Any]:
     return d
 
 
-def _flow_fields(core: dict[str, Any], raw: dict[str, Any] | None) -> list[str]:
-    """How the user names each resolved TCP flow's settings: its flow group,
-    'flows[g]' (TCP flows are the groups' flows in order, UDP sources apart);
-    the resolved index without the scenario mapping."""
+def _flow_fields(core: dict[str, Any], raw: dict[str, Any] | None) -> list[Callable[[str], str]]:
+    """How the user names each resolved TCP flow's option `name`: as its
+    flow group wrote it ('flows[g].name'), else as the scenario's [tcp]
+    table did ('tcp.name'), else at its flow group (TCP flows are the
+    groups' flows in order, UDP sources apart); by resolved index without
+    the scenario mapping."""
     n = len(core.get("flows", []))
     groups = raw.get("flows") if isinstance(raw, dict) else None
+    top_tcp = raw.get("tcp") if isinstance(raw, dict) else None
+    top: dict[str, Any] = top_tcp if isinstance(top_tcp, dict) else {}
+
+    def by_index(i: int) -> Callable[[str], str]:
+        return lambda name: f"flows[{i}].{name}" if name else f"flows[{i}]"
+
     if not isinstance(groups, list):
-        return [f"flows[{i}]" for i in range(n)]
+        return [by_index(i) for i in range(n)]
     from ..scenario.traffic import APP_SCHEMA
 
-    out: list[str] = []
+    def by_group(gi: int, g: dict[str, Any]) -> Callable[[str], str]:
+        def named(name: str) -> str:
+            if not name:
+                return f"flows[{gi}]"
+            return f"tcp.{name}" if name not in g and name in top else f"flows[{gi}].{name}"
+
+        return named
+
+    out: list[Callable[[str], str]] = []
     for gi, g in enumerate(groups):
         if APP_SCHEMA.get(g.get("app", "bulk"), {}).get("core") == "udp":
             continue
-        out += [f"flows[{gi}]"] * int(g.get("count", 1))
-    return out if len(out) == n else [f"flows[{i}]" for i in range(n)]
+        out += [by_group(gi, g)] * int(g.get("count", 1))
+    return out if len(out) == n else [by_index(i) for i in range(n)]
 
 
 def check_supported(core: dict[str, Any], raw: dict[str, Any] | None = None) -> list[str]:
     """Every feature of the resolved scenario the backend cannot run, each
     as 'field = value: why; accepted: ...', fields as the scenario writes
     them when its mapping `raw` is given (a flow group's option,
-    `flows[0].max_rto = '30s'`). Empty when it can run."""
+    `flows[0].max_rto = '30s'`, or the [tcp] table's, `tcp.max_rto`), each
+    said once however many flows share it. Empty when it can run."""
     from ..scenario.tcp_options import BY_CORE, as_written
 
     bad = []
@@ -144,21 +162,21 @@ def check_supported(core: dict[str, Any], raw: dict[str, Any] | None = None) -> 
         bad.append("flows: an emulated run needs at least one TCP flow")
     avail = kernel_ccs()
     for i, f in enumerate(core.get("flows", [])):
-        w = where[i]
+        at = where[i]
         kind = f["app"]["kind"]
         if kind not in ("bulk", "file"):
-            bad.append(f"{w}.app = {kind!r}: not emulated; accepted: 'bulk', 'file'")
+            bad.append(f"{at('app')} = {kind!r}: not emulated; accepted: 'bulk', 'file'")
         if f["src"] == f["dst"]:
-            bad.append(f"{w}: source and destination are the same node")
+            bad.append(f"{at('')}: source and destination are the same node")
         t = f["tcp"]
         if t["stack"] != "linux":
-            bad.append(f"{w}.stack = {t['stack']!r}: the kernel is Linux; accepted: 'linux'")
+            bad.append(f"{at('stack')} = {t['stack']!r}: the kernel is Linux; accepted: 'linux'")
             continue
         cc = t["cc"]
         kcc = KERNEL_CC.get(cc)
         if kcc is None or kcc not in avail:
             bad.append(
-                f"{w}.cc = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
+                f"{at('cc')} = {cc!r}: this kernel offers {' '.join(avail) or 'nothing'} "
                 f"(net.ipv4.tcp_available_congestion_control); accepted: "
                 f"{', '.join(sorted(k for k, v in KERNEL_CC.items() if v in avail))}"
             )
@@ -172,27 +190,27 @@ def check_supported(core: dict[str, Any], raw: dict[str, Any] | None = None) -> 
                 (o["name"], as_written(o, v), as_written(o, d.get(k))) if o is not None else (k, v, d.get(k))
             )
             bad.append(
-                f"{w}.{name} = {shown!r}: the kernel's TCP has no per-run switch for it; "
+                f"{at(name)} = {shown!r}: the kernel's TCP has no per-run switch for it; "
                 f"accepted: the linux stack's default {default!r}"
             )
         if t["sack"] not in ("off", "rfc6675"):
-            bad.append(f"{w}.sack = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
+            bad.append(f"{at('sack')} = {t['sack']!r}: accepted: 'rfc6675' (the kernel's SACK) or 'off'")
         if t["pacing"] not in ("off", "linux"):
-            bad.append(f"{w}.pacing = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'")
+            bad.append(f"{at('pacing')} = {t['pacing']!r}: accepted: 'linux' (the kernel's internal pacing) or 'off'")
         top = TUN_MAX_MTU - (kernel_packet_bytes(t) - t["mss"])
         if t["mss"] > top:
             bad.append(
-                f"{w}.mss = {t['mss']}: its packets ({kernel_packet_bytes(t)} bytes) exceed a TUN device's "
+                f"{at('mss')} = {t['mss']}: its packets ({kernel_packet_bytes(t)} bytes) exceed a TUN device's "
                 f"largest MTU ({TUN_MAX_MTU}); accepted: mss ≤ {top}"
             )
         rto_ms = t["min_rto_ps"] / 1e9
         if rto_ms != 200 and (rto_ms < 1 or rto_ms != int(rto_ms)):
             bad.append(
-                f"{w}.min_rto = '{rto_ms:g}ms': the kernel takes a route's rto_min in whole "
+                f"{at('min_rto')} = '{rto_ms:g}ms': the kernel takes a route's rto_min in whole "
                 "milliseconds; accepted: a whole number of ms ≥ 1ms"
             )
         if t["header_bytes"] != 40:
-            bad.append(f"{w}.header_bytes = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
+            bad.append(f"{at('header_bytes')} = {t['header_bytes']}: IPv4 + TCP headers are 40 bytes; accepted: 40")
     # per-host settings are namespace-wide sysctls: the flows of one host must agree
     per_host: dict[tuple[int, str], tuple[Any, ...]] = {}
     for i, f in enumerate(core.get("flows", [])):
@@ -218,11 +236,11 @@ def check_supported(core: dict[str, Any], raw: dict[str, Any] | None = None) -> 
             prev = per_host.setdefault((node, key), val)
             if prev != val:
                 bad.append(
-                    f"{where[i]}: its {key} node {core['nodes'][node]!r} already carries a flow with other "
+                    f"{where[i]('')}: its {key} node {core['nodes'][node]!r} already carries a flow with other "
                     "sack/timestamps/ecn/mss/pacing-ratio settings; these are per-namespace sysctls, so the "
                     "flows of one host must agree"
                 )
-    return bad
+    return list(dict.fromkeys(bad))  # a group's flows share its settings: each said once
 
 
 # A TUN device's largest MTU (IP_MAX_MTU in the kernel's tun driver).

@@ -412,7 +412,7 @@ def run_sweep(
                     existing(rid, pt.params)
                 else:
                     inflight[rid] = ([pt.params], sc)
-                    task = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
+                    task: dict[str, Any] = {"run_id": rid, "core_json": sc.to_core_json(), "timeout_s": timeout_s}
                     modules = _algorithm_modules(sc.core)
                     if modules:
                         task["py_modules"] = modules

@@ -13,7 +13,12 @@ modules does not."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, re-exported, for type checkers and editors
+    from .resolve import Builder as Builder
+    from .resolve import Scenario as Scenario
+    from .resolve import load as load
 
 _FACE = {"Scenario", "Builder", "load"}
 

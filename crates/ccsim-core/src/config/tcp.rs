@@ -2,6 +2,7 @@
 //! defaults, and its validation.
 
 use super::{check_time, err, ConfigError};
+use crate::opts::{options, Kind};
 // wire-level facts, owned by the packet (re-exported: a flow's options name them)
 pub use crate::packet::{EcnCodepoint, EcnFeedback};
 use crate::units::{SimTime, PS_PER_MS, PS_PER_S};
@@ -152,156 +153,223 @@ pub enum EcnResponse {
 /// Largest initial window accepted, segments.
 pub const MAX_INITIAL_WINDOW: u32 = 1_000_000;
 
-/// TCP options of one flow. Every field has a default, set by the stack
-/// (`TcpCfg::for_stack`, the one place TCP defaults are written; Python
-/// reads them through `tcp_defaults_json`).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TcpCfg {
-    /// The stack whose defaults fill the options not given.
-    pub stack: Stack,
-    pub cc: String,
-    /// Named parameter set of the algorithm (`ccsim list cc`).
-    pub cc_preset: Option<String>,
-    /// Single algorithm parameters, applied over the preset.
-    pub cc_params: std::collections::BTreeMap<String, crate::cc::params::Value>,
-    /// Set when `cc` is not one of the core's algorithms but one the
-    /// embedding program builds (a Python class): where to find it and its
-    /// loss recovery (`cc::external`). Written by the front end, not by a
-    /// scenario's author; absent from the JSON of every other flow.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cc_external: Option<crate::cc::external::ExternalCc>,
-    pub mss: u32,
-    pub header_bytes: u32,
-    pub initial_window: u32,
-    /// Segments; None = "arbitrarily high" (RFC 5681 §3.1).
-    pub initial_ssthresh: Option<u32>,
-    /// Retransmission-timeout model.
-    pub rto: RtoModel,
-    pub min_rto_ps: SimTime,
-    pub initial_rto_ps: SimTime,
-    pub max_rto_ps: SimTime,
-    /// RFC 6298's clock granularity G; Linux's jiffy (the RTO is rounded
-    /// up to it); ns-2's tcpTick_.
-    pub clock_granularity_ps: SimTime,
-    /// Per-flow cap on cwnd, segments (Linux snd_cwnd_clamp).
-    pub max_cwnd: Option<u32>,
-    /// Receiver's advertised window in bytes; None = unlimited.
-    pub rwnd_bytes: Option<u64>,
-    /// The receiver's window opens as Linux's does (tcp/rcvwnd.rs): 64 KB in
-    /// the SYN-ACK, raised per segment up to a clamp that receive-buffer
-    /// autotuning doubles with what the application read in each RTT, and
-    /// a quick ACK for each raise. Within `rwnd_bytes` when that is set.
-    pub rcv_autotune: bool,
-    pub delayed_ack: bool,
-    pub delack_timeout_ps: SimTime,
-    /// Full-sized segments per delayed ACK (RFC 5681: 2).
-    pub delack_count: u32,
-    pub handshake: bool,
-    pub dupthresh: u32,
-    /// Sack1 only: the fast-retransmit threshold grows with the window,
-    /// max(dupthresh, ⌊cwnd / dupthresh_frac⌋) (ns-2 `numdupacksFrac_`,
-    /// `TcpAgent::numdupacks`); 0 = off.
-    pub dupthresh_frac: u32,
-    /// Appropriate Byte Counting limit L in slow start, segments per ACK
-    /// (RFC 3465 §2.3; RFC 5681 eq. 2 is L = 1); 0 = no limit (Linux).
-    pub abc_limit: u32,
-    pub sack: SackCfg,
-    /// Most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps).
-    pub sack_blocks: u32,
-    /// What one ACK credits to window growth: the segments it delivered
-    /// (Linux, RFC 3465 byte counting) or one segment whatever it covers
-    /// (ns-2 `opencwnd`: +1 per ACK in slow start, +1/cwnd in congestion
-    /// avoidance, so delayed ACKs halve the growth).
-    pub growth_per: GrowthPer,
-    /// What a loss-based reduction halves: cwnd (Linux, ns-2) or
-    /// FlightSize (RFC 5681). Read by the Reno-family algorithms.
-    pub ssthresh_base: SsthreshBase,
-    /// Whether an RTO recomputes ssthresh inside a reduction and on a
-    /// backed-off expiry (Linux: no; ns-2: yes).
-    pub rto_ssthresh: RtoSsthresh,
-    /// Grow the window only while the flow uses it (Linux
-    /// `tcp_is_cwnd_limited`); false: on every ACK (ns-2).
-    pub cwnd_limited_gate: bool,
-    /// RFC 3042 limited transmit.
-    pub limited_transmit: bool,
-    /// NewReno restarts the RTO timer only on the first partial ACK of a
-    /// recovery (RFC 6582 §4 "Impatient"; ns-2 newreno_changes1_); false:
-    /// on every partial ACK ("Slow-but-Steady", as Linux rearms on every
-    /// ACK that advances snd_una).
-    pub impatient: bool,
-    /// RFC 6937 proportional rate reduction during SACK recovery.
-    pub prr: bool,
-    /// RFC 7323 timestamps: RTT from every ACK, 12 option bytes per packet.
-    pub timestamps: bool,
-    /// ECN negotiated: data is ECN-capable and the sender answers ECE
-    /// with one reduction per window (RFC 3168 §6.1.2).
-    pub ecn: bool,
-    /// The codepoint of ECN-capable data.
-    pub ecn_codepoint: EcnCodepoint,
-    /// The receiver's ECN feedback.
-    pub ecn_feedback: EcnFeedback,
-    /// How the sender answers ECN-Echo.
-    pub ecn_response: EcnResponse,
-    /// Bytes the timestamp option adds to every packet when `timestamps`
-    /// is on (RFC 7323 §3: 10, padded to 12 by Linux; ns-2 charges
-    /// `ts_option_size_` 10).
-    pub ts_option_bytes: u32,
-    /// A loss of the connection's first data segment may be repaired by
-    /// fast retransmit; false: only the RTO repairs it (ns-2.27's
-    /// dupack_action: recovered = highest_ack_ > recover_ is false while
-    /// both are at the start; ns-2 added bugfix_ss_ in 2006).
-    pub fast_retransmit_first: bool,
-    /// The algorithm's pkts_acked and in_ack_event see an ACK before it
-    /// may start a reduction (Linux 6.14+ tcp_ack: tcp_clean_rtx_queue,
-    /// tcp_in_ack_event, then tcp_fastretrans_alert), so DCTCP's α is
-    /// updated before the cut it computes; false: after the reduction.
-    pub ack_hooks_first: bool,
-    /// Sack1 only: once the application's data has all been sent, the
-    /// send loop stops, so holes found in recovery wait for the RTO
-    /// (ns-2.27 Sack1TcpAgent::send_much loops while t_seqno_ < curseq_;
-    /// ns-2.35 changed the loop).
-    pub sack1_stop_at_end: bool,
-    pub pacing: PacingCfg,
-    pub pacing_ss_ratio: f64,
-    pub pacing_ca_ratio: f64,
-    /// Linux TSO/GSO autosizing of paced bursts (tcp_tso_autosize, Linux
-    /// 3.12–5.17): when the pacing timer allows, a Linux-paced flow releases
-    /// max(min_tso_segs, ⌊(rate >> 10) / mss⌋) segments (under 64 KB) back to
-    /// back, then waits their length at the pacing rate. `false`: one
-    /// segment per release (ns-3). Not used by `pacing = "window"`.
-    pub tso: bool,
-    /// Fewest segments per paced burst (sysctl tcp_min_tso_segs, 2); an
-    /// algorithm with a min_tso_segs hook (BBR) overrides it.
-    pub min_tso_segs: u32,
-    /// Restart the window after idle (RFC 2861 / Linux
-    /// tcp_slow_start_after_idle, on by default in Linux).
-    pub idle_restart: bool,
-    /// Receiver ACKs each of the first `quickack` data segments at once
-    /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
-    pub quickack: u32,
-    /// The receiver reports SACK blocks when `sack` is on (false: a sink
-    /// without SACK, as ns-2's plain Agent/TCPSink behind a Sack1 sender).
-    pub receiver_sack: bool,
-    /// How the delayed-ACK timer is set: `linux` (adaptive) or `fixed`.
-    pub delack_timer: DelackTimer,
-    /// RFC 2883 D-SACK: the receiver reports a duplicate segment in the
-    /// first SACK block, and the sender reads it (undo, RACK's reordering
-    /// window). Needs sack = "rfc6675".
-    pub dsack: bool,
-    /// RFC 8985 RACK: losses detected by time (a segment sent before one
-    /// already delivered, by more than RTT + reordering window, is lost),
-    /// with the reordering timer. Needs sack = "rfc6675".
-    pub rack: bool,
-    /// RFC 8985 §7 Tail Loss Probe. Needs sack = "rfc6675".
-    pub tlp: bool,
-    /// Undo a reduction that D-SACKs or timestamps prove spurious (Linux
-    /// tcp_try_undo_recovery / _dsack / _partial / _loss). Needs sack = "rfc6675".
-    pub undo: bool,
-    /// RFC 5682 F-RTO, SACK-enhanced as Linux tcp_process_loss: an RTO
-    /// after which never-retransmitted data is acknowledged is spurious and
-    /// undone. Needs sack = "rfc6675".
-    pub frto: bool,
+/// The shortest RTO bound a scenario may give (min_rto, initial_rto,
+/// max_rto): 1 µs, the unit of Linux's `net.ipv4.tcp_rto_min_us` and of the
+/// RTT estimator (`tcp_rtt_estimator` works in µs). A retransmission timer
+/// of picoseconds fires a million times more often than any packet can
+/// leave, so a lost segment would turn a run into an endless storm of
+/// timeouts.
+pub const RTO_FLOOR_PS: u64 = 1_000_000;
+pub(crate) const RTO_FLOOR: Kind = Kind::TimeFloor {
+    min_ps: RTO_FLOOR_PS,
+    accepted: "a time ≥ 1us (RTO bounds are counted in µs, as Linux's tcp_rto_min_us)",
+};
+
+options! {
+    /// TCP options of one flow. Every field has a default, set by the stack
+    /// (`TcpCfg::for_stack`, the one place TCP defaults are written; Python
+    /// reads them through `tcp_defaults_json`).
+    pub struct TcpCfg, rows OPTS, default by hand {
+        /// The stack whose defaults fill the options not given.
+        stack: Stack
+            => ("stack", Kind::Choice(&["linux", "ns2", "ns2-2.27"]), "", "whose TCP the defaults imitate: 'linux' (Linux 6.x), 'ns2' (ns-2.35) or 'ns2-2.27' (ns-2.27, 2004); options set explicitly override it (docs/scenario.md)"),
+        cc: String
+            => ("cc", Kind::Algorithm, "", "congestion control: one of the core's algorithms ('ccsim list cc' prints each with its source, parameters and presets)"),
+        /// Named parameter set of the algorithm (`ccsim list cc`).
+        cc_preset: Option<String>
+            => ("cc_preset", Kind::Preset, "", "named parameter set of the algorithm, e.g. 'paper' ('ccsim list cc'); none = defaults"),
+        /// Single algorithm parameters, applied over the preset.
+        cc_params: std::collections::BTreeMap<String, crate::cc::params::Value>
+            => ("cc_params", Kind::Params, "", "table of algorithm parameters over the preset, e.g. {low_window = 31} ('ccsim list cc')"),
+        /// Set when `cc` is not one of the core's algorithms but one the
+        /// embedding program builds (a Python class): where to find it and its
+        /// loss recovery (`cc::external`). Written by the front end, not by a
+        /// scenario's author; absent from the JSON of every other flow.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cc_external: Option<crate::cc::external::ExternalCc>,
+        mss: u32
+            => ("mss", Kind::Int { lo: 1, hi: 65_495 }, "bytes", "maximum segment size, payload bytes"),
+        header_bytes: u32
+            => ("header_bytes", Kind::Int { lo: 0, hi: 1_000 }, "bytes", "TCP/IP header bytes on every packet without options; timestamps add ts_option_bytes, SACK blocks 4 + 8 per block"),
+        initial_window: u32
+            => ("initial_window", Kind::Int { lo: 1, hi: MAX_INITIAL_WINDOW as u64 }, "segments", "initial cwnd, segments (RFC 6928 / Linux: 10)"),
+        /// Segments; None = "arbitrarily high" (RFC 5681 §3.1).
+        initial_ssthresh: Option<u32>
+            => ("initial_ssthresh", Kind::IntOrInf { lo: 2, hi: u32::MAX as u64 - 1 }, "segments", "initial ssthresh, segments, or 'inf' (RFC 5681: arbitrarily high)"),
+        /// Retransmission-timeout model.
+        rto: RtoModel
+            => ("rto", Kind::Choice(&["linux", "rfc6298", "ns2"]), "", "RTO model: 'linux' (RTO = SRTT + rttvar, rttvar ≥ min_rto), 'rfc6298' (max(min_rto, SRTT + max(G, 4·RTTVAR))), 'ns2' (tick-counted, one timed segment per RTT)"),
+        min_rto_ps: SimTime
+            => ("min_rto", RTO_FLOOR, "time", "lower bound on the RTO (rfc6298: on the RTO; linux: on rttvar, so RTO ≥ SRTT + min_rto; ns2: minrto_, before back-off)"),
+        initial_rto_ps: SimTime
+            => ("initial_rto", RTO_FLOOR, "time", "RTO before the first RTT sample (RFC 6298: 1s)"),
+        max_rto_ps: SimTime
+            => ("max_rto", RTO_FLOOR, "time", "upper bound on the RTO, back-off included (RFC 6298: at least 60s)"),
+        /// RFC 6298's clock granularity G; Linux's jiffy (the RTO is rounded
+        /// up to it); ns-2's tcpTick_.
+        clock_granularity_ps: SimTime
+            => ("clock_granularity", Kind::Time { min_ps: 0 }, "time", "rfc6298: G in SRTT + max(G, 4·RTTVAR); linux: the jiffy the RTO is rounded up to; ns2: tcpTick_"),
+        /// Per-flow cap on cwnd, segments (Linux snd_cwnd_clamp).
+        max_cwnd: Option<u32>
+            => ("max_cwnd", Kind::IntOrNone { lo: 1, hi: u32::MAX as u64 }, "segments", "cap on cwnd in segments (Linux snd_cwnd_clamp); none = no cap"),
+        /// Receiver's advertised window in bytes; None = unlimited.
+        rwnd_bytes: Option<u64>
+            => ("rwnd", Kind::Window, "bytes", "receiver's advertised window: a size ('64KB') or '<n>pkt'; none = unlimited"),
+        /// The receiver's window opens as Linux's does (tcp/rcvwnd.rs): 64 KB in
+        /// the SYN-ACK, raised per segment up to a clamp that receive-buffer
+        /// autotuning doubles with what the application read in each RTT, and
+        /// a quick ACK for each raise. Within `rwnd_bytes` when that is set.
+        rcv_autotune: bool
+            => ("rcv_autotune", Kind::Bool, "", "the receiver's window opens as Linux's: 64 KB in the SYN-ACK (tcp_select_initial_window), raised by 2 MSS per segment with a quick ACK each time (tcp_grow_window) up to a clamp that receive-buffer autotuning sets to twice what the application read in the last RTT (tcp_rcv_space_adjust); within rwnd when set"),
+        delayed_ack: bool
+            => ("delayed_ack", Kind::Bool, "", "ACK every delack_count segments or after delack_timeout (RFC 5681 §4.2)"),
+        delack_timeout_ps: SimTime
+            => ("delack_timeout", Kind::Time { min_ps: 1 }, "time", "delayed-ACK timer"),
+        /// Full-sized segments per delayed ACK (RFC 5681: 2).
+        delack_count: u32
+            => ("delack_count", Kind::Int { lo: 1, hi: 1_000 }, "segments", "full-sized segments per delayed ACK"),
+        handshake: bool
+            => ("handshake", Kind::Bool, "", "open with SYN / SYN-ACK (one RTT) before data"),
+        dupthresh: u32
+            => ("dupthresh", Kind::Int { lo: 1, hi: 1_000 }, "ACKs", "duplicate ACKs that trigger fast retransmit (RFC 5681: 3)"),
+        /// A loss of the connection's first data segment may be repaired by
+        /// fast retransmit; false: only the RTO repairs it (ns-2.27's
+        /// dupack_action: recovered = highest_ack_ > recover_ is false while
+        /// both are at the start; ns-2 added bugfix_ss_ in 2006).
+        fast_retransmit_first: bool
+            => ("fast_retransmit_first", Kind::Bool, "", "a loss of the first data segment may be repaired by fast retransmit; false: only by the RTO (ns-2.27 dupack_action, before bugfix_ss_)"),
+        /// The algorithm's pkts_acked and in_ack_event see an ACK before it
+        /// may start a reduction (Linux 6.14+ tcp_ack: tcp_clean_rtx_queue,
+        /// tcp_in_ack_event, then tcp_fastretrans_alert), so DCTCP's α is
+        /// updated before the cut it computes; false: after the reduction.
+        ack_hooks_first: bool
+            => ("ack_hooks_first", Kind::Bool, "", "the algorithm's pkts_acked and in_ack_event see an ACK before it may start a reduction, so DCTCP's alpha is updated before the cut it computes (Linux 6.14+ tcp_ack); false: after the reduction (the ns-2 stacks)"),
+        /// Sack1 only: once the application's data has all been sent, the
+        /// send loop stops, so holes found in recovery wait for the RTO
+        /// (ns-2.27 Sack1TcpAgent::send_much loops while t_seqno_ < curseq_;
+        /// ns-2.35 changed the loop).
+        sack1_stop_at_end: bool
+            => ("sack1_stop_at_end", Kind::Bool, "", "sack = 'sack1' only: once the application's data has all been sent, recovery retransmits no more holes and only the RTO repairs them (ns-2.27 Sack1TcpAgent::send_much); false: holes are repaired in recovery (ns-2.35)"),
+        /// Sack1 only: the fast-retransmit threshold grows with the window,
+        /// max(dupthresh, ⌊cwnd / dupthresh_frac⌋) (ns-2 `numdupacksFrac_`,
+        /// `TcpAgent::numdupacks`); 0 = off.
+        dupthresh_frac: u32
+            => ("dupthresh_frac", Kind::Int { lo: 0, hi: 1_000_000 }, "segments", "with sack = 'sack1', the threshold is max(dupthresh, cwnd / dupthresh_frac); with limited_transmit (any recovery), one new segment per duplicate ACK below the threshold (ns-2 send_one) rather than RFC 3042's first two, which differs only where the threshold exceeds 3; 0 = off (ns-2 numdupacksFrac_: 100 in ns-2.27, off in 2.35)"),
+        /// Appropriate Byte Counting limit L in slow start, segments per ACK
+        /// (RFC 3465 §2.3; RFC 5681 eq. 2 is L = 1); 0 = no limit (Linux).
+        abc_limit: u32
+            => ("abc_limit", Kind::Int { lo: 0, hi: u32::MAX as u64 }, "segments", "most segments one ACK may add to cwnd in slow start (RFC 3465 L; RFC 5681: 1); 0 = no limit (Linux)"),
+        sack: SackCfg
+            => ("sack", Kind::Choice(&["off", "rfc6675", "sack1"]), "", "SACK recovery: 'off' (recovery by cc name), 'rfc6675' (RFC 6675 scoreboard), 'sack1' (ns-2 Agent/TCP/Sack1)"),
+        /// The receiver reports SACK blocks when `sack` is on (false: a sink
+        /// without SACK, as ns-2's plain Agent/TCPSink behind a Sack1 sender).
+        receiver_sack: bool
+            => ("receiver_sack", Kind::Bool, "", "the receiver sends SACK blocks when sack is on; false: a sink without SACK (ns-2's plain TCPSink behind a Sack1 sender; a Linux sender would negotiate SACK off instead: set sack = 'off')"),
+        /// Most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps).
+        sack_blocks: u32
+            => ("sack_blocks", Kind::Int { lo: 1, hi: 4 }, "blocks", "most SACK blocks per ACK (RFC 2018: 4, or 3 with timestamps; ns-2: 3)"),
+        /// What one ACK credits to window growth: the segments it delivered
+        /// (Linux, RFC 3465 byte counting) or one segment whatever it covers
+        /// (ns-2 `opencwnd`: +1 per ACK in slow start, +1/cwnd in congestion
+        /// avoidance, so delayed ACKs halve the growth).
+        growth_per: GrowthPer
+            => ("growth_per", Kind::Choice(&["segment", "ack"]), "", "what one ACK credits to window growth: 'segment' (the segments it delivered; Linux, RFC 3465) or 'ack' (one, however many it covers; ns-2, so delayed ACKs halve the growth)"),
+        /// What a loss-based reduction halves: cwnd (Linux, ns-2) or
+        /// FlightSize (RFC 5681). Read by the Reno-family algorithms.
+        ssthresh_base: SsthreshBase
+            => ("ssthresh_base", Kind::Choice(&["cwnd", "flight"]), "", "what a loss-based reduction of the Reno family halves: 'cwnd' (Linux tcp_reno_ssthresh, ns-2 slowdown) or 'flight' (RFC 5681 eq. 4: FlightSize)"),
+        /// Whether an RTO recomputes ssthresh inside a reduction and on a
+        /// backed-off expiry (Linux: no; ns-2: yes).
+        rto_ssthresh: RtoSsthresh
+            => ("rto_ssthresh", Kind::Choice(&["linux", "ns2"]), "", "whether an RTO recomputes ssthresh: 'linux' (not inside a recovery or ECN reduction, nor on a backed-off expiry; tcp_enter_loss) or 'ns2' (on every expiry, fast recovery included; TcpAgent::timeout)"),
+        /// Grow the window only while the flow uses it (Linux
+        /// `tcp_is_cwnd_limited`); false: on every ACK (ns-2).
+        cwnd_limited_gate: bool
+            => ("cwnd_limited_gate", Kind::Bool, "", "grow the window only while the flow uses it (Linux tcp_is_cwnd_limited); false: on every new ACK (ns-2)"),
+        /// RFC 3042 limited transmit.
+        limited_transmit: bool
+            => ("limited_transmit", Kind::Bool, "", "RFC 3042: one new segment on each of the first two duplicate ACKs"),
+        /// NewReno restarts the RTO timer only on the first partial ACK of a
+        /// recovery (RFC 6582 §4 "Impatient"; ns-2 newreno_changes1_); false:
+        /// on every partial ACK ("Slow-but-Steady", as Linux rearms on every
+        /// ACK that advances snd_una).
+        impatient: bool
+            => ("impatient", Kind::Bool, "", "NewReno restarts the RTO timer only on the first partial ACK (RFC 6582 §4 Impatient; ns-2); false: on every partial ACK (Slow-but-Steady; Linux)"),
+        /// RFC 6937 proportional rate reduction during SACK recovery.
+        prr: bool
+            => ("prr", Kind::Bool, "", "RFC 6937 proportional rate reduction in recovery (needs sack = 'rfc6675')"),
+        /// RFC 7323 timestamps: RTT from every ACK, 12 option bytes per packet.
+        timestamps: bool
+            => ("timestamps", Kind::Bool, "", "RFC 7323 timestamps: an RTT sample from every ACK, ts_option_bytes on every packet"),
+        /// Bytes the timestamp option adds to every packet when `timestamps`
+        /// is on (RFC 7323 §3: 10, padded to 12 by Linux; ns-2 charges
+        /// `ts_option_size_` 10).
+        ts_option_bytes: u32
+            => ("ts_option_bytes", Kind::Int { lo: 10, hi: 12 }, "bytes", "bytes the timestamp option adds to every packet when timestamps are on: 12 (RFC 7323's 10 padded with two NOPs, as Linux sends it) or 10 (ns-2 ts_option_size_)"),
+        /// ECN negotiated: data is ECN-capable and the sender answers ECE
+        /// with one reduction per window (RFC 3168 §6.1.2).
+        ecn: bool
+            => ("ecn", Kind::Bool, "", "ECN negotiated: data is ECN-capable, the sender reduces once per window on ECE (RFC 3168); on by default for algorithms that need it (dctcp, prague)"),
+        /// How the sender answers ECN-Echo.
+        ecn_response: EcnResponse
+            => ("ecn_response", Kind::Choice(&["linux", "ns2"]), "", "the sender's answer to ECN-Echo: 'linux' (cwnd to the algorithm's ssthresh, at least 1, once per window; tcp_enter_cwr) or 'ns2' (TcpAgent::ecn: cwnd = ⌊cwnd/2⌋, so 0 at a window of 1 until the retransmission timer expires; also inside a timeout's window; no ACK carrying ECE opens the window; a second ECN at cwnd ≤ 1 backs the timer off)"),
+        /// The codepoint of ECN-capable data.
+        ecn_codepoint: EcnCodepoint
+            => ("ecn_codepoint", Kind::Choice(&["ect0", "ect1"]), "", "codepoint of ECN-capable data: 'ect0' (classic, RFC 3168) or 'ect1' (L4S, RFC 9331)"),
+        /// The receiver's ECN feedback.
+        ecn_feedback: EcnFeedback
+            => ("ecn_feedback", Kind::Choice(&["classic", "dctcp", "accecn"]), "", "receiver's ECN feedback: 'classic' (ECE from a CE until CWR, RFC 3168 §6.1.3), 'dctcp' (ECE follows each segment's CE state, ACK at once when it changes; RFC 8257 §3.2; dctcp's default) or 'accecn' (every ACK carries the count of CE-marked segments, RFC 9768; prague's default)"),
+        pacing: PacingCfg
+            => ("pacing", Kind::Choice(&["off", "linux", "window"]), "", "'off', 'linux' (rate = ratio·mss·max(cwnd, in flight)/srtt), 'window' (one segment per srtt/cwnd, ns-2 studies)"),
+        pacing_ss_ratio: f64
+            => ("pacing_ss_ratio", Kind::Ratio { max: 100.0 }, "", "Linux pacing ratio while cwnd < ssthresh/2 (tcp_pacing_ss_ratio 200%)"),
+        pacing_ca_ratio: f64
+            => ("pacing_ca_ratio", Kind::Ratio { max: 100.0 }, "", "Linux pacing ratio otherwise (tcp_pacing_ca_ratio 120%)"),
+        /// Linux TSO/GSO autosizing of paced bursts (tcp_tso_autosize, Linux
+        /// 3.12–5.17): when the pacing timer allows, a Linux-paced flow releases
+        /// max(min_tso_segs, ⌊(rate >> 10) / mss⌋) segments (under 64 KB) back to
+        /// back, then waits their length at the pacing rate. `false`: one
+        /// segment per release (ns-3). Not used by `pacing = "window"`.
+        tso: bool
+            => ("tso", Kind::Bool, "", "Linux TSO/GSO autosizing: a Linux-paced flow sends max(min_tso_segs, rate·1 ms/mss) segments per release, ≤ 64 KB (false: one, as ns-3)"),
+        /// Fewest segments per paced burst (sysctl tcp_min_tso_segs, 2); an
+        /// algorithm with a min_tso_segs hook (BBR) overrides it.
+        min_tso_segs: u32
+            => ("min_tso_segs", Kind::Int { lo: 1, hi: MAX_TSO_SEGS as u64 }, "segments", "fewest segments per paced release (sysctl tcp_min_tso_segs 2; BBR decides its own: 1 below 1.2 Mb/s, else 2)"),
+        /// Receiver ACKs each of the first `quickack` data segments at once
+        /// (Linux quick-ACK mode at connection start; Linux uses up to 16).
+        quickack: u32
+            => ("quickack", Kind::Int { lo: 0, hi: u32::MAX as u64 }, "segments", "quick-ACK quota: the receiver ACKs each of the first n data segments at once (Linux: 16, TCP_MAX_QUICKACKS, and at most rwnd/(2·mss); re-armed after an idle gap longer than the RTO with delack_timer = 'linux')"),
+        /// How the delayed-ACK timer is set: `linux` (adaptive) or `fixed`.
+        delack_timer: DelackTimer
+            => ("delack_timer", Kind::Choice(&["linux", "fixed"]), "", "'linux' (adaptive ato from 40 ms up to delack_timeout, bounded by max(RTT, 40 ms); short segments ACKed at once; quick-ACK re-armed after idle; tcp_event_data_recv / tcp_send_delayed_ack) or 'fixed' (delack_timeout; ns-2 DelAckSink)"),
+        /// RFC 2883 D-SACK: the receiver reports a duplicate segment in the
+        /// first SACK block, and the sender reads it (undo, RACK's reordering
+        /// window). Needs sack = "rfc6675".
+        dsack: bool
+            => ("dsack", Kind::Bool, "", "RFC 2883 D-SACK: the receiver reports a duplicate segment in the first SACK block; the sender uses it for undo and RACK's reordering window (needs sack = 'rfc6675')"),
+        /// RFC 8985 RACK: losses detected by time (a segment sent before one
+        /// already delivered, by more than RTT + reordering window, is lost),
+        /// with the reordering timer. Needs sack = "rfc6675".
+        rack: bool
+            => ("rack", Kind::Bool, "", "RFC 8985 RACK: a segment sent before one already delivered is lost once RTT + reordering window (min_rtt/4, grown by D-SACKs) have passed; with DupThresh as Linux tcp_recovery = 1 (needs sack = 'rfc6675')"),
+        /// RFC 8985 §7 Tail Loss Probe. Needs sack = "rfc6675".
+        tlp: bool
+            => ("tlp", Kind::Bool, "", "RFC 8985 §7 tail loss probe: after 2·SRTT (+ min_rto with one segment out) without an ACK, send new data or the last segment (needs sack = 'rfc6675')"),
+        /// Undo a reduction that D-SACKs or timestamps prove spurious (Linux
+        /// tcp_try_undo_recovery / _dsack / _partial / _loss). Needs sack = "rfc6675".
+        undo: bool
+            => ("undo", Kind::Bool, "", "undo a window reduction that D-SACKs or timestamps prove spurious (Linux tcp_try_undo_*) through the algorithm's undo_cwnd (needs sack = 'rfc6675')"),
+        /// RFC 5682 F-RTO, SACK-enhanced as Linux tcp_process_loss: an RTO
+        /// after which never-retransmitted data is acknowledged is spurious and
+        /// undone. Needs sack = "rfc6675".
+        frto: bool
+            => ("frto", Kind::Bool, "", "RFC 5682 F-RTO, SACK-enhanced as Linux: an RTO followed by ACKs of never-retransmitted data is spurious and undone (needs sack = 'rfc6675')"),
+        /// Restart the window after idle (RFC 2861 / Linux
+        /// tcp_slow_start_after_idle, on by default in Linux).
+        idle_restart: bool
+            => ("idle_restart", Kind::Bool, "", "restart the window after an idle period longer than the RTO when the application writes again (RFC 2861, Linux tcp_slow_start_after_idle)"),
+    }
 }
 
 /// Options that need the RFC 6675 scoreboard; a stack turns them on only

@@ -14,7 +14,7 @@ judged on the simulator (the verdict) and its numbers on the kernel are given
 beside it, with the ratio of the two in the figures.
 """
 
-from .scenarios import (  # noqa: F401 (the scenario builders and constants, for tests and users)
+from .scenarios import (  # the scenario builders and constants, for tests and users
     BAND,
     DIP_S,
     MISSING,
@@ -25,4 +25,18 @@ from .scenarios import (  # noqa: F401 (the scenario builders and constants, for
     min_fct_data,
     rounds_needed,
 )
-from .study import STUDY, InitialWindow  # noqa: F401
+from .study import STUDY, InitialWindow
+
+__all__ = [
+    "BAND",
+    "DIP_S",
+    "MISSING",
+    "MSS",
+    "SIZE",
+    "VARIANTS",
+    "base",
+    "min_fct_data",
+    "rounds_needed",
+    "STUDY",
+    "InitialWindow",
+]

@@ -23,7 +23,7 @@ second column for the paced variants. HighSpeed TCP runs with Low_Window 31
 `ns2`).
 """
 
-from .scenarios import (  # noqa: F401 (the scenario builders and constants, for tests and users)
+from .scenarios import (  # the scenario builders and constants, for tests and users
     ACCESS_RATE,
     BG_RTT,
     BG_START,
@@ -50,4 +50,34 @@ from .scenarios import (  # noqa: F401 (the scenario builders and constants, for
     scenario,
     variant_options,
 )
-from .study import STUDY, Pacing  # noqa: F401
+from .study import STUDY, Pacing
+
+__all__ = [
+    "ACCESS_RATE",
+    "BG_RTT",
+    "BG_START",
+    "BOTTLENECK_DELAY",
+    "CLASS_COLORS",
+    "CLASS_ORDER",
+    "CLASSES",
+    "FWD",
+    "HS_RTT_MS",
+    "LINUX",
+    "LW38",
+    "MSS",
+    "PAPER_P2",
+    "PKT",
+    "PRIMARY",
+    "RATES",
+    "REGULAR",
+    "REV",
+    "TABLE2",
+    "VARIANTS",
+    "WEB_SHARE",
+    "WEB_THINK",
+    "rate_text",
+    "scenario",
+    "variant_options",
+    "STUDY",
+    "Pacing",
+]

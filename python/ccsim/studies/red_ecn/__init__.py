@@ -11,7 +11,7 @@ the RED family. Metrics: GEff = Σ goodput / 1.5 Mb/s (ideal 0.9533) and
 Drop % at the bottleneck; queue, cwnd and class goodput over time.
 """
 
-from .scenarios import (  # noqa: F401 (the scenario builders and constants, for tests and users)
+from .scenarios import (  # the scenario builders and constants, for tests and users
     BDP_PKTS,
     CBR_BPS,
     DISCIPLINES,
@@ -27,4 +27,23 @@ from .scenarios import (  # noqa: F401 (the scenario builders and constants, for
     queue_table,
     thresholds,
 )
-from .study import STUDY, RedEcn  # noqa: F401
+from .study import STUDY, RedEcn
+
+__all__ = [
+    "BDP_PKTS",
+    "CBR_BPS",
+    "DISCIPLINES",
+    "IDEAL_GEFF",
+    "LINK",
+    "MSS",
+    "NAMES",
+    "ONE_WAY_MS",
+    "PKT",
+    "RATE",
+    "RED_FAMILY",
+    "base_scenario",
+    "queue_table",
+    "thresholds",
+    "STUDY",
+    "RedEcn",
+]

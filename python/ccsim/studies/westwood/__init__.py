@@ -15,7 +15,7 @@ experiments (W1 and W4 without cross traffic) are repeated on the `linux`
 stack as a second column.
 """
 
-from .scenarios import (  # noqa: F401 (the scenario builders and variants, for tests and users)
+from .scenarios import (  # the scenario builders and variants, for tests and users
     LINUX_VARIANTS,
     LOSSY_NAMES,
     LOSSY_STYLE,
@@ -42,4 +42,34 @@ from .scenarios import (  # noqa: F401 (the scenario builders and variants, for 
     w6_single,
     w7_scenario,
 )
-from .study import STUDY, Westwood  # noqa: F401
+from .study import STUDY, Westwood
+
+__all__ = [
+    "LINUX_VARIANTS",
+    "LOSSY_NAMES",
+    "LOSSY_STYLE",
+    "MSS",
+    "OPTS",
+    "PAYLOAD_SHARE",
+    "PKT",
+    "VARIANTS",
+    "W1_VARIANTS",
+    "W2_VARIANTS",
+    "W3_ALGOS",
+    "W45_VARIANTS",
+    "derived_options",
+    "reverse_group",
+    "tcp_common",
+    "two_state",
+    "variant_options",
+    "w1_scenario",
+    "w2_rtt_low",
+    "w2_scenario",
+    "w3_scenario",
+    "w4_scenario",
+    "w5_scenario",
+    "w6_single",
+    "w7_scenario",
+    "STUDY",
+    "Westwood",
+]
