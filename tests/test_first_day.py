@@ -58,6 +58,18 @@ def test_plot_sweep_keeps_the_sweeps_order_and_takes_labels() -> None:
     assert "clipped" not in fig.axes[0].get_title()
 
 
+def test_plot_sweep_into_a_subfigures_axes_lays_out_and_saves_the_whole_figure(tmp_path: Path) -> None:
+    # a user's own layout: the sweep drawn into one panel of a subfigure; the
+    # returned figure is the one that lays out and saves (a SubFigure does neither)
+    frame = pl.DataFrame({"x": [1, 1, 2, 2], "y": [1.0, 2.0, 3.0, 4.0]})
+    root = MplFigure()
+    left = root.subfigures(1, 2, squeeze=False)[0, 0]
+    ax = left.subplots()
+    fig = plot_sweep(frame, "x", "y", ax=ax, out=tmp_path / "panel.png")
+    assert fig is root and (tmp_path / "panel.png").stat().st_size > 0
+    assert ax.get_title()
+
+
 def test_aggregate_and_a_sweep_figure_follow_the_sweep(tmp_path: Path) -> None:
     sw = ccsim.Sweep(TINY, grid={"topology.buffer": ["2bdp", "0.5bdp", "1bdp"]}, seeds=2)
     ccsim.run_sweep(sw, tmp_path / "c", executor="serial")
