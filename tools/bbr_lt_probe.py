@@ -46,7 +46,7 @@ def pinned_share(t: np.ndarray, gain: np.ndarray, min_s: float) -> float:
             if end - start >= min_s:
                 total += end - start
             start = None
-    return total / (t[-1] - t[0])
+    return float(total / (t[-1] - t[0]))
 
 
 def main() -> int:
@@ -80,7 +80,7 @@ def main() -> int:
                 "goodput_mbps": g_sim[f] / 1e6,
                 "retransmits": int(sim.flows["retransmits"][f]),
                 "pinned_share": pinned_share(t, g, a.pinned),
-                "lt_use_bw_share": float(x["lt_use_bw"].mean()),
+                "lt_use_bw_share": float(np.mean(x["lt_use_bw"].to_numpy())),
             }
         )
     if not a.no_kernel:
@@ -109,7 +109,7 @@ def main() -> int:
         print(
             f"{b[0]:6} Jain {jain(g):.3f}  largest/smallest {g.max() / g.min():.2f}  "
             f"retransmits {x['retransmits'].sum()}  "
-            f"mean pinned share {x['pinned_share'].mean():.3f}  "
+            f"mean pinned share {float(np.mean(x['pinned_share'].to_numpy())):.3f}  "
             f"corr(goodput, pinned) {np.corrcoef(g, x['pinned_share'].to_numpy())[0, 1]:.2f}"
         )
     return 0

@@ -32,15 +32,17 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+    return port
 
 
-def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
     bindir = Path(sys.executable).parent
     port = free_port()
     addr = f"tcp://127.0.0.1:{port}"
@@ -67,14 +69,14 @@ def start_cluster(workers: int) -> tuple[str, list[subprocess.Popen]]:
     return addr, procs
 
 
-def run_all(sweeps: list, root: Path, addr: str) -> tuple[float, list[dict]]:
+def run_all(sweeps: list[Any], root: Path, addr: str) -> tuple[float, list[dict[str, Any]]]:
     """Run every sweep at once (one thread each, all on the cluster); the
     wall time and each run's row."""
     from ccsim import open_campaign, run_sweep
 
     errors: list[str] = []
 
-    def one(i, sw):
+    def one(i: int, sw: Any) -> None:
         try:
             run_sweep(sw, root / f"c{i}", dask=addr)
         except Exception as e:  # noqa: BLE001 - reported below, with the others
@@ -123,7 +125,7 @@ def main() -> None:
         print(f"cluster time per run: {overhead * 1e3:.0f} ms")
 
         plan = STUDY.plan("full")
-        strata: dict[tuple[str, str], list] = {}
+        strata: dict[tuple[str, str], list[Any]] = {}
         for e in STUDY.experiments(plan):
             for p in e.sweep.points():
                 key = (e.name, str(p.params.get("topology.bottleneck_rate", "2.5Gbps")))

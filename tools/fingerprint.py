@@ -21,6 +21,8 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import ccsim
 from ccsim import _core
@@ -28,7 +30,7 @@ from ccsim.analysis.results import str_cells
 from ccsim.tools.bench import SCENARIOS
 
 
-def matrix():
+def matrix() -> Iterator[tuple[str, ccsim.Scenario]]:
     base = ccsim.load("examples/lossy_link.toml").with_overrides({"sim.duration": "20s", "topology.buffer": "0.5bdp"})
     algos = [
         "tahoe",
@@ -46,7 +48,7 @@ def matrix():
     for cc in algos:
         for sack in ("off",) if cc == "tahoe" else ("off", "sack1", "rfc6675"):
             yield f"{cc}_{sack}", base.with_overrides({"tcp.cc": cc, "tcp.sack": sack})
-    extra = {
+    extra: dict[str, dict[str, Any]] = {
         "prr": {"tcp.sack": "rfc6675", "tcp.prr": True},
         "red_ecn": {"tcp.ecn": True, "tcp.sack": "rfc6675", "topology.queue": "red", "topology.loss": None},
         "red_ecn_reno": {"tcp.ecn": True, "tcp.cc": "reno", "topology.queue": "gentle_red", "topology.loss": None},
@@ -108,7 +110,7 @@ def matrix():
     yield from net_matrix()
 
 
-def net_matrix():
+def net_matrix() -> Iterator[tuple[str, ccsim.Scenario]]:
     """Multi-hop runs: a packet crosses access links, bottlenecks and hops,
     so every way a link can be fed (one feeder or several, a feeder that is
     lossy, reorders, is captured or decides at dequeue time; a next link
@@ -116,7 +118,7 @@ def net_matrix():
     sample = {"sim.duration": "10s", "sim.sample_interval": "50ms"}
     db = ccsim.load("examples/dumbbell.toml").with_overrides({**sample, "tcp.sack": "rfc6675", "tcp.timestamps": True})
     yield "net_dumbbell", db
-    variants = {
+    variants: dict[str, dict[str, Any]] = {
         # access links slower than the bottleneck: the receivers' links queue
         "net_slow_access": {"topology.access_rate": "20Mbps", "topology.access_buffer": "20pkt"},
         # mixed sizes at equal rates: a segment then a pure ACK can queue
@@ -181,7 +183,9 @@ scs["traced"] = ccsim.load("examples/lossy_link.toml").with_overrides(
     {"sim.trace": ["rtt", "seq"], "sim.duration": "5s"}
 )
 for n in ("a_dumbbell_100M_newreno_sack_ts", "a_dumbbell_100M_bbr_sack_ts"):
-    scs[n] = SCENARIOS[n]().build().with_overrides({"sim.duration": "10s", "sim.sample_interval": "100ms"})
+    built = SCENARIOS[n]()
+    built = built if isinstance(built, ccsim.Scenario) else built.build()
+    scs[n] = built.with_overrides({"sim.duration": "10s", "sim.sample_interval": "100ms"})
 h_all = hashlib.sha256()
 for name, sc in scs.items():
     raw = _core.run(sc.to_core_json())

@@ -13,7 +13,7 @@ sc = (
     .build()
 )
 payload = sc.to_core_json()
-res = {"on": [], "off": []}
+res: dict[str, list[float]] = {"on": [], "off": []}
 for k in range(4):
     for m in ("off", "on") if k % 2 == 0 else ("on", "off"):
         ctl = _core.RunControl()

@@ -51,8 +51,8 @@ out = {
     "links": len(sc.core["links"]),
 }
 for lab in ("web", "small", "long"):
-    out[lab + "_Mbps"] = round(gp.filter(pl.col("label") == lab)["gp"].sum() / 1e6, 2)
-out["hs1_Mbps"] = round(gp.filter(pl.col("flow") == 0)["gp"].sum() / 1e6, 2)
-out["hs2_Mbps"] = round(gp.filter(pl.col("flow") == 1)["gp"].sum() / 1e6, 2)
+    out[lab + "_Mbps"] = round(float(gp.filter(pl.col("label") == lab)["gp"].to_numpy().sum()) / 1e6, 2)
+out["hs1_Mbps"] = round(float(gp.filter(pl.col("flow") == 0)["gp"].to_numpy().sum()) / 1e6, 2)
+out["hs2_Mbps"] = round(float(gp.filter(pl.col("flow") == 1)["gp"].to_numpy().sum()) / 1e6, 2)
 out["ratio"] = round(out["hs1_Mbps"] / out["hs2_Mbps"], 3) if out["hs2_Mbps"] else None
 print(json.dumps(out), flush=True)

@@ -27,6 +27,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -43,7 +44,7 @@ from validation_multi import dumbbell, jain, late_goodputs, n_flows  # noqa: E40
 CELLS = [("20Mbps", 20), ("20Mbps", 40), ("20Mbps", 100), ("100Mbps", 20)]
 
 
-def measures(r, gains: dict[int, tuple[np.ndarray, np.ndarray]], t_from: float) -> dict:
+def measures(r: Any, gains: dict[int, tuple[np.ndarray, np.ndarray]], t_from: float) -> dict[str, Any]:
     g = late_goodputs(r)
     shares = [pinned_share(t[t >= t_from], x[t >= t_from], 0.5) for t, x in gains.values()]
     return {
@@ -54,7 +55,7 @@ def measures(r, gains: dict[int, tuple[np.ndarray, np.ndarray]], t_from: float) 
     }
 
 
-def sim_gains(r) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def sim_gains(r: Any) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     cs = r.table("cc_state").filter(pl.col("cause") == "sample")
     out = {}
     for f in sorted(cs["flow"].unique().to_list()):
@@ -63,7 +64,7 @@ def sim_gains(r) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def kernel_gains(r) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def kernel_gains(r: Any) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     fs = r.flow_series
     out = {}
     for f in sorted(fs["flow"].unique().to_list()):
@@ -156,9 +157,10 @@ def render(df: pl.DataFrame, repeat: int, seconds: float) -> str:
             ("pinned_share", "time at gain 1 (≥ 0.5 s)"),
             ("retransmits", "retransmitted segments"),
         ):
+            steal, late = float(np.max(lk["steal_share"].to_numpy())), float(np.max(lk["lateness_p99_ms"].to_numpy()))
             lines.append(
                 f"| {cell} | {label} | {span(s[m].cast(pl.Float64))} | {span(ok[m].cast(pl.Float64))} | "
-                f"{ok.height}/{lk.height} | {lk['steal_share'].max():.0%} | {lk['lateness_p99_ms'].max():.2f} ms |"
+                f"{ok.height}/{lk.height} | {steal:.0%} | {late:.2f} ms |"
             )
     return "\n".join(lines) + "\n"
 

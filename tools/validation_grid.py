@@ -20,7 +20,7 @@ from ccsim.analysis.results import run_scenario
 from ccsim.emulation import emulate, sim_twin
 
 
-def cell(cc: str, rate: str, rtt_ms: int, app: str, bulk_s: float):
+def cell(cc: str, rate: str, rtt_ms: int, app: str, bulk_s: float) -> ccsim.Scenario:
     dur = f"{bulk_s}s" if app == "bulk" else "5s"
     b = (
         ccsim.Builder(duration=dur, seed=1, sample_interval="100ms")
@@ -90,7 +90,10 @@ def main() -> int:
         )
         f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            fmt = (lambda v: f"{v:.3f} s") if r["metric"] == "fct_s" else (lambda v: f"{v / 1e6:.2f} Mb/s")
+
+            def fmt(v: float, fct: bool = r["metric"] == "fct_s") -> str:
+                return f"{v:.3f} s" if fct else f"{v / 1e6:.2f} Mb/s"
+
             f.write(
                 f"| {r['app']} | {r['cc']} | {r['rate']} | {r['rtt_ms']} ms | {r['metric']} | {fmt(r['sim'])} | "
                 f"{fmt(r['linux'])} | {r['ratio']:.3f} | {r['sim_retx']}/{r['linux_retx']} | "

@@ -17,12 +17,14 @@ Real time: about 6 minutes per repetition (13 cells of 20-30 s).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ccsim
 import numpy as np
@@ -34,8 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- validation_multi.py: begin -->"
 END = "<!-- validation_multi.py: end -->"
 
+# a run of either backend (ccsim.Result, or the emulation's EmuResult): both give the same tables
+Run = Any
 
-def late_goodputs(r) -> np.ndarray:
+
+def late_goodputs(r: Run) -> np.ndarray:
     """Each flow's goodput (b/s) over the last two thirds of the run, from
     the delivered-bytes samples (both backends sample every 100 ms): the
     start-up third is left out, as fairness studies do."""
@@ -55,34 +60,34 @@ def jain(x: np.ndarray) -> float:
     return float(x.sum() ** 2 / (len(x) * (x**2).sum()))
 
 
-def m_jain(r) -> float:
+def m_jain(r: Run) -> float:
     return jain(late_goodputs(r))
 
 
-def m_max_min(r) -> float:
+def m_max_min(r: Run) -> float:
     g = late_goodputs(r)
     return float(g.max() / g.min())
 
 
-def m_total(r) -> float:
+def m_total(r: Run) -> float:
     return float(r.flows["goodput_bps"].sum() / 1e6)
 
 
-def m_share0(r) -> float:
+def m_share0(r: Run) -> float:
     g = late_goodputs(r)
     return float(g[0] / g.sum())
 
 
-def m_ratio01(r) -> float:
+def m_ratio01(r: Run) -> float:
     g = late_goodputs(r)
     return float(g[0] / g[1])
 
 
-def m_retx(r) -> float:
+def m_retx(r: Run) -> float:
     return float(r.flows["retransmits"].sum())
 
 
-def m_srtt(r) -> float:
+def m_srtt(r: Run) -> float:
     fs = r.flow_series
     t_end = float(fs["time_s"].max())
     return float(fs.filter(pl.col("time_s") >= t_end / 3)["srtt_s"].mean() * 1e3)
@@ -93,10 +98,18 @@ class Cell:
     name: str
     what: str
     scenario: Callable[[], ccsim.Scenario]
-    metrics: list[tuple[str, Callable]]
+    metrics: Sequence[tuple[str, Callable[[Run], float]]]
 
 
-def dumbbell(rate, rtt_ms, buffer, dur, flows: list[dict], queue="droptail", **topo) -> ccsim.Scenario:
+def dumbbell(
+    rate: str,
+    rtt_ms: float,
+    buffer: str,
+    dur: float,
+    flows: list[dict[str, Any]],
+    queue: str | dict[str, Any] = "droptail",
+    **topo: Any,
+) -> ccsim.Scenario:
     b = ccsim.Builder(duration=f"{dur}s", seed=1, sample_interval="100ms").dumbbell(
         bottleneck_rate=rate,
         bottleneck_delay=f"{rtt_ms / 2 - 2}ms",
@@ -111,7 +124,7 @@ def dumbbell(rate, rtt_ms, buffer, dur, flows: list[dict], queue="droptail", **t
     return b.build()
 
 
-def single(rate, rtt_ms, dur, cc, **topo) -> ccsim.Scenario:
+def single(rate: str, rtt_ms: float, dur: float, cc: str, **topo: Any) -> ccsim.Scenario:
     return (
         ccsim.Builder(duration=f"{dur}s", seed=1, sample_interval="100ms")
         .single_link(rate=rate, delay=f"{rtt_ms / 2}ms", buffer="1bdp", **topo)
@@ -121,7 +134,7 @@ def single(rate, rtt_ms, dur, cc, **topo) -> ccsim.Scenario:
     )
 
 
-def n_flows(cc: str, n: int = 10) -> list[dict]:
+def n_flows(cc: str, n: int = 10) -> list[dict[str, Any]]:
     return [{"count": n, "app": "bulk", "stagger": "10ms", "cc": cc}]
 
 
@@ -138,7 +151,7 @@ CELLS = [
         Cell(
             f"fair-{cc}-{rtt}",
             f"10 {cc.upper()} flows, 100 Mb/s, RTT {rtt} ms, 1 BDP, 30 s",
-            (lambda cc=cc, rtt=rtt: dumbbell("100Mbps", rtt, "1bdp", 30, n_flows(cc))),
+            functools.partial(dumbbell, "100Mbps", rtt, "1bdp", 30, n_flows(cc)),
             FAIR,
         )
         for cc in ("cubic", "bbr")
@@ -148,14 +161,8 @@ CELLS = [
         Cell(
             f"cubic-vs-bbr-{q}",
             f"flow 0 CUBIC, flow 1 BBR, 100 Mb/s, RTT 40 ms, {q}, 30 s",
-            (
-                lambda q=q: dumbbell(
-                    "100Mbps",
-                    40,
-                    q,
-                    30,
-                    [{"app": "bulk", "cc": "cubic"}, {"app": "bulk", "cc": "bbr"}],
-                )
+            functools.partial(
+                dumbbell, "100Mbps", 40, q, 30, [{"app": "bulk", "cc": "cubic"}, {"app": "bulk", "cc": "bbr"}]
             ),
             TWO,
         )
@@ -177,7 +184,7 @@ CELLS = [
         Cell(
             f"loss-{cc}",
             f"one {cc.upper()} flow, 20 Mb/s, RTT 40 ms, 1 % random loss, 20 s",
-            (lambda cc=cc: single("20Mbps", 40, 20, cc, loss={"kind": "bernoulli", "p": 0.01})),
+            functools.partial(single, "20Mbps", 40, 20, cc, loss={"kind": "bernoulli", "p": 0.01}),
             [("goodput (Mb/s)", m_total), ("retransmitted segments", m_retx)],
         )
         for cc in ("reno", "cubic", "bbr")
@@ -192,7 +199,7 @@ CELLS = [
         Cell(
             f"{q}-cubic",
             f"4 CUBIC flows, 100 Mb/s, RTT 20 ms, {q} (1000-packet limit), 20 s",
-            (lambda q=q: dumbbell("100Mbps", 20, "1000pkt", 20, n_flows("cubic", 4), queue=q)),
+            functools.partial(dumbbell, "100Mbps", 20, "1000pkt", 20, n_flows("cubic", 4), queue=q),
             [("total goodput (Mb/s)", m_total), ("mean srtt, last 2/3 (ms)", m_srtt), ("Jain, last 2/3", m_jain)],
         )
         for q in ("codel", "fq_codel")
@@ -265,7 +272,7 @@ def main() -> int:
     return 0
 
 
-def render(rows: list[dict], repeat: int, seconds: float) -> str:
+def render(rows: list[dict[str, Any]], repeat: int, seconds: float) -> str:
     lines = [
         f"Generated by `tools/validation_multi.py --repeat {repeat}` on {time.strftime('%Y-%m-%d')} "
         f"({seconds / 60:.0f} min). Mean [min, max] over {repeat} runs per backend.",
