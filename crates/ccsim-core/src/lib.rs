@@ -37,7 +37,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// output identical (speed, refactoring, docs, new options whose default
 /// keeps the old behaviour). A run's identity in a campaign includes it, so
 /// results made by different models are never mixed (docs/experiments.md).
-pub const MODEL_VERSION: u32 = 18;
+pub const MODEL_VERSION: u32 = 19;
 
 /// Why a controlled run did not produce output.
 #[derive(Debug)]

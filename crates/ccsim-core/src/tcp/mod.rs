@@ -306,6 +306,7 @@ impl TcpFlow {
             c.take_rtt_sample(now, now - c.syn_sent_at, true);
         }
         c.rtt.clear_backoff();
+        c.ts_recent_ms = pkt.aux;
         // ns-2 (ecn_response = "ns2"): the SYN-ACK's ECN-Echo is the ECN
         // negotiation (TcpSink::ack) and sets ect_ (recv_newack_helper).
         c.ecn_seen = c.cfg.tcp.ecn;
@@ -481,7 +482,7 @@ impl TcpFlow {
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if let Some(d) = self.c.rcv.delack_deadline {
             if d <= now {
-                self.c.send_ack(None, out);
+                self.c.send_ack(now, None, out);
             }
         }
         if let Some(d) = self.c.tlp.deadline {

@@ -4,7 +4,7 @@
 //! §4.3) and the ECN echo (RFC 3168 §6.1.3).
 
 use super::ranges::RangeSet;
-use super::rcvwnd::RcvWindow;
+use super::rcvwnd::{ms_clock, RcvWindow};
 use super::rtt::RttEstimator;
 use super::types::SackEntry;
 use crate::cc::CwndEvent;
@@ -150,10 +150,11 @@ pub(super) struct Receiver {
     pub(super) dsack: Option<u64>,
     /// Duplicate segments received (D-SACKed or not).
     pub(super) dup_segs: u64,
-    /// Linux's window growth (`tcp.rcv_autotune`), and the right edge
-    /// (segments) each ACK in flight offers, by ACK id, for the sender.
+    /// Linux's window growth (`tcp.rcv_autotune`), and for each ACK in
+    /// flight, by ACK id, for the sender: the right edge (segments) it
+    /// offers and its TSval (the receiver's millisecond clock).
     wnd: Option<RcvWindow>,
-    wnd_log: VecDeque<(u32, u64)>,
+    wnd_log: VecDeque<(u32, u64, u32)>,
 }
 
 impl Receiver {
@@ -175,16 +176,17 @@ impl Receiver {
         self.wnd.as_ref().map(RcvWindow::initial_segs)
     }
 
-    /// The right edge (segments) the ACK with id `id` offered, for the
-    /// sender reading it (older entries, of ACKs lost or overtaken, go).
-    pub(super) fn take_window(&mut self, id: u32) -> Option<u64> {
-        while self.wnd_log.front().is_some_and(|&(i, _)| i < id) {
+    /// The right edge (segments) the ACK with id `id` offered and its
+    /// TSval, for the sender reading it (older entries, of ACKs lost or
+    /// overtaken, go).
+    pub(super) fn take_window(&mut self, id: u32) -> Option<(u64, u32)> {
+        while self.wnd_log.front().is_some_and(|&(i, _, _)| i < id) {
             self.wnd_log.pop_front();
         }
         match self.wnd_log.front() {
-            Some(&(i, edge)) if i == id => {
+            Some(&(i, edge, tsval)) if i == id => {
                 self.wnd_log.pop_front();
-                Some(edge)
+                Some((edge, tsval))
             }
             _ => None,
         }
@@ -297,7 +299,15 @@ impl Receiver {
     /// The ACK to send now (`trigger`: the out-of-order segment that caused
     /// it, reported first). The SACK blocks it carries are filed in
     /// `sack_log` under the ACK's id for the sender to read.
-    pub(super) fn make_ack(&mut self, trigger: Option<u64>, t: &TcpCfg, flow: u32, hdr: u32, route: u32) -> Packet {
+    pub(super) fn make_ack(
+        &mut self,
+        now: SimTime,
+        trigger: Option<u64>,
+        t: &TcpCfg,
+        flow: u32,
+        hdr: u32,
+        route: u32,
+    ) -> Packet {
         self.unacked_segs = 0;
         self.delack_deadline = None;
         let mut p = Packet::new(PktKind::Ack, self.rcv_nxt, self.ts_recent, flow, hdr, route);
@@ -320,7 +330,7 @@ impl Receiver {
             }
         }
         if let Some(w) = &mut self.wnd {
-            self.wnd_log.push_back((self.ack_id, w.advertise(self.rcv_nxt)));
+            self.wnd_log.push_back((self.ack_id, w.advertise(self.rcv_nxt), ms_clock(now)));
         }
         self.last_ack_sent = self.rcv_nxt;
         p
@@ -341,11 +351,10 @@ impl Receiver {
     /// at once, `None` when it is delayed (the delayed-ACK timer is armed
     /// here). `scratch` is a reusable buffer.
     ///
-    /// `payload` is the segment's data bytes. `rtt` is the flow's RTT
-    /// estimator: its smallest RTT stands for the receiving socket's RTT,
-    /// which Linux takes from the handshake, and its smoothed RTT for the
-    /// receiver's running estimate from timestamps (tcp_rcv_rtt_measure_ts:
-    /// queueing included), which paces receive-buffer autotuning.
+    /// `payload` is the segment's data bytes; a data segment's `aux` is
+    /// its TSecr (the receiver's millisecond clock). `rtt` is the flow's
+    /// RTT estimator: its smallest RTT stands for the receiving socket's
+    /// RTT, which Linux takes from the handshake (the delayed-ACK timer's).
     pub(super) fn on_segment(
         &mut self,
         now: SimTime,
@@ -355,8 +364,15 @@ impl Receiver {
         rtt: &RttEstimator,
         scratch: &mut Vec<(u64, u64)>,
     ) -> Option<Option<u64>> {
-        let (srtt, rcv_rtt) = (rtt.min_rtt, rtt.srtt);
+        let srtt = rtt.min_rtt;
         let seq = pkt.seq;
+        // tcp_rcv_rtt_measure_ts, for every segment tcp_sequence accepts
+        // (its end at or beyond rcv_wup, the rcv_nxt last ACKed)
+        if let Some(w) = &mut self.wnd {
+            if t.timestamps && seq + 1 >= self.last_ack_sent {
+                w.rtt.measure_ts(now, pkt.aux, payload >= t.mss);
+            }
+        }
         // RFC 7323 §4.3: TS.Recent comes from the segment that covers
         // Last.ACK.sent, so a delayed ACK echoes the earliest segment it acks,
         // and never moves backwards: a reordered older segment (smaller
@@ -408,7 +424,7 @@ impl Receiver {
             // even quick-ACK count gains one, so raises keep the count from
             // falling while the window opens).
             if let Some(w) = &mut self.wnd {
-                if payload >= 128 && w.on_in_order(now, self.rcv_nxt, rcv_rtt) {
+                if payload >= 128 && w.on_in_order(now, self.rcv_nxt, self.last_ack_sent) {
                     self.quickack_left |= 1;
                 }
             }

@@ -18,6 +18,7 @@ mod rack_undo;
 use super::pacing::{self, Pacer};
 use super::rack::{Rack, Tlp};
 use super::rate::RateState;
+use super::rcvwnd::ms_clock;
 use super::receiver::Receiver;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, TxRec, APP_LIMITED, EVER_RETRANS, RETRANS};
@@ -107,6 +108,10 @@ pub struct Conn {
     pub(super) cc_owns_cwnd: bool,
     pub tp: CcState,
     pub(super) rwnd_segs: u32,
+    /// TS.Recent of the sender (RFC 7323 §4.3): the TSval of the last ACK
+    /// whose window it read (the receiver's millisecond clock), echoed as
+    /// TSecr in each data segment's `aux`.
+    pub(super) ts_recent_ms: u32,
     pub(super) data_hdr: u32,
     pub(super) ack_hdr: u32,
 
@@ -274,6 +279,7 @@ impl Conn {
             cc_owns_cwnd,
             tp,
             rwnd_segs,
+            ts_recent_ms: 0,
             data_hdr: t.header_bytes + opt,
             ack_hdr: t.header_bytes + opt,
             state: SenderState::Idle,
@@ -561,6 +567,7 @@ impl Conn {
         let payload = self.seg_payload(seq);
         let size = payload + self.data_hdr;
         let mut pkt = Packet::new(PktKind::Data, seq, now, self.id, size, self.fwd_route);
+        pkt.aux = self.ts_recent_ms;
         self.first_data.get_or_insert(now);
         let stamp = self.stamp(now);
         if seq < self.snd_max {
@@ -656,9 +663,10 @@ impl Conn {
     /// An ACK's window (`tcp.rcv_autotune`): the right edge it offered, as
     /// a limit on the segments beyond its cumulative ACK, within `rwnd`.
     pub(in crate::tcp) fn take_window(&mut self, pkt: &Packet) {
-        if let Some(edge) = self.rcv.take_window(pkt.aux) {
+        if let Some((edge, tsval)) = self.rcv.take_window(pkt.aux) {
             let offered = edge.saturating_sub(pkt.seq).min(u32::MAX as u64) as u32;
             self.rwnd_segs = rwnd_cap_segs(&self.cfg.tcp).min(offered);
+            self.ts_recent_ms = tsval;
         }
     }
 
@@ -694,16 +702,20 @@ impl Conn {
 
     // ------------------------------------------------------------ receiver
 
-    pub(super) fn send_ack(&mut self, trigger: Option<u64>, out: &mut Vec<Packet>) {
+    pub(super) fn send_ack(&mut self, now: SimTime, trigger: Option<u64>, out: &mut Vec<Packet>) {
         self.stats.acks_sent += 1;
-        let p = self.rcv.make_ack(trigger, &self.cfg.tcp, self.id, self.ack_hdr, self.rev_route);
+        let p = self.rcv.make_ack(now, trigger, &self.cfg.tcp, self.id, self.ack_hdr, self.rev_route);
         out.push(p);
     }
 
     /// A data segment or SYN reached the receiver.
     pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         if pkt.kind == PktKind::Syn {
-            out.push(Packet::new(PktKind::SynAck, 0, pkt.ts, self.id, self.ack_hdr, self.rev_route));
+            // TSecr echoes the SYN; the SYN-ACK's own TSval (the receiver's
+            // millisecond clock) rides in `aux`
+            let mut p = Packet::new(PktKind::SynAck, 0, pkt.ts, self.id, self.ack_hdr, self.rev_route);
+            p.aux = ms_clock(now);
+            out.push(p);
             return;
         }
         if pkt.ecn.is_ce() {
@@ -714,7 +726,7 @@ impl Conn {
         let payload = pkt.size.saturating_sub(self.data_hdr);
         let dups = self.rcv.dup_segs;
         if self.rcv.ack_before_ce_change(pkt, &self.cfg.tcp) {
-            self.send_ack(None, out);
+            self.send_ack(now, None, out);
         }
         let ack_now = self.rcv.on_segment(now, pkt, payload, &self.cfg.tcp, &self.rtt, &mut self.sb.new_blocks);
         self.stats.dup_segs_received += self.rcv.dup_segs - dups;
@@ -724,7 +736,7 @@ impl Conn {
             self.events.push((now, FlowEventKind::Completed, fct));
         }
         if let Some(trigger) = ack_now {
-            self.send_ack(trigger, out);
+            self.send_ack(now, trigger, out);
         }
     }
 }
