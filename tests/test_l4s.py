@@ -17,10 +17,10 @@ from ccsim.studies.base import num
 MSS = 1448
 
 
-def _coexistence(preset: str | None, seconds: int = 30) -> ccsim.Result:
+def _coexistence(preset: str | None, seconds: int = 30, seed: int = 1) -> ccsim.Result:
     prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
     return (
-        Builder(duration=f"{seconds}s", seed=1, sample_interval="100ms", trace=["rtt"])
+        Builder(duration=f"{seconds}s", seed=seed, sample_interval="100ms", trace=["rtt"])
         .dumbbell(
             bottleneck_rate="100Mbps",
             bottleneck_delay="8ms",
@@ -54,11 +54,17 @@ def test_prague_and_cubic_share_a_dualpi2_queue_as_its_coupling_law_says() -> No
     # RTT independence (the draft's DCTCP-like response the law assumes)
     # and allows a factor 1.5 either way: p' moves, so E[1/√p_C] ≠ 1/√E[p_C];
     # CUBIC's Reno-friendly region matches 1.22/√p only on average; a
-    # scalable flow cuts at most once per round trip.
-    res = _coexistence("rtt_dependent")
-    w_c, w_l = _window(res, 0), _window(res, 1)
+    # scalable flow cuts at most once per round trip. The law is about
+    # averages, so the ratio is the mean over seeds 1–3: one seed is a draw
+    # (0.89–1.31 over seeds 1–3 under MODEL_VERSION 18 and 19, with and
+    # without the receive-window model). It read seed 1 alone until seed 1
+    # gave 1.26 under MODEL_VERSION 19 (1.16 under 18); seeds 1–3 give 1.11
+    # and 1.19.
+    runs = [_coexistence("rtt_dependent", seed=s) for s in (1, 2, 3)]
+    ratios = [_window(r, 1) / _window(r, 0) for r in runs]
     want = 2 / (1.22 * 2)
-    assert want / 1.5 <= w_l / w_c <= want * 1.5, (w_l, w_c)
+    assert want / 1.5 <= sum(ratios) / len(ratios) <= want * 1.5, ratios
+    res = runs[0]
     # Latency separation: the L queue holds well under its 1 ms step, the
     # C queue near the PI2 target of 15 ms (base RTT taken from the L flow).
     rtt = res.table("rtt_trace").filter(pl.col("time_s") > 5)
@@ -127,17 +133,47 @@ def test_rtt_independence_narrows_the_rate_gap_between_5ms_and_50ms_flows() -> N
     assert _ratio(None) < _ratio("rtt_dependent") / 2
 
 
+def _prague_alone(preset: str | None, rtt_ms: int, n: int) -> dict[str, Any]:
+    """One Prague flow of base RTT `rtt_ms` on a 1 Gb/s DualPI2 link it never
+    fills, every n-th of its ECN-capable packets marked whatever the queue
+    (the `ce_every` marker), 40 s: its per-flow results."""
+    prague = {"cc": "prague"} | ({"cc_preset": preset} if preset else {})
+    return (
+        Builder(duration="40s", seed=1, sample_interval="off")
+        .single_link(
+            rate="1Gbps",
+            delay=f"{rtt_ms / 2}ms",
+            buffer="2000pkt",
+            queue="dualpi2",
+            loss={"kind": "ce_every", "n": n},
+        )
+        .flows(count=1, app="bulk", **prague)
+        .build()
+        .run()
+        .flows.row(0, named=True)
+    )
+
+
 @functools.cache
 def _fixed_p_pair(preset: str | None, n: int) -> tuple[float, float, float]:
-    """Windows (segments) of Prague flows at 5 and 50 ms when every n-th
-    ECN-capable packet is marked whatever the queue (the `ce_every`
-    marker), on a 1 Gb/s path they never fill: the premise of the 1/RTT
-    law, a marking probability p = 1/n common to both flows; and the
-    ratio of their rates."""
-    f = _two_prague(preset, "1Gbps", "10Gbps", "2000pkt", loss={"kind": "ce_every", "n": n})
-    w = [gp * rtt / (8 * MSS) for gp, rtt in zip(f["goodput_bps"], f["rtt_mean_s"])]
-    assert f["retransmits"].sum() == 0  # nothing but the marker acts
-    return w[0], w[1], f["goodput_bps"][0] / f["goodput_bps"][1]
+    """Windows (segments) of Prague flows at 5 and 50 ms at a marking
+    probability p = 1/n, each on its own marker (the premise of the 1/RTT
+    law: the same p for both, marks spread evenly over each flow's
+    packets); and the ratio of their rates.
+
+    Each flow has its own link because one marker counting both flows'
+    packets does not give that premise: with RTT independence on, the 50 ms
+    flow's marks then fell in some of its round trips and not in others
+    (0.94 % of its packets marked, yet it held W = 328 under MODEL_VERSION 18
+    and 400 under 19 against the law's 200, since a round without a mark
+    has no cut). This set-up replaced the shared one after that was seen;
+    its results are the same under both model versions."""
+    f = [_prague_alone(preset, rtt, n) for rtt in (5, 50)]
+    w = [x["goodput_bps"] * x["rtt_mean_s"] / (8 * MSS) for x in f]
+    assert sum(x["retransmits"] for x in f) == 0  # nothing but the marker acts
+    for x in f:
+        assert x["ce_received"] * n == pytest.approx(x["data_pkts_sent"], rel=0.01)
+    return w[0], w[1], f[0]["goodput_bps"] / f[1]["goodput_bps"]
 
 
 @pytest.mark.parametrize("n", [50, 100])

@@ -4,8 +4,9 @@
 //! htsim, so forwarding needs no per-node table lookup.
 //!
 //! Header fields that matter to the models are explicit: the IP ECN field
-//! (`ecn`), the TCP flags ECE/CWR, the timestamp option (`ts`) and a SACK
-//! option. SACK blocks do not travel inside the packet (that would make every
+//! (`ecn`), the TCP flags ECE/CWR, the timestamp option (`ts`: the
+//! sender's half; the receiver's half, in milliseconds, rides in `aux`, see
+//! there) and a SACK option. SACK blocks do not travel inside the packet (that would make every
 //! ring slot larger): the receiver files them in its flow's SACK log under an
 //! id carried in `aux`, and the sender reads them back when the ACK arrives.
 //! ACKs of one flow follow one fixed route through FIFO links, so they arrive
@@ -102,7 +103,10 @@ pub struct Packet {
     /// Bytes on the wire (payload + headers + options).
     pub size: u32,
     pub route: u32,
-    /// ACK with FLAG_SACK: id of its entry in the flow's SACK log.
+    /// ACK: its id, under which the receiver files its SACK blocks, AccECN
+    /// count, window and TSval for the sender. SYN-ACK: its TSval. Data:
+    /// its TSecr. These are the receiver's clock in Linux's timestamp
+    /// units, milliseconds (TCP_TS_HZ = 1000).
     pub aux: u32,
     pub hop: u16,
     /// Connection number of the flow slot that sent it (see TcpFlow::conn).
