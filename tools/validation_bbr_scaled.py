@@ -108,6 +108,8 @@ def main() -> int:
                         "within_envelope": bool(e["within_envelope"]) if backend == "linux" else True,
                         "steal_share": e["steal_share"] if backend == "linux" else math.nan,
                         "lateness_p99_ms": e["lateness_p99_s"] * 1e3 if backend == "linux" else math.nan,
+                        # why a run is outside the envelope (set-up lateness, min RTT checks, ...)
+                        "problems": "; ".join(e["problems"]) if backend == "linux" else "",
                     }
                 )
                 x = rows[-1]
@@ -116,7 +118,7 @@ def main() -> int:
                     f"retx {x['retransmits']:5d} pinned {x['pinned_share']:.3f}"
                     + (
                         f"  envelope {'yes' if x['within_envelope'] else 'NO'}  steal {x['steal_share']:.0%}  "
-                        f"p99 {x['lateness_p99_ms']:.2f} ms"
+                        f"p99 {x['lateness_p99_ms']:.2f} ms" + (f"  ({x['problems']})" if x["problems"] else "")
                         if backend == "linux"
                         else ""
                     ),
