@@ -50,7 +50,11 @@
 //!
 //! Deviations: the application reads every segment at once (the free space
 //! is the whole buffer, and the receive queue is empty when a sample comes);
-//! one ratio for every segment.
+//! one ratio for every segment; a segment under 128 bytes takes no window
+//! RTT sample and runs no autotuning step (in Linux only `tcp_grow_window`
+//! needs 128 bytes; `tcp_rcv_rtt_measure` and the reader's
+//! `tcp_rcv_space_adjust` run for every segment), which matters only for a
+//! flow of such segments.
 
 use crate::units::{SimTime, PS_PER_MS, PS_PER_US};
 
